@@ -1,0 +1,112 @@
+# optinc - build, test, benchmark, install.  See README.md.
+#
+#   make demo       install missing Debian packages, build, run the main job
+#   make check      install missing packages, build, run every test
+#   make bench      benchmark tables against zgesdd / zgemm / MPI_Allreduce
+#   make install    PREFIX=/usr/local (program, liboptinc, headers, man pages, optinc.pc)
+#   make netlists   regenerate the golden netlists/ from specs/
+#   SAN=1           build everything with AddressSanitizer + UBSan (in build-san/)
+
+VERSION  := 0.1.0
+PREFIX   ?= /usr/local
+CC       ?= cc
+PKGS     := lapacke blas yaml-0.1 libgvc zlib ompi-c
+ifeq ($(SAN),1)
+BUILD    := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+OPT      := -O1 -g
+else
+BUILD    := build
+SANFLAGS :=
+OPT      := -O2 -g
+endif
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+CFLAGS   += $(OPT) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
+            -Wno-unused-parameter -Iinclude -DOPTINC_VERSION='"$(VERSION)"' -fPIC $(SANFLAGS)
+LDFLAGS  += $(SANFLAGS)
+
+LIB_SRC  := $(sort $(wildcard compiler/*.c runtime/*.c))
+CLI_SRC  := $(sort $(wildcard cli/*.c))
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+BENCH_SRC:= $(sort $(wildcard bench/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+BENCHES  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+LIBA     := $(BUILD)/liboptinc.a
+LIBSO    := $(BUILD)/liboptinc.so
+PROG     := $(BUILD)/optinc
+
+# Tests and MPI runs as root on a 2-core machine (see toolchain notes).
+export OMPI_ALLOW_RUN_AS_ROOT=1
+export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1
+export OPENBLAS_NUM_THREADS=1
+
+.PHONY: all deps demo check bench install uninstall clean netlists lint fuzz
+all: $(PROG) $(LIBSO)
+
+deps:
+	@sh scripts/install-deps.sh
+
+$(BUILD)/%.o: %.c $(wildcard include/optinc/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
+
+$(LIBA): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(LIBSO): $(LIB_OBJ)
+	$(CC) -shared -o $@ $^ $(LDFLAGS) $(PKG_LIBS)
+
+$(PROG): $(CLI_OBJ) $(LIBA)
+	$(CC) -o $@ $(CLI_OBJ) $(LIBA) $(LDFLAGS) $(PKG_LIBS)
+
+$(BUILD)/tests/%: tests/%.c $(LIBA) $(wildcard tests/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(shell pkg-config --cflags criterion) -Itests $< -o $@ \
+	    $(LIBA) $(LDFLAGS) $(PKG_LIBS) $(shell pkg-config --libs criterion)
+
+$(BUILD)/bench/%: bench/%.c $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) $< -o $@ $(LIBA) $(LDFLAGS) $(PKG_LIBS)
+
+# Tests find the program and the build through these variables.
+check: deps
+	@$(MAKE) --no-print-directory $(PROG) $(TESTS)
+	@OPTINC=$(abspath $(PROG)) OPTINC_BUILD=$(abspath $(BUILD)) sh scripts/run-tests.sh $(TESTS)
+
+demo: deps
+	@$(MAKE) --no-print-directory $(PROG)
+	@OPTINC=$(abspath $(PROG)) sh scripts/demo.sh
+
+bench: deps
+	@$(MAKE) --no-print-directory $(PROG) $(BENCHES)
+	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+
+netlists: $(PROG)
+	@OPTINC=$(abspath $(PROG)) sh scripts/make-netlists.sh
+
+lint:
+	@for m in man/*.[0-9]; do mandoc -T lint -W warning $$m || exit 1; done
+
+install: $(PROG) $(LIBA) $(LIBSO)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	    $(DESTDIR)$(PREFIX)/include/optinc $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man7
+	install -m 755 $(PROG) $(DESTDIR)$(PREFIX)/bin/optinc
+	install -m 644 $(LIBA) $(DESTDIR)$(PREFIX)/lib/liboptinc.a
+	install -m 755 $(LIBSO) $(DESTDIR)$(PREFIX)/lib/liboptinc.so
+	install -m 644 include/optinc/*.h $(DESTDIR)$(PREFIX)/include/optinc/
+	for m in man/*.1; do install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man1/; done
+	for m in man/*.5; do install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man5/; done
+	for m in $(wildcard man/*.7); do install -m 644 $$m $(DESTDIR)$(PREFIX)/share/man/man7/; done
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    -e 's|@REQUIRES@|$(PKGS)|g' scripts/optinc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/optinc.pc
+
+clean:
+	rm -rf build build-san
+
+-include $(wildcard $(BUILD)/*.d)

@@ -1,0 +1,31 @@
+/*
+ * cli.h - what the optinc subcommands share: one entry point per command
+ * (git's one-file-per-command), error printing, and exit codes.
+ *
+ * Exit codes: 0 success, 1 the run failed, 2 bad input (spec, netlist, matrix
+ * file or command line).  Bad command lines print
+ * "optinc: COMMAND: error: MESSAGE" and the command's usage hint.
+ */
+#ifndef OPTINC_CLI_H
+#define OPTINC_CLI_H
+
+#include "optinc/error.h"
+
+int cmd_compile(int argc, char **argv);
+int cmd_draw(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
+int cmd_onn(int argc, char **argv);
+int cmd_train(int argc, char **argv);
+
+/* Prints err as "FILE:LINE:COL: error: MESSAGE" on stderr; returns its status
+ * (the exit code). */
+int cli_report(const optinc_error *err, optinc_status status);
+/* Prints "optinc CMD: error: MESSAGE\nTry 'optinc CMD --help'." and returns 2. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints a warning line "optinc: warning: MESSAGE" on stderr. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Parses a whole decimal integer / double option value; 0 on success. */
+int cli_parse_long(const char *s, long lo, long hi, long *out);
+int cli_parse_double(const char *s, double *out);
+
+#endif

@@ -1,0 +1,102 @@
+/*
+ * main.c - the optinc command: dispatches to one function per subcommand.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+static const struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"compile", cmd_compile, "compile a YAML spec into MZI meshes (and a netlist)"},
+    {"draw", cmd_draw, "draw the meshes of a spec or netlist with Graphviz"},
+    {"simulate", cmd_simulate, "simulate a compiled circuit with device errors"},
+    {"onn", cmd_onn, "train, verify and export the OptINC optical neural network"},
+    {"train", cmd_train, "data-parallel training with ring or OptINC all-reduce"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: optinc [--version] [--help] COMMAND [ARGS]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'optinc COMMAND --help' for a command's options; man optinc-COMMAND.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("optinc %s\n", OPTINC_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name))
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "optinc: error: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
+
+int cli_report(const optinc_error *err, optinc_status status)
+{
+    char buf[2300];
+    fprintf(stderr, "%s\n", optinc_error_format(err, buf, sizeof buf));
+    return (int)status;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "optinc %s: error: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'optinc %s --help'.\n", cmd);
+    return 2;
+}
+
+void cli_warn(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "optinc: warning: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+int cli_parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v))
+        return -1;
+    *out = v;
+    return 0;
+}

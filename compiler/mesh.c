@@ -1,0 +1,369 @@
+/*
+ * mesh.c - Clements and Reck decompositions of a unitary into physical MZIs.
+ *
+ * The nulling sequences are those of algorithms.md §4 (Strawberry Fields'
+ * order): Clements alternates column operations W := W.T^-1 (even
+ * anti-diagonals) and row operations W := T.W (odd ones) until W is diagonal;
+ * Reck nulls U^H column by column with row operations only.  Both produce
+ * "T elements" T(theta, phi) = R(theta).diag(e^{i phi}, 1), which are then
+ *
+ *   1. commuted so the phase screen sits at the output (Clements Eq. 5),
+ *   2. placed into physical columns as early as their modes allow,
+ *   3. turned into physical MZIs, T = e^{i theta}.MZ(pi - 2 theta, phi + pi),
+ *      carrying each common output phase forward into the next element's
+ *      external phase and finally into the output screen (algorithms.md §4.4),
+ *   4. quantized to the phase driver's codes.
+ *
+ * Why it is O(N^3) and fast: each element touches only the two rows or
+ * columns it changes, and only the part of them that is not yet zero (the
+ * nulled lower-left triangle stays zero, so a row operation starts at the
+ * column being nulled and a column operation stops at the row being nulled).
+ * Row operations stream through two contiguous rows.  Column operations would
+ * stride through the row-major matrix, so all the column operations of one
+ * anti-diagonal are applied row by row instead: each row receives the whole
+ * sequence of rotations as one sweep along contiguous memory, blocks of rows
+ * are interleaved for instruction-level parallelism, and only the few rows an
+ * angle depends on are brought up to date before that angle is computed.
+ *
+ * Exact-zero tests decide the degenerate angles (as Strawberry Fields does),
+ * so identity and permutation matrices give exact phases and no NaN.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "optinc/mesh.h"
+
+typedef struct telem { int mode; double theta, phi; } telem;
+
+/* ------------------------------------------------------------------ phases */
+
+static double wrap_from(double x, double lo)
+{
+    double y = fmod(x - lo, 2 * M_PI);
+    if (y < 0)
+        y += 2 * M_PI;
+    if (y >= 2 * M_PI)      /* fmod rounding can land exactly on 2 pi */
+        y = 0;
+    return lo + y;
+}
+
+void optinc_quantizer_from_components(optinc_quantizer *q, const optinc_components *c)
+{
+    q->bits = c->phase_shifter.bits;
+    q->lo = c->phase_shifter.range_rad[0];
+    q->hi = c->phase_shifter.range_rad[1];
+    if (!(q->hi > q->lo)) {
+        q->lo = 0;
+        q->hi = 2 * M_PI;
+    }
+}
+
+double optinc_quantizer_value(const optinc_quantizer *q, int code)
+{
+    return q->lo + code * ((q->hi - q->lo) / ldexp(1.0, q->bits));
+}
+
+void optinc_quantize_phase(const optinc_quantizer *q, double target, optinc_phase *p)
+{
+    double lo = q ? q->lo : 0.0;
+    double x = wrap_from(target, lo);
+    p->target_rad = target;
+    if (!q || q->bits <= 0) {
+        p->rad = x;
+        p->code = -1;
+        return;
+    }
+    double levels = ldexp(1.0, q->bits);
+    double step = (q->hi - q->lo) / levels;
+    double c = nearbyint((x - lo) / step);
+    if (c >= levels)            /* lo + levels*step is lo + 2 pi or beyond: same phase as code 0 */
+        c = 0;
+    p->code = (int)c;
+    p->rad = optinc_quantizer_value(q, p->code);
+}
+
+/* ------------------------------------------------------------------ nulling */
+
+/* (theta, phi) of the column operation W.T^-1 that zeroes a, partner b. */
+static void angles_col(double complex a, double complex b, double *theta, double *phi)
+{
+    if (a == 0) { *theta = 0; *phi = 0; return; }
+    if (b == 0) { *theta = M_PI_2; *phi = 0; return; }
+    double complex rho = a / b;
+    *theta = atan(cabs(rho));
+    *phi = carg(rho);
+}
+
+/* (theta, phi) of the row operation T.W that zeroes a, partner b above it. */
+static void angles_row(double complex a, double complex b, double *theta, double *phi)
+{
+    if (a == 0) { *theta = 0; *phi = 0; return; }
+    if (b == 0) { *theta = M_PI_2; *phi = 0; return; }
+    double complex rho = -a / b;
+    *theta = atan(cabs(rho));
+    *phi = carg(rho);
+}
+
+/* Rows m, m+1 := T(theta, phi) . rows m, m+1, for columns c0..n-1. */
+static void rows_apply_T(double complex *restrict x, double complex *restrict y, int c0, int n,
+                         double theta, double phi)
+{
+    double c = cos(theta), s = sin(theta);
+    double complex ec = cexp(I * phi) * c, es = cexp(I * phi) * s;
+    for (int k = c0; k < n; k++) {
+        double complex u = x[k], v = y[k];
+        x[k] = ec * u - s * v;
+        y[k] = es * u + c * v;
+    }
+}
+
+/* One anti-diagonal of column operations, ops j = hi .. 0 (all ops of that
+ * diagonal): op j zeroes W[r_j][j], r_j = base + j, and needs rows 0..r_j. */
+typedef struct colops { double *c, *s; double complex *e; } colops;
+
+static inline void row_colop(double complex *row, int j, double c, double s, double complex e)
+{
+    double complex u = row[j], v = row[j + 1];
+    row[j] = e * c * u - s * v;
+    row[j + 1] = e * s * u + c * v;
+}
+
+static void clements_column_diagonal(double complex *W, int n, int k, colops *ops, telem *out)
+{
+    int base = n - 1 - k;
+    /* Rows base..n-1: row base+j gets ops k..j, computing op j on the way. */
+    for (int j = k; j >= 0; j--) {
+        double complex *row = W + (size_t)(base + j) * n;
+        for (int i = k; i > j; i--)
+            row_colop(row, i, ops->c[i], ops->s[i], ops->e[i]);
+        double theta, phi;
+        angles_col(row[j], row[j + 1], &theta, &phi);
+        ops->c[j] = cos(theta);
+        ops->s[j] = sin(theta);
+        ops->e[j] = cexp(-I * phi);
+        row_colop(row, j, ops->c[j], ops->s[j], ops->e[j]);
+        out[k - j] = (telem){j, theta, phi};
+    }
+    /* Rows 0..base-1 get the whole sequence; blocks of rows are interleaved so
+     * the dependent chain along one row overlaps with the others. */
+    enum { RB = 8 };
+    for (int r0 = 0; r0 < base; r0 += RB) {
+        int r1 = r0 + RB < base ? r0 + RB : base;
+        for (int j = k; j >= 0; j--) {
+            double c = ops->c[j], s = ops->s[j];
+            double complex e = ops->e[j];
+            for (int r = r0; r < r1; r++)
+                row_colop(W + (size_t)r * n, j, c, s, e);
+        }
+    }
+}
+
+/* Nulls W (n x n, row-major, destroyed) in Clements order.  Fills `out` with
+ * the n(n-1)/2 forward elements in propagation order and `screen` with the
+ * output phase screen (Eq. 5 form: U = diag(e^{i screen}) . T_K ... T_1). */
+static void clements_null(double complex *W, int n, telem *out, double *screen)
+{
+    int nl = 0, nr = 0, total = n * (n - 1) / 2;
+    telem *right = malloc(sizeof *right * (size_t)(total + 1));
+    colops ops = {malloc(sizeof(double) * (size_t)n), malloc(sizeof(double) * (size_t)n),
+                  malloc(sizeof(double complex) * (size_t)n)};
+    for (int k = 0; k <= n - 2; k++) {
+        if (k % 2 == 0) {
+            clements_column_diagonal(W, n, k, &ops, out + nl);
+            nl += k + 1;
+        } else {
+            for (int j = 0; j <= k; j++) {
+                int r = n - 1 - k + j;
+                double theta, phi;
+                angles_row(W[(size_t)r * n + j], W[(size_t)(r - 1) * n + j], &theta, &phi);
+                rows_apply_T(W + (size_t)(r - 1) * n, W + (size_t)r * n, j, n, theta, phi);
+                right[nr++] = (telem){r - 1, theta, phi};
+            }
+        }
+    }
+    for (int i = 0; i < n; i++)
+        screen[i] = carg(W[(size_t)i * n + i]);
+    /* Push the screen through the inverse row elements (rule B), last first. */
+    for (int i = nr - 1; i >= 0; i--) {
+        int m = right[i].mode;
+        double alpha = screen[m], beta = screen[m + 1];
+        out[nl++] = (telem){m, right[i].theta, remainder(alpha - beta + M_PI, 2 * M_PI)};
+        screen[m] = remainder(beta - right[i].phi + M_PI, 2 * M_PI);
+    }
+    free(right);
+    free(ops.c);
+    free(ops.s);
+    free(ops.e);
+}
+
+/* Reck on V = U^H (destroyed): S_K..S_1 . V = D, so U = conj(D) . S_K ... S_1. */
+static void reck_null(double complex *V, int n, telem *out, double *screen)
+{
+    int ne = 0;
+    for (int c = 0; c <= n - 2; c++)
+        for (int r = n - 1; r >= c + 1; r--) {
+            double theta, phi;
+            angles_row(V[(size_t)r * n + c], V[(size_t)(r - 1) * n + c], &theta, &phi);
+            rows_apply_T(V + (size_t)(r - 1) * n, V + (size_t)r * n, c, n, theta, phi);
+            out[ne++] = (telem){r - 1, theta, phi};
+        }
+    for (int i = 0; i < n; i++)
+        screen[i] = -carg(V[(size_t)i * n + i]);
+}
+
+/* ------------------------------------------------------------------ layout */
+
+typedef struct slot { int column, mode, element; } slot;
+
+static int cmp_slot(const void *a, const void *b)
+{
+    const slot *x = a, *y = b;
+    if (x->column != y->column)
+        return x->column < y->column ? -1 : 1;
+    return (x->mode > y->mode) - (x->mode < y->mode);
+}
+
+optinc_mesh *optinc_mesh_new(optinc_mesh_kind kind, int modes)
+{
+    optinc_mesh *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->kind = kind;
+    m->modes = modes;
+    m->n_mzi = modes * (modes - 1) / 2;
+    m->mzi = calloc((size_t)m->n_mzi + 1, sizeof *m->mzi);
+    m->screen = calloc((size_t)modes + 1, sizeof *m->screen);
+    if (!m->mzi || !m->screen) {
+        optinc_mesh_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+void optinc_mesh_free(optinc_mesh *m)
+{
+    if (m) {
+        free(m->mzi);
+        free(m->screen);
+        free(m);
+    }
+}
+
+/* Columns, sort, physical settings with the carried phase, quantization. */
+static void mesh_from_elements(optinc_mesh *mesh, const telem *el, const double *screen,
+                               const optinc_quantizer *q)
+{
+    int n = mesh->modes;
+    int *last = calloc((size_t)n + 1, sizeof *last);
+    double *carry = calloc((size_t)n + 1, sizeof *carry);
+    double *theta = malloc(sizeof *theta * (size_t)(mesh->n_mzi + 1));
+    double *phi = malloc(sizeof *phi * (size_t)(mesh->n_mzi + 1));
+    slot *order = malloc(sizeof *order * (size_t)(mesh->n_mzi + 1));
+    mesh->n_columns = 0;
+    for (int i = 0; i < mesh->n_mzi; i++) {
+        int m = el[i].mode;
+        int col = last[m] > last[m + 1] ? last[m] : last[m + 1];
+        last[m] = last[m + 1] = col + 1;
+        if (col + 1 > mesh->n_columns)
+            mesh->n_columns = col + 1;
+        order[i] = (slot){col, m, i};
+    }
+    /* Column-major order is also a valid propagation order: MZIs of one
+     * column act on disjoint modes. */
+    qsort(order, (size_t)mesh->n_mzi, sizeof *order, cmp_slot);
+    for (int i = 0; i < mesh->n_mzi; i++) {
+        const telem *e = &el[order[i].element];
+        int m = e->mode;
+        mesh->mzi[i].mode = m;
+        mesh->mzi[i].column = order[i].column;
+        /* Rule F: the carried phases on the inputs shift the external phase. */
+        phi[i] = e->phi + carry[m] - carry[m + 1] + M_PI;
+        theta[i] = M_PI - 2 * e->theta;
+        /* Keep the carried phases small: their rounding error grows with size. */
+        carry[m] = carry[m + 1] = remainder(carry[m + 1] + e->theta, 2 * M_PI);
+    }
+    for (int i = 0; i < mesh->n_mzi; i++) {
+        optinc_quantize_phase(q, theta[i], &mesh->mzi[i].theta);
+        optinc_quantize_phase(q, phi[i], &mesh->mzi[i].phi);
+    }
+    for (int k = 0; k < n; k++)
+        optinc_quantize_phase(q, screen[k] + carry[k], &mesh->screen[k]);
+    free(last);
+    free(carry);
+    free(theta);
+    free(phi);
+    free(order);
+}
+
+optinc_status optinc_mesh_decompose(const optinc_cmat *U, optinc_mesh_kind kind,
+                                    const optinc_quantizer *q, optinc_mesh **out,
+                                    optinc_error *err)
+{
+    int n = U->rows;
+    if (U->rows != U->cols || n < 1)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "a mesh needs a square unitary, got %dx%d", U->rows, U->cols);
+    optinc_mesh *mesh = optinc_mesh_new(kind, n);
+    optinc_cmat *W = kind == OPTINC_MESH_RECK ? optinc_cmat_adjoint(U) : optinc_cmat_copy(U);
+    telem *el = malloc(sizeof *el * (size_t)(n * (n - 1) / 2 + 1));
+    double *screen = calloc((size_t)n, sizeof *screen);
+    if (!mesh || !W || !el || !screen) {
+        optinc_mesh_free(mesh);
+        optinc_cmat_free(W);
+        free(el);
+        free(screen);
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory decomposing %dx%d", n, n);
+    }
+    if (kind == OPTINC_MESH_RECK)
+        reck_null(W->a, n, el, screen);
+    else
+        clements_null(W->a, n, el, screen);
+    mesh_from_elements(mesh, el, screen, q);
+    optinc_cmat_free(W);
+    free(el);
+    free(screen);
+    *out = mesh;
+    return OPTINC_OK;
+}
+
+/* ------------------------------------------------------------------ rebuild */
+
+void optinc_mzi_matrix(double theta, double phi, double complex m[4])
+{
+    double complex et = cexp(I * theta), ep = cexp(I * phi);
+    m[0] = 0.5 * ep * (et - 1);
+    m[1] = 0.5 * I * (et + 1);
+    m[2] = 0.5 * I * ep * (et + 1);
+    m[3] = 0.5 * (1 - et);
+}
+
+void optinc_mesh_apply(const optinc_mesh *mesh, optinc_cmat *M)
+{
+    int nc = M->cols;
+    for (int i = 0; i < mesh->n_mzi; i++) {
+        const optinc_mzi *z = &mesh->mzi[i];
+        double complex t[4];
+        optinc_mzi_matrix(z->theta.rad, z->phi.rad, t);
+        double complex *restrict x = M->a + (size_t)z->mode * nc;
+        double complex *restrict y = x + nc;
+        for (int k = 0; k < nc; k++) {
+            double complex u = x[k], v = y[k];
+            x[k] = t[0] * u + t[1] * v;
+            y[k] = t[2] * u + t[3] * v;
+        }
+    }
+    for (int r = 0; r < mesh->modes; r++) {
+        double complex e = cexp(I * mesh->screen[r].rad);
+        double complex *x = M->a + (size_t)r * nc;
+        for (int k = 0; k < nc; k++)
+            x[k] *= e;
+    }
+}
+
+optinc_cmat *optinc_mesh_matrix(const optinc_mesh *mesh)
+{
+    optinc_cmat *M = optinc_cmat_identity(mesh->modes);
+    if (M)
+        optinc_mesh_apply(mesh, M);
+    return M;
+}

@@ -1,0 +1,87 @@
+/*
+ * circuit.h - the compiled circuit: the program the runtime executes.
+ *
+ * optinc_compile() plans once (FFTW's habit): it takes a spec, decomposes each
+ * layer's weight matrix and returns an immutable circuit.  A layer realizes
+ *
+ *     W  ~=  gain . T,     T = stage[n_stages-1] ... stage[1] . stage[0]
+ *
+ * where each stage is an MZI mesh or an attenuator column.  Passive optics
+ * cannot amplify, so every |t_k| <= 1 and the electronic gain s >= sigma_max is
+ * part of the circuit.  For a layer with the attenuators in the middle
+ * (W = U.Sigma.V^H): stage 0 is the V^H mesh on `cols` modes, stage 1 the
+ * column of min(rows, cols) attenuators (extra inputs terminated, extra
+ * outputs unlit), stage 2 the U mesh on `rows` modes.
+ */
+#ifndef OPTINC_CIRCUIT_H
+#define OPTINC_CIRCUIT_H
+
+#include "optinc/mesh.h"
+#include "optinc/spec.h"
+
+typedef struct optinc_att {
+    double t;             /* programmed amplitude transmission, 10^(-att_dB/20) */
+    double t_target;      /* sigma_k / gain as decomposed */
+    double att_dB;        /* programmed attenuation, >= 0 */
+    int code;             /* -1 when the attenuator is continuous */
+} optinc_att;
+
+typedef enum optinc_stage_kind { OPTINC_STAGE_MESH, OPTINC_STAGE_ATT } optinc_stage_kind;
+
+typedef struct optinc_stage {
+    optinc_stage_kind kind;
+    char tag;             /* 'V', 'S' (attenuator column) or 'U': used in names */
+    int modes_in, modes_out;
+    optinc_mesh *mesh;    /* MESH: modes_in == modes_out == mesh->modes */
+    optinc_att *att;      /* ATT: n_att = min(modes_in, modes_out) channels; */
+    int n_att;            /*      channel k joins input mode k to output mode k */
+} optinc_stage;
+
+typedef struct optinc_layer {
+    char name[OPTINC_NAME_MAX];
+    int rows, cols;                 /* W is rows x cols: out (rows) = W . in (cols) */
+    optinc_mesh_kind mesh_kind;
+    optinc_att_position attenuators;
+    optinc_activation activation;
+    double gain;                    /* s */
+    int n_stages;
+    optinc_stage stage[3];
+    optinc_components components;   /* device parameters in force */
+    optinc_cmat *target;            /* W as specified; NULL when rebuilt from a netlist */
+    double approximation_error;     /* max|W - best form| / s before phases (0 for exact forms) */
+    double reconstruction_error;    /* max|W - s.T| / s from programmed phases (-1 if no target) */
+    int n_warnings_capped;          /* attenuators capped at max_attenuation_dB */
+} optinc_layer;
+
+typedef struct optinc_circuit {
+    char name[OPTINC_NAME_MAX];
+    char spec_path[1024];
+    uint8_t spec_sha256[32];
+    uint64_t seed;
+    double wavelength_um;
+    int n_layers;
+    optinc_layer *layers;
+    char **warnings; int n_warnings;  /* messages for the command line to print */
+} optinc_circuit;
+
+optinc_status optinc_compile(const optinc_spec *spec, optinc_circuit **out, optinc_error *err);
+void optinc_circuit_free(optinc_circuit *c);
+
+/* Helpers for building circuits (used by the compiler and the netlist reader). */
+optinc_circuit *optinc_circuit_new(const char *name, int n_layers);
+void optinc_circuit_warn(optinc_circuit *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void optinc_att_program(optinc_att *a, double t_target, const optinc_components *c, int *capped);
+
+/* Counts over a layer (MZIs of all meshes, attenuators, physical columns). */
+int optinc_layer_mzis(const optinc_layer *L);
+int optinc_layer_attenuators(const optinc_layer *L);
+int optinc_layer_columns(const optinc_layer *L);
+
+/* T of a layer (rows x cols) rebuilt from the programmed physical elements
+ * only; W ~= gain . T. */
+optinc_cmat *optinc_layer_transfer(const optinc_layer *L);
+/* Applies one stage to a batch: out (modes_out x B) = stage . in (modes_in x B). */
+void optinc_stage_apply(const optinc_stage *s, const optinc_cmat *in, optinc_cmat *out);
+
+#endif

@@ -1,0 +1,135 @@
+/*
+ * spec.h - the YAML topology spec (optinc-spec(5)) as a C data model.
+ *
+ * optinc_spec_load() reads a spec with libyaml's document API, validates every
+ * key against the schema (unknown keys are errors unless they start with "x-";
+ * duplicate keys, wrong types, NaN/Inf, out-of-range values, bad names and
+ * dangling references are reported with the line and column of the offending
+ * node), loads or generates every matrix, and merges the global `components`
+ * table into each layer, so a layer carries the complete set of device
+ * parameters in force for it.  The spec owns everything it points to.
+ */
+#ifndef OPTINC_SPEC_H
+#define OPTINC_SPEC_H
+
+#include <complex.h>
+#include <stdint.h>
+#include "optinc/error.h"
+
+#define OPTINC_NAME_MAX 64        /* identifiers: [A-Za-z_][A-Za-z0-9_]*, < 64 chars */
+#define OPTINC_MAX_HIDDEN 16
+
+typedef enum optinc_mesh_kind { OPTINC_MESH_CLEMENTS = 0, OPTINC_MESH_RECK = 1 } optinc_mesh_kind;
+
+/* Where the attenuator (Sigma) column of a layer sits, which also fixes the
+ * decomposition: middle = SVD U.Sigma.V^H (two meshes); output = Sigma.U and
+ * input = U.Sigma (the OptINC unitary-diagonal form, one mesh); none = W/s must
+ * itself be unitary (one mesh, no attenuators). */
+typedef enum optinc_att_position {
+    OPTINC_ATT_MIDDLE = 0, OPTINC_ATT_NONE, OPTINC_ATT_INPUT, OPTINC_ATT_OUTPUT
+} optinc_att_position;
+
+typedef enum optinc_activation {
+    OPTINC_ACT_NONE = 0, OPTINC_ACT_RELU_EO, OPTINC_ACT_ABS2
+} optinc_activation;
+
+/* Device parameters (components: section).  Zero means ideal / not set. */
+typedef struct optinc_components {
+    struct {
+        double insertion_loss_dB;        /* per MZI */
+        double phase_error_sigma_rad;    /* static Gaussian error per phase shifter */
+        double splitter_error_sigma;     /* Gaussian deviation of each coupler from 0.5 */
+    } mzi;
+    struct {
+        int bits;                        /* 0 = not quantized; 1..16 */
+        double range_rad[2];             /* [lo, hi], hi - lo >= 2 pi; default [0, 2 pi] */
+        double noise_sigma_rad;          /* dynamic phase noise per evaluation */
+        double thermal_crosstalk;        /* fraction of a heater's phase leaking to each neighbour */
+    } phase_shifter;
+    struct {
+        double insertion_loss_dB;
+        double max_attenuation_dB;       /* default 60 */
+        int bits;                        /* 0 = continuous; codes over [0, max_attenuation_dB] */
+    } attenuator;
+    struct { double loss_dB_cm; } waveguide;
+    struct { double insertion_loss_dB; double crosstalk_dB; } crossing;
+    struct { double responsivity_A_W; } detector;   /* default 1 */
+} optinc_components;
+
+typedef struct optinc_spec_matrix {
+    char name[OPTINC_NAME_MAX];
+    int rows, cols;
+    int is_complex;                      /* dtype: complex */
+    double complex *data;                /* rows*cols, row-major */
+    int line, column;                    /* where the matrix is defined */
+} optinc_spec_matrix;
+
+typedef struct optinc_spec_layer {
+    char name[OPTINC_NAME_MAX];
+    int matrix;                          /* index into spec->matrices */
+    optinc_mesh_kind mesh;
+    optinc_att_position attenuators;
+    double gain;                         /* 0 = sigma_max; else the electronic gain s >= sigma_max */
+    optinc_activation activation;
+    optinc_components components;        /* global table merged with the layer's overrides */
+    int line, column;
+} optinc_spec_layer;
+
+typedef struct optinc_spec_info { char *key, *value; } optinc_spec_info;
+
+/* allreduce: section (OptINC ONN), see optinc-spec(5). */
+typedef struct optinc_spec_allreduce {
+    int present;
+    int servers;                         /* N >= 2 */
+    int gradient_bits;                   /* b, even for pam4 */
+    int block_size;
+    char preprocessing[16];              /* digit_sums | weighted_sum | none */
+    int hidden[OPTINC_MAX_HIDDEN];
+    int n_hidden;
+    optinc_activation activation;
+    int approximate;                     /* unitary_diagonal approximation on */
+    int cascade_fan_in, cascade_levels;
+} optinc_spec_allreduce;
+
+/* train: section (data-parallel trainer), see optinc-spec(5). */
+typedef struct optinc_spec_train {
+    int present;
+    char dataset[32];                    /* fashion_mnist */
+    int servers, epochs, batch, checkpoint_every;
+    int hidden[OPTINC_MAX_HIDDEN];
+    int n_hidden;
+    double lr, momentum;
+    char allreduce[16];                  /* ring | optinc | exact | quantized */
+    char onn[1024];                      /* path of the compiled ONN netlist or spec (resolved) */
+} optinc_spec_train;
+
+typedef struct optinc_spec {
+    char path[1024];                     /* as given */
+    char dir[1024];                      /* directory relative paths resolve against */
+    uint8_t sha256[32];                  /* of the spec file's bytes */
+    int schema_version;
+    char name[OPTINC_NAME_MAX];
+    optinc_spec_info *info; int n_info;
+    struct {
+        double wavelength_um;            /* default 1.55 */
+        optinc_mesh_kind mesh;           /* default clements */
+        optinc_att_position attenuators; /* default middle */
+        char mzi_convention[32];         /* clements2016 */
+        uint64_t seed;                   /* default 1 */
+    } settings;
+    optinc_components components;        /* global table (after defaults) */
+    optinc_spec_matrix *matrices; int n_matrices;
+    optinc_spec_layer *layers; int n_layers;
+    optinc_spec_allreduce allreduce;
+    optinc_spec_train train;
+} optinc_spec;
+
+/* Loads and validates the spec at path.  On failure returns OPTINC_EINPUT (or
+ * OPTINC_ERUN for I/O trouble) with err pointing at the offending node. */
+optinc_status optinc_spec_load(const char *path, optinc_spec **out, optinc_error *err);
+void optinc_spec_free(optinc_spec *spec);
+
+/* The defaults every components table starts from. */
+void optinc_components_defaults(optinc_components *c);
+
+#endif
