@@ -9,6 +9,7 @@
 #ifndef OPTINC_CLI_H
 #define OPTINC_CLI_H
 
+#include <stdio.h>
 #include "optinc/error.h"
 
 int cmd_compile(int argc, char **argv);
@@ -27,5 +28,9 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Parses a whole decimal integer / double option value; 0 on success. */
 int cli_parse_long(const char *s, long lo, long hi, long *out);
 int cli_parse_double(const char *s, double *out);
+/* Writes s as a JSON string literal (quoted, escaped). */
+void cli_json_string(FILE *f, const char *s);
+/* Writes a double as JSON (%.17g; null for NaN/Inf, which JSON lacks). */
+void cli_json_number(FILE *f, double x);
 
 #endif

@@ -1,0 +1,109 @@
+/*
+ * cmd_compile.c - `optinc compile SPEC`: spec -> compiled circuit, with a
+ * per-layer summary (text or JSON) and, with -o, the netlist.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include "cli.h"
+#include "optinc/circuit.h"
+#include "optinc/spec.h"
+
+static const char usage_text[] =
+    "usage: optinc compile SPEC [-o NET.sp] [--flatten] [--expand-mzi] [--reproducible]\n"
+    "                           [--json] [--quiet]\n"
+    "Compiles the weight matrices of a YAML spec into MZI meshes and attenuator columns\n"
+    "and prints a per-layer summary.  See optinc-compile(1).\n";
+
+static const char *att_name(optinc_att_position a)
+{
+    static const char *names[] = {"middle", "none", "input", "output"};
+    return names[a];
+}
+
+static void print_text(const optinc_circuit *c)
+{
+    printf("%-12s %9s %-8s %-6s %7s %7s %7s %4s %12s %10s\n", "layer", "shape", "mesh", "att",
+           "modes", "MZIs", "columns", "atts", "gain", "rec.err");
+    for (int i = 0; i < c->n_layers; i++) {
+        const optinc_layer *L = &c->layers[i];
+        char shape[32], modes[32];
+        snprintf(shape, sizeof shape, "%dx%d", L->rows, L->cols);
+        snprintf(modes, sizeof modes, "%d/%d", L->cols, L->rows);
+        printf("%-12s %9s %-8s %-6s %7s %7d %7d %4d %12.6g %10.3g\n", L->name, shape,
+               L->mesh_kind == OPTINC_MESH_RECK ? "reck" : "clements", att_name(L->attenuators),
+               modes, optinc_layer_mzis(L), optinc_layer_columns(L),
+               optinc_layer_attenuators(L), L->gain, L->reconstruction_error);
+    }
+}
+
+static void print_json(const optinc_circuit *c)
+{
+    printf("{\"name\": ");
+    cli_json_string(stdout, c->name);
+    printf(", \"layers\": [");
+    for (int i = 0; i < c->n_layers; i++) {
+        const optinc_layer *L = &c->layers[i];
+        printf("%s\n  {\"name\": ", i ? "," : "");
+        cli_json_string(stdout, L->name);
+        printf(", \"rows\": %d, \"cols\": %d, \"mesh\": \"%s\", \"attenuators\": \"%s\", "
+               "\"modes_in\": %d, \"modes_out\": %d, \"mzis\": %d, \"columns\": %d, "
+               "\"attenuator_count\": %d, \"gain\": ", L->rows, L->cols,
+               L->mesh_kind == OPTINC_MESH_RECK ? "reck" : "clements", att_name(L->attenuators),
+               L->cols, L->rows, optinc_layer_mzis(L), optinc_layer_columns(L),
+               optinc_layer_attenuators(L));
+        cli_json_number(stdout, L->gain);
+        printf(", \"reconstruction_error\": ");
+        cli_json_number(stdout, L->reconstruction_error);
+        printf(", \"approximation_error\": ");
+        cli_json_number(stdout, L->approximation_error);
+        printf("}");
+    }
+    printf("\n], \"warnings\": %d}\n", c->n_warnings);
+}
+
+int cmd_compile(int argc, char **argv)
+{
+    enum { OPT_JSON = 256, OPT_QUIET };
+    static const struct option longopts[] = {
+        {"json", no_argument, NULL, OPT_JSON},
+        {"quiet", no_argument, NULL, OPT_QUIET},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    int json = 0, quiet = 0, ch;
+    optind = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case OPT_JSON: json = 1; break;
+        case OPT_QUIET: quiet = 1; break;
+        case 'h': fputs(usage_text, stdout); return 0;
+        default:
+            return cli_usage_error("compile", "unknown or incomplete option '%s'",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("compile", optind >= argc ? "missing SPEC" : "more than one SPEC");
+    const char *path = argv[optind];
+
+    optinc_error err = {0};
+    optinc_spec *spec = NULL;
+    optinc_circuit *c = NULL;
+    optinc_status st = optinc_spec_load(path, &spec, &err);
+    if (!st)
+        st = optinc_compile(spec, &c, &err);
+    if (st) {
+        optinc_spec_free(spec);
+        return cli_report(&err, st);
+    }
+    for (int i = 0; i < c->n_warnings; i++)
+        cli_warn("%s", c->warnings[i]);
+    if (json)
+        print_json(c);
+    else if (!quiet)
+        print_text(c);
+    optinc_circuit_free(c);
+    optinc_spec_free(spec);
+    return 0;
+}

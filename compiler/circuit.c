@@ -1,0 +1,429 @@
+/*
+ * circuit.c - optinc_compile(): a spec's weight matrices into MZI meshes and
+ * attenuator columns (the compiled circuit of circuit.h).
+ *
+ * Each layer's matrix W (rows x cols) is realized as W ~= s.T with a passive
+ * T (every singular value <= 1), because optics cannot amplify; the gain s
+ * is electronic and recorded in the circuit.  The attenuator position picks
+ * the form:
+ *
+ *   middle  W = U.Sigma.V^H (SVD)  -> mesh(V^H), attenuators Sigma/s, mesh(U)
+ *   output  W ~= Sigma.U           -> mesh(U), attenuators          (OptINC)
+ *   input   W ~= U.Sigma           -> attenuators, mesh(U)
+ *   none    W = s.U                -> mesh(U)
+ *
+ * The unitary-diagonal forms are exact only for matrices of that form (an
+ * exported ONN layer is); otherwise the nearest such form is found by
+ * alternating the two closed-form partial minimizations of |W - Sigma.U|_F
+ * (given U, Sigma_ii = |<w_i, u_i>| with the phase moved into U's row; given
+ * Sigma, U is the polar factor of Sigma.W) and the residual is reported.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "optinc/circuit.h"
+
+optinc_circuit *optinc_circuit_new(const char *name, int n_layers)
+{
+    optinc_circuit *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->n_layers = n_layers;
+    c->layers = calloc((size_t)n_layers + 1, sizeof *c->layers);
+    if (!c->layers) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void optinc_circuit_free(optinc_circuit *c)
+{
+    if (!c)
+        return;
+    for (int i = 0; i < c->n_layers; i++) {
+        optinc_layer *L = &c->layers[i];
+        for (int s = 0; s < L->n_stages; s++) {
+            optinc_mesh_free(L->stage[s].mesh);
+            free(L->stage[s].att);
+        }
+        optinc_cmat_free(L->target);
+    }
+    for (int i = 0; i < c->n_warnings; i++)
+        free(c->warnings[i]);
+    free(c->warnings);
+    free(c->layers);
+    free(c);
+}
+
+void optinc_circuit_warn(optinc_circuit *c, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char **w = realloc(c->warnings, sizeof *w * (size_t)(c->n_warnings + 1));
+    if (!w)
+        return;
+    c->warnings = w;
+    c->warnings[c->n_warnings] = strdup(buf);
+    if (c->warnings[c->n_warnings])
+        c->n_warnings++;
+}
+
+void optinc_att_program(optinc_att *a, double t_target, const optinc_components *c, int *capped)
+{
+    double max_db = c->attenuator.max_attenuation_dB > 0 ? c->attenuator.max_attenuation_dB : 60.0;
+    double db = t_target > 0 ? -20.0 * log10(t_target) : INFINITY;
+    if (db < 0)                 /* t_target is 1 up to rounding */
+        db = 0;
+    if (db > max_db) {
+        db = max_db;
+        if (capped)
+            (*capped)++;
+    }
+    a->t_target = t_target;
+    a->code = -1;
+    if (c->attenuator.bits > 0) {
+        double levels = ldexp(1.0, c->attenuator.bits) - 1;
+        a->code = (int)nearbyint(db / max_db * levels);
+        db = a->code * max_db / levels;
+    }
+    a->att_dB = db;
+    a->t = pow(10.0, -db / 20.0);
+}
+
+/* ------------------------------------------------------------------ counts */
+
+int optinc_layer_mzis(const optinc_layer *L)
+{
+    int n = 0;
+    for (int s = 0; s < L->n_stages; s++)
+        if (L->stage[s].kind == OPTINC_STAGE_MESH)
+            n += L->stage[s].mesh->n_mzi;
+    return n;
+}
+
+int optinc_layer_attenuators(const optinc_layer *L)
+{
+    int n = 0;
+    for (int s = 0; s < L->n_stages; s++)
+        if (L->stage[s].kind == OPTINC_STAGE_ATT)
+            n += L->stage[s].n_att;
+    return n;
+}
+
+int optinc_layer_columns(const optinc_layer *L)
+{
+    int n = 0;
+    for (int s = 0; s < L->n_stages; s++)
+        n += L->stage[s].kind == OPTINC_STAGE_MESH ? L->stage[s].mesh->n_columns : 1;
+    return n;
+}
+
+/* ------------------------------------------------------------------ transfer */
+
+void optinc_stage_apply(const optinc_stage *s, const optinc_cmat *in, optinc_cmat *out)
+{
+    int B = in->cols;
+    if (s->kind == OPTINC_STAGE_MESH) {
+        memcpy(out->a, in->a, (size_t)in->rows * (size_t)B * sizeof *in->a);
+        optinc_mesh_apply(s->mesh, out);
+        return;
+    }
+    memset(out->a, 0, (size_t)out->rows * (size_t)B * sizeof *out->a);
+    for (int k = 0; k < s->n_att; k++)
+        for (int b = 0; b < B; b++)
+            OPTINC_AT(out, k, b) = s->att[k].t * OPTINC_AT(in, k, b);
+}
+
+optinc_cmat *optinc_layer_transfer(const optinc_layer *L)
+{
+    optinc_cmat *M = optinc_cmat_identity(L->cols);
+    for (int s = 0; M && s < L->n_stages; s++) {
+        optinc_cmat *next = optinc_cmat_new(L->stage[s].modes_out, L->cols);
+        if (next)
+            optinc_stage_apply(&L->stage[s], M, next);
+        optinc_cmat_free(M);
+        M = next;
+    }
+    return M;
+}
+
+/* ------------------------------------------------------------------ forms */
+
+/* Polar factor of A (square): the unitary nearest to A. */
+static optinc_status polar(const optinc_cmat *A, optinc_cmat **out, optinc_error *err)
+{
+    optinc_cmat *U, *Vh;
+    double *s;
+    optinc_status st = optinc_svd(A, &U, &s, &Vh, err);
+    if (st)
+        return st;
+    *out = optinc_cmat_new(A->rows, A->cols);
+    optinc_cmat_mul(U, Vh, *out);
+    optinc_cmat_free(U);
+    optinc_cmat_free(Vh);
+    free(s);
+    return OPTINC_OK;
+}
+
+/* Nearest W ~= diag(sigma).U (W square).  Returns U; fills sigma (>= 0). */
+static optinc_status diag_unitary(const optinc_cmat *W, double *sigma, optinc_cmat **Uout,
+                                  optinc_error *err)
+{
+    int n = W->rows;
+    optinc_cmat *U = NULL, *SW = optinc_cmat_copy(W);
+    optinc_status st = polar(W, &U, err);
+    double prev = INFINITY;
+    for (int it = 0; !st && it < 200; it++) {
+        double resid = 0;
+        for (int i = 0; i < n; i++) {
+            double complex d = 0;
+            for (int c = 0; c < n; c++)
+                d += OPTINC_AT(W, i, c) * conj(OPTINC_AT(U, i, c));
+            sigma[i] = cabs(d);
+            double complex ph = sigma[i] > 0 ? d / sigma[i] : 1.0;
+            for (int c = 0; c < n; c++) {
+                OPTINC_AT(U, i, c) *= ph;
+                double complex r = OPTINC_AT(W, i, c) - sigma[i] * OPTINC_AT(U, i, c);
+                resid += creal(r * conj(r));
+                OPTINC_AT(SW, i, c) = sigma[i] * OPTINC_AT(W, i, c);
+            }
+        }
+        if (resid < 1e-30 || prev - resid <= 1e-15 * prev)
+            break;
+        prev = resid;
+        optinc_cmat_free(U);
+        U = NULL;
+        st = polar(SW, &U, err);
+    }
+    optinc_cmat_free(SW);
+    if (st) {
+        optinc_cmat_free(U);
+        return st;
+    }
+    *Uout = U;
+    return OPTINC_OK;
+}
+
+/* ------------------------------------------------------------------ compile */
+
+static optinc_status add_mesh(optinc_layer *L, char tag, const optinc_cmat *U,
+                              optinc_error *err)
+{
+    optinc_quantizer q;
+    optinc_quantizer_from_components(&q, &L->components);
+    optinc_stage *s = &L->stage[L->n_stages];
+    optinc_status st = optinc_mesh_decompose(U, L->mesh_kind, &q, &s->mesh, err);
+    if (st)
+        return st;
+    s->kind = OPTINC_STAGE_MESH;
+    s->tag = tag;
+    s->modes_in = s->modes_out = U->rows;
+    L->n_stages++;
+    return OPTINC_OK;
+}
+
+static optinc_status add_att(optinc_layer *L, int modes_in, int modes_out, const double *sigma,
+                             double gain)
+{
+    optinc_stage *s = &L->stage[L->n_stages];
+    int k = modes_in < modes_out ? modes_in : modes_out;
+    s->kind = OPTINC_STAGE_ATT;
+    s->tag = 'S';
+    s->modes_in = modes_in;
+    s->modes_out = modes_out;
+    s->n_att = k;
+    s->att = calloc((size_t)k + 1, sizeof *s->att);
+    if (!s->att)
+        return OPTINC_ERUN;
+    for (int i = 0; i < k; i++)
+        optinc_att_program(&s->att[i], sigma[i] / gain, &L->components, &L->n_warnings_capped);
+    L->n_stages++;
+    return OPTINC_OK;
+}
+
+static double max_of(const double *x, int n)
+{
+    double m = 0;
+    for (int i = 0; i < n; i++)
+        if (x[i] > m)
+            m = x[i];
+    return m;
+}
+
+/* The gain s: the spec's, or sigma_max (1 for an all-zero matrix). */
+static optinc_status pick_gain(const optinc_spec *spec, const optinc_spec_layer *sl,
+                               double sigma_max, double *gain, optinc_error *err)
+{
+    if (sl->gain > 0) {
+        if (sl->gain < sigma_max * (1 - 1e-12))
+            return optinc_fail(err, OPTINC_EINPUT, spec->path, sl->line, sl->column,
+                               "layer '%s': gain %.17g is below the largest singular value "
+                               "%.17g, so the attenuators would have to amplify; remove "
+                               "'gain' or set it to at least %.17g",
+                               sl->name, sl->gain, sigma_max, sigma_max);
+        *gain = sl->gain;
+    } else {
+        *gain = sigma_max > 0 ? sigma_max : 1.0;
+    }
+    return OPTINC_OK;
+}
+
+static optinc_status compile_layer(const optinc_spec *spec, const optinc_spec_layer *sl,
+                                   optinc_layer *L, optinc_error *err)
+{
+    const optinc_spec_matrix *sm = &spec->matrices[sl->matrix];
+    int m = sm->rows, n = sm->cols, k = m < n ? m : n;
+    snprintf(L->name, sizeof L->name, "%s", sl->name);
+    L->rows = m;
+    L->cols = n;
+    L->mesh_kind = sl->mesh;
+    L->attenuators = sl->attenuators;
+    L->activation = sl->activation;
+    L->components = sl->components;
+    L->target = optinc_cmat_new(m, n);
+    if (!L->target)
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    memcpy(L->target->a, sm->data, (size_t)m * (size_t)n * sizeof *sm->data);
+
+    if (sl->attenuators != OPTINC_ATT_MIDDLE && m != n)
+        return optinc_fail(err, OPTINC_EINPUT, spec->path, sl->line, sl->column,
+                           "layer '%s': attenuators: %s needs a square matrix, but '%s' is "
+                           "%dx%d; use attenuators: middle (SVD) for non-square layers",
+                           sl->name,
+                           sl->attenuators == OPTINC_ATT_NONE ? "none"
+                           : sl->attenuators == OPTINC_ATT_INPUT ? "input" : "output",
+                           sm->name, m, n);
+
+    optinc_status st = OPTINC_OK;
+    optinc_cmat *U = NULL, *Vh = NULL, *X = NULL;
+    double *sigma = NULL;
+    if (sl->attenuators == OPTINC_ATT_MIDDLE || sl->attenuators == OPTINC_ATT_NONE) {
+        st = optinc_svd(L->target, &U, &sigma, &Vh, err);
+        if (st)
+            goto out;
+        st = pick_gain(spec, sl, max_of(sigma, k), &L->gain, err);
+        if (st)
+            goto out;
+        if (sl->attenuators == OPTINC_ATT_MIDDLE) {
+            if ((st = add_mesh(L, 'V', Vh, err)) || (st = add_att(L, n, m, sigma, L->gain))
+                || (st = add_mesh(L, 'U', U, err)))
+                goto out;
+        } else {
+            X = optinc_cmat_copy(L->target);
+            for (size_t i = 0; i < (size_t)n * (size_t)n; i++)
+                X->a[i] /= L->gain;
+            double e = optinc_cmat_unitarity_error(X);
+            if (e > 1e-9) {
+                st = optinc_fail(err, OPTINC_EINPUT, spec->path, sl->line, sl->column,
+                                 "layer '%s': attenuators: none needs W/gain to be unitary, but "
+                                 "max|W^H W/s^2 - I| = %.3g; use attenuators: middle", sl->name, e);
+                goto out;
+            }
+            if ((st = add_mesh(L, 'U', X, err)))
+                goto out;
+        }
+    } else {
+        /* Unitary-diagonal: output W ~= Sigma.U; input W ~= U.Sigma <=> W^H ~= Sigma.U^H. */
+        int input = sl->attenuators == OPTINC_ATT_INPUT;
+        X = input ? optinc_cmat_adjoint(L->target) : optinc_cmat_copy(L->target);
+        sigma = calloc((size_t)n + 1, sizeof *sigma);
+        if (!X || !sigma) {
+            st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+            goto out;
+        }
+        if ((st = diag_unitary(X, sigma, &U, err)))
+            goto out;
+        if (input) {
+            optinc_cmat *Uh = optinc_cmat_adjoint(U);
+            optinc_cmat_free(U);
+            U = Uh;
+        }
+        st = pick_gain(spec, sl, max_of(sigma, n), &L->gain, err);
+        if (st)
+            goto out;
+        if (input)
+            st = add_att(L, n, n, sigma, L->gain);
+        if (!st)
+            st = add_mesh(L, 'U', U, err);
+        if (!st && !input)
+            st = add_att(L, n, n, sigma, L->gain);
+        if (st)
+            goto out;
+        /* How far the best form is from W, before any phase is programmed. */
+        double worst = 0;
+        for (int i = 0; i < n; i++)
+            for (int c = 0; c < n; c++) {
+                double complex form = input ? OPTINC_AT(U, i, c) * sigma[c]
+                                            : sigma[i] * OPTINC_AT(U, i, c);
+                double d = cabs(OPTINC_AT(L->target, i, c) - form);
+                worst = d > worst ? d : worst;
+            }
+        L->approximation_error = worst / L->gain;
+    }
+
+    optinc_cmat *T = optinc_layer_transfer(L);
+    if (!T) {
+        st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+        goto out;
+    }
+    double worst = 0;
+    for (size_t i = 0; i < (size_t)m * (size_t)n; i++) {
+        double d = cabs(L->target->a[i] - L->gain * T->a[i]);
+        worst = d > worst ? d : worst;
+    }
+    L->reconstruction_error = worst / L->gain;
+    optinc_cmat_free(T);
+out:
+    optinc_cmat_free(U);
+    optinc_cmat_free(Vh);
+    optinc_cmat_free(X);
+    free(sigma);
+    return st;
+}
+
+optinc_status optinc_compile(const optinc_spec *spec, optinc_circuit **out, optinc_error *err)
+{
+    optinc_circuit *c = optinc_circuit_new(spec->name, spec->n_layers);
+    if (!c)
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    snprintf(c->spec_path, sizeof c->spec_path, "%s", spec->path);
+    memcpy(c->spec_sha256, spec->sha256, sizeof c->spec_sha256);
+    c->seed = spec->settings.seed;
+    c->wavelength_um = spec->settings.wavelength_um;
+    for (int i = 0; i < spec->n_layers; i++) {
+        const optinc_spec_layer *sl = &spec->layers[i];
+        optinc_status st = compile_layer(spec, sl, &c->layers[i], err);
+        if (st) {
+            optinc_circuit_free(c);
+            return st;
+        }
+        if (i > 0 && c->layers[i].cols != c->layers[i - 1].rows) {
+            int cols = c->layers[i].cols, prev = c->layers[i - 1].rows;
+            optinc_circuit_free(c);
+            return optinc_fail(err, OPTINC_EINPUT, spec->path, sl->line, sl->column,
+                               "layer '%s' takes %d inputs but the layer before it gives %d "
+                               "outputs; layers chain in order, so the shapes must match",
+                               sl->name, cols, prev);
+        }
+        const optinc_layer *L = &c->layers[i];
+        if (L->n_warnings_capped)
+            optinc_circuit_warn(c, "layer '%s': %d attenuator(s) capped at %g dB; raise "
+                                "components.attenuator.max_attenuation_dB to realize them",
+                                L->name, L->n_warnings_capped,
+                                L->components.attenuator.max_attenuation_dB > 0
+                                    ? L->components.attenuator.max_attenuation_dB : 60.0);
+        if (L->approximation_error > 1e-9)
+            optinc_circuit_warn(c, "layer '%s': the unitary-diagonal form differs from the "
+                                "matrix by up to %.3g (relative to the gain)", L->name,
+                                L->approximation_error);
+    }
+    *out = c;
+    return OPTINC_OK;
+}

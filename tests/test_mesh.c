@@ -1,0 +1,196 @@
+/*
+ * test_mesh.c - Clements and Reck decompositions: reconstruction from the
+ * physical MZI settings, exact element and column counts, degenerate inputs,
+ * the MZI convention, and phase quantization.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include "optinc/mesh.h"
+
+static const int sizes[] = {2, 3, 4, 5, 8, 16, 33, 64, 128};
+
+static void check_haar(optinc_mesh_kind kind)
+{
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        int n = sizes[i];
+        optinc_rng rng;
+        optinc_rng_seed(&rng, 1000 + n);
+        optinc_cmat *U = optinc_cmat_haar(n, &rng);
+        cr_assert_lt(optinc_cmat_unitarity_error(U), 1e-13);
+        optinc_mesh *m;
+        optinc_error err;
+        cr_assert_eq(optinc_mesh_decompose(U, kind, NULL, &m, &err), OPTINC_OK);
+        optinc_cmat *R = optinc_mesh_matrix(m);
+        double e = optinc_cmat_max_abs_diff(U, R);
+        cr_expect_leq(e, 1e-13, "%s N=%d: max|U - U_rec| = %g",
+                      kind == OPTINC_MESH_RECK ? "reck" : "clements", n, e);
+        cr_expect_eq(m->n_mzi, n * (n - 1) / 2, "N=%d: %d MZIs", n, m->n_mzi);
+        /* A 2-mode mesh is one MZI in one column. */
+        int cols = kind == OPTINC_MESH_RECK ? 2 * n - 3 : (n == 2 ? 1 : n);
+        cr_expect_eq(m->n_columns, cols, "N=%d: %d columns, expected %d", n, m->n_columns, cols);
+        int maxcol = -1;
+        for (int k = 0; k < m->n_mzi; k++) {
+            const optinc_mzi *z = &m->mzi[k];
+            cr_assert(z->mode >= 0 && z->mode + 1 < n);
+            if (kind == OPTINC_MESH_CLEMENTS)
+                cr_expect_eq(z->mode % 2, z->column % 2, "Clements column %d holds mode %d",
+                             z->column, z->mode);
+            cr_assert_geq(z->column, maxcol, "MZIs are listed column by column");
+            maxcol = z->column;
+            cr_assert(z->theta.rad >= 0 && z->theta.rad < 2 * M_PI);
+            cr_assert(z->phi.rad >= 0 && z->phi.rad < 2 * M_PI);
+            cr_assert_eq(z->theta.code, -1);
+        }
+        optinc_cmat_free(R);
+        optinc_cmat_free(U);
+        optinc_mesh_free(m);
+    }
+}
+
+Test(mesh, clements_haar) { check_haar(OPTINC_MESH_CLEMENTS); }
+Test(mesh, reck_haar) { check_haar(OPTINC_MESH_RECK); }
+
+/* Every input -> output path of a Clements mesh crosses the same number of
+ * MZIs (its loss balance); count the MZIs touching each mode. */
+Test(mesh, clements_balanced_paths)
+{
+    for (int n = 3; n <= 12; n++) {
+        optinc_rng rng;
+        optinc_rng_seed(&rng, n);
+        optinc_cmat *U = optinc_cmat_haar(n, &rng);
+        optinc_mesh *m;
+        cr_assert_eq(optinc_mesh_decompose(U, OPTINC_MESH_CLEMENTS, NULL, &m, NULL), 0);
+        int *touch = calloc((size_t)n, sizeof *touch);
+        for (int k = 0; k < m->n_mzi; k++) {
+            touch[m->mzi[k].mode]++;
+            touch[m->mzi[k].mode + 1]++;
+        }
+        int total = 0;
+        for (int i = 0; i < n; i++)
+            total += touch[i];
+        cr_expect_eq(total, n * (n - 1), "each MZI touches two modes");
+        free(touch);
+        optinc_mesh_free(m);
+        optinc_cmat_free(U);
+    }
+}
+
+static void check_exact(const optinc_cmat *U, const char *what)
+{
+    for (int kind = 0; kind < 2; kind++) {
+        optinc_mesh *m;
+        cr_assert_eq(optinc_mesh_decompose(U, kind, NULL, &m, NULL), OPTINC_OK);
+        for (int k = 0; k < m->n_mzi; k++)
+            cr_assert(isfinite(m->mzi[k].theta.rad) && isfinite(m->mzi[k].phi.rad),
+                      "%s: NaN phase", what);
+        optinc_cmat *R = optinc_mesh_matrix(m);
+        double e = optinc_cmat_max_abs_diff(U, R);
+        cr_expect_leq(e, 1e-13, "%s kind %d: error %g", what, kind, e);
+        optinc_cmat_free(R);
+        optinc_mesh_free(m);
+    }
+}
+
+Test(mesh, degenerate_unitaries)
+{
+    for (int n = 1; n <= 9; n++) {
+        optinc_cmat *I_ = optinc_cmat_identity(n);
+        check_exact(I_, "identity");
+        optinc_cmat_free(I_);
+
+        /* A random permutation and the reversal (anti-identity). */
+        optinc_rng rng;
+        optinc_rng_seed(&rng, 77 + n);
+        int *p = malloc(sizeof *p * (size_t)n);
+        for (int i = 0; i < n; i++)
+            p[i] = i;
+        for (int i = n - 1; i > 0; i--) {
+            int j = (int)optinc_rng_below(&rng, (uint64_t)i + 1), t = p[i];
+            p[i] = p[j];
+            p[j] = t;
+        }
+        optinc_cmat *P = optinc_cmat_new(n, n), *A = optinc_cmat_new(n, n);
+        optinc_cmat *D = optinc_cmat_new(n, n);
+        for (int i = 0; i < n; i++) {
+            OPTINC_AT(P, i, p[i]) = 1;
+            OPTINC_AT(A, i, n - 1 - i) = 1;
+            OPTINC_AT(D, i, i) = cexp(I * 2 * M_PI * optinc_rng_uniform(&rng));
+        }
+        check_exact(P, "permutation");
+        check_exact(A, "anti-identity");
+        check_exact(D, "diagonal phases");
+        optinc_cmat_free(P);
+        optinc_cmat_free(A);
+        optinc_cmat_free(D);
+        free(p);
+    }
+}
+
+/* T(theta, phi) = e^{i theta} . MZ(pi - 2 theta, phi + pi) (algorithms.md §4.4),
+ * and MZ is unitary. */
+Test(mesh, mzi_convention)
+{
+    for (int k = 0; k < 50; k++) {
+        double theta = 0.03 * k, phi = 0.41 * k - 3;
+        double complex t[4] = {cexp(I * phi) * cos(theta), -sin(theta),
+                               cexp(I * phi) * sin(theta), cos(theta)};
+        double complex mz[4];
+        optinc_mzi_matrix(M_PI - 2 * theta, phi + M_PI, mz);
+        for (int i = 0; i < 4; i++)
+            cr_assert_leq(cabs(t[i] - cexp(I * theta) * mz[i]), 1e-15);
+        double complex g00 = conj(mz[0]) * mz[0] + conj(mz[2]) * mz[2];
+        double complex g01 = conj(mz[0]) * mz[1] + conj(mz[2]) * mz[3];
+        cr_assert_leq(cabs(g00 - 1) + cabs(g01), 1e-15);
+    }
+}
+
+static double circ_dist(double a, double b)
+{
+    return fabs(remainder(a - b, 2 * M_PI));
+}
+
+Test(mesh, quantized_phases_within_half_step)
+{
+    for (int bits = 1; bits <= 12; bits += 3) {
+        optinc_quantizer q = {bits, 0, 2 * M_PI};
+        double step = 2 * M_PI / ldexp(1, bits);
+        optinc_rng rng;
+        optinc_rng_seed(&rng, bits);
+        optinc_cmat *U = optinc_cmat_haar(12, &rng);
+        optinc_mesh *m;
+        cr_assert_eq(optinc_mesh_decompose(U, OPTINC_MESH_CLEMENTS, &q, &m, NULL), 0);
+        for (int k = 0; k < m->n_mzi; k++) {
+            const optinc_phase *ph[2] = {&m->mzi[k].theta, &m->mzi[k].phi};
+            for (int j = 0; j < 2; j++) {
+                cr_assert(ph[j]->code >= 0 && ph[j]->code < (1 << bits));
+                cr_assert_leq(circ_dist(ph[j]->rad, ph[j]->target_rad), step / 2 + 1e-12);
+                cr_assert_leq(fabs(ph[j]->rad - ph[j]->code * step), 1e-12);
+            }
+        }
+        for (int k = 0; k < 12; k++)
+            cr_assert_leq(circ_dist(m->screen[k].rad, m->screen[k].target_rad), step / 2 + 1e-12);
+        optinc_mesh_free(m);
+        optinc_cmat_free(U);
+    }
+    /* A range wider than 2 pi keeps the half-step bound and the offset. */
+    optinc_quantizer q = {6, -1.0, -1.0 + 2.5 * M_PI};
+    double step = 2.5 * M_PI / 64;
+    for (int k = 0; k < 1000; k++) {
+        optinc_phase p;
+        double x = -20 + 0.04 * k;
+        optinc_quantize_phase(&q, x, &p);
+        cr_assert(p.code >= 0 && p.code < 64);
+        cr_assert_leq(circ_dist(p.rad, x), step / 2 + 1e-12, "x=%g rad=%g", x, p.rad);
+    }
+}
+
+Test(mesh, rejects_non_square)
+{
+    optinc_cmat *A = optinc_cmat_new(3, 4);
+    optinc_mesh *m = NULL;
+    optinc_error err;
+    cr_assert_eq(optinc_mesh_decompose(A, OPTINC_MESH_CLEMENTS, NULL, &m, &err), OPTINC_EINPUT);
+    cr_assert_null(m);
+    optinc_cmat_free(A);
+}
