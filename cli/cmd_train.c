@@ -1,10 +1,484 @@
-/* cmd_train.c - placeholder until the train command lands (see its issue). */
+/*
+ * cmd_train.c - `optinc train [SPEC]`: data-parallel training of an MLP on
+ * Fashion-MNIST with ring or OptINC all-reduce, in process or on MPI; and
+ * `optinc train --cost-model`, the communication-cost tables.
+ *
+ * Settings come from the command line, then the spec's train: (and
+ * allreduce:) section, then the defaults of optinc_train_defaults().  Under
+ * MPI every rank runs this same code; only rank 0 prints.
+ */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "cli.h"
+#include "optinc/allreduce.h"
+#include "optinc/comm.h"
+#include "optinc/costmodel.h"
+#include "optinc/spec.h"
+#include "optinc/train.h"
+
+static const char usage_text[] =
+    "usage: optinc train [SPEC] [--backend inproc|mpi] [--allreduce ring|optinc|exact|quantized]\n"
+    "                    [--servers N] [--epochs E] [--seed S] [--batch B] [--lr X]\n"
+    "                    [--momentum X] [--hidden W1,W2,...] [--bits B] [--block-size K]\n"
+    "                    [--onn NET.sp] [--inject-errors HIST] [--checkpoint-every K]\n"
+    "                    [--resume] [--stop-after STEPS] [--out DIR] [--data DIR]\n"
+    "                    [--limit-train N] [--limit-test N] [--json] [--quiet]\n"
+    "       optinc train --cost-model [--link-gbps X] [--latency-us X] [--tflops X]\n"
+    "                    [--efficiency X] [--bits B]\n"
+    "Trains a 784-256-128-10 MLP on Fashion-MNIST over N emulated servers whose gradients\n"
+    "are averaged by ring all-reduce or by the OptINC optical unit; under MPI run it as\n"
+    "'mpirun -np N optinc train ... --backend mpi'.  See optinc-train(1).\n";
+
+typedef struct opts {
+    optinc_train_config cfg;
+    int mpi, json, quiet, cost_model;
+    int set_servers, set_epochs, set_batch, set_lr, set_momentum, set_hidden, set_allreduce,
+        set_ckpt, set_bits, set_block;
+    const char *spec, *onn, *inject;
+} opts;
+
+static int parse_hidden(const char *s, optinc_train_config *cfg)
+{
+    int n = 0;
+    char buf[256], *save = NULL;
+    snprintf(buf, sizeof buf, "%s", s);
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        long v;
+        if (n == OPTINC_MAX_HIDDEN || cli_parse_long(t, 1, 65536, &v))
+            return -1;
+        cfg->hidden[n++] = (int)v;
+    }
+    cfg->n_hidden = n;
+    return 0;
+}
+
+/* Parses the command line into o; returns -1 to go on, else an exit code. */
+static int parse(int argc, char **argv, opts *o)
+{
+    enum {
+        O_BACKEND = 256, O_ALLREDUCE, O_SERVERS, O_EPOCHS, O_SEED, O_BATCH, O_LR, O_MOMENTUM,
+        O_HIDDEN, O_BITS, O_BLOCK, O_ONN, O_INJECT, O_CKPT, O_RESUME, O_STOP, O_OUT, O_DATA,
+        O_LTRAIN, O_LTEST, O_JSON, O_QUIET, O_COST, O_GBPS, O_LAT, O_TFLOPS, O_EFF
+    };
+    static const struct option lo[] = {
+        {"backend", required_argument, NULL, O_BACKEND},
+        {"allreduce", required_argument, NULL, O_ALLREDUCE},
+        {"servers", required_argument, NULL, O_SERVERS},
+        {"epochs", required_argument, NULL, O_EPOCHS},
+        {"seed", required_argument, NULL, O_SEED},
+        {"batch", required_argument, NULL, O_BATCH},
+        {"lr", required_argument, NULL, O_LR},
+        {"momentum", required_argument, NULL, O_MOMENTUM},
+        {"hidden", required_argument, NULL, O_HIDDEN},
+        {"bits", required_argument, NULL, O_BITS},
+        {"block-size", required_argument, NULL, O_BLOCK},
+        {"onn", required_argument, NULL, O_ONN},
+        {"inject-errors", required_argument, NULL, O_INJECT},
+        {"checkpoint-every", required_argument, NULL, O_CKPT},
+        {"resume", no_argument, NULL, O_RESUME},
+        {"stop-after", required_argument, NULL, O_STOP},
+        {"out", required_argument, NULL, O_OUT},
+        {"data", required_argument, NULL, O_DATA},
+        {"limit-train", required_argument, NULL, O_LTRAIN},
+        {"limit-test", required_argument, NULL, O_LTEST},
+        {"json", no_argument, NULL, O_JSON},
+        {"quiet", no_argument, NULL, O_QUIET},
+        {"cost-model", no_argument, NULL, O_COST},
+        {"link-gbps", required_argument, NULL, O_GBPS},
+        {"latency-us", required_argument, NULL, O_LAT},
+        {"tflops", required_argument, NULL, O_TFLOPS},
+        {"efficiency", required_argument, NULL, O_EFF},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    optinc_train_config *c = &o->cfg;
+    int ch;
+    long v;
+    double d;
+    optind = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, "+h", lo, NULL)) != -1) {
+        const char *a = optarg;
+        switch (ch) {
+        case 'h':
+            fputs(usage_text, stdout);
+            return 0;
+        case O_BACKEND:
+            if (strcmp(a, "inproc") && strcmp(a, "mpi"))
+                return cli_usage_error("train", "--backend is inproc or mpi, not '%s'", a);
+            o->mpi = !strcmp(a, "mpi");
+            break;
+        case O_ALLREDUCE:
+            if (optinc_ar_kind_parse(a, &c->allreduce))
+                return cli_usage_error("train", "--allreduce is ring, optinc, exact or "
+                                       "quantized, not '%s'", a);
+            o->set_allreduce = 1;
+            break;
+        case O_SERVERS:
+            if (cli_parse_long(a, 1, OPTINC_AR_MAX_SERVERS, &v))
+                return cli_usage_error("train", "--servers needs 1..%d", OPTINC_AR_MAX_SERVERS);
+            c->servers = (int)v;
+            o->set_servers = 1;
+            break;
+        case O_EPOCHS:
+            if (cli_parse_long(a, 1, 1000000, &v))
+                return cli_usage_error("train", "--epochs needs a whole number >= 1");
+            c->epochs = (int)v;
+            o->set_epochs = 1;
+            break;
+        case O_SEED:
+            if (cli_parse_long(a, 0, 0x7fffffffffffffffL, &v))
+                return cli_usage_error("train", "--seed needs a whole number >= 0");
+            c->seed = (uint64_t)v;
+            break;
+        case O_BATCH:
+            if (cli_parse_long(a, 1, 1 << 20, &v))
+                return cli_usage_error("train", "--batch needs a whole number >= 1");
+            c->batch = (int)v;
+            o->set_batch = 1;
+            break;
+        case O_LR:
+            if (cli_parse_double(a, &d) || !(d > 0.0))
+                return cli_usage_error("train", "--lr needs a number > 0");
+            c->lr = d;
+            o->set_lr = 1;
+            break;
+        case O_MOMENTUM:
+            if (cli_parse_double(a, &d) || d < 0.0 || d >= 1.0)
+                return cli_usage_error("train", "--momentum needs a number in [0, 1)");
+            c->momentum = d;
+            o->set_momentum = 1;
+            break;
+        case O_HIDDEN:
+            if (parse_hidden(a, c))
+                return cli_usage_error("train", "--hidden needs up to %d widths such as "
+                                       "256,128", OPTINC_MAX_HIDDEN);
+            o->set_hidden = 1;
+            break;
+        case O_BITS:
+            if (cli_parse_long(a, 2, 16, &v) || v % 2)
+                return cli_usage_error("train", "--bits needs an even width of 2..16");
+            c->bits = (int)v;
+            o->set_bits = 1;
+            break;
+        case O_BLOCK:
+            if (cli_parse_long(a, 1, 1 << 30, &v))
+                return cli_usage_error("train", "--block-size needs a whole number >= 1");
+            c->block_size = (int)v;
+            o->set_block = 1;
+            break;
+        case O_ONN: o->onn = a; break;
+        case O_INJECT: o->inject = a; break;
+        case O_CKPT:
+            if (cli_parse_long(a, 0, 0x7fffffffL, &v))
+                return cli_usage_error("train", "--checkpoint-every needs a step count >= 0");
+            c->checkpoint_every = v;
+            o->set_ckpt = 1;
+            break;
+        case O_RESUME: c->resume = 1; break;
+        case O_STOP:
+            if (cli_parse_long(a, 1, 0x7fffffffL, &v))
+                return cli_usage_error("train", "--stop-after needs a step count >= 1");
+            c->stop_after = v;
+            break;
+        case O_OUT: snprintf(c->out_dir, sizeof c->out_dir, "%s", a); break;
+        case O_DATA: snprintf(c->data_dir, sizeof c->data_dir, "%s", a); break;
+        case O_LTRAIN:
+        case O_LTEST:
+            if (cli_parse_long(a, 1, 0x7fffffffL, &v))
+                return cli_usage_error("train", "--limit-%s needs a sample count >= 1",
+                                       ch == O_LTRAIN ? "train" : "test");
+            *(ch == O_LTRAIN ? &c->limit_train : &c->limit_test) = (int)v;
+            break;
+        case O_JSON: o->json = 1; break;
+        case O_QUIET: o->quiet = 1; break;
+        case O_COST: o->cost_model = 1; break;
+        case O_GBPS:
+        case O_LAT:
+        case O_TFLOPS:
+        case O_EFF:
+            if (cli_parse_double(a, &d) || !(d > 0.0))
+                return cli_usage_error("train", "%s needs a number > 0", argv[optind - 2]);
+            if (ch == O_GBPS)
+                c->cost.link_bps = d * 1e9;
+            else if (ch == O_LAT)
+                c->cost.latency_s = d * 1e-6;
+            else if (ch == O_TFLOPS)
+                c->cost.peak_flops = d * 1e12;
+            else
+                c->cost.efficiency = d;
+            break;
+        default:
+            return cli_usage_error("train", "unknown or incomplete option '%s'",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        o->spec = argv[optind++];
+    if (optind < argc)
+        return cli_usage_error("train", "one SPEC at most, got '%s' too", argv[optind]);
+    if ((c->resume || c->checkpoint_every) && !c->out_dir[0])
+        return cli_usage_error("train", "--resume and --checkpoint-every need --out DIR");
+    return -1;
+}
+
+/* Spec settings for what the command line left unset. */
+static void apply_spec(opts *o, const optinc_spec *spec)
+{
+    optinc_train_config saved = o->cfg;
+    optinc_train_apply_spec(&o->cfg, &spec->train);
+    optinc_train_config *c = &o->cfg;
+    if (spec->allreduce.present) {
+        if (!o->set_bits && spec->allreduce.gradient_bits)
+            c->bits = spec->allreduce.gradient_bits;
+        if (!o->set_block && spec->allreduce.block_size)
+            c->block_size = spec->allreduce.block_size;
+    }
+#define KEEP(flag, field) if (o->flag) c->field = saved.field
+    KEEP(set_servers, servers);
+    KEEP(set_epochs, epochs);
+    KEEP(set_batch, batch);
+    KEEP(set_lr, lr);
+    KEEP(set_momentum, momentum);
+    KEEP(set_allreduce, allreduce);
+    KEEP(set_ckpt, checkpoint_every);
+#undef KEEP
+    if (o->set_hidden) {
+        memcpy(c->hidden, saved.hidden, sizeof c->hidden);
+        c->n_hidden = saved.n_hidden;
+    }
+    if (!o->onn && spec->train.onn[0])
+        o->onn = spec->train.onn;
+}
+
+/* ---- the cost-model tables ------------------------------------------------ */
+
+static int cost_model(const opts *o)
+{
+    const optinc_costmodel *cm = &o->cfg.cost;
+    const size_t n = 720720;      /* divisible by every N in 2..16: chunks are exact */
+    optinc_error err;
+    optinc_error_clear(&err);
+    printf("Counted traffic per server, one all-reduce of %zu float gradients "
+           "(in-process emulation):\n", n);
+    printf("%3s %14s %14s %9s %10s %14s %9s\n", "N", "ring bytes", "minimum bytes",
+           "ratio", "2(N-1)/N", "optinc bytes", "ring msgs");
+    float *buf = malloc(16 * n * sizeof *buf);
+    float *g[16];
+    if (!buf)
+        return cli_report(&err, optinc_fail(&err, OPTINC_ERUN, NULL, 0, 0, "out of memory"));
+    for (size_t j = 0; j < 16 * n; j++)
+        buf[j] = (float)((j * 2654435761u) % 2001) / 1000.0f - 1.0f;
+    for (int N = 2; N <= 16; N++) {
+        optinc_ar_stats st[3];
+        optinc_ar_kind kinds[3] = {OPTINC_AR_RING, OPTINC_AR_EXACT, OPTINC_AR_OPTINC};
+        for (int i = 0; i < N; i++)
+            g[i] = buf + (size_t)i * n;
+        for (int k = 0; k < 3; k++) {
+            optinc_ar_config ac = {kinds[k], N, o->cfg.bits, OPTINC_AR_DEFAULT_BLOCK, NULL,
+                                   NULL, 1};
+            optinc_allreduce *ar;
+            memset(&st[k], 0, sizeof st[k]);
+            optinc_status s = optinc_allreduce_new(&ac, &ar, &err);
+            if (!s)
+                s = optinc_allreduce_inproc(ar, 0, g, n, &st[k], &err);
+            optinc_allreduce_free(ar);
+            if (s) {
+                free(buf);
+                return cli_report(&err, s);
+            }
+        }
+        printf("%3d %14llu %14llu %9.6f %10.6f %14llu %9llu\n", N,
+               (unsigned long long)st[0].bytes_sent[0], (unsigned long long)st[1].bytes_sent[0],
+               (double)st[0].bytes_sent[0] / (double)st[1].bytes_sent[0],
+               2.0 * (N - 1) / N, (unsigned long long)st[2].bytes_sent[0],
+               (unsigned long long)st[0].messages[0]);
+    }
+    free(buf);
+    printf("(minimum = each server sends its float32 gradient once; optinc = %d-bit codes "
+           "plus one float32 scale per %d elements)\n\n", o->cfg.bits, OPTINC_AR_DEFAULT_BLOCK);
+    printf("Modelled iteration time, N = 4, %d-bit words for both, link %.0f Gb/s, "
+           "alpha %.3g us, %.0f TFLOP/s x %.2f:\n", o->cfg.bits, cm->link_bps / 1e9,
+           cm->latency_s * 1e6, cm->peak_flops / 1e12, cm->efficiency);
+    printf("%-22s %10s %12s %12s %12s %10s %9s\n", "workload", "batch/srv", "compute ms",
+           "ring ms", "optinc ms", "comm share", "saving");
+    const optinc_workload *wl[2] = {&optinc_workload_resnet50, &optinc_workload_llama};
+    const double batches[2][5] = {{1, 4, 16, 64, 256}, {512, 2048, 8192, 32768, 131072}};
+    for (int w = 0; w < 2; w++)
+        for (int b = 0; b < 5; b++) {
+            optinc_iteration it;
+            optinc_cost_iteration(cm, wl[w], batches[w][b], 4, o->cfg.bits, &it);
+            printf("%-22s %10.0f %12.4f %12.4f %12.4f %9.1f%% %8.1f%%\n", wl[w]->name,
+                   batches[w][b], it.compute_s * 1e3, it.ring_s * 1e3, it.optinc_s * 1e3,
+                   100.0 * it.ring_s / (it.compute_s + it.ring_s), 100.0 * it.saving);
+        }
+    printf("(batch in %ss per server; LLaMA rows in tokens.  Paper: ResNet50 > 25%%, "
+           "LLaMA ~17%%, which this model reaches only when communication is 75%% / 51%% "
+           "of the ring iteration: saving = share x (N-2)/(2(N-1)).)\n",
+           optinc_workload_resnet50.sample);
+    return 0;
+}
+
+/* ---- training ------------------------------------------------------------- */
+
+static void progress_bar(void *ctx, const optinc_train_progress *p)
+{
+    (void)ctx;
+    int width = 30, filled = (int)(width * p->step / (p->steps ? p->steps : 1));
+    fprintf(stderr, "\r[%.*s%*s] epoch %d/%d step %ld/%ld loss %.4f", filled,
+            "##############################", width - filled, "", p->epoch, p->epochs, p->step,
+            p->steps, p->loss);
+    if (p->step == p->steps)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+static void print_sha(FILE *f, const uint8_t *h)
+{
+    for (int i = 0; i < 32; i++)
+        fprintf(f, "%02x", h[i]);
+}
+
+static void print_json(const opts *o, const optinc_train_result *r, const char *aggregator)
+{
+    const optinc_train_config *c = &o->cfg;
+    printf("{\"backend\": \"%s\", \"allreduce\": \"%s\", \"servers\": %d, \"epochs\": %d, "
+           "\"steps\": %ld, \"params\": %zu, \"aggregator\": ", o->mpi ? "mpi" : "inproc",
+           optinc_ar_kind_name(c->allreduce), c->servers, r->n_epochs, r->steps, r->params);
+    cli_json_string(stdout, aggregator);
+    printf(", \"test_accuracy\": ");
+    cli_json_number(stdout, r->test_accuracy);
+    printf(", \"train_accuracy\": ");
+    cli_json_number(stdout, r->train_accuracy);
+    printf(", \"train_loss\": ");
+    cli_json_number(stdout, r->train_loss);
+    printf(", \"bytes_sent_per_server\": %llu, \"comm_time_s\": ",
+           (unsigned long long)r->bytes_sent_per_server);
+    cli_json_number(stdout, r->comm_time_s);
+    printf(", \"injected_errors\": %llu, \"resumed_from\": %ld, \"stopped\": %s, "
+           "\"weights_sha256\": \"", (unsigned long long)r->injected_errors, r->resumed_from,
+           r->stopped ? "true" : "false");
+    print_sha(stdout, r->weights_sha256);
+    printf("\"}\n");
+}
+
+static void print_text(const opts *o, const optinc_train_result *r, const char *aggregator)
+{
+    const optinc_train_config *c = &o->cfg;
+    printf("optinc train: %s all-reduce (%s), %d servers, %s backend\n",
+           optinc_ar_kind_name(c->allreduce), aggregator, c->servers, o->mpi ? "mpi" : "inproc");
+    printf("%5s %8s %10s %9s %9s %14s %12s\n", "epoch", "step", "loss", "train", "test",
+           "bytes/server", "comm ms");
+    for (int i = 0; i < r->n_epochs; i++) {
+        const optinc_train_epoch *e = &r->epochs[i];
+        printf("%5d %8ld %10.5f %8.2f%% %8.2f%% %14llu %12.4f\n", e->epoch, e->step,
+               e->train_loss, 100.0 * e->train_accuracy, 100.0 * e->test_accuracy,
+               (unsigned long long)e->bytes_sent_per_server, e->comm_time_s * 1e3);
+    }
+    if (r->stopped)
+        printf("stopped after step %ld (--stop-after)\n", r->steps);
+    if (r->injected_errors)
+        printf("injected ONN output errors: %llu\n", (unsigned long long)r->injected_errors);
+    printf("weights sha256 ");
+    print_sha(stdout, r->weights_sha256);
+    printf("\n");
+}
+
+/* Loads what the aggregation needs: the injected-error histogram, and the
+ * table for optinc. */
+static optinc_status load_aggregator(opts *o, optinc_err_hist **hist, optinc_agg_lut **lut,
+                                     const char **name, optinc_error *err)
+{
+    *name = "exact";
+    if (o->inject) {
+        optinc_status st = optinc_err_hist_load(o->inject, hist, err);
+        if (st)
+            return st;
+        o->cfg.inject = *hist;
+    }
+    if (o->cfg.allreduce != OPTINC_AR_OPTINC)
+        return OPTINC_OK;
+    optinc_status st = optinc_agg_lut_exact(o->cfg.servers, o->cfg.bits, lut, err);
+    if (!st) {
+        o->cfg.lut = *lut;
+        *name = (*lut)->source;
+    }
+    return st;
+}
 
 int cmd_train(int argc, char **argv)
 {
-    (void)argc; (void)argv;
-    fprintf(stderr, "optinc train: not built yet\n");
-    return 1;
+    opts o;
+    memset(&o, 0, sizeof o);
+    optinc_train_defaults(&o.cfg);
+    int rc = parse(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    if (o.cost_model)
+        return cost_model(&o);
+    optinc_error err;
+    optinc_error_clear(&err);
+    optinc_spec *spec = NULL;
+    optinc_status st = OPTINC_OK;
+    if (o.spec && (st = optinc_spec_load(o.spec, &spec, &err)))
+        return cli_report(&err, st);
+    if (spec)
+        apply_spec(&o, spec);
+    optinc_comm comm;
+    if (o.mpi) {
+        if (!optinc_comm_under_mpirun()) {
+            optinc_spec_free(spec);
+            return cli_usage_error("train", "--backend mpi runs under mpirun: "
+                                   "mpirun -np %d optinc train ... --backend mpi",
+                                   o.cfg.servers);
+        }
+        st = optinc_comm_mpi_init(&comm, &argc, &argv, &err);
+        if (!st && o.set_servers && o.cfg.servers != comm.servers)
+            st = optinc_fail(&err, OPTINC_EINPUT, NULL, 0, 0,
+                             "--servers %d but mpirun started %d ranks: use mpirun -np %d",
+                             o.cfg.servers, comm.servers, o.cfg.servers);
+        o.cfg.servers = comm.servers;
+    } else
+        optinc_comm_inproc(&comm, o.cfg.servers);
+    int root = comm.rank == 0;
+    optinc_err_hist *hist = NULL;
+    optinc_agg_lut *lut = NULL;
+    const char *aggregator = "exact";
+    if (!st)
+        st = load_aggregator(&o, &hist, &lut, &aggregator, &err);
+    st = optinc_comm_agree(&comm, st, &err);
+    optinc_train_result res;
+    memset(&res, 0, sizeof res);
+    if (!st) {
+        if (root && !o.quiet && isatty(STDERR_FILENO))
+            o.cfg.progress = progress_bar;
+        st = optinc_train(&o.cfg, &comm, &res, &err);
+    }
+    if (!st && root && o.cfg.resume && !res.resumed_from && !o.quiet)
+        cli_warn("no checkpoint in %s: started from step 0", o.cfg.out_dir);
+    if (!st && root && o.cfg.out_dir[0] && !res.stopped) {
+        char title[256];
+        int have;
+        snprintf(title, sizeof title, "%s all-reduce, %d servers, seed %llu",
+                 optinc_ar_kind_name(o.cfg.allreduce), o.cfg.servers,
+                 (unsigned long long)o.cfg.seed);
+        st = optinc_train_plot(o.cfg.out_dir, title, &have, &err);
+        if (!st && !have && !o.quiet)
+            cli_warn("gnuplot is not installed: no plots (install gnuplot-nox; the curves are "
+                     "in %s/metrics.csv)", o.cfg.out_dir);
+    }
+    if (!st && root)
+        (o.json ? print_json : print_text)(&o, &res, aggregator);
+    if (st && root)
+        rc = cli_report(&err, st);
+    else
+        rc = (int)st;
+    optinc_train_result_free(&res);
+    optinc_agg_lut_free(lut);
+    optinc_err_hist_free(hist);
+    optinc_spec_free(spec);
+    optinc_comm_finalize(&comm);
+    return rc;
 }

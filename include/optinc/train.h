@@ -1,0 +1,110 @@
+/*
+ * train.h - data-parallel training of an MLP on Fashion-MNIST with an
+ * emulated all-reduce (allreduce.h) on either backend (comm.h).
+ *
+ * N servers each hold one replica of the model and a shard of every epoch's
+ * shuffled training order (server i takes positions i, i+N, i+2N, ...).  A
+ * step: every server computes the gradient of its batch (mean cross-entropy
+ * of a ReLU MLP, float, cblas_sgemm), the all-reduce averages the N
+ * gradients, and every server applies the same update, SGD with momentum
+ * v = m v + g, w = w - lr v.  Since all servers receive the same averaged
+ * bytes, the replicas stay bit-identical; in process one copy stands for all.
+ *
+ * Everything random is a stream of the seed (initialization, the order of
+ * each epoch, injected errors per step), and the state after step t is the
+ * parameters, the velocities and the metric sums, so a checkpoint written
+ * after any step and resumed gives the same bits as an uninterrupted run.
+ *
+ * Files under out_dir (all written atomically, by rank 0 under MPI):
+ *   metrics.csv     one row per epoch (see optinc-train(1))
+ *   weights.f32     final parameters, raw float32, layer by layer W then b
+ *                   (W row-major out x in); weights_sha256 is over these bytes
+ *   checkpoint.bin  every checkpoint_every steps and at the end
+ *   curves.gp, curves.svg, curves.png   plots (optinc_train_plot)
+ */
+#ifndef OPTINC_TRAIN_H
+#define OPTINC_TRAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "optinc/allreduce.h"
+#include "optinc/comm.h"
+#include "optinc/costmodel.h"
+#include "optinc/error.h"
+#include "optinc/spec.h"
+
+typedef struct optinc_train_progress {
+    int epoch, epochs;             /* 1-based epoch in progress */
+    long step, steps;              /* global steps done, and in all */
+    double loss;                   /* mean training loss of the epoch so far */
+} optinc_train_progress;
+
+typedef struct optinc_train_config {
+    int servers;                   /* N */
+    int epochs;
+    int batch;                     /* per server and step */
+    int hidden[OPTINC_MAX_HIDDEN]; /* hidden widths, default 256, 128 */
+    int n_hidden;
+    double lr, momentum;           /* default 0.05, 0.9 */
+    uint64_t seed;
+    optinc_ar_kind allreduce;
+    int bits, block_size;          /* quantized all-reduce: b and scale block */
+    const optinc_agg_lut *lut;     /* optinc: the ONN's table (borrowed), NULL: exact */
+    const optinc_err_hist *inject; /* injected ONN output errors (borrowed), NULL: none */
+    int limit_train, limit_test;   /* use the first samples only; 0: all */
+    long checkpoint_every;         /* steps; 0: no checkpoints */
+    int resume;                    /* continue from out_dir/checkpoint.bin when present */
+    long stop_after;               /* stop after this many steps, as if killed; 0: never */
+    char out_dir[1024];            /* "" writes nothing */
+    char data_dir[1024];           /* "" for the default (dataset.h) */
+    optinc_costmodel cost;
+    void (*progress)(void *ctx, const optinc_train_progress *p);   /* NULL: none */
+    void *progress_ctx;
+} optinc_train_config;
+
+/* One row of metrics.csv. */
+typedef struct optinc_train_epoch {
+    int epoch;                     /* 1-based */
+    long step;                     /* global steps done at its end */
+    double train_loss;             /* mean cross-entropy over the epoch's batches */
+    double train_accuracy;         /* fraction right over the epoch's batches, before each update */
+    double test_accuracy;          /* after the epoch */
+    uint64_t bytes_sent_per_server;/* in this epoch; the largest over servers */
+    double comm_time_s;            /* modelled (costmodel.h), this epoch, same server */
+    uint64_t injected_errors;      /* in this epoch */
+} optinc_train_epoch;
+
+typedef struct optinc_train_result {
+    optinc_train_epoch *epochs;    /* n_epochs rows (including ones before a resume) */
+    int n_epochs;
+    long steps;                    /* global steps done */
+    long resumed_from;             /* step the run resumed from; 0 when it started fresh */
+    int stopped;                   /* stop_after ended the run */
+    size_t params;
+    uint8_t weights_sha256[32];
+    double train_loss, train_accuracy, test_accuracy;   /* of the last epoch */
+    uint64_t bytes_sent_per_server;/* whole run, largest over servers */
+    double comm_time_s;            /* whole run, modelled */
+    uint64_t injected_errors;
+} optinc_train_result;
+
+/* Defaults: 4 servers, 10 epochs, batch 64, hidden 256-128, lr 0.05,
+ * momentum 0.9, seed 1, ring, 8 bits, blocks of 1024, cost model defaults. */
+void optinc_train_defaults(optinc_train_config *cfg);
+/* Overrides cfg with the fields a spec's train: section sets (nonzero ones). */
+void optinc_train_apply_spec(optinc_train_config *cfg, const optinc_spec_train *t);
+
+/* Trains on comm (whose server count must equal cfg->servers).  Collective
+ * under MPI: every rank calls it, and every rank gets the same result and
+ * the same status. */
+optinc_status optinc_train(const optinc_train_config *cfg, const optinc_comm *comm,
+                           optinc_train_result *res, optinc_error *err);
+void optinc_train_result_free(optinc_train_result *res);
+
+/* Plots out_dir/metrics.csv into curves.svg and curves.png with gnuplot
+ * (script kept as curves.gp).  *have_gnuplot is set to 0, and nothing is
+ * drawn, when gnuplot is not on PATH. */
+optinc_status optinc_train_plot(const char *out_dir, const char *title, int *have_gnuplot,
+                                optinc_error *err);
+
+#endif

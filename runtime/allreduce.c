@@ -1,0 +1,691 @@
+/*
+ * allreduce.c - ring and OptINC all-reduce, emulated in one process (see
+ * allreduce.h for the algorithms and their byte accounting).
+ *
+ * Layout.  A plan holds what every call reuses: the aggregation table and the
+ * per-code weights that turn N codes into a table index with N loads and
+ * adds, and scratch buffers sized on first use.  The quantized algorithms go
+ * through the same two-step shape, index = sum_i weight[u_i] then
+ * out = table[index]: for optinc the weights spread a code's PAM4 digits into
+ * radix-(3N+1) positions, so the index is the tuple of digit-position sums
+ * (preprocessing P) and the table is the ONN; for quantized the weight is the
+ * code itself, so the index is sum_i u_i and the table the exact rounding.
+ *
+ * Determinism.  Every float operation is one of four shared kernels
+ * (optinc_ar_add, optinc_ar_mean, the quantizer, the decoder), applied in the
+ * same order by this file and by backend_mpi.c, so both backends give the
+ * same bits.  The in-process optinc path fuses quantization and indexing per
+ * element, which changes no value: the index is integer arithmetic.
+ * Injected errors come from one random stream per (seed, step, chunk), so
+ * they do not depend on which process aggregates a chunk, nor on history.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "optinc/allreduce.h"
+#include "optinc/rng.h"
+
+struct optinc_allreduce {
+    optinc_ar_config cfg;
+    optinc_agg_lut *own_lut;      /* the exact table when cfg.lut was NULL (optinc) */
+    const uint32_t *weight;       /* 2^b entries: code -> index contribution */
+    const uint16_t *table;        /* index -> output code */
+    uint32_t *sum_weight;         /* quantized: weight[u] = u */
+    uint16_t *sum_table;          /* quantized: sum of codes -> code of the average */
+    float *absmax;                /* scratch, nblocks */
+    float *server_max;            /* scratch, nblocks */
+    uint16_t *codes;              /* scratch, n */
+    size_t cap_blocks, cap_n;
+};
+
+static const char *const kind_names[] = {"ring", "optinc", "exact", "quantized"};
+
+const char *optinc_ar_kind_name(optinc_ar_kind kind)
+{
+    return (unsigned)kind < 4 ? kind_names[kind] : "?";
+}
+
+int optinc_ar_kind_parse(const char *s, optinc_ar_kind *kind)
+{
+    for (int k = 0; k < 4; k++)
+        if (!strcmp(s, kind_names[k])) {
+            *kind = (optinc_ar_kind)k;
+            return 0;
+        }
+    return -1;
+}
+
+/* ---- the exact target and the aggregation table ------------------------- */
+
+uint16_t optinc_agg_exact_code(int servers, int bits, int64_t sum_codes)
+{
+    int64_t off = (int64_t)1 << (bits - 1);
+    int64_t t = sum_codes - off * servers;         /* sum of signed values */
+    int64_t fl = t / servers, r = t % servers;
+    if (r < 0) {                                   /* floor division */
+        fl -= 1;
+        r += servers;
+    }
+    if (2 * r > servers || (2 * r == servers && (fl & 1)))
+        fl += 1;
+    int64_t u = fl + off, top = ((int64_t)1 << bits) - 1;
+    return (uint16_t)(u < 0 ? 0 : u > top ? top : u);
+}
+
+optinc_status optinc_agg_lut_new(int servers, int bits, optinc_agg_lut **out, optinc_error *err)
+{
+    *out = NULL;
+    if (servers < 1 || servers > OPTINC_AR_MAX_SERVERS)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "aggregation table for %d servers: use 1..%d servers", servers,
+                           OPTINC_AR_MAX_SERVERS);
+    if (bits < 2 || bits > 12 || bits % 2)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "aggregation table for %d-bit codes: PAM4 digit sums need an even "
+                           "width of 2..12 bits (use --allreduce quantized for wider codes)",
+                           bits);
+    int digits = bits / 2, radix = 3 * servers + 1;
+    double size = pow(radix, digits);
+    if (size > (double)(1u << 26))
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "aggregation table for %d servers and %d bits has %.0f entries, more "
+                           "than 2^26: use fewer servers or bits", servers, bits, size);
+    optinc_agg_lut *lut = calloc(1, sizeof *lut);
+    if (!lut)
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    lut->servers = servers;
+    lut->bits = bits;
+    lut->digits = digits;
+    lut->radix = radix;
+    lut->size = (size_t)size;
+    lut->code = calloc(lut->size, sizeof *lut->code);
+    lut->weight = malloc(((size_t)1 << bits) * sizeof *lut->weight);
+    if (!lut->code || !lut->weight) {
+        optinc_agg_lut_free(lut);
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory for the aggregation table");
+    }
+    for (uint32_t u = 0; u < (1u << bits); u++) {
+        uint32_t w = 0, p = 1;
+        for (int k = 0; k < digits; k++, p *= (uint32_t)radix)
+            w += ((u >> (2 * k)) & 3u) * p;
+        lut->weight[u] = w;
+    }
+    snprintf(lut->source, sizeof lut->source, "empty");
+    *out = lut;
+    return OPTINC_OK;
+}
+
+void optinc_agg_lut_digit_sums(const optinc_agg_lut *lut, size_t index, int *sums)
+{
+    for (int k = 0; k < lut->digits; k++, index /= (size_t)lut->radix)
+        sums[k] = (int)(index % (size_t)lut->radix);
+}
+
+optinc_status optinc_agg_lut_exact(int servers, int bits, optinc_agg_lut **out, optinc_error *err)
+{
+    optinc_status st = optinc_agg_lut_new(servers, bits, out, err);
+    if (st)
+        return st;
+    optinc_agg_lut *lut = *out;
+    int sums[8];
+    for (size_t i = 0; i < lut->size; i++) {
+        optinc_agg_lut_digit_sums(lut, i, sums);
+        int64_t total = 0;
+        for (int k = lut->digits - 1; k >= 0; k--)
+            total = total * 4 + sums[k];
+        lut->code[i] = optinc_agg_exact_code(servers, bits, total);
+    }
+    snprintf(lut->source, sizeof lut->source, "exact");
+    return OPTINC_OK;
+}
+
+void optinc_agg_lut_free(optinc_agg_lut *lut)
+{
+    if (!lut)
+        return;
+    free(lut->code);
+    free(lut->weight);
+    free(lut);
+}
+
+size_t optinc_agg_lut_index(const optinc_agg_lut *lut, const uint16_t *codes)
+{
+    size_t idx = 0;
+    for (int i = 0; i < lut->servers; i++)
+        idx += lut->weight[codes[i]];
+    return idx;
+}
+
+/* ---- the plan ------------------------------------------------------------ */
+
+optinc_status optinc_allreduce_new(const optinc_ar_config *cfg, optinc_allreduce **out,
+                                   optinc_error *err)
+{
+    *out = NULL;
+    if (cfg->servers < 1 || cfg->servers > OPTINC_AR_MAX_SERVERS)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "%d servers: use 1..%d",
+                           cfg->servers, OPTINC_AR_MAX_SERVERS);
+    int quantizing = cfg->kind == OPTINC_AR_OPTINC || cfg->kind == OPTINC_AR_QUANTIZED;
+    if (quantizing && (cfg->bits < 2 || cfg->bits > 16 || cfg->bits % 2))
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "%d-bit gradient codes: use an even width of 2..16 bits (PAM4 "
+                           "carries 2 bits per symbol)", cfg->bits);
+    if (quantizing && cfg->block_size < 1)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "block size %d: give at least 1 element per scale block",
+                           cfg->block_size);
+    if (cfg->lut && (cfg->lut->servers != cfg->servers || cfg->lut->bits != cfg->bits))
+        return optinc_fail(err, OPTINC_EINPUT, cfg->lut->source, 0, 0,
+                           "the aggregation table is for %d servers and %d bits, the run has %d "
+                           "servers and %d bits: use an ONN compiled for this run",
+                           cfg->lut->servers, cfg->lut->bits, cfg->servers, cfg->bits);
+    optinc_allreduce *ar = calloc(1, sizeof *ar);
+    if (!ar)
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    ar->cfg = *cfg;
+    if (cfg->kind == OPTINC_AR_OPTINC) {
+        const optinc_agg_lut *lut = cfg->lut;
+        if (!lut) {
+            optinc_status st = optinc_agg_lut_exact(cfg->servers, cfg->bits, &ar->own_lut, err);
+            if (st) {
+                free(ar);
+                return st;
+            }
+            lut = ar->own_lut;
+        }
+        ar->weight = lut->weight;
+        ar->table = lut->code;
+    } else if (cfg->kind == OPTINC_AR_QUANTIZED) {
+        size_t codes = (size_t)1 << cfg->bits, sums = (size_t)cfg->servers * (codes - 1) + 1;
+        ar->sum_weight = malloc(codes * sizeof *ar->sum_weight);
+        ar->sum_table = malloc(sums * sizeof *ar->sum_table);
+        if (!ar->sum_weight || !ar->sum_table) {
+            optinc_allreduce_free(ar);
+            return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+        }
+        for (size_t u = 0; u < codes; u++)
+            ar->sum_weight[u] = (uint32_t)u;
+        for (size_t s = 0; s < sums; s++)
+            ar->sum_table[s] = optinc_agg_exact_code(cfg->servers, cfg->bits, (int64_t)s);
+        ar->weight = ar->sum_weight;
+        ar->table = ar->sum_table;
+    }
+    *out = ar;
+    return OPTINC_OK;
+}
+
+void optinc_allreduce_free(optinc_allreduce *ar)
+{
+    if (!ar)
+        return;
+    optinc_agg_lut_free(ar->own_lut);
+    free(ar->sum_weight);
+    free(ar->sum_table);
+    free(ar->absmax);
+    free(ar->server_max);
+    free(ar->codes);
+    free(ar);
+}
+
+const optinc_ar_config *optinc_allreduce_config(const optinc_allreduce *ar)
+{
+    return &ar->cfg;
+}
+
+/* ---- slice kernels ------------------------------------------------------- */
+
+void optinc_ar_chunk(size_t n, int servers, int c, size_t *lo, size_t *hi)
+{
+    *lo = n * (size_t)c / (size_t)servers;
+    *hi = n * (size_t)(c + 1) / (size_t)servers;
+}
+
+size_t optinc_ar_blocks(const optinc_allreduce *ar, size_t n)
+{
+    size_t b = (size_t)ar->cfg.block_size;
+    return (n + b - 1) / b;
+}
+
+uint64_t optinc_ar_code_bytes(const optinc_allreduce *ar, size_t n)
+{
+    return ((uint64_t)n * (uint64_t)ar->cfg.bits + 7) / 8;
+}
+
+void optinc_ar_count(optinc_ar_stats *stats, int from, int to, uint64_t bytes)
+{
+    if (!stats)
+        return;
+    if (from >= 0) {
+        stats->bytes_sent[from] += bytes;
+        stats->messages[from] += 1;
+    }
+    if (to >= 0)
+        stats->bytes_received[to] += bytes;
+}
+
+void optinc_ar_block_absmax(const optinc_allreduce *ar, const float *g, size_t n, float *absmax)
+{
+    /* The magnitude bits of a finite float order like the float itself, so
+     * the maximum is an integer maximum (exact, and vectorizable). */
+    size_t bs = (size_t)ar->cfg.block_size;
+    for (size_t lo = 0, k = 0; lo < n; lo += bs, k++) {
+        size_t hi = lo + bs < n ? lo + bs : n;
+        uint32_t m = 0;
+        for (size_t j = lo; j < hi; j++) {
+            uint32_t u;
+            memcpy(&u, &g[j], sizeof u);
+            u &= 0x7fffffffu;
+            m = u > m ? u : m;
+        }
+        memcpy(&absmax[k], &m, sizeof m);
+    }
+}
+
+void optinc_ar_absmax_merge(float *absmax, const float *other, size_t nblocks)
+{
+    for (size_t k = 0; k < nblocks; k++) {
+        uint32_t a, b;
+        memcpy(&a, &absmax[k], sizeof a);
+        memcpy(&b, &other[k], sizeof b);
+        if (b > a)
+            absmax[k] = other[k];
+    }
+}
+
+/* Step and inverse step of a block: x = g * inv is the value in LSBs. */
+static void block_steps(const optinc_allreduce *ar, float absmax, float *inv, float *step)
+{
+    float top = (float)((1 << (ar->cfg.bits - 1)) - 1);
+    *inv = absmax > 0.0f ? top / absmax : 0.0f;
+    *step = absmax / top;
+}
+
+/* rint(g * inv) + offset, clamped to 1..2^b-1.  Adding and subtracting
+ * 1.5 * 2^23 rounds a float of magnitude below 2^22 to an integer, half to
+ * even, in one correctly rounded addition (C11 evaluates float in float here:
+ * FLT_EVAL_METHOD is 0 on every target we build for). */
+static inline uint16_t quantize1(float g, float inv, int top, int off)
+{
+    float x = g * inv;
+    if (!(x > -top))
+        x = (float)-top;          /* also maps NaN to the lowest code */
+    if (x > top)
+        x = (float)top;
+    float r = (x + 0x1.8p23f) - 0x1.8p23f;
+    return (uint16_t)((int)r + off);
+}
+
+void optinc_ar_quantize(const optinc_allreduce *ar, const float *g, size_t lo, size_t hi,
+                        const float *absmax, uint16_t *codes)
+{
+    size_t bs = (size_t)ar->cfg.block_size;
+    int off = 1 << (ar->cfg.bits - 1), top = off - 1;
+    for (size_t j = lo; j < hi;) {
+        size_t k = j / bs, end = (k + 1) * bs < hi ? (k + 1) * bs : hi;
+        float inv, step;
+        block_steps(ar, absmax[k], &inv, &step);
+        for (; j < end; j++)
+            codes[j - lo] = quantize1(g[j], inv, top, off);
+    }
+}
+
+void optinc_ar_decode(const optinc_allreduce *ar, const uint16_t *codes, size_t lo, size_t hi,
+                      const float *absmax, float *g)
+{
+    size_t bs = (size_t)ar->cfg.block_size;
+    int off = 1 << (ar->cfg.bits - 1);
+    for (size_t j = lo; j < hi;) {
+        size_t k = j / bs, end = (k + 1) * bs < hi ? (k + 1) * bs : hi;
+        float inv, step;
+        block_steps(ar, absmax[k], &inv, &step);
+        for (; j < end; j++)
+            g[j] = (float)((int)codes[j - lo] - off) * step;
+    }
+}
+
+/* Injects output errors into out[0..len) of chunk c: error positions are
+ * geometric gaps of rate p_error, so the cost is per error, not per element. */
+static uint64_t inject(const optinc_allreduce *ar, uint64_t step, int c, uint16_t *out,
+                       size_t len)
+{
+    const optinc_err_hist *h = ar->cfg.inject;
+    if (!h || h->p_error <= 0.0 || h->n == 0)
+        return 0;
+    optinc_rng rng;
+    optinc_rng_stream(&rng, ar->cfg.seed ^ 0x696e6a6563746564ULL,
+                      step * OPTINC_AR_MAX_SERVERS + (uint64_t)c);
+    double lq = h->p_error >= 1.0 ? -INFINITY : log1p(-h->p_error);
+    int top = (1 << ar->cfg.bits) - 1;
+    uint64_t count = 0;
+    for (size_t pos = 0;; pos++) {
+        double gap = floor(log1p(-optinc_rng_uniform(&rng)) / lq);   /* -0/-inf = +0 */
+        if (!(gap < (double)(len - pos)))
+            break;
+        pos += (size_t)gap;
+        double u = optinc_rng_uniform(&rng);
+        int b = 0;
+        while (b < h->n - 1 && u >= h->cdf[b])
+            b++;
+        int v = (int)out[pos] + h->delta[b];
+        out[pos] = (uint16_t)(v < 0 ? 0 : v > top ? top : v);
+        count++;
+    }
+    return count;
+}
+
+uint64_t optinc_ar_aggregate(const optinc_allreduce *ar, uint64_t step, int c,
+                             const uint16_t *const *codes, size_t lo, size_t hi, uint16_t *out)
+{
+    const uint32_t *w = ar->weight;
+    const uint16_t *t = ar->table;
+    int n = ar->cfg.servers;
+    size_t len = hi - lo;
+    for (size_t j = 0; j < len; j++) {
+        uint32_t idx = 0;
+        for (int i = 0; i < n; i++)
+            idx += w[codes[i][j]];
+        out[j] = t[idx];
+    }
+    return inject(ar, step, c, out, len);
+}
+
+void optinc_ar_add(float *restrict acc, const float *restrict in, size_t len)
+{
+    for (size_t j = 0; j < len; j++)
+        acc[j] = acc[j] + in[j];
+}
+
+void optinc_ar_mean(float *g, size_t len, int servers)
+{
+    float d = (float)servers;
+    for (size_t j = 0; j < len; j++)
+        g[j] = g[j] / d;
+}
+
+/* ---- in-process emulation ------------------------------------------------ */
+
+static optinc_status scratch(optinc_allreduce *ar, size_t n, optinc_error *err)
+{
+    size_t nb = ar->cfg.block_size > 0 ? optinc_ar_blocks(ar, n) : 0;
+    if (nb > ar->cap_blocks) {
+        free(ar->absmax);
+        free(ar->server_max);
+        ar->absmax = malloc(nb * sizeof *ar->absmax);
+        ar->server_max = malloc(nb * sizeof *ar->server_max);
+        ar->cap_blocks = ar->absmax && ar->server_max ? nb : 0;
+        if (!ar->cap_blocks)
+            return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    }
+    if (n > ar->cap_n) {
+        free(ar->codes);
+        ar->codes = malloc(n * sizeof *ar->codes);
+        ar->cap_n = ar->codes ? n : 0;
+        if (!ar->codes)
+            return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    }
+    return OPTINC_OK;
+}
+
+/* Ring: in step s of the reduce-scatter server i sends chunk (i - s) mod N to
+ * server i+1, which adds it into its own copy; the chunks sent in one step
+ * are distinct from the ones received, so the emulation can run in place.
+ * Server i then owns chunk i+1, divides it by N, and the all-gather passes
+ * the finished chunks on around the ring. */
+static void ring(const optinc_allreduce *ar, float *const *g, size_t n, optinc_ar_stats *stats)
+{
+    int N = ar->cfg.servers;
+    size_t lo, hi;
+    for (int s = 0; s < N - 1; s++)
+        for (int i = 0; i < N; i++) {
+            int to = (i + 1) % N, c = ((i - s) % N + N) % N;
+            optinc_ar_chunk(n, N, c, &lo, &hi);
+            optinc_ar_add(g[to] + lo, g[i] + lo, hi - lo);
+            optinc_ar_count(stats, i, to, (hi - lo) * sizeof(float));
+        }
+    for (int i = 0; i < N; i++) {
+        optinc_ar_chunk(n, N, (i + 1) % N, &lo, &hi);
+        optinc_ar_mean(g[i] + lo, hi - lo, N);
+    }
+    for (int s = 0; s < N - 1; s++)
+        for (int i = 0; i < N; i++) {
+            int to = (i + 1) % N, c = ((i + 1 - s) % N + N) % N;
+            optinc_ar_chunk(n, N, c, &lo, &hi);
+            memcpy(g[to] + lo, g[i] + lo, (hi - lo) * sizeof(float));
+            optinc_ar_count(stats, i, to, (hi - lo) * sizeof(float));
+        }
+}
+
+/* Exact: servers added in the order 0..N-1, then divided by N (the MPI
+ * backend's aggregators do the same per chunk); the result is broadcast. */
+static void exact(const optinc_allreduce *ar, float *const *g, size_t n, optinc_ar_stats *stats)
+{
+    int N = ar->cfg.servers;
+    for (int i = 1; i < N; i++)
+        optinc_ar_add(g[0], g[i], n);
+    optinc_ar_mean(g[0], n, N);
+    for (int i = 0; i < N; i++) {
+        if (i)
+            memcpy(g[i], g[0], n * sizeof(float));
+        optinc_ar_count(stats, i, -1, n * sizeof(float));
+        optinc_ar_count(stats, -1, i, n * sizeof(float));
+    }
+}
+
+/* optinc / quantized: shared scales, then per chunk the fused quantize and
+ * index, the table, the injected errors and the decoder. */
+static uint64_t quantized(optinc_allreduce *ar, uint64_t step, float *const *g, size_t n,
+                          optinc_ar_stats *stats)
+{
+    int N = ar->cfg.servers, off = 1 << (ar->cfg.bits - 1), top = off - 1;
+    size_t nb = optinc_ar_blocks(ar, n), bs = (size_t)ar->cfg.block_size;
+    uint64_t scale_bytes = nb * sizeof(float), code_bytes = optinc_ar_code_bytes(ar, n);
+    for (int i = 0; i < N; i++) {
+        optinc_ar_block_absmax(ar, g[i], n, i ? ar->server_max : ar->absmax);
+        if (i)
+            optinc_ar_absmax_merge(ar->absmax, ar->server_max, nb);
+        optinc_ar_count(stats, i, -1, scale_bytes);
+    }
+    for (int i = 0; i < N; i++) {
+        optinc_ar_count(stats, -1, i, scale_bytes);
+        optinc_ar_count(stats, i, -1, code_bytes);
+        optinc_ar_count(stats, -1, i, code_bytes);
+    }
+    const uint32_t *w = ar->weight;
+    const uint16_t *t = ar->table;
+    uint64_t errors = 0;
+    for (int c = 0; c < N; c++) {
+        size_t lo, hi;
+        optinc_ar_chunk(n, N, c, &lo, &hi);
+        for (size_t j = lo; j < hi;) {
+            size_t k = j / bs, end = (k + 1) * bs < hi ? (k + 1) * bs : hi;
+            float inv, stp;
+            block_steps(ar, ar->absmax[k], &inv, &stp);
+            for (; j < end; j++) {
+                uint32_t idx = 0;
+                for (int i = 0; i < N; i++)
+                    idx += w[quantize1(g[i][j], inv, top, off)];
+                ar->codes[j] = t[idx];
+            }
+        }
+        errors += inject(ar, step, c, ar->codes + lo, hi - lo);
+        optinc_ar_decode(ar, ar->codes + lo, lo, hi, ar->absmax, g[0]);
+    }
+    for (int i = 1; i < N; i++)
+        memcpy(g[i], g[0], n * sizeof(float));
+    return errors;
+}
+
+optinc_status optinc_allreduce_inproc(optinc_allreduce *ar, uint64_t step, float *const *grads,
+                                      size_t n, optinc_ar_stats *stats, optinc_error *err)
+{
+    optinc_status st = scratch(ar, n, err);
+    if (st)
+        return st;
+    if (stats)
+        stats->servers = ar->cfg.servers;
+    switch (ar->cfg.kind) {
+    case OPTINC_AR_RING:
+        ring(ar, grads, n, stats);
+        break;
+    case OPTINC_AR_EXACT:
+        exact(ar, grads, n, stats);
+        break;
+    default: {
+        uint64_t e = quantized(ar, step, grads, n, stats);
+        if (stats)
+            stats->injected_errors += e;
+    }
+    }
+    return OPTINC_OK;
+}
+
+/* ---- error histograms ---------------------------------------------------- */
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Builds the histogram from (delta, weight) pairs and an optional error rate. */
+static optinc_status hist_build(const int *delta, const double *weight, int n, double p_error,
+                                const char *path, optinc_err_hist **out, optinc_error *err)
+{
+    double zero = 0.0, wrong = 0.0;
+    int nz = 0;
+    for (int i = 0; i < n; i++) {
+        if (delta[i] && weight[i] > 0.0)
+            wrong += weight[i], nz++;
+        else if (!delta[i])
+            zero += weight[i];
+    }
+    if (p_error < 0.0)
+        p_error = wrong + zero > 0.0 ? wrong / (wrong + zero) : 0.0;
+    if (p_error > 0.0 && wrong <= 0.0)
+        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
+                           "error rate %g but no nonzero error bin: add lines \"DELTA COUNT\" "
+                           "with DELTA != 0", p_error);
+    optinc_err_hist *h = calloc(1, sizeof *h);
+    int *order = calloc((size_t)nz + 1, sizeof *order);
+    if (!h || !order || !(h->delta = calloc((size_t)nz + 1, sizeof *h->delta)) ||
+        !(h->cdf = calloc((size_t)nz + 1, sizeof *h->cdf))) {
+        free(order);
+        optinc_err_hist_free(h);
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    }
+    for (int i = 0, k = 0; i < n; i++)
+        if (delta[i] && weight[i] > 0.0)
+            order[k++] = delta[i];
+    qsort(order, (size_t)nz, sizeof *order, cmp_int);
+    double acc = 0.0;
+    for (int k = 0; k < nz; k++) {
+        if (k && order[k] == order[k - 1])
+            continue;
+        for (int i = 0; i < n; i++)
+            if (delta[i] == order[k])
+                acc += weight[i];
+        h->delta[h->n] = order[k];
+        h->cdf[h->n++] = acc / wrong;
+    }
+    if (h->n)
+        h->cdf[h->n - 1] = 1.0;
+    h->p_error = p_error;
+    snprintf(h->path, sizeof h->path, "%s", path ? path : "");
+    free(order);
+    *out = h;
+    return OPTINC_OK;
+}
+
+optinc_status optinc_err_hist_from_counts(const uint64_t *counts, int n, int offset,
+                                          optinc_err_hist **out, optinc_error *err)
+{
+    int *delta = malloc((size_t)(n > 0 ? n : 1) * sizeof *delta);
+    double *weight = malloc((size_t)(n > 0 ? n : 1) * sizeof *weight);
+    optinc_status st;
+    if (!delta || !weight)
+        st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    else {
+        for (int k = 0; k < n; k++) {
+            delta[k] = k - offset;
+            weight[k] = (double)counts[k];
+        }
+        st = hist_build(delta, weight, n, -1.0, "verifier", out, err);
+    }
+    free(delta);
+    free(weight);
+    return st;
+}
+
+optinc_status optinc_err_hist_load(const char *path, optinc_err_hist **out, optinc_error *err)
+{
+    *out = NULL;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
+                           "cannot open the error histogram: give a file of \"DELTA COUNT\" lines "
+                           "(see optinc-train(1))");
+    int cap = 0, n = 0, lineno = 0;
+    int *delta = NULL;
+    double *weight = NULL, p_error = -1.0;
+    char line[512];
+    optinc_status st = OPTINC_OK;
+    while (!st && fgets(line, sizeof line, f)) {
+        lineno++;
+        char *s = line + strspn(line, " \t");
+        if (*s == '#' || *s == '\n' || *s == '\r' || !*s)
+            continue;
+        char *end;
+        if (!strncmp(s, "p_error", 7)) {
+            p_error = strtod(s + 7, &end);
+            if (end == s + 7 || !(p_error >= 0.0 && p_error <= 1.0))
+                st = optinc_fail(err, OPTINC_EINPUT, path, lineno, (int)(s - line) + 1,
+                                 "p_error needs a probability in [0, 1]");
+            continue;
+        }
+        long d = strtol(s, &end, 10);
+        char *wp = end;
+        double wv = strtod(wp, &end);
+        char *rest = end + strspn(end, " \t\r\n");
+        if (wp == s || end == wp || *rest || !(wv >= 0.0) || !isfinite(wv) || d < -65535 ||
+            d > 65535) {
+            st = optinc_fail(err, OPTINC_EINPUT, path, lineno, (int)(s - line) + 1,
+                             "expected \"DELTA COUNT\": an integer error in LSBs and a count "
+                             ">= 0");
+            break;
+        }
+        if (n == cap) {
+            cap = cap ? 2 * cap : 16;
+            int *nd = realloc(delta, (size_t)cap * sizeof *nd);
+            if (nd)
+                delta = nd;
+            double *nw = realloc(weight, (size_t)cap * sizeof *nw);
+            if (nw)
+                weight = nw;
+            if (!nd || !nw) {
+                st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+                break;
+            }
+        }
+        delta[n] = (int)d;
+        weight[n++] = wv;
+    }
+    fclose(f);
+    if (!st && n == 0)
+        st = optinc_fail(err, OPTINC_EINPUT, path, lineno, 0,
+                         "no \"DELTA COUNT\" lines: the histogram is empty");
+    if (!st)
+        st = hist_build(delta, weight, n, p_error, path, out, err);
+    free(delta);
+    free(weight);
+    return st;
+}
+
+void optinc_err_hist_free(optinc_err_hist *h)
+{
+    if (!h)
+        return;
+    free(h->delta);
+    free(h->cdf);
+    free(h);
+}

@@ -1,0 +1,795 @@
+/*
+ * trainer.c - data-parallel MLP training over an emulated all-reduce (see
+ * train.h for the algorithm and the files it writes).
+ *
+ * Layout.  The parameters are one flat float vector, layer by layer W (out x
+ * in, row-major) then b, and each server's gradient has the same layout, so
+ * the all-reduce sees one vector of P floats (235,146 for 784-256-128-10,
+ * the size paper.md section 10 uses).  The hot loops are float: activations
+ * are rows of a batch and every product is one cblas_sgemm.
+ *
+ * Determinism.  A server's gradient depends only on the parameters and its
+ * batch; the all-reduce gives every server the same bytes; per-server metrics
+ * are gathered and added in server order by every process; the test set is
+ * evaluated in fixed batches of EVAL_BATCH rows, batch j by server j mod N,
+ * and only integer counts are summed across processes.  So the in-process
+ * and the MPI backends, and a resumed run, produce the same bits.  (BLAS
+ * must itself be deterministic: one OpenBLAS thread, which the Makefile and
+ * the tests set with OPENBLAS_NUM_THREADS=1.)
+ */
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "optinc/dataset.h"
+#include "optinc/fileio.h"
+#include "optinc/rng.h"
+#include "optinc/train.h"
+
+#define EVAL_BATCH 1000
+#define MAX_LAYERS (OPTINC_MAX_HIDDEN + 1)
+#define STREAM_INIT 0x1000u
+#define STREAM_ORDER 0x100000000ULL
+#define CKPT_MAGIC "OPTINCK1"
+
+typedef struct mlp {
+    int layers;                        /* L weight layers */
+    int dims[MAX_LAYERS + 1];          /* dims[0] inputs ... dims[L] classes */
+    size_t woff[MAX_LAYERS], boff[MAX_LAYERS];
+    size_t params;
+} mlp;
+
+typedef struct work {
+    int rows;                          /* capacity in batch rows */
+    float *act[MAX_LAYERS + 1];        /* act[0] input, act[l] output of layer l */
+    float *dz, *da;                    /* rows x widest layer */
+} work;
+
+/* The state after a step: what a checkpoint holds. */
+typedef struct state {
+    long step;
+    float *w, *v;
+    double loss_sum, correct, samples; /* this epoch so far */
+    optinc_ar_stats stats, epoch_start;
+    optinc_train_epoch *hist;
+    int n_hist, cap_hist;
+} state;
+
+void optinc_train_defaults(optinc_train_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->servers = 4;
+    cfg->epochs = 10;
+    cfg->batch = 64;
+    cfg->hidden[0] = 256;
+    cfg->hidden[1] = 128;
+    cfg->n_hidden = 2;
+    cfg->lr = 0.05;
+    cfg->momentum = 0.9;
+    cfg->seed = 1;
+    cfg->allreduce = OPTINC_AR_RING;
+    cfg->bits = OPTINC_AR_DEFAULT_BITS;
+    cfg->block_size = OPTINC_AR_DEFAULT_BLOCK;
+    optinc_costmodel_defaults(&cfg->cost);
+}
+
+void optinc_train_apply_spec(optinc_train_config *cfg, const optinc_spec_train *t)
+{
+    if (!t->present)
+        return;
+    if (t->servers)
+        cfg->servers = t->servers;
+    if (t->epochs)
+        cfg->epochs = t->epochs;
+    if (t->batch)
+        cfg->batch = t->batch;
+    if (t->checkpoint_every)
+        cfg->checkpoint_every = t->checkpoint_every;
+    if (t->n_hidden) {
+        memcpy(cfg->hidden, t->hidden, sizeof cfg->hidden);
+        cfg->n_hidden = t->n_hidden;
+    }
+    if (t->lr > 0.0)
+        cfg->lr = t->lr;
+    if (t->momentum > 0.0)
+        cfg->momentum = t->momentum;
+    if (t->allreduce[0])
+        optinc_ar_kind_parse(t->allreduce, &cfg->allreduce);
+}
+
+/* ---- the model ----------------------------------------------------------- */
+
+static void mlp_layout(mlp *m, int inputs, const int *hidden, int n_hidden, int classes)
+{
+    m->layers = n_hidden + 1;
+    m->dims[0] = inputs;
+    for (int l = 0; l < n_hidden; l++)
+        m->dims[l + 1] = hidden[l];
+    m->dims[m->layers] = classes;
+    size_t p = 0;
+    for (int l = 0; l < m->layers; l++) {
+        m->woff[l] = p;
+        p += (size_t)m->dims[l + 1] * (size_t)m->dims[l];
+        m->boff[l] = p;
+        p += (size_t)m->dims[l + 1];
+    }
+    m->params = p;
+}
+
+/* PyTorch's default for nn.Linear: W and b uniform in +-1/sqrt(fan_in). */
+static void mlp_init(const mlp *m, uint64_t seed, float *w)
+{
+    for (int l = 0; l < m->layers; l++) {
+        optinc_rng rng;
+        optinc_rng_stream(&rng, seed, STREAM_INIT + (uint64_t)l);
+        double bound = 1.0 / sqrt((double)m->dims[l]);
+        size_t end = m->boff[l] + (size_t)m->dims[l + 1];
+        for (size_t j = m->woff[l]; j < end; j++)
+            w[j] = (float)((2.0 * optinc_rng_uniform(&rng) - 1.0) * bound);
+    }
+}
+
+static void work_free(work *wk)
+{
+    for (int l = 0; l <= MAX_LAYERS; l++)
+        free(wk->act[l]);
+    free(wk->dz);
+    free(wk->da);
+}
+
+static int work_alloc(work *wk, const mlp *m, int rows)
+{
+    memset(wk, 0, sizeof *wk);
+    wk->rows = rows;
+    int widest = 0;
+    for (int l = 0; l <= m->layers; l++) {
+        wk->act[l] = malloc((size_t)rows * (size_t)m->dims[l] * sizeof(float));
+        if (!wk->act[l])
+            return -1;
+        widest = m->dims[l] > widest ? m->dims[l] : widest;
+    }
+    wk->dz = malloc((size_t)rows * (size_t)widest * sizeof(float));
+    wk->da = malloc((size_t)rows * (size_t)widest * sizeof(float));
+    return wk->dz && wk->da ? 0 : -1;
+}
+
+/* Input rows: pixels / 255 of the samples idx[0..rows). */
+static void load_rows(const optinc_dataset *ds, const int *idx, int rows, float *x)
+{
+    size_t f = (size_t)ds->features;
+    for (int r = 0; r < rows; r++) {
+        const uint8_t *p = ds->images + (size_t)idx[r] * f;
+        for (size_t j = 0; j < f; j++)
+            x[(size_t)r * f + j] = (float)p[j] / 255.0f;
+    }
+}
+
+/* act[l] = relu(act[l-1] W^T + b) for hidden layers, logits for the last. */
+static void forward(const mlp *m, const float *w, work *wk, int rows)
+{
+    for (int l = 0; l < m->layers; l++) {
+        int in = m->dims[l], out = m->dims[l + 1];
+        float *z = wk->act[l + 1];
+        for (int r = 0; r < rows; r++)
+            memcpy(z + (size_t)r * (size_t)out, w + m->boff[l], (size_t)out * sizeof(float));
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, rows, out, in, 1.0f, wk->act[l], in,
+                    w + m->woff[l], in, 1.0f, z, out);
+        if (l < m->layers - 1)
+            for (size_t j = 0; j < (size_t)rows * (size_t)out; j++)
+                z[j] = z[j] > 0.0f ? z[j] : 0.0f;
+    }
+}
+
+/* Index of the largest logit (the first on ties). */
+static int argmax(const float *z, int n)
+{
+    int best = 0;
+    for (int j = 1; j < n; j++)
+        if (z[j] > z[best])
+            best = j;
+    return best;
+}
+
+/* Mean cross-entropy gradient of a batch into g; returns the loss sum and
+ * adds the number of right answers to *correct. */
+static double backward(const mlp *m, const float *w, work *wk, int rows, const uint8_t *y,
+                       float *g, double *correct)
+{
+    int L = m->layers, C = m->dims[L];
+    double loss = 0.0;
+    float inv_rows = 1.0f / (float)rows;
+    for (int r = 0; r < rows; r++) {
+        const float *z = wk->act[L] + (size_t)r * (size_t)C;
+        float *dz = wk->dz + (size_t)r * (size_t)C;
+        int best = argmax(z, C);
+        float mx = z[best], s = 0.0f;
+        for (int j = 0; j < C; j++)
+            s += expf(z[j] - mx);
+        loss += (double)(logf(s) + mx - z[y[r]]);
+        *correct += best == y[r];
+        for (int j = 0; j < C; j++)
+            dz[j] = (expf(z[j] - mx) / s - (j == y[r] ? 1.0f : 0.0f)) * inv_rows;
+    }
+    for (int l = L - 1; l >= 0; l--) {
+        int in = m->dims[l], out = m->dims[l + 1];
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, out, in, rows, 1.0f, wk->dz, out,
+                    wk->act[l], in, 0.0f, g + m->woff[l], in);
+        float *gb = g + m->boff[l];
+        memcpy(gb, wk->dz, (size_t)out * sizeof(float));
+        for (int r = 1; r < rows; r++)
+            optinc_ar_add(gb, wk->dz + (size_t)r * (size_t)out, (size_t)out);
+        if (l == 0)
+            break;
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, in, out, 1.0f, wk->dz, out,
+                    w + m->woff[l], in, 0.0f, wk->da, in);
+        const float *a = wk->act[l];
+        for (size_t j = 0; j < (size_t)rows * (size_t)in; j++)
+            wk->dz[j] = a[j] > 0.0f ? wk->da[j] : 0.0f;
+    }
+    return loss;
+}
+
+/* Fraction of the test set classified right, in fixed batches spread over
+ * the servers; integer counts are summed over the processes. */
+static double evaluate(const mlp *m, const float *w, work *wk, const optinc_dataset *test,
+                       const optinc_comm *comm, int *idx)
+{
+    int64_t right = 0;
+    for (int b = 0, lo = 0; lo < test->n; b++, lo += EVAL_BATCH) {
+        int owner = b % comm->servers;
+        if (owner < comm->first || owner >= comm->first + comm->count)
+            continue;
+        int rows = test->n - lo < EVAL_BATCH ? test->n - lo : EVAL_BATCH;
+        for (int r = 0; r < rows; r++)
+            idx[r] = lo + r;
+        load_rows(test, idx, rows, wk->act[0]);
+        forward(m, w, wk, rows);
+        int C = m->dims[m->layers];
+        for (int r = 0; r < rows; r++)
+            right += argmax(wk->act[m->layers] + (size_t)r * (size_t)C, C) == test->labels[lo + r];
+    }
+    return (double)optinc_comm_sum(comm, right) / (double)test->n;
+}
+
+/* The order of epoch e: a Fisher-Yates shuffle from the epoch's stream. */
+static void epoch_order(uint64_t seed, long e, int n, int *order)
+{
+    optinc_rng rng;
+    optinc_rng_stream(&rng, seed, STREAM_ORDER + (uint64_t)e);
+    for (int i = 0; i < n; i++)
+        order[i] = i;
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)optinc_rng_below(&rng, (uint64_t)i + 1);
+        int t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+}
+
+/* ---- files --------------------------------------------------------------- */
+
+static void out_path(const char *dir, const char *name, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s", dir, name);
+}
+
+/* The settings a checkpoint must match (not the epoch count, the output
+ * folder, the backend or the checkpoint interval). */
+static void config_hash(const optinc_train_config *cfg, const mlp *m, int ntrain, int ntest,
+                        uint8_t hash[32])
+{
+    char text[4096];
+    int k = snprintf(text, sizeof text,
+                     "servers=%d batch=%d lr=%.17g momentum=%.17g seed=%llu allreduce=%s "
+                     "bits=%d block=%d train=%d test=%d dims=",
+                     cfg->servers, cfg->batch, cfg->lr, cfg->momentum,
+                     (unsigned long long)cfg->seed, optinc_ar_kind_name(cfg->allreduce),
+                     cfg->bits, cfg->block_size, ntrain, ntest);
+    for (int l = 0; l <= m->layers && k < (int)sizeof text - 16; l++)
+        k += snprintf(text + k, sizeof text - (size_t)k, "%d,", m->dims[l]);
+    uint8_t sub[32];
+    if (cfg->allreduce == OPTINC_AR_OPTINC && cfg->lut) {
+        optinc_sha256(cfg->lut->code, cfg->lut->size * sizeof *cfg->lut->code, sub);
+        for (int i = 0; i < 32 && k < (int)sizeof text - 3; i++)
+            k += snprintf(text + k, sizeof text - (size_t)k, "%02x", sub[i]);
+    }
+    const optinc_err_hist *h = cfg->inject;
+    if (h && cfg->allreduce != OPTINC_AR_RING && cfg->allreduce != OPTINC_AR_EXACT) {
+        k += snprintf(text + k, sizeof text - (size_t)k, " p=%.17g", h->p_error);
+        for (int i = 0; i < h->n && k < (int)sizeof text - 48; i++)
+            k += snprintf(text + k, sizeof text - (size_t)k, " %d:%.17g", h->delta[i],
+                          h->cdf[i]);
+    }
+    optinc_sha256(text, strlen(text), hash);
+}
+
+static optinc_status write_csv(const char *dir, const state *s, optinc_error *err)
+{
+    char path[1100];
+    optinc_out o;
+    out_path(dir, "metrics.csv", path, sizeof path);
+    optinc_status st = optinc_out_open(&o, path, err);
+    if (st)
+        return st;
+    fprintf(o.f, "epoch,step,train_loss,train_accuracy,test_accuracy,bytes_sent_per_server,"
+                 "comm_time_s,injected_errors\n");
+    for (int i = 0; i < s->n_hist; i++) {
+        const optinc_train_epoch *e = &s->hist[i];
+        fprintf(o.f, "%d,%ld,%.9g,%.9g,%.9g,%llu,%.9g,%llu\n", e->epoch, e->step, e->train_loss,
+                e->train_accuracy, e->test_accuracy,
+                (unsigned long long)e->bytes_sent_per_server, e->comm_time_s,
+                (unsigned long long)e->injected_errors);
+    }
+    return optinc_out_commit(&o, err);
+}
+
+static optinc_status write_weights(const char *dir, const float *w, size_t n, optinc_error *err)
+{
+    char path[1100];
+    optinc_out o;
+    out_path(dir, "weights.f32", path, sizeof path);
+    optinc_status st = optinc_out_open(&o, path, err);
+    if (st)
+        return st;
+    fwrite(w, sizeof *w, n, o.f);
+    return optinc_out_commit(&o, err);
+}
+
+/* checkpoint.bin: magic, settings hash, step, P, w[P], v[P], the epoch's
+ * metric sums, the statistics (whole run and at the epoch's start), and the
+ * rows of the finished epochs; native byte order (a checkpoint resumes on the
+ * machine that wrote it). */
+static optinc_status write_checkpoint(const char *dir, const uint8_t hash[32], const state *s,
+                                      size_t P, optinc_error *err)
+{
+    char path[1100];
+    optinc_out o;
+    out_path(dir, "checkpoint.bin", path, sizeof path);
+    optinc_status st = optinc_out_open(&o, path, err);
+    if (st)
+        return st;
+    uint64_t step = (uint64_t)s->step, params = P;
+    int32_t nh = s->n_hist;
+    double sums[3] = {s->loss_sum, s->correct, s->samples};
+    fwrite(CKPT_MAGIC, 1, 8, o.f);
+    fwrite(hash, 1, 32, o.f);
+    fwrite(&step, sizeof step, 1, o.f);
+    fwrite(&params, sizeof params, 1, o.f);
+    fwrite(s->w, sizeof(float), P, o.f);
+    fwrite(s->v, sizeof(float), P, o.f);
+    fwrite(sums, sizeof sums, 1, o.f);
+    fwrite(&s->stats, sizeof s->stats, 1, o.f);
+    fwrite(&s->epoch_start, sizeof s->epoch_start, 1, o.f);
+    fwrite(&nh, sizeof nh, 1, o.f);
+    fwrite(s->hist, sizeof *s->hist, (size_t)nh, o.f);
+    return optinc_out_commit(&o, err);
+}
+
+static int hist_reserve(state *s, int n)
+{
+    if (n <= s->cap_hist)
+        return 0;
+    optinc_train_epoch *h = realloc(s->hist, (size_t)n * sizeof *h);
+    if (!h)
+        return -1;
+    s->hist = h;
+    s->cap_hist = n;
+    return 0;
+}
+
+/* Loads checkpoint.bin when it exists (*found = 0 otherwise). */
+static optinc_status read_checkpoint(const char *dir, const uint8_t hash[32], state *s, size_t P,
+                                     int *found, optinc_error *err)
+{
+    char path[1100];
+    out_path(dir, "checkpoint.bin", path, sizeof path);
+    *found = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return OPTINC_OK;
+    char magic[8];
+    uint8_t h[32];
+    uint64_t step, params;
+    int32_t nh = 0;
+    double sums[3];
+    int ok = fread(magic, 1, 8, f) == 8 && !memcmp(magic, CKPT_MAGIC, 8) &&
+             fread(h, 1, 32, f) == 32 && fread(&step, sizeof step, 1, f) == 1 &&
+             fread(&params, sizeof params, 1, f) == 1;
+    if (ok && (memcmp(h, hash, 32) || params != P)) {
+        fclose(f);
+        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
+                           "this checkpoint was written by a run with other settings (servers, "
+                           "batch, model, learning rate, seed, all-reduce, ONN or data): rerun "
+                           "with the same options, or remove it to start afresh");
+    }
+    ok = ok && fread(s->w, sizeof(float), P, f) == P && fread(s->v, sizeof(float), P, f) == P &&
+         fread(sums, sizeof sums, 1, f) == 1 && fread(&s->stats, sizeof s->stats, 1, f) == 1 &&
+         fread(&s->epoch_start, sizeof s->epoch_start, 1, f) == 1 &&
+         fread(&nh, sizeof nh, 1, f) == 1 && nh >= 0 && nh < (1 << 20) && !hist_reserve(s, nh) &&
+         fread(s->hist, sizeof *s->hist, (size_t)nh, f) == (size_t)nh && fgetc(f) == EOF;
+    fclose(f);
+    if (!ok)
+        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
+                           "not a complete optinc checkpoint: remove it to start afresh");
+    s->step = (long)step;
+    s->loss_sum = sums[0];
+    s->correct = sums[1];
+    s->samples = sums[2];
+    s->n_hist = nh;
+    *found = 1;
+    return OPTINC_OK;
+}
+
+/* ---- the training loop --------------------------------------------------- */
+
+static optinc_status check_config(const optinc_train_config *cfg, const optinc_comm *comm,
+                                  optinc_error *err)
+{
+    if (comm->servers != cfg->servers)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "%d servers requested but the backend runs %d: with MPI start "
+                           "mpirun -np %d", cfg->servers, comm->servers, cfg->servers);
+    if (cfg->epochs < 1 || cfg->batch < 1 || !(cfg->lr > 0.0) || cfg->momentum < 0.0 ||
+        cfg->momentum >= 1.0 || cfg->n_hidden < 0 || cfg->n_hidden > OPTINC_MAX_HIDDEN)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "training needs epochs >= 1, batch >= 1, lr > 0, 0 <= momentum < 1 "
+                           "and at most %d hidden layers", OPTINC_MAX_HIDDEN);
+    for (int l = 0; l < cfg->n_hidden; l++)
+        if (cfg->hidden[l] < 1 || cfg->hidden[l] > 65536)
+            return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                               "hidden width %d: use 1..65536", cfg->hidden[l]);
+    if ((cfg->checkpoint_every || cfg->resume) && !cfg->out_dir[0])
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "checkpoints need an output folder: give --out DIR");
+    return OPTINC_OK;
+}
+
+/* Everything one run allocates. */
+typedef struct run {
+    optinc_dataset *train, *test;
+    optinc_allreduce *ar;
+    work wk;
+    float **grads;
+    int *order, *idx;
+    uint8_t *labels;
+    state s;
+} run;
+
+static void run_free(run *r)
+{
+    optinc_dataset_free(r->train);
+    optinc_dataset_free(r->test);
+    optinc_allreduce_free(r->ar);
+    work_free(&r->wk);
+    if (r->grads)
+        for (int k = 0; r->grads[k]; k++)
+            free(r->grads[k]);
+    free(r->grads);
+    free(r->order);
+    free(r->idx);
+    free(r->labels);
+    free(r->s.w);
+    free(r->s.v);
+    free(r->s.hist);
+}
+
+static optinc_status setup(const optinc_train_config *cfg, const optinc_comm *comm, run *r,
+                           mlp *m, optinc_error *err)
+{
+    optinc_status st = check_config(cfg, comm, err);
+    const char *dir = cfg->data_dir[0] ? cfg->data_dir : NULL;
+    if (!st)
+        st = optinc_dataset_fashion_mnist(dir, 0, cfg->limit_train, &r->train, err);
+    if (!st)
+        st = optinc_dataset_fashion_mnist(dir, 1, cfg->limit_test, &r->test, err);
+    if (st)
+        return st;
+    if (r->train->features != r->test->features)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "training images have %d pixels, test images %d: use one data set",
+                           r->train->features, r->test->features);
+    int classes = r->train->classes > r->test->classes ? r->train->classes : r->test->classes;
+    if (classes < 2)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "the labels hold one class: classification needs at least 2");
+    if ((long)r->train->n < (long)cfg->servers * cfg->batch)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "%d training samples are fewer than one step of %d servers x batch "
+                           "%d: use a smaller batch or more samples",
+                           r->train->n, cfg->servers, cfg->batch);
+    mlp_layout(m, r->train->features, cfg->hidden, cfg->n_hidden, classes);
+    optinc_ar_config ac = {cfg->allreduce, cfg->servers, cfg->bits, cfg->block_size,
+                           cfg->lut,       cfg->inject,  cfg->seed};
+    if ((st = optinc_allreduce_new(&ac, &r->ar, err)))
+        return st;
+    size_t P = m->params;
+    int rows = cfg->batch > EVAL_BATCH ? cfg->batch : EVAL_BATCH;
+    r->grads = calloc((size_t)comm->count + 1, sizeof *r->grads);
+    r->order = malloc((size_t)r->train->n * sizeof *r->order);
+    r->idx = malloc((size_t)rows * sizeof *r->idx);
+    r->labels = malloc((size_t)rows);
+    r->s.w = malloc(P * sizeof(float));
+    r->s.v = calloc(P, sizeof(float));
+    int bad = !r->grads || !r->order || !r->idx || !r->labels || !r->s.w || !r->s.v ||
+              work_alloc(&r->wk, m, rows) || hist_reserve(&r->s, cfg->epochs);
+    for (int k = 0; !bad && k < comm->count; k++)
+        bad = !(r->grads[k] = malloc(P * sizeof(float)));
+    if (bad)
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory for the model");
+    mlp_init(m, cfg->seed, r->s.w);
+    return OPTINC_OK;
+}
+
+/* Closes epoch `e` (0-based): test accuracy and the metrics row. */
+static void close_epoch(const optinc_train_config *cfg, const optinc_comm *comm, run *r,
+                        const mlp *m, long e)
+{
+    state *s = &r->s;
+    optinc_train_epoch *row = &s->hist[s->n_hist++];
+    int worst = 0;
+    for (int i = 1; i < cfg->servers; i++)
+        if (s->stats.bytes_sent[i] - s->epoch_start.bytes_sent[i] >
+            s->stats.bytes_sent[worst] - s->epoch_start.bytes_sent[worst])
+            worst = i;
+    optinc_ar_stats d = s->stats;
+    d.bytes_sent[worst] -= s->epoch_start.bytes_sent[worst];
+    d.messages[worst] -= s->epoch_start.messages[worst];
+    row->epoch = (int)e + 1;
+    row->step = s->step;
+    row->train_loss = s->loss_sum / s->samples;
+    row->train_accuracy = s->correct / s->samples;
+    row->test_accuracy = evaluate(m, s->w, &r->wk, r->test, comm, r->idx);
+    row->bytes_sent_per_server = d.bytes_sent[worst];
+    row->comm_time_s = optinc_cost_comm_time(&cfg->cost, &d, worst);
+    row->injected_errors = s->stats.injected_errors - s->epoch_start.injected_errors;
+    s->loss_sum = s->correct = s->samples = 0.0;
+    s->epoch_start = s->stats;
+}
+
+/* One step: local gradients, all-reduce, metrics, update. */
+static optinc_status step(const optinc_train_config *cfg, const optinc_comm *comm, run *r,
+                          const mlp *m, long spe, optinc_error *err)
+{
+    state *s = &r->s;
+    long k = s->step % spe;
+    int N = cfg->servers, B = cfg->batch;
+    double local[2 * OPTINC_AR_MAX_SERVERS], all[2 * OPTINC_AR_MAX_SERVERS];
+    for (int q = 0; q < comm->count; q++) {
+        int i = comm->first + q;
+        for (int b = 0; b < B; b++) {
+            r->idx[b] = r->order[((size_t)k * (size_t)B + (size_t)b) * (size_t)N + (size_t)i];
+            r->labels[b] = r->train->labels[r->idx[b]];
+        }
+        load_rows(r->train, r->idx, B, r->wk.act[0]);
+        forward(m, s->w, &r->wk, B);
+        double correct = 0.0;
+        local[2 * q] = backward(m, s->w, &r->wk, B, r->labels, r->grads[q], &correct);
+        local[2 * q + 1] = correct;
+    }
+    optinc_status st = optinc_comm_allreduce(comm, r->ar, (uint64_t)s->step, r->grads, m->params,
+                                             &s->stats, err);
+    if (st)
+        return st;
+    optinc_comm_allgather(comm, local, all, 2);
+    for (int i = 0; i < N; i++) {
+        s->loss_sum += all[2 * i];
+        s->correct += all[2 * i + 1];
+    }
+    s->samples += (double)N * B;
+    float lr = (float)cfg->lr, mom = (float)cfg->momentum;
+    const float *g = r->grads[0];
+    for (size_t j = 0; j < m->params; j++) {
+        s->v[j] = mom * s->v[j] + g[j];
+        s->w[j] = s->w[j] - lr * s->v[j];
+    }
+    s->step++;
+    return OPTINC_OK;
+}
+
+/* Writes a file on rank 0 and makes every rank agree on the outcome. */
+static optinc_status rank0_write(const optinc_comm *comm, optinc_status st, optinc_error *err)
+{
+    return optinc_comm_agree(comm, comm->rank == 0 ? st : OPTINC_OK, err);
+}
+
+optinc_status optinc_train(const optinc_train_config *cfg, const optinc_comm *comm,
+                           optinc_train_result *res, optinc_error *err)
+{
+    memset(res, 0, sizeof *res);
+    run r;
+    mlp m;
+    memset(&r, 0, sizeof r);
+    optinc_status st = optinc_comm_agree(comm, setup(cfg, comm, &r, &m, err), err);
+    long spe = st ? 1 : r.train->n / ((long)cfg->servers * cfg->batch);
+    long total = (long)cfg->epochs * spe;
+    uint8_t hash[32];
+    if (!st) {
+        config_hash(cfg, &m, r.train->n, r.test->n, hash);
+        if (cfg->resume) {
+            int found;
+            st = read_checkpoint(cfg->out_dir, hash, &r.s, m.params, &found, err);
+            if (!st && found && r.s.step > total)
+                st = optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                                 "the checkpoint is at step %ld, past the %ld steps of %d "
+                                 "epochs: give more --epochs", r.s.step, total, cfg->epochs);
+            if (!st && found)
+                res->resumed_from = r.s.step;
+            if (!st && hist_reserve(&r.s, cfg->epochs))
+                st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+        }
+        st = optinc_comm_agree(comm, st, err);
+    }
+    long ordered = -1;
+    while (!st && r.s.step < total) {
+        long e = r.s.step / spe;
+        if (e != ordered) {
+            epoch_order(cfg->seed, e, r.train->n, r.order);
+            ordered = e;
+        }
+        if ((st = step(cfg, comm, &r, &m, spe, err)))
+            break;
+        if (r.s.step % spe == 0) {
+            close_epoch(cfg, comm, &r, &m, e);
+            if (cfg->out_dir[0])
+                st = rank0_write(comm, comm->rank ? OPTINC_OK : write_csv(cfg->out_dir, &r.s, err),
+                                 err);
+        }
+        if (!st && cfg->checkpoint_every && r.s.step % cfg->checkpoint_every == 0)
+            st = rank0_write(comm, comm->rank ? OPTINC_OK
+                                              : write_checkpoint(cfg->out_dir, hash, &r.s,
+                                                                 m.params, err), err);
+        if (cfg->progress && !st) {
+            optinc_train_progress p = {(int)((r.s.step - 1) / spe) + 1, cfg->epochs, r.s.step,
+                                       total, 0.0};
+            if (r.s.samples > 0)
+                p.loss = r.s.loss_sum / r.s.samples;
+            else if (r.s.n_hist)
+                p.loss = r.s.hist[r.s.n_hist - 1].train_loss;
+            cfg->progress(cfg->progress_ctx, &p);
+        }
+        if (cfg->stop_after && r.s.step >= cfg->stop_after && r.s.step < total) {
+            res->stopped = 1;
+            break;
+        }
+    }
+    if (!st && !res->stopped && cfg->out_dir[0]) {
+        optinc_status w = OPTINC_OK;
+        if (comm->rank == 0) {
+            w = write_csv(cfg->out_dir, &r.s, err);
+            if (!w)
+                w = write_weights(cfg->out_dir, r.s.w, m.params, err);
+            if (!w && cfg->checkpoint_every)
+                w = write_checkpoint(cfg->out_dir, hash, &r.s, m.params, err);
+        }
+        st = rank0_write(comm, w, err);
+    }
+    if (!st) {
+        res->steps = r.s.step;
+        res->params = m.params;
+        optinc_sha256(r.s.w, m.params * sizeof(float), res->weights_sha256);
+        int worst = 0;
+        for (int i = 1; i < cfg->servers; i++)
+            if (r.s.stats.bytes_sent[i] > r.s.stats.bytes_sent[worst])
+                worst = i;
+        res->bytes_sent_per_server = r.s.stats.bytes_sent[worst];
+        res->comm_time_s = optinc_cost_comm_time(&cfg->cost, &r.s.stats, worst);
+        res->injected_errors = r.s.stats.injected_errors;
+        if (r.s.n_hist) {
+            const optinc_train_epoch *last = &r.s.hist[r.s.n_hist - 1];
+            res->train_loss = last->train_loss;
+            res->train_accuracy = last->train_accuracy;
+            res->test_accuracy = last->test_accuracy;
+        }
+        res->epochs = r.s.hist;
+        res->n_epochs = r.s.n_hist;
+        r.s.hist = NULL;
+    }
+    run_free(&r);
+    return st;
+}
+
+void optinc_train_result_free(optinc_train_result *res)
+{
+    free(res->epochs);
+    res->epochs = NULL;
+    res->n_epochs = 0;
+}
+
+/* ---- plots --------------------------------------------------------------- */
+
+static int on_path(const char *prog)
+{
+    const char *path = getenv("PATH");
+    char buf[4096];
+    while (path && *path) {
+        size_t len = strcspn(path, ":");
+        snprintf(buf, sizeof buf, "%.*s/%s", (int)len, path, prog);
+        if (len && access(buf, X_OK) == 0)
+            return 1;
+        path += len + (path[len] == ':');
+    }
+    return 0;
+}
+
+/* s inside gnuplot single quotes, where a quote is written twice. */
+static void gnuplot_quote(const char *s, char *out, size_t size)
+{
+    size_t k = 0;
+    for (; *s && k + 3 < size; s++) {
+        if (*s == '\'')
+            out[k++] = '\'';
+        out[k++] = *s;
+    }
+    out[k] = '\0';
+}
+
+/* Runs `gnuplot -e "fmt='FMT'" SCRIPT` and stores its standard output. */
+static optinc_status plot_one(const char *dir, const char *script, const char *fmt,
+                              optinc_error *err)
+{
+    char cmd[4096], path[1100];
+    size_t k = (size_t)snprintf(cmd, sizeof cmd, "gnuplot -e \"fmt='%s'\" '", fmt);
+    for (const char *p = script; *p && k + 8 < sizeof cmd; p++)
+        k += (size_t)snprintf(cmd + k, sizeof cmd - k, *p == '\'' ? "'\\''" : "%c", *p);
+    snprintf(cmd + k, sizeof cmd - k, "' 2>/dev/null");
+    snprintf(path, sizeof path, "%s/curves.%s", dir, fmt);
+    optinc_out o;
+    optinc_status st = optinc_out_open(&o, path, err);
+    if (st)
+        return st;
+    FILE *p = popen(cmd, "r");
+    char buf[65536];
+    size_t got, total = 0;
+    while (p && (got = fread(buf, 1, sizeof buf, p)) > 0)
+        total += fwrite(buf, 1, got, o.f);
+    int rc = p ? pclose(p) : -1;
+    if (rc != 0 || total == 0) {
+        optinc_out_abort(&o);
+        return optinc_fail(err, OPTINC_ERUN, script, 0, 0,
+                           "gnuplot failed to draw %s: run 'gnuplot %s' to see why", path,
+                           script);
+    }
+    return optinc_out_commit(&o, err);
+}
+
+optinc_status optinc_train_plot(const char *out_dir, const char *title, int *have_gnuplot,
+                                optinc_error *err)
+{
+    *have_gnuplot = on_path("gnuplot");
+    if (!*have_gnuplot)
+        return OPTINC_OK;
+    char script[1100], csv[1100], csvq[2300], titleq[600];
+    out_path(out_dir, "curves.gp", script, sizeof script);
+    out_path(out_dir, "metrics.csv", csv, sizeof csv);
+    gnuplot_quote(csv, csvq, sizeof csvq);
+    gnuplot_quote(title, titleq, sizeof titleq);
+    optinc_out o;
+    optinc_status st = optinc_out_open(&o, script, err);
+    if (st)
+        return st;
+    fprintf(o.f,
+            "# Training curves of optinc train; run: gnuplot -e \"fmt='svg'\" curves.gp > "
+            "curves.svg\n"
+            "if (!exists(\"fmt\")) fmt = 'svg'\n"
+            "if (fmt eq 'svg') set terminal svg size 960,420 dynamic font 'Sans,11'; "
+            "else set terminal pngcairo size 960,420 font 'Sans,10'\n"
+            "set datafile separator ','\n"
+            "set key autotitle columnhead bottom right\n"
+            "set grid\n"
+            "csv = '%s'\n"
+            "set multiplot layout 1,2 title '%s'\n"
+            "set xlabel 'epoch'\nset ylabel 'training loss'\n"
+            "plot csv using 1:3 with linespoints title 'training loss'\n"
+            "set ylabel 'accuracy (%%)'\n"
+            "plot csv using 1:($4*100) with linespoints title 'train (running)', "
+            "csv using 1:($5*100) with linespoints title 'test'\n"
+            "unset multiplot\n",
+            csvq, titleq);
+    if ((st = optinc_out_commit(&o, err)))
+        return st;
+    if ((st = plot_one(out_dir, script, "svg", err)))
+        return st;
+    return plot_one(out_dir, script, "png", err);
+}

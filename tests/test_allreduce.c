@@ -1,0 +1,421 @@
+/*
+ * test_allreduce.c - the all-reduce algorithms against independent
+ * computations: the ring's defined summation order, byte counts against the
+ * formulas for N = 2..16, the aggregation table against direct evaluation,
+ * rounding half to even, injected errors, histograms, the cost model.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "optinc/allreduce.h"
+#include "optinc/costmodel.h"
+#include "optinc/rng.h"
+#include "testutil.h"
+
+/* N random gradients of n floats (normal, scaled per server). */
+static float **grads_new(int N, size_t n, uint64_t seed)
+{
+    float **g = calloc((size_t)N, sizeof *g);
+    optinc_rng rng;
+    optinc_rng_seed(&rng, seed);
+    for (int i = 0; i < N; i++) {
+        g[i] = malloc((n ? n : 1) * sizeof **g);
+        for (size_t j = 0; j < n; j++)
+            g[i][j] = (float)(optinc_rng_normal(&rng) * 1e-2 * (i + 1));
+    }
+    return g;
+}
+
+static float **grads_copy(float *const *src, int N, size_t n)
+{
+    float **g = calloc((size_t)N, sizeof *g);
+    for (int i = 0; i < N; i++) {
+        g[i] = malloc((n ? n : 1) * sizeof **g);
+        memcpy(g[i], src[i], n * sizeof **g);
+    }
+    return g;
+}
+
+static void grads_free(float **g, int N)
+{
+    for (int i = 0; i < N; i++)
+        free(g[i]);
+    free(g);
+}
+
+static optinc_allreduce *plan(optinc_ar_kind kind, int N, const optinc_agg_lut *lut,
+                              const optinc_err_hist *h)
+{
+    optinc_ar_config c = {kind, N, 8, 64, lut, h, 7};
+    optinc_allreduce *ar = NULL;
+    optinc_error err;
+    cr_assert_eq(optinc_allreduce_new(&c, &ar, &err), OPTINC_OK, "%s", err.message);
+    return ar;
+}
+
+static void run(optinc_allreduce *ar, uint64_t step, float **g, size_t n, optinc_ar_stats *st)
+{
+    optinc_error err;
+    cr_assert_eq(optinc_allreduce_inproc(ar, step, g, n, st, &err), OPTINC_OK, "%s",
+                 err.message);
+}
+
+Test(allreduce, exact_rounding_half_to_even)
+{
+    /* N = 4, 8 bits: offset 128, code sum = 4 * 128 + sum of signed values. */
+    const struct { int64_t t; int want; } cases[] = {
+        {0, 0}, {2, 0}, {6, 2}, {-2, 0}, {-6, -2}, {5, 1}, {7, 2}, {-5, -1}, {-7, -2},
+        {10, 2}, {14, 4}, {-10, -2}, {508, 127}, {-508, -127}, {1, 0}, {3, 1}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        cr_assert_eq(optinc_agg_exact_code(4, 8, 512 + cases[i].t), 128 + cases[i].want,
+                     "sum %lld", (long long)cases[i].t);
+    /* Unbiased: over every sum the rounding errors cancel exactly. */
+    for (int N = 2; N <= 8; N++) {
+        double bias = 0.0;
+        for (int64_t t = -127 * N; t <= 127 * N; t++)
+            bias += (optinc_agg_exact_code(N, 8, 128 * N + t) - 128) - (double)t / N;
+        cr_assert_float_eq(bias, 0.0, 1e-9, "N %d bias %g", N, bias);
+    }
+    cr_assert_eq(optinc_agg_exact_code(2, 8, 0), 0);        /* clamped */
+    cr_assert_eq(optinc_agg_exact_code(2, 8, 2 * 255), 255);
+}
+
+Test(allreduce, table_equals_direct_evaluation)
+{
+    optinc_rng rng;
+    optinc_rng_seed(&rng, 3);
+    for (int N = 2; N <= 8; N++)
+        for (int bits = 2; bits <= 8; bits += 2) {
+            optinc_agg_lut *lut;
+            optinc_error err;
+            cr_assert_eq(optinc_agg_lut_exact(N, bits, &lut, &err), OPTINC_OK, "%s",
+                         err.message);
+            cr_assert_eq(lut->size, (size_t)pow(3 * N + 1, bits / 2));
+            for (int s = 0; s < 20000; s++) {
+                uint16_t codes[8];
+                int64_t sum = 0, dsum[4] = {0}, sums[4];
+                for (int i = 0; i < N; i++) {
+                    codes[i] = (uint16_t)optinc_rng_below(&rng, 1u << bits);
+                    sum += codes[i];
+                    for (int k = 0; k < bits / 2; k++)
+                        dsum[k] += (codes[i] >> (2 * k)) & 3;
+                }
+                size_t idx = optinc_agg_lut_index(lut, codes);
+                cr_assert_lt(idx, lut->size);
+                int isums[4];
+                optinc_agg_lut_digit_sums(lut, idx, isums);
+                for (int k = 0; k < bits / 2; k++) {
+                    sums[k] = isums[k];
+                    cr_assert_eq(sums[k], dsum[k], "digit sum %d", k);
+                }
+                cr_assert_eq(lut->code[idx], optinc_agg_exact_code(N, bits, sum));
+            }
+            optinc_agg_lut_free(lut);
+        }
+}
+
+Test(allreduce, table_limits)
+{
+    optinc_agg_lut *lut;
+    optinc_error err;
+    cr_assert_eq(optinc_agg_lut_new(4, 7, &lut, &err), OPTINC_EINPUT);
+    cr_assert_eq(optinc_agg_lut_new(4, 16, &lut, &err), OPTINC_EINPUT);
+    cr_assert(strstr(err.message, "2..12"));
+    cr_assert_eq(optinc_agg_lut_new(64, 12, &lut, &err), OPTINC_EINPUT);
+    cr_assert(strstr(err.message, "2^26"));
+    optinc_ar_config c = {OPTINC_AR_OPTINC, 4, 8, 64, NULL, NULL, 1};
+    cr_assert_eq(optinc_agg_lut_exact(2, 8, &lut, &err), OPTINC_OK);
+    c.lut = lut;
+    optinc_allreduce *ar;
+    cr_assert_eq(optinc_allreduce_new(&c, &ar, &err), OPTINC_EINPUT);
+    cr_assert(strstr(err.message, "2 servers"));
+    optinc_agg_lut_free(lut);
+}
+
+/* The ring's result, computed independently: chunk c is summed around the
+ * ring starting at server c, ((g_c + g_c+1) + g_c+2) + ..., then / N. */
+Test(allreduce, ring_sums_in_ring_order)
+{
+    const size_t sizes[] = {0, 1, 3, 17, 1000, 4099};
+    for (int N = 1; N <= 9; N++)
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            size_t n = sizes[si];
+            float **g = grads_new(N, n, 100 + (uint64_t)N), **ref = grads_copy(g, N, n);
+            optinc_allreduce *ar = plan(OPTINC_AR_RING, N, NULL, NULL);
+            run(ar, 0, g, n, NULL);
+            for (int c = 0; c < N; c++) {
+                size_t lo = n * (size_t)c / (size_t)N, hi = n * (size_t)(c + 1) / (size_t)N;
+                for (size_t j = lo; j < hi; j++) {
+                    volatile float s = ref[c][j];
+                    for (int k = 1; k < N; k++)
+                        s = s + ref[(c + k) % N][j];
+                    s = s / (float)N;
+                    for (int i = 0; i < N; i++)
+                        cr_assert_eq(g[i][j], s, "N %d n %zu server %d element %zu", N, n, i, j);
+                }
+            }
+            optinc_allreduce_free(ar);
+            grads_free(g, N);
+            grads_free(ref, N);
+        }
+}
+
+Test(allreduce, exact_sums_in_server_order)
+{
+    int N = 5;
+    size_t n = 777;
+    float **g = grads_new(N, n, 9), **ref = grads_copy(g, N, n);
+    optinc_allreduce *ar = plan(OPTINC_AR_EXACT, N, NULL, NULL);
+    run(ar, 0, g, n, NULL);
+    for (size_t j = 0; j < n; j++) {
+        volatile float s = ref[0][j];
+        for (int i = 1; i < N; i++)
+            s = s + ref[i][j];
+        s = s / (float)N;
+        for (int i = 0; i < N; i++)
+            cr_assert_eq(g[i][j], s);
+    }
+    optinc_allreduce_free(ar);
+    grads_free(g, N);
+    grads_free(ref, N);
+}
+
+/* Bytes per server: ring 2(N-1)/N of the float gradient in 2(N-1) messages,
+ * the star S once; the ratio is exactly 2(N-1)/N for N = 2..16. */
+Test(allreduce, bytes_counted_equal_formula)
+{
+    const size_t n = 720720;           /* divisible by 2..16 */
+    float **g = grads_new(16, n, 5);
+    for (int N = 2; N <= 16; N++) {
+        optinc_ar_stats ring, exact, opt;
+        memset(&ring, 0, sizeof ring);
+        memset(&exact, 0, sizeof exact);
+        memset(&opt, 0, sizeof opt);
+        optinc_allreduce *a = plan(OPTINC_AR_RING, N, NULL, NULL);
+        run(a, 0, g, n, &ring);
+        optinc_allreduce_free(a);
+        a = plan(OPTINC_AR_EXACT, N, NULL, NULL);
+        run(a, 0, g, n, &exact);
+        optinc_allreduce_free(a);
+        a = plan(OPTINC_AR_OPTINC, N, NULL, NULL);
+        run(a, 0, g, n, &opt);
+        optinc_allreduce_free(a);
+        for (int i = 0; i < N; i++) {
+            cr_assert_eq(ring.bytes_sent[i], (uint64_t)2 * (N - 1) * (n / N) * 4, "N %d", N);
+            cr_assert_eq(ring.bytes_received[i], ring.bytes_sent[i]);
+            cr_assert_eq(ring.messages[i], (uint64_t)2 * (N - 1));
+            cr_assert_eq(exact.bytes_sent[i], (uint64_t)n * 4);
+            cr_assert_eq(exact.messages[i], 1);
+            /* 8-bit codes plus one float scale per 64-element block */
+            cr_assert_eq(opt.bytes_sent[i], (uint64_t)n + (n + 63) / 64 * 4);
+            cr_assert_eq(opt.bytes_received[i], opt.bytes_sent[i]);
+            cr_assert_eq(opt.messages[i], 2);
+        }
+        cr_assert_eq(ring.bytes_sent[0] * (uint64_t)N,
+                     exact.bytes_sent[0] * (uint64_t)(2 * (N - 1)));
+    }
+    grads_free(g, 16);
+}
+
+/* optinc through the digit-sum table and quantized through the code sum are
+ * two routes to the same function; both match an independent quantizer. */
+Test(allreduce, optinc_equals_quantized_and_direct)
+{
+    for (int N = 2; N <= 6; N++) {
+        size_t n = 5000;
+        float **a = grads_new(N, n, 11), **b = grads_copy(a, N, n), **ref = grads_copy(a, N, n);
+        optinc_allreduce *pa = plan(OPTINC_AR_OPTINC, N, NULL, NULL);
+        optinc_allreduce *pb = plan(OPTINC_AR_QUANTIZED, N, NULL, NULL);
+        run(pa, 0, a, n, NULL);
+        run(pb, 0, b, n, NULL);
+        for (size_t lo = 0; lo < n; lo += 64) {
+            size_t hi = lo + 64 < n ? lo + 64 : n;
+            float m = 0.0f;
+            for (int i = 0; i < N; i++)
+                for (size_t j = lo; j < hi; j++)
+                    m = fmaxf(m, fabsf(ref[i][j]));
+            for (size_t j = lo; j < hi; j++) {
+                int64_t sum = 0;
+                for (int i = 0; i < N; i++)
+                    sum += (int64_t)nearbyintf(ref[i][j] * (127.0f / m)) + 128;
+                int code = optinc_agg_exact_code(N, 8, sum);
+                float want = (float)(code - 128) * (m / 127.0f);
+                for (int i = 0; i < N; i++) {
+                    cr_assert_eq(a[i][j], want, "N %d element %zu", N, j);
+                    cr_assert_eq(b[i][j], want);
+                }
+                /* within half a step of the mean of the quantized values, and
+                 * one step of the true mean */
+                double mean = 0.0;
+                for (int i = 0; i < N; i++)
+                    mean += ref[i][j];
+                mean /= N;
+                cr_assert_leq(fabs(want - mean), m / 127.0 * 1.0001);
+            }
+        }
+        optinc_allreduce_free(pa);
+        optinc_allreduce_free(pb);
+        grads_free(a, N);
+        grads_free(b, N);
+        grads_free(ref, N);
+    }
+}
+
+Test(allreduce, zero_and_extreme_blocks)
+{
+    int N = 3;
+    size_t n = 130;
+    float **g = grads_new(N, n, 2);
+    for (int i = 0; i < N; i++)
+        for (size_t j = 0; j < 64; j++)
+            g[i][j] = 0.0f;                       /* block 0 all zero */
+    g[0][70] = 1e30f;                             /* block 1 dominated by one value */
+    optinc_allreduce *ar = plan(OPTINC_AR_OPTINC, N, NULL, NULL);
+    run(ar, 0, g, n, NULL);
+    for (size_t j = 0; j < 64; j++)
+        cr_assert_eq(g[1][j], 0.0f);
+    cr_assert_float_eq(g[2][70], 1e30f / 3.0f, 1e30f / 127.0f);
+    for (size_t j = 0; j < n; j++)
+        cr_assert(isfinite(g[0][j]));
+    optinc_allreduce_free(ar);
+    grads_free(g, N);
+}
+
+Test(allreduce, injected_errors)
+{
+    uint64_t counts[5] = {0, 1, 0, 3, 0};          /* -2..+2: -1 once, +1 three times */
+    optinc_err_hist *h;
+    optinc_error err;
+    cr_assert_eq(optinc_err_hist_from_counts(counts, 5, 2, &h, &err), OPTINC_OK);
+    cr_assert_eq(h->n, 2);
+    h->p_error = 0.01;
+    int N = 4;
+    size_t n = 200000;
+    float **orig = grads_new(N, n, 4);
+    float **g = grads_copy(orig, N, n), **g2 = grads_copy(orig, N, n);
+    float **g3 = grads_copy(orig, N, n), **clean = grads_copy(orig, N, n);
+    optinc_allreduce *ar = plan(OPTINC_AR_OPTINC, N, NULL, h);
+    optinc_allreduce *ideal = plan(OPTINC_AR_OPTINC, N, NULL, NULL);
+    optinc_ar_stats st;
+    memset(&st, 0, sizeof st);
+    run(ar, 5, g, n, &st);
+    run(ar, 5, g2, n, NULL);
+    run(ar, 6, g3, n, NULL);
+    run(ideal, 5, clean, n, NULL);
+    /* about p n errors (5 sigma), 3:1 up vs down, the same ones for the same
+     * step, others for another step */
+    double mu = 0.01 * n, sd = sqrt(mu);
+    cr_assert(fabs((double)st.injected_errors - mu) < 5 * sd, "%llu",
+              (unsigned long long)st.injected_errors);
+    uint64_t up = 0, down = 0, same = 0;
+    for (size_t j = 0; j < n; j++) {
+        cr_assert_eq(g[0][j], g2[0][j]);
+        if (g[0][j] != clean[0][j]) {
+            if (g[0][j] > clean[0][j])
+                up++;
+            else
+                down++;
+            same += g3[0][j] == g[0][j];
+        }
+    }
+    cr_assert_eq(up + down, st.injected_errors);   /* no clamping at these magnitudes */
+    cr_assert(up > 2 * down, "up %llu down %llu", (unsigned long long)up,
+              (unsigned long long)down);
+    cr_assert_lt(same, st.injected_errors / 10);
+    optinc_allreduce_free(ar);
+    optinc_allreduce_free(ideal);
+    optinc_err_hist_free(h);
+    grads_free(orig, N);
+    grads_free(g, N);
+    grads_free(g2, N);
+    grads_free(g3, N);
+    grads_free(clean, N);
+}
+
+Test(allreduce, histogram_files)
+{
+    char *dir = tu_tempdir(), path[4200];
+    snprintf(path, sizeof path, "%s/h.txt", dir);
+    cr_assert_eq(tu_write_file(path, "# ONN errors\n0 990\n1 6\n-1 3\n\n4 1\n"), 0);
+    optinc_err_hist *h;
+    optinc_error err;
+    cr_assert_eq(optinc_err_hist_load(path, &h, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_float_eq(h->p_error, 0.01, 1e-12);
+    cr_assert_eq(h->n, 3);
+    cr_assert_eq(h->delta[0], -1);
+    cr_assert_eq(h->delta[2], 4);
+    cr_assert_float_eq(h->cdf[0], 0.3, 1e-12);
+    cr_assert_float_eq(h->cdf[1], 0.9, 1e-12);
+    cr_assert_eq(h->cdf[2], 1.0);
+    optinc_err_hist_free(h);
+    cr_assert_eq(tu_write_file(path, "p_error 0.001\n1 1\n-1 1\n"), 0);
+    cr_assert_eq(optinc_err_hist_load(path, &h, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_float_eq(h->p_error, 0.001, 1e-15);
+    optinc_err_hist_free(h);
+    /* bad inputs: line:col and the message */
+    const struct { const char *text; int line, col; const char *msg; } bad[] = {
+        {"0 10\n1 x\n", 2, 1, "DELTA COUNT"},
+        {"0 10\n  1.5 3\n", 2, 3, "integer"},
+        {"0 10\n1 -2\n", 2, 1, "count"},
+        {"p_error 2\n", 1, 1, "[0, 1]"},
+        {"# nothing\n", 1, 0, "empty"},
+        {"p_error 0.1\n0 5\n", 0, 0, "no nonzero"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_assert_eq(tu_write_file(path, bad[i].text), 0);
+        cr_assert_eq(optinc_err_hist_load(path, &h, &err), OPTINC_EINPUT, "case %zu", i);
+        cr_assert_eq(err.line, bad[i].line, "case %zu: line %d", i, err.line);
+        cr_assert_eq(err.column, bad[i].col, "case %zu: col %d", i, err.column);
+        cr_assert(strstr(err.message, bad[i].msg), "case %zu: %s", i, err.message);
+    }
+    cr_assert_eq(optinc_err_hist_load("/nonexistent/h.txt", &h, &err), OPTINC_EINPUT);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+Test(allreduce, kind_names)
+{
+    optinc_ar_kind k;
+    const char *names[] = {"ring", "optinc", "exact", "quantized"};
+    for (int i = 0; i < 4; i++) {
+        cr_assert_eq(optinc_ar_kind_parse(names[i], &k), 0);
+        cr_assert_eq((int)k, i);
+        cr_assert_str_eq(optinc_ar_kind_name(k), names[i]);
+    }
+    cr_assert_eq(optinc_ar_kind_parse("tree", &k), -1);
+}
+
+/* The cost model: comm time from counted traffic, and the section 7 saving
+ * (N-2)/(2(N-1)) x communication share when only communication differs. */
+Test(allreduce, cost_model)
+{
+    optinc_costmodel cm;
+    optinc_costmodel_defaults(&cm);
+    cr_assert_eq(cm.link_bps, 800e9);
+    cr_assert_eq(cm.peak_flops, 60e12);
+    cr_assert_eq(cm.efficiency, 0.6);
+    optinc_ar_stats st;
+    memset(&st, 0, sizeof st);
+    st.bytes_sent[1] = 1000000;
+    st.messages[1] = 6;
+    cr_assert_float_eq(optinc_cost_comm_time(&cm, &st, 1), 6e-6 + 8e6 / 800e9, 1e-15);
+    cm.latency_s = 0.0;
+    cm.t_onn_s = 0.0;
+    optinc_workload w = {"w", 1e9, 0.0, "sample"};
+    for (int N = 2; N <= 16; N++) {
+        optinc_iteration it;
+        optinc_cost_iteration(&cm, &w, 1, N, 8, &it);
+        cr_assert_float_eq(it.compute_s, 0.0, 1e-18);
+        /* ring / optinc data = 2(N-1)/N, up to the 0.39 % of scales */
+        double scales = ceil(1e9 / OPTINC_AR_DEFAULT_BLOCK) * 32.0 / 800e9;
+        cr_assert_float_eq(it.ring_s / (it.optinc_s - scales), 2.0 * (N - 1) / N, 1e-12);
+    }
+    w.flops_per_sample = 8e9 / 36e12 * 36e12;     /* compute = comm of ring at N = 4 */
+    optinc_iteration it;
+    optinc_cost_iteration(&cm, &w, 1, 4, 8, &it);
+    double share = it.ring_s / (it.compute_s + it.ring_s);
+    double scales = ceil(1e9 / OPTINC_AR_DEFAULT_BLOCK) * 32.0 / 800e9;
+    cr_assert_float_eq(it.saving + scales / (it.compute_s + it.ring_s), share * 2.0 / 6.0,
+                       1e-12);
+}
