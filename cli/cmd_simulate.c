@@ -1,10 +1,361 @@
-/* cmd_simulate.c - placeholder until the simulate command lands (see its issue). */
+/*
+ * cmd_simulate.c - `optinc simulate NET.sp|SPEC`: run a compiled circuit on
+ * simulated chips.  Prints, per layer, how well the compiled (ideal-device)
+ * circuit realizes its target and the Monte-Carlo statistics of the chips
+ * against the ideal circuit (optionally before and after error-aware
+ * calibration); writes the ideal transfer matrix, the outputs of an input
+ * batch, and a chip's coupler errors as a calibration file.
+ */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "cli.h"
+#include "optinc/fileio.h"
+#include "optinc/sim.h"
+#include "optinc/spec.h"
+
+static const char usage_text[] =
+    "usage: optinc simulate NET.sp|SPEC [--input FILE] [--output FILE.npy] [--matrix OUT.npy]\n"
+    "                       [--monte-carlo K] [--seed S] [--ideal] [--float]\n"
+    "                       [--detect field|intensity|coherent] [--reference-phase RAD]\n"
+    "                       [--calibrate] [--calibration FILE] [--save-calibration FILE]\n"
+    "                       [--json]\n"
+    "Runs a compiled circuit on K simulated chips with the device errors of its\n"
+    "components table and prints per-layer fidelity.  See optinc-simulate(1).\n";
+
+typedef struct sim_args {
+    const char *circuit, *input, *output, *matrix, *calibration, *save_calibration;
+    long chips;
+    uint64_t seed;
+    int have_seed, ideal, json, calibrate;
+    optinc_precision precision;
+    optinc_detect detect;
+    double reference_phase;
+} sim_args;
+
+static int parse_args(int argc, char **argv, sim_args *a)
+{
+    enum { O_INPUT = 256, O_OUTPUT, O_MATRIX, O_MC, O_SEED, O_IDEAL, O_FLOAT, O_DETECT, O_REF,
+           O_CALIBRATE, O_CALIBRATION, O_SAVE_CAL, O_JSON };
+    static const struct option longopts[] = {
+        {"input", required_argument, NULL, O_INPUT},
+        {"output", required_argument, NULL, O_OUTPUT},
+        {"matrix", required_argument, NULL, O_MATRIX},
+        {"monte-carlo", required_argument, NULL, O_MC},
+        {"seed", required_argument, NULL, O_SEED},
+        {"ideal", no_argument, NULL, O_IDEAL},
+        {"float", no_argument, NULL, O_FLOAT},
+        {"detect", required_argument, NULL, O_DETECT},
+        {"reference-phase", required_argument, NULL, O_REF},
+        {"calibrate", no_argument, NULL, O_CALIBRATE},
+        {"calibration", required_argument, NULL, O_CALIBRATION},
+        {"save-calibration", required_argument, NULL, O_SAVE_CAL},
+        {"json", no_argument, NULL, O_JSON},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    memset(a, 0, sizeof *a);
+    a->chips = 1;
+    int ch;
+    long v;
+    optind = 1;
+    opterr = 0;
+    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (ch) {
+        case O_INPUT: a->input = optarg; break;
+        case O_OUTPUT: a->output = optarg; break;
+        case O_MATRIX: a->matrix = optarg; break;
+        case O_MC:
+            if (cli_parse_long(optarg, 1, 1000000, &a->chips))
+                return cli_usage_error("simulate", "--monte-carlo takes a chip count from 1 to "
+                                       "1000000, not '%s'", optarg);
+            break;
+        case O_SEED:
+            if (cli_parse_long(optarg, 0, 0x7fffffffffffffffL, &v))
+                return cli_usage_error("simulate", "--seed takes a non-negative integer, not "
+                                       "'%s'", optarg);
+            a->seed = (uint64_t)v;
+            a->have_seed = 1;
+            break;
+        case O_IDEAL: a->ideal = 1; break;
+        case O_FLOAT: a->precision = OPTINC_FLOAT; break;
+        case O_DETECT:
+            if (!strcmp(optarg, "field"))
+                a->detect = OPTINC_DETECT_FIELD;
+            else if (!strcmp(optarg, "intensity"))
+                a->detect = OPTINC_DETECT_INTENSITY;
+            else if (!strcmp(optarg, "coherent"))
+                a->detect = OPTINC_DETECT_COHERENT;
+            else
+                return cli_usage_error("simulate", "--detect takes field, intensity or "
+                                       "coherent, not '%s'", optarg);
+            break;
+        case O_REF:
+            if (cli_parse_double(optarg, &a->reference_phase))
+                return cli_usage_error("simulate", "--reference-phase takes a phase in "
+                                       "radians, not '%s'", optarg);
+            break;
+        case O_CALIBRATE: a->calibrate = 1; break;
+        case O_CALIBRATION: a->calibration = optarg; break;
+        case O_SAVE_CAL: a->save_calibration = optarg; break;
+        case O_JSON: a->json = 1; break;
+        case 'h': fputs(usage_text, stdout); return -1;
+        default:
+            return cli_usage_error("simulate", "unknown or incomplete option '%s'",
+                                   argv[optind - 1]);
+        }
+    }
+    if (optind != argc - 1)
+        return cli_usage_error("simulate", optind >= argc ? "missing NET.sp or SPEC"
+                                                          : "more than one circuit given");
+    a->circuit = argv[optind];
+    if (a->output && !a->input)
+        return cli_usage_error("simulate", "--output writes the outputs of an --input batch; "
+                               "give --input FILE too");
+    if (a->input && !a->output)
+        return cli_usage_error("simulate", "--input needs --output FILE.npy for the outputs");
+    if (a->ideal && (a->calibrate || a->calibration))
+        return cli_usage_error("simulate", "--ideal chips have no coupler errors to calibrate; "
+                               "leave out --ideal or the calibration options");
+    return 0;
+}
+
+/* ------------------------------------------------------------------ report */
+
+static void json_fid(const optinc_fidelity *f)
+{
+    printf("{\"max_abs\": ");
+    cli_json_number(stdout, f->max_abs);
+    printf(", \"rel_frobenius\": ");
+    cli_json_number(stdout, f->rel_frobenius);
+    printf(", \"fidelity\": ");
+    cli_json_number(stdout, f->fidelity);
+    printf("}");
+}
+
+static void json_stats(const optinc_mc_stats *s)
+{
+    printf("{\"mean\": ");
+    json_fid(&s->mean);
+    printf(", \"std\": ");
+    json_fid(&s->std);
+    printf("}");
+}
+
+static void print_json(const optinc_circuit *c, const sim_args *a, uint64_t seed,
+                       const optinc_fidelity *compiled, const int *has_target,
+                       const optinc_mc_result *mc)
+{
+    printf("{\"circuit\": ");
+    cli_json_string(stdout, c->name);
+    printf(", \"seed\": %llu, \"chips\": %ld, \"ideal\": %s, \"calibrated\": %s, \"layers\": [",
+           (unsigned long long)seed, a->chips, a->ideal ? "true" : "false",
+           a->calibrate ? "true" : "false");
+    for (int l = 0; l < c->n_layers; l++) {
+        const optinc_layer *L = &c->layers[l];
+        printf("%s\n  {\"name\": ", l ? "," : "");
+        cli_json_string(stdout, L->name);
+        printf(", \"rows\": %d, \"cols\": %d, \"mzis\": %d, \"attenuators\": %d, \"gain\": ",
+               L->rows, L->cols, optinc_layer_mzis(L), optinc_layer_attenuators(L));
+        cli_json_number(stdout, L->gain);
+        printf(", \"compiled\": ");
+        if (has_target[l])
+            json_fid(&compiled[l]);
+        else
+            printf("null");
+        printf(", \"chip\": ");
+        json_stats(&mc->before[l]);
+        if (mc->after) {
+            printf(", \"calibrated_chip\": ");
+            json_stats(&mc->after[l]);
+        }
+        printf("}");
+    }
+    printf("\n]}\n");
+}
+
+static void print_text(const optinc_circuit *c, const sim_args *a, uint64_t seed,
+                       const optinc_fidelity *compiled, const int *has_target,
+                       const optinc_mc_result *mc)
+{
+    printf("circuit '%s': %d layer%s; %ld chip%s from seed %llu; device errors: %s\n", c->name,
+           c->n_layers, c->n_layers == 1 ? "" : "s", a->chips, a->chips == 1 ? "" : "s",
+           (unsigned long long)seed, a->ideal ? "none (--ideal)" : "components table");
+    printf("%-12s %9s %6s  %-22s  %-30s  %10s\n", "layer", "shape", "MZIs", "compiled vs target",
+           "chip vs ideal: fidelity", "rel.Frob");
+    for (int l = 0; l < c->n_layers; l++) {
+        const optinc_layer *L = &c->layers[l];
+        char shape[32], comp[64], fid[64];
+        snprintf(shape, sizeof shape, "%dx%d", L->rows, L->cols);
+        if (has_target[l])
+            snprintf(comp, sizeof comp, "max %.2e F %.9f", compiled[l].max_abs,
+                     compiled[l].fidelity);
+        else
+            snprintf(comp, sizeof comp, "(no target)");
+        snprintf(fid, sizeof fid, "%.9f +- %.2e", mc->before[l].mean.fidelity,
+                 mc->before[l].std.fidelity);
+        printf("%-12s %9s %6d  %-22s  %-30s  %10.3e\n", L->name, shape, optinc_layer_mzis(L),
+               comp, fid, mc->before[l].mean.rel_frobenius);
+        if (mc->after)
+            printf("%-12s %9s %6s  %-22s  %.9f +- %.2e    %10.3e\n", "", "calibrated", "", "",
+                   mc->after[l].mean.fidelity, mc->after[l].std.fidelity,
+                   mc->after[l].mean.rel_frobenius);
+    }
+}
+
+/* ------------------------------------------------------------------ actions */
+
+/* A spec, loaded and compiled (netlists come with optinc_circuit_load). */
+static optinc_status load_circuit(const char *path, optinc_circuit **out, optinc_error *err)
+{
+    optinc_spec *spec = NULL;
+    optinc_status st = optinc_spec_load(path, &spec, err);
+    if (!st)
+        st = optinc_compile(spec, out, err);
+    optinc_spec_free(spec);
+    return st;
+}
+
+static optinc_status write_matrix(const optinc_circuit *c, const char *path, optinc_error *err)
+{
+    optinc_chip *chip;
+    optinc_cmat *M = NULL;
+    optinc_chip_options o = {OPTINC_DEV_NONE, 0, NULL};
+    optinc_status st = optinc_chip_new(c, &o, 0, &chip, err);
+    if (!st) {
+        st = optinc_chip_circuit_matrix(chip, &M, err);
+        optinc_chip_free(chip);
+    }
+    if (!st)
+        st = optinc_npy_write(path, M, 0, err);
+    optinc_cmat_free(M);
+    return st;
+}
+
+static optinc_status run_input(const optinc_circuit *c, const sim_args *a,
+                               const optinc_chip_options *o, uint64_t seed, optinc_error *err)
+{
+    optinc_cmat *X = NULL, *Y = NULL;
+    optinc_chip *chip = NULL;
+    int is_complex;
+    size_t n = strlen(a->input);
+    optinc_status st = n > 4 && !strcmp(a->input + n - 4, ".csv")
+                           ? optinc_csv_read(a->input, &X, &is_complex, err)
+                           : optinc_npy_read(a->input, &X, &is_complex, err);
+    if (!st && X->rows != c->layers[0].cols)
+        st = optinc_fail(err, OPTINC_EINPUT, a->input, 0, 0,
+                         "the input is %dx%d, but circuit '%s' takes %d modes; give one row "
+                         "per input mode and one column per vector (N x B)", X->rows, X->cols,
+                         c->name, c->layers[0].cols);
+    if (!st)
+        st = optinc_chip_new(c, o, seed, &chip, err);
+    if (!st && a->calibrate)
+        st = optinc_chip_calibrate(chip, NULL, err);
+    optinc_eval_options eo;
+    optinc_eval_options_default(&eo);
+    eo.precision = a->precision;
+    eo.detect = a->detect;
+    eo.reference_phase_rad = a->reference_phase;
+    if (!st)
+        st = optinc_chip_eval(chip, X, &Y, &eo, err);
+    if (!st)
+        st = optinc_npy_write(a->output, Y, a->detect != OPTINC_DETECT_FIELD, err);
+    optinc_chip_free(chip);
+    optinc_cmat_free(X);
+    optinc_cmat_free(Y);
+    return st;
+}
+
+static optinc_status save_calibration(const optinc_circuit *c, const sim_args *a,
+                                      const optinc_chip_options *o, uint64_t seed,
+                                      optinc_error *err)
+{
+    optinc_chip *chip;
+    optinc_calibration *cal = NULL;
+    optinc_status st = optinc_chip_new(c, o, seed, &chip, err);
+    if (!st) {
+        st = optinc_calibration_from_chip(chip, &cal, err);
+        optinc_chip_free(chip);
+    }
+    if (!st)
+        st = optinc_calibration_write(cal, c, a->save_calibration, err);
+    optinc_calibration_free(cal);
+    return st;
+}
+
+/* Compiled (ideal-device) circuit against each layer's target / gain. */
+static optinc_status compiled_metrics(const optinc_circuit *c, optinc_fidelity *f, int *has,
+                                      optinc_error *err)
+{
+    optinc_status st = OPTINC_OK;
+    for (int l = 0; !st && l < c->n_layers; l++) {
+        const optinc_layer *L = &c->layers[l];
+        has[l] = L->target != NULL;
+        if (!has[l])
+            continue;
+        optinc_cmat *T = optinc_layer_transfer(L), *W = optinc_cmat_copy(L->target);
+        if (!T || !W)
+            st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+        for (size_t i = 0; !st && i < (size_t)W->rows * (size_t)W->cols; i++)
+            W->a[i] /= L->gain;
+        if (!st)
+            st = optinc_fidelity_compute(W, T, &f[l], err);
+        optinc_cmat_free(T);
+        optinc_cmat_free(W);
+    }
+    return st;
+}
 
 int cmd_simulate(int argc, char **argv)
 {
-    (void)argc; (void)argv;
-    fprintf(stderr, "optinc simulate: not built yet\n");
-    return 1;
+    sim_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+
+    optinc_error err = {0};
+    optinc_circuit *c = NULL;
+    optinc_calibration *cal = NULL;
+    optinc_mc_result *mc = NULL;
+    optinc_fidelity *compiled = NULL;
+    int *has_target = NULL;
+    optinc_status st = load_circuit(a.circuit, &c, &err);
+    if (st)
+        return cli_report(&err, st);
+    for (int i = 0; i < c->n_warnings; i++)
+        cli_warn("%s", c->warnings[i]);
+    uint64_t seed = a.have_seed ? a.seed : c->seed;
+
+    optinc_mc_options mo = {.chips = (int)a.chips, .seed = seed, .calibrate = a.calibrate};
+    optinc_chip_options_default(&mo.chip);
+    if (a.ideal)
+        mo.chip.models = OPTINC_DEV_NONE;
+    if (a.calibration && !(st = optinc_calibration_read(a.calibration, c, &cal, &err)))
+        mo.chip.couplers = cal;
+    if (!st && a.matrix)
+        st = write_matrix(c, a.matrix, &err);
+    if (!st && a.input)
+        st = run_input(c, &a, &mo.chip, seed, &err);
+    if (!st && a.save_calibration)
+        st = save_calibration(c, &a, &mo.chip, seed, &err);
+    compiled = calloc((size_t)c->n_layers + 1, sizeof *compiled);
+    has_target = calloc((size_t)c->n_layers + 1, sizeof *has_target);
+    if (!st && (!compiled || !has_target))
+        st = optinc_fail(&err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    if (!st)
+        st = compiled_metrics(c, compiled, has_target, &err);
+    if (!st)
+        st = optinc_monte_carlo(c, &mo, &mc, &err);
+    if (!st) {
+        if (a.json)
+            print_json(c, &a, seed, compiled, has_target, mc);
+        else
+            print_text(c, &a, seed, compiled, has_target, mc);
+    }
+    optinc_mc_result_free(mc);
+    free(compiled);
+    free(has_target);
+    optinc_calibration_free(cal);
+    optinc_circuit_free(c);
+    return st ? cli_report(&err, st) : 0;
 }

@@ -1,0 +1,85 @@
+/*
+ * chip.h - private: the layout of a simulated chip, shared by devices.c
+ * (drawing and realizing it), sim.c (running it) and calibrate.c
+ * (re-programming its drivers).  Not installed; the public view is sim.h.
+ *
+ * A chip mirrors its circuit stage by stage.  For every MZI it keeps what the
+ * drivers are set to, the chip's static errors, the resulting effective
+ * phases, and the element's 2x2 matrix twice: double complex for the exact
+ * path and as 8 floats (re, im of m00 m01 m10 m11) for the single-precision
+ * batch path, so propagation never evaluates a sine or a cosine.
+ */
+#ifndef OPTINC_RUNTIME_CHIP_H
+#define OPTINC_RUNTIME_CHIP_H
+
+#include "optinc/sim.h"
+
+typedef struct chip_mzi {
+    int mode, column;
+    double theta_drive, phi_drive;   /* driver settings */
+    double dtheta, dphi;             /* static phase errors */
+    double kappa[2];                 /* input, output coupler */
+    double theta, phi;               /* effective, without dynamic noise */
+} chip_mzi;
+
+/* The matrices propagation reads for one mesh stage. */
+typedef struct chip_prog {
+    double complex *m;               /* 4 per MZI */
+    float *mf;                       /* 8 per MZI */
+    double complex *screen;          /* e^{i screen phase}, per mode */
+    float *screenf;                  /* 2 per mode */
+} chip_prog;
+
+typedef struct chip_stage {
+    optinc_stage_kind kind;
+    int modes_in, modes_out;
+    /* mesh */
+    int n_mzi;
+    chip_mzi *mzi;
+    double *screen_drive, *screen_err, *screen_eff;   /* per mode */
+    double amplitude;                /* per-MZI insertion loss, as amplitude */
+    double crosstalk;                /* heater leak fraction in force */
+    double noise_sigma;              /* dynamic phase noise in force (0: none) */
+    double drive_lo;                 /* low end of the driver range (heater off) */
+    chip_prog prog;
+    double *work;                    /* scratch: 2 per MZI + 1 per mode */
+    /* attenuator column */
+    int n_att;
+    double *att;                     /* realized amplitude per channel */
+} chip_stage;
+
+typedef struct chip_layer {
+    int n_stages;
+    chip_stage stage[3];
+} chip_layer;
+
+struct optinc_chip {
+    const optinc_circuit *circuit;
+    optinc_chip_options opt;
+    uint64_t seed;
+    optinc_rng noise;                /* dynamic phase noise, advanced per evaluation */
+    int n_layers;
+    chip_layer *layer;
+};
+
+/* devices.c: recomputes a mesh stage's effective phases and its static
+ * program from the driver settings and the static errors. */
+void optinc_chip_stage_realize(chip_stage *s);
+/* devices.c: a program with fresh dynamic noise drawn from rng into p
+ * (allocated with optinc_chip_prog_alloc). */
+void optinc_chip_stage_noisy(chip_stage *s, optinc_rng *rng, chip_prog *p);
+int optinc_chip_prog_alloc(chip_prog *p, int n_mzi, int modes);
+void optinc_chip_prog_free(chip_prog *p);
+
+/* calibrate.c: the corrected driver settings for mesh `mesh` built with
+ * couplers kappa (2 per MZI); quantized with q (NULL: continuous).  th, ph
+ * have n_mzi entries, screen modes entries.  Returns the number of MZIs whose
+ * target split is out of reach, or -1 when out of memory. */
+int optinc_mesh_correct(const optinc_mesh *mesh, const double *kappa, const optinc_quantizer *q,
+                        optinc_phase *th, optinc_phase *ph, optinc_phase *screen);
+
+/* calibrate.c: OPTINC_EINPUT unless cal has the shape of circuit c. */
+optinc_status optinc_calibration_check(const optinc_calibration *cal, const optinc_circuit *c,
+                                       optinc_error *err);
+
+#endif

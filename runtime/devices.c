@@ -1,0 +1,391 @@
+/*
+ * devices.c - simulated chips: one realization of a compiled circuit on
+ * imperfect hardware.
+ *
+ * The circuit is the program and is never changed here; a chip is drawn from
+ * it, from each layer's `components` table and from a seed (FFTW's
+ * plan/execute split, STYLE.md).  Drawing a chip fixes everything that is
+ * static on a real device: the drivers' settings (the compiler's quantized
+ * codes, or the exact targets), one Gaussian phase error per phase shifter,
+ * the splitting of every coupler, the loss of every element, the extinction
+ * floor of every attenuator.  Realizing it folds those, plus thermal
+ * crosstalk, into one 2x2 matrix per MZI and one phase factor per screen
+ * mode, so that propagation (sim.c) is nothing but complex multiply-adds.
+ *
+ * Randomness: every model of every stage draws from its own stream,
+ * optinc_rng_stream(seed, ((layer * 4 + stage) * 4 + model)), so switching a
+ * model on or off, or changing sigma, never moves another model's draws; and
+ * the coupler draws do not depend on the phases, so a chip drawn for a
+ * re-calibrated circuit with the same seed has the same couplers.  Dynamic
+ * noise has one stream per chip, advanced by every evaluation.
+ *
+ * Crosstalk model: a heater's phase above its zero-power point (drive - lo
+ * of the driver range) leaks, times the coefficient, into the heaters of the
+ * same kind next to it in the same physical column: the MZIs at mode - 2 and
+ * mode + 2 (adjacent MZI positions), or modes m - 1 and m + 1 of an output
+ * screen.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "chip.h"
+
+enum { STREAM_PHASE = 0, STREAM_COUPLER = 1 };
+
+void optinc_chip_options_default(optinc_chip_options *o)
+{
+    o->models = OPTINC_DEV_ALL;
+    o->drive_targets = 0;
+    o->couplers = NULL;
+}
+
+uint64_t optinc_chip_seed(uint64_t seed, int k)
+{
+    if (k == 0)
+        return seed;
+    optinc_rng r;
+    optinc_rng_stream(&r, seed, 0x4d4f4e5445000000ULL + (uint64_t)k);   /* "MONTE" + k */
+    return optinc_rng_u64(&r);
+}
+
+void optinc_mzi_device_matrix(double theta, double phi, double kappa_in, double kappa_out,
+                              double amplitude, double complex m[4])
+{
+    double c1 = sqrt(1 - kappa_in), s1 = sqrt(kappa_in);
+    double c2 = sqrt(1 - kappa_out), s2 = sqrt(kappa_out);
+    double complex et = cexp(I * theta), ep = amplitude * cexp(I * phi);
+    m[0] = ep * (c1 * c2 * et - s1 * s2);
+    m[1] = amplitude * I * (s1 * c2 * et + c1 * s2);
+    m[2] = ep * I * (c1 * s2 * et + s1 * c2);
+    m[3] = amplitude * (c1 * c2 - s1 * s2 * et);
+}
+
+/* ------------------------------------------------------------------ programs */
+
+int optinc_chip_prog_alloc(chip_prog *p, int n_mzi, int modes)
+{
+    p->m = malloc(sizeof *p->m * (4 * (size_t)n_mzi + 1));
+    p->mf = malloc(sizeof *p->mf * (8 * (size_t)n_mzi + 1));
+    p->screen = malloc(sizeof *p->screen * ((size_t)modes + 1));
+    p->screenf = malloc(sizeof *p->screenf * (2 * (size_t)modes + 1));
+    if (p->m && p->mf && p->screen && p->screenf)
+        return 0;
+    optinc_chip_prog_free(p);
+    return -1;
+}
+
+void optinc_chip_prog_free(chip_prog *p)
+{
+    free(p->m);
+    free(p->mf);
+    free(p->screen);
+    free(p->screenf);
+    memset(p, 0, sizeof *p);
+}
+
+/* Leak into MZI i from its column neighbours (theta and phi heaters). */
+static void mzi_leak(const chip_stage *s, int i, double *dth, double *dph)
+{
+    const chip_mzi *z = &s->mzi[i];
+    *dth = *dph = 0;
+    for (int j = i - 1; j <= i + 1; j += 2) {
+        if (j < 0 || j >= s->n_mzi)
+            continue;
+        const chip_mzi *n = &s->mzi[j];
+        if (n->column == z->column && abs(n->mode - z->mode) == 2) {
+            *dth += n->theta_drive - s->drive_lo;
+            *dph += n->phi_drive - s->drive_lo;
+        }
+    }
+    *dth *= s->crosstalk;
+    *dph *= s->crosstalk;
+}
+
+/* Effective phases (drive + crosstalk + static error [+ dynamic noise]). */
+static void effective(const chip_stage *s, optinc_rng *rng, double *th, double *ph, double *sc)
+{
+    int modes = s->modes_in;
+    for (int i = 0; i < s->n_mzi; i++) {
+        const chip_mzi *z = &s->mzi[i];
+        double dth = 0, dph = 0;
+        if (s->crosstalk != 0)
+            mzi_leak(s, i, &dth, &dph);
+        th[i] = z->theta_drive + dth + z->dtheta;
+        ph[i] = z->phi_drive + dph + z->dphi;
+        if (rng) {
+            th[i] += s->noise_sigma * optinc_rng_normal(rng);
+            ph[i] += s->noise_sigma * optinc_rng_normal(rng);
+        }
+    }
+    for (int m = 0; m < modes; m++) {
+        double leak = 0;
+        if (m > 0)
+            leak += s->screen_drive[m - 1] - s->drive_lo;
+        if (m + 1 < modes)
+            leak += s->screen_drive[m + 1] - s->drive_lo;
+        sc[m] = s->screen_drive[m] + s->crosstalk * leak + s->screen_err[m];
+        if (rng)
+            sc[m] += s->noise_sigma * optinc_rng_normal(rng);
+    }
+}
+
+static void build(const chip_stage *s, const double *th, const double *ph, const double *sc,
+                  chip_prog *p)
+{
+    for (int i = 0; i < s->n_mzi; i++) {
+        double complex *m = p->m + 4 * (size_t)i;
+        float *f = p->mf + 8 * (size_t)i;
+        optinc_mzi_device_matrix(th[i], ph[i], s->mzi[i].kappa[0], s->mzi[i].kappa[1],
+                                 s->amplitude, m);
+        for (int k = 0; k < 4; k++) {
+            f[2 * k] = (float)creal(m[k]);
+            f[2 * k + 1] = (float)cimag(m[k]);
+        }
+    }
+    for (int r = 0; r < s->modes_in; r++) {
+        p->screen[r] = cexp(I * sc[r]);
+        p->screenf[2 * r] = (float)creal(p->screen[r]);
+        p->screenf[2 * r + 1] = (float)cimag(p->screen[r]);
+    }
+}
+
+void optinc_chip_stage_realize(chip_stage *s)
+{
+    double *th = s->work, *ph = th + s->n_mzi;
+    effective(s, NULL, th, ph, s->screen_eff);
+    for (int i = 0; i < s->n_mzi; i++) {
+        s->mzi[i].theta = th[i];
+        s->mzi[i].phi = ph[i];
+    }
+    build(s, th, ph, s->screen_eff, &s->prog);
+}
+
+void optinc_chip_stage_noisy(chip_stage *s, optinc_rng *rng, chip_prog *p)
+{
+    double *th = s->work, *ph = th + s->n_mzi, *sc = ph + s->n_mzi;
+    effective(s, rng, th, ph, sc);
+    build(s, th, ph, sc, p);
+}
+
+/* ------------------------------------------------------------------ drawing */
+
+static void stage_stream(optinc_rng *r, uint64_t seed, int layer, int stage, int model)
+{
+    optinc_rng_stream(r, seed, ((uint64_t)layer * 4 + (uint64_t)stage) * 4 + (uint64_t)model);
+}
+
+static double clamp01(double x)
+{
+    return x < 0 ? 0 : x > 1 ? 1 : x;
+}
+
+/* The drivers' setting for a programmed phase: the code's value, or the
+ * target wrapped into the driver range (drive_targets). */
+static double drive(const optinc_phase *p, const optinc_quantizer *q, int targets)
+{
+    if (!targets)
+        return p->rad;
+    optinc_quantizer cont = *q;
+    optinc_phase w;
+    cont.bits = 0;
+    optinc_quantize_phase(&cont, p->target_rad, &w);
+    return w.rad;
+}
+
+static int init_mesh_stage(chip_stage *cs, const optinc_stage *st, const optinc_layer *L,
+                           const optinc_chip_options *o, uint64_t seed, int l, int s,
+                           const double *kappa)
+{
+    const optinc_mesh *mesh = st->mesh;
+    const optinc_components *cp = &L->components;
+    int n = mesh->n_mzi, modes = mesh->modes;
+    optinc_quantizer q;
+    optinc_quantizer_from_components(&q, cp);
+
+    cs->n_mzi = n;
+    cs->mzi = calloc((size_t)n + 1, sizeof *cs->mzi);
+    cs->screen_drive = calloc(3 * (size_t)modes + 1, sizeof *cs->screen_drive);
+    cs->work = malloc(sizeof *cs->work * (2 * (size_t)n + (size_t)modes + 1));
+    if (!cs->mzi || !cs->screen_drive || !cs->work
+        || optinc_chip_prog_alloc(&cs->prog, n, modes))
+        return -1;
+    cs->screen_err = cs->screen_drive + modes;
+    cs->screen_eff = cs->screen_err + modes;
+
+    unsigned m = o->models;
+    double sigma_ph = m & OPTINC_DEV_PHASE_ERROR ? cp->mzi.phase_error_sigma_rad : 0;
+    double sigma_c = m & OPTINC_DEV_COUPLER ? cp->mzi.splitter_error_sigma : 0;
+    cs->amplitude = m & OPTINC_DEV_LOSS ? pow(10, -cp->mzi.insertion_loss_dB / 20) : 1;
+    cs->crosstalk = m & OPTINC_DEV_CROSSTALK ? cp->phase_shifter.thermal_crosstalk : 0;
+    cs->noise_sigma = m & OPTINC_DEV_PHASE_NOISE ? cp->phase_shifter.noise_sigma_rad : 0;
+    cs->drive_lo = q.lo;
+
+    optinc_rng rph, rc;
+    stage_stream(&rph, seed, l, s, STREAM_PHASE);
+    stage_stream(&rc, seed, l, s, STREAM_COUPLER);
+    for (int i = 0; i < n; i++) {
+        const optinc_mzi *z = &mesh->mzi[i];
+        chip_mzi *c = &cs->mzi[i];
+        c->mode = z->mode;
+        c->column = z->column;
+        c->theta_drive = drive(&z->theta, &q, o->drive_targets);
+        c->phi_drive = drive(&z->phi, &q, o->drive_targets);
+        if (sigma_ph > 0) {
+            c->dtheta = sigma_ph * optinc_rng_normal(&rph);
+            c->dphi = sigma_ph * optinc_rng_normal(&rph);
+        }
+        for (int k = 0; k < 2; k++) {
+            c->kappa[k] = 0.5;
+            if (m & OPTINC_DEV_COUPLER) {
+                if (kappa)
+                    c->kappa[k] = kappa[2 * i + k];
+                else if (sigma_c > 0)
+                    c->kappa[k] = clamp01(0.5 + sigma_c * optinc_rng_normal(&rc));
+            }
+        }
+    }
+    for (int r = 0; r < modes; r++) {
+        cs->screen_drive[r] = drive(&mesh->screen[r], &q, o->drive_targets);
+        if (sigma_ph > 0)
+            cs->screen_err[r] = sigma_ph * optinc_rng_normal(&rph);
+    }
+    optinc_chip_stage_realize(cs);
+    return 0;
+}
+
+static int init_att_stage(chip_stage *cs, const optinc_stage *st, const optinc_layer *L,
+                          const optinc_chip_options *o)
+{
+    const optinc_components *cp = &L->components;
+    cs->n_att = st->n_att;
+    cs->att = calloc((size_t)st->n_att + 1, sizeof *cs->att);
+    if (!cs->att)
+        return -1;
+    double max_db = cp->attenuator.max_attenuation_dB > 0 ? cp->attenuator.max_attenuation_dB
+                                                          : 60.0;
+    double floor_amp = pow(10, -max_db / 20);
+    double loss = pow(10, -cp->attenuator.insertion_loss_dB / 20);
+    for (int k = 0; k < st->n_att; k++) {
+        double t = o->drive_targets ? st->att[k].t_target : st->att[k].t;
+        if ((o->models & OPTINC_DEV_EXTINCTION) && t < floor_amp)
+            t = floor_amp;
+        if (o->models & OPTINC_DEV_LOSS)
+            t *= loss;
+        cs->att[k] = t;
+    }
+    return 0;
+}
+
+optinc_status optinc_chip_new(const optinc_circuit *c, const optinc_chip_options *opt,
+                              uint64_t seed, optinc_chip **out, optinc_error *err)
+{
+    optinc_chip_options defaults;
+    if (!opt) {
+        optinc_chip_options_default(&defaults);
+        opt = &defaults;
+    }
+    if (opt->couplers) {
+        optinc_status st = optinc_calibration_check(opt->couplers, c, err);
+        if (st)
+            return st;
+    }
+    optinc_chip *chip = calloc(1, sizeof *chip);
+    if (!chip)
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    chip->circuit = c;
+    chip->opt = *opt;
+    chip->seed = seed;
+    optinc_rng_stream(&chip->noise, seed, UINT64_MAX);
+    chip->n_layers = c->n_layers;
+    chip->layer = calloc((size_t)c->n_layers + 1, sizeof *chip->layer);
+    int bad = !chip->layer;
+    for (int l = 0; !bad && l < c->n_layers; l++) {
+        const optinc_layer *L = &c->layers[l];
+        chip->layer[l].n_stages = L->n_stages;
+        for (int s = 0; !bad && s < L->n_stages; s++) {
+            const optinc_stage *st = &L->stage[s];
+            chip_stage *cs = &chip->layer[l].stage[s];
+            cs->kind = st->kind;
+            cs->modes_in = st->modes_in;
+            cs->modes_out = st->modes_out;
+            if (st->kind == OPTINC_STAGE_MESH)
+                bad = init_mesh_stage(cs, st, L, opt, seed, l, s,
+                                      opt->couplers ? opt->couplers->layer[l].kappa[s] : NULL);
+            else
+                bad = init_att_stage(cs, st, L, opt);
+        }
+    }
+    if (bad) {
+        optinc_chip_free(chip);
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    }
+    *out = chip;
+    return OPTINC_OK;
+}
+
+void optinc_chip_free(optinc_chip *chip)
+{
+    if (!chip)
+        return;
+    for (int l = 0; chip->layer && l < chip->n_layers; l++)
+        for (int s = 0; s < chip->layer[l].n_stages; s++) {
+            chip_stage *cs = &chip->layer[l].stage[s];
+            free(cs->mzi);
+            free(cs->screen_drive);
+            free(cs->work);
+            free(cs->att);
+            optinc_chip_prog_free(&cs->prog);
+        }
+    free(chip->layer);
+    free(chip);
+}
+
+const optinc_circuit *optinc_chip_circuit(const optinc_chip *chip)
+{
+    return chip->circuit;
+}
+
+/* ------------------------------------------------------------------ inspection */
+
+static const chip_stage *find_stage(const optinc_chip *chip, int layer, int stage,
+                                    optinc_stage_kind kind)
+{
+    if (layer < 0 || layer >= chip->n_layers || stage < 0
+        || stage >= chip->layer[layer].n_stages)
+        return NULL;
+    const chip_stage *s = &chip->layer[layer].stage[stage];
+    return s->kind == kind ? s : NULL;
+}
+
+optinc_status optinc_chip_mzi_get(const optinc_chip *chip, int layer, int stage, int index,
+                                  optinc_chip_mzi *out, optinc_error *err)
+{
+    const chip_stage *s = find_stage(chip, layer, stage, OPTINC_STAGE_MESH);
+    if (!s || index < 0 || index >= s->n_mzi)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "no MZI %d in stage %d of layer %d; stages are counted from 0 and "
+                           "MZIs in propagation order", index, stage, layer);
+    const chip_mzi *z = &s->mzi[index];
+    out->mode = z->mode;
+    out->column = z->column;
+    out->theta_drive_rad = z->theta_drive;
+    out->phi_drive_rad = z->phi_drive;
+    out->theta_rad = z->theta;
+    out->phi_rad = z->phi;
+    out->kappa_in = z->kappa[0];
+    out->kappa_out = z->kappa[1];
+    out->amplitude = s->amplitude;
+    return OPTINC_OK;
+}
+
+double optinc_chip_screen_rad(const optinc_chip *chip, int layer, int stage, int mode)
+{
+    const chip_stage *s = find_stage(chip, layer, stage, OPTINC_STAGE_MESH);
+    return s && mode >= 0 && mode < s->modes_in ? s->screen_eff[mode] : NAN;
+}
+
+double optinc_chip_att_amplitude(const optinc_chip *chip, int layer, int stage, int mode)
+{
+    const chip_stage *s = find_stage(chip, layer, stage, OPTINC_STAGE_ATT);
+    return s && mode >= 0 && mode < s->n_att ? s->att[mode] : NAN;
+}

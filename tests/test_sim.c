@@ -1,0 +1,485 @@
+/*
+ * test_sim.c - the simulator: ideal chips against the compiler's
+ * reconstruction, batch propagation against zgemm (double and float),
+ * whole-circuit evaluation with activations, fidelity metrics, Monte-Carlo
+ * determinism, error-aware calibration, the calibration file (round trip
+ * and bad inputs) and the `optinc simulate` command.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include "optinc/fileio.h"
+#include "optinc/sim.h"
+#include "simutil.h"
+
+static const char two_layer_spec[] =
+    "schema_version: 1\nname: two\nsettings: {seed: 5}\n"
+    "components:\n"
+    "  mzi: {insertion_loss_dB: 0.05, phase_error_sigma_rad: 0.01, splitter_error_sigma: 0.02}\n"
+    "  phase_shifter: {bits: 12, thermal_crosstalk: 0.01}\n"
+    "  attenuator: {insertion_loss_dB: 0.02, bits: 10}\n"
+    "matrices:\n"
+    "  A: {shape: [6, 4], dtype: real, generate: {kind: gaussian, seed: 1}}\n"
+    "  B: {shape: [3, 6], dtype: complex, generate: {kind: gaussian, seed: 2}}\n"
+    "layers:\n"
+    "  - {name: L1, matrix: A}\n"
+    "  - {name: L2, matrix: B, mesh: reck}\n";
+
+static void assert_ideal_matches(const optinc_circuit *c)
+{
+    optinc_chip *chip = su_chip(c, OPTINC_DEV_NONE, 1);
+    for (int l = 0; l < c->n_layers; l++) {
+        optinc_cmat *T = optinc_chip_layer_transfer(chip, l);
+        optinc_cmat *R = optinc_layer_transfer(&c->layers[l]);
+        cr_assert_leq(optinc_cmat_max_abs_diff(T, R), 1e-12, "layer %d: %g", l,
+                      optinc_cmat_max_abs_diff(T, R));
+        optinc_cmat_free(T);
+        optinc_cmat_free(R);
+    }
+    optinc_chip_free(chip);
+}
+
+Test(sim, ideal_chip_reproduces_the_compilers_reconstruction)
+{
+    for (int kind = 0; kind < 2; kind++) {
+        optinc_circuit *c = su_mesh_circuit(24, kind, 31, NULL);
+        assert_ideal_matches(c);
+        optinc_circuit_free(c);
+    }
+    optinc_circuit *c = su_spec_circuit(two_layer_spec);
+    assert_ideal_matches(c);
+    optinc_circuit_free(c);
+    c = su_spec_circuit(
+        "schema_version: 1\nname: forms\n"
+        "matrices:\n  A: {shape: [5, 5], dtype: real, generate: {kind: gaussian, seed: 3}}\n"
+        "layers:\n  - {name: O, matrix: A, attenuators: output}\n"
+        "  - {name: I, matrix: A, attenuators: input}\n");
+    assert_ideal_matches(c);
+    optinc_circuit_free(c);
+}
+
+Test(sim, batch_propagation_matches_the_transfer_matrix)
+{
+    optinc_circuit *c = su_spec_circuit(two_layer_spec);
+    optinc_chip *chip = su_chip(c, OPTINC_DEV_ALL, 3);
+    optinc_rng rng;
+    optinc_rng_seed(&rng, 8);
+    for (int l = 0; l < 2; l++) {
+        const optinc_layer *L = &c->layers[l];
+        int B = 131;    /* two full chunks and a partial one */
+        optinc_cmat *X = optinc_cmat_gaussian(L->cols, B, 1, &rng);
+        optinc_cmat *Y = optinc_cmat_new(L->rows, B), *Yf = optinc_cmat_new(L->rows, B);
+        optinc_cmat *T = optinc_chip_layer_transfer(chip, l), *R = optinc_cmat_new(L->rows, B);
+        optinc_cmat_mul(T, X, R);
+        cr_assert_eq(optinc_chip_layer_apply(chip, l, X, Y, OPTINC_DOUBLE, NULL), OPTINC_OK);
+        cr_assert_eq(optinc_chip_layer_apply(chip, l, X, Yf, OPTINC_FLOAT, NULL), OPTINC_OK);
+        double scale = optinc_cmat_max_abs(R);
+        cr_assert_leq(optinc_cmat_max_abs_diff(Y, R), 1e-13 * scale);
+        cr_assert_leq(optinc_cmat_max_abs_diff(Yf, R), 2e-6 * scale);
+        cr_assert_gt(optinc_cmat_max_abs_diff(Yf, R), 0);     /* it did run in float */
+        /* Wrong shapes are refused. */
+        cr_assert_eq(optinc_chip_layer_apply(chip, l, Y, X, OPTINC_DOUBLE, NULL), OPTINC_EINPUT);
+        optinc_cmat *arr[] = {X, Y, Yf, T, R};
+        for (int i = 0; i < 5; i++)
+            optinc_cmat_free(arr[i]);
+    }
+    optinc_chip_free(chip);
+    optinc_circuit_free(c);
+}
+
+typedef struct act_log { int calls[4]; } act_log;
+
+static optinc_status double_it(void *ctx, const optinc_layer *L, int layer, optinc_cmat *y,
+                               optinc_error *err)
+{
+    ((act_log *)ctx)->calls[layer]++;
+    optinc_activation_apply(L->activation, y);
+    for (int i = 0; i < y->rows * y->cols; i++)
+        y->a[i] *= 2;
+    return OPTINC_OK;
+}
+
+Test(sim, eval_applies_gain_activation_and_detection)
+{
+    optinc_circuit *c = su_spec_circuit(
+        "schema_version: 1\nname: act\n"
+        "matrices:\n  A: {shape: [4, 3], dtype: complex, generate: {kind: gaussian, seed: 1}}\n"
+        "  B: {shape: [2, 4], dtype: real, generate: {kind: gaussian, seed: 2}}\n"
+        "layers:\n  - {name: L1, matrix: A, activation: abs2}\n"
+        "  - {name: L2, matrix: B, activation: relu_eo}\n");
+    optinc_chip *chip = su_chip(c, OPTINC_DEV_NONE, 1);
+    optinc_rng rng;
+    optinc_rng_seed(&rng, 4);
+    optinc_cmat *X = optinc_cmat_gaussian(3, 10, 1, &rng), *Y, *Yc, *Yi;
+    cr_assert_eq(optinc_chip_eval(chip, X, &Y, NULL, NULL), OPTINC_OK);
+    /* By hand: relu(Re(W2 . |W1 x|^2)), with W ~= gain . T. */
+    const optinc_layer *L1 = &c->layers[0], *L2 = &c->layers[1];
+    optinc_cmat *h = optinc_cmat_new(4, 10), *o = optinc_cmat_new(2, 10);
+    optinc_cmat_mul(L1->target, X, h);
+    for (int i = 0; i < 40; i++)
+        h->a[i] = pow(cabs(h->a[i]), 2);
+    optinc_cmat_mul(L2->target, h, o);
+    for (int i = 0; i < 20; i++) {
+        double want = creal(o->a[i]) > 0 ? creal(o->a[i]) : 0;
+        cr_assert_float_eq(creal(Y->a[i]), want, 1e-9 * (1 + fabs(want)));
+        cr_assert_eq(cimag(Y->a[i]), 0);
+    }
+    /* A callback replaces the built-in activation, once per layer. */
+    act_log log = {{0}};
+    optinc_eval_options eo;
+    optinc_eval_options_default(&eo);
+    eo.activation = double_it;
+    eo.activation_ctx = &log;
+    cr_assert_eq(optinc_chip_eval(chip, X, &Yc, &eo, NULL), OPTINC_OK);
+    cr_assert_eq(log.calls[0], 1);
+    cr_assert_eq(log.calls[1], 1);
+    for (int i = 0; i < 20; i++)   /* 2 . relu(2 . L2 h) = 4 . relu(L2 h) */
+        cr_assert_float_eq(creal(Yc->a[i]), 4 * creal(Y->a[i]), 1e-9 * (1 + fabs(creal(Yc->a[i]))));
+    eo.activation = NULL;
+    eo.detect = OPTINC_DETECT_INTENSITY;
+    cr_assert_eq(optinc_chip_eval(chip, X, &Yi, &eo, NULL), OPTINC_OK);
+    for (int i = 0; i < 20; i++)
+        cr_assert_float_eq(creal(Yi->a[i]), creal(Y->a[i]) * creal(Y->a[i]),
+                           1e-9 * (1 + creal(Yi->a[i])));
+    /* Nonlinear circuits have no matrix; a wrong input is refused. */
+    optinc_cmat *M;
+    cr_assert_eq(optinc_chip_circuit_matrix(chip, &M, NULL), OPTINC_EINPUT);
+    cr_assert_eq(optinc_chip_eval(chip, h, &M, NULL, NULL), OPTINC_EINPUT);
+    optinc_cmat *arr[] = {X, Y, Yc, Yi, h, o};
+    for (int i = 0; i < 6; i++)
+        optinc_cmat_free(arr[i]);
+    optinc_chip_free(chip);
+    optinc_circuit_free(c);
+}
+
+Test(sim, circuit_matrix_is_the_product_chain)
+{
+    optinc_circuit *c = su_spec_circuit(two_layer_spec);
+    optinc_chip *chip = su_chip(c, OPTINC_DEV_NONE, 1);
+    optinc_cmat *M, *W = optinc_cmat_new(3, 4);
+    cr_assert_eq(optinc_chip_circuit_matrix(chip, &M, NULL), OPTINC_OK);
+    optinc_cmat_mul(c->layers[1].target, c->layers[0].target, W);
+    cr_assert_eq(M->rows, 3);
+    cr_assert_eq(M->cols, 4);
+    /* Quantized phases (12 bits): agreement to the compiler's reconstruction error. */
+    double tol = 4 * (c->layers[0].reconstruction_error * c->layers[0].gain
+                      * c->layers[1].gain * 6 + c->layers[1].reconstruction_error
+                      * c->layers[1].gain * c->layers[0].gain * 6);
+    cr_assert_leq(optinc_cmat_max_abs_diff(M, W), tol, "%g > %g", optinc_cmat_max_abs_diff(M, W),
+                  tol);
+    optinc_cmat_free(M);
+    optinc_cmat_free(W);
+    optinc_chip_free(chip);
+    optinc_circuit_free(c);
+}
+
+Test(sim, fidelity_metrics)
+{
+    optinc_rng rng;
+    optinc_rng_seed(&rng, 1);
+    optinc_cmat *M = optinc_cmat_gaussian(5, 7, 1, &rng), *P = optinc_cmat_copy(M);
+    double complex e = cexp(0.3 * I);
+    for (int i = 0; i < 35; i++)
+        P->a[i] *= e;
+    optinc_fidelity f;
+    cr_assert_eq(optinc_fidelity_compute(M, P, &f, NULL), OPTINC_OK);
+    cr_assert_float_eq(f.fidelity, 1, 1e-14);
+    cr_assert_float_eq(f.rel_frobenius, cabs(e - 1), 1e-14);
+    cr_assert_float_eq(f.max_abs, cabs(e - 1) * optinc_cmat_max_abs(M), 1e-14);
+    /* Orthogonal matrices: fidelity 0. */
+    optinc_cmat *A = optinc_cmat_new(1, 2), *B = optinc_cmat_new(1, 2);
+    A->a[0] = 1;
+    B->a[1] = 2;
+    cr_assert_eq(optinc_fidelity_compute(A, B, &f, NULL), OPTINC_OK);
+    cr_assert_eq(f.fidelity, 0);
+    cr_assert_float_eq(f.rel_frobenius, sqrt(5), 1e-15);
+    cr_assert_eq(f.max_abs, 2);
+    /* Known partial overlap: |<a,b>|^2/(|a|^2|b|^2) = 1/2. */
+    B->a[0] = 1;
+    B->a[1] = I;
+    cr_assert_eq(optinc_fidelity_compute(A, B, &f, NULL), OPTINC_OK);
+    cr_assert_float_eq(f.fidelity, 0.5, 1e-15);
+    cr_assert_eq(optinc_fidelity_compute(M, A, &f, NULL), OPTINC_EINPUT);
+    optinc_cmat *arr[] = {M, P, A, B};
+    for (int i = 0; i < 4; i++)
+        optinc_cmat_free(arr[i]);
+}
+
+static optinc_mc_result *mc(const optinc_circuit *c, int K, uint64_t seed, unsigned models,
+                            int calibrate)
+{
+    optinc_mc_options o = {.chips = K, .seed = seed, .calibrate = calibrate};
+    optinc_chip_options_default(&o.chip);
+    o.chip.models = models;
+    optinc_mc_result *r;
+    optinc_error err;
+    cr_assert_eq(optinc_monte_carlo(c, &o, &r, &err), OPTINC_OK, "%s", err.message);
+    return r;
+}
+
+Test(sim, monte_carlo_is_deterministic)
+{
+    optinc_circuit *c = su_spec_circuit(two_layer_spec);
+    optinc_mc_result *a = mc(c, 5, 11, OPTINC_DEV_ALL, 0), *b = mc(c, 5, 11, OPTINC_DEV_ALL, 0);
+    optinc_mc_result *d = mc(c, 5, 12, OPTINC_DEV_ALL, 0), *one = mc(c, 1, 11, OPTINC_DEV_ALL, 0);
+    optinc_mc_result *ideal = mc(c, 3, 11, OPTINC_DEV_NONE, 0);
+    cr_assert_eq(memcmp(a->samples, b->samples, sizeof *a->samples * 10), 0);
+    cr_assert_eq(memcmp(a->before, b->before, sizeof *a->before * 2), 0);
+    cr_assert_neq(a->before[0].mean.fidelity, d->before[0].mean.fidelity);
+    cr_assert_neq(memcmp(a->samples, d->samples, sizeof *a->samples * 10), 0);
+    /* Chip 0 is the chip of the seed itself. */
+    cr_assert_eq(memcmp(one->samples, a->samples, sizeof *a->samples * 2), 0);
+    cr_assert_eq(one->before[0].std.fidelity, 0);
+    cr_assert_gt(a->before[0].std.fidelity, 0);
+    cr_assert_lt(a->before[0].mean.fidelity, 1);
+    for (int l = 0; l < 2; l++) {
+        cr_assert_float_eq(ideal->before[l].mean.fidelity, 1, 1e-14);
+        cr_assert_leq(ideal->before[l].mean.max_abs, 1e-14);
+    }
+    optinc_mc_result *arr[] = {a, b, d, one, ideal};
+    for (int i = 0; i < 5; i++)
+        optinc_mc_result_free(arr[i]);
+    optinc_circuit_free(c);
+}
+
+/* The acceptance figures: coupler sigma 0.02, Clements N = 16 and N = 64. */
+Test(sim, calibration_raises_mean_fidelity)
+{
+    const int sizes[] = {16, 64}, chips[] = {20, 4};
+    for (int k = 0; k < 2; k++) {
+        optinc_components cp;
+        optinc_components_defaults(&cp);
+        cp.mzi.splitter_error_sigma = 0.02;
+        optinc_circuit *c = su_mesh_circuit(sizes[k], OPTINC_MESH_CLEMENTS, 40 + k, &cp);
+        optinc_mc_result *r = mc(c, chips[k], 1, OPTINC_DEV_COUPLER, 1);
+        fprintf(stderr, "N=%d, %d chips, coupler sigma 0.02: fidelity %.6f +- %.1e -> %.9f +- "
+                "%.1e (rel.Frobenius %.4f -> %.6f)\n", sizes[k], chips[k],
+                r->before[0].mean.fidelity, r->before[0].std.fidelity, r->after[0].mean.fidelity,
+                r->after[0].std.fidelity, r->before[0].mean.rel_frobenius,
+                r->after[0].mean.rel_frobenius);
+        cr_assert_gt(r->after[0].mean.fidelity, r->before[0].mean.fidelity);
+        cr_assert_lt(1 - r->after[0].mean.fidelity, 0.1 * (1 - r->before[0].mean.fidelity));
+        optinc_mc_result_free(r);
+        optinc_circuit_free(c);
+    }
+}
+
+Test(sim, calibration_with_ideal_couplers_changes_nothing)
+{
+    optinc_circuit *c = su_mesh_circuit(12, OPTINC_MESH_RECK, 3, NULL);
+    optinc_cmat *before = optinc_layer_transfer(&c->layers[0]);
+    optinc_chip *ideal = su_chip(c, OPTINC_DEV_NONE, 1);
+    optinc_calibration *cal;
+    optinc_calibration_report rep;
+    cr_assert_eq(optinc_calibration_from_chip(ideal, &cal, NULL), OPTINC_OK);
+    cr_assert_eq(optinc_calibrate_circuit(c, cal, &rep, NULL), OPTINC_OK);
+    optinc_cmat *after = optinc_layer_transfer(&c->layers[0]);
+    cr_assert_leq(optinc_cmat_max_abs_diff(before, after), 1e-12);
+    cr_assert_float_eq(rep.layer[0].fidelity_before, 1, 1e-14);
+    cr_assert_float_eq(rep.layer[0].fidelity_after, 1, 1e-14);
+    cr_assert_eq(rep.layer[0].n_unreachable, 0);
+    cr_assert_eq(rep.layer[0].n_mzi, 66);
+    optinc_calibration_report_free(&rep);
+    optinc_calibration_free(cal);
+    optinc_cmat_free(before);
+    optinc_cmat_free(after);
+    optinc_chip_free(ideal);
+    optinc_circuit_free(c);
+}
+
+/* Measure a chip, write the file, read it back, compile against it; a chip
+ * with the same couplers then realizes the corrected circuit as reported. */
+Test(sim, calibration_file_round_trip_and_compile)
+{
+    optinc_circuit *c = su_spec_circuit(two_layer_spec);
+    optinc_chip *chip = su_chip(c, OPTINC_DEV_COUPLER, 99);
+    optinc_calibration *cal, *back;
+    optinc_error err;
+    char *dir = tu_tempdir(), path[4200];
+    snprintf(path, sizeof path, "%s/chip.cal", dir);
+    cr_assert_eq(optinc_calibration_from_chip(chip, &cal, NULL), OPTINC_OK);
+    cr_assert_eq(optinc_calibration_write(cal, c, path, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(optinc_calibration_read(path, c, &back, &err), OPTINC_OK, "%s", err.message);
+    for (int l = 0; l < 2; l++)
+        for (int s = 0; s < 3; s++) {
+            cr_assert_eq(back->layer[l].n_mzi[s], cal->layer[l].n_mzi[s]);
+            for (int i = 0; i < 2 * cal->layer[l].n_mzi[s]; i++)
+                cr_assert_eq(back->layer[l].kappa[s][i], cal->layer[l].kappa[s][i]);
+        }
+    optinc_cmat *ref[2] = {optinc_layer_transfer(&c->layers[0]),
+                           optinc_layer_transfer(&c->layers[1])};
+    optinc_calibration_report rep;
+    cr_assert_eq(optinc_calibrate_circuit(c, back, &rep, &err), OPTINC_OK, "%s", err.message);
+    optinc_chip *again = su_chip(c, OPTINC_DEV_COUPLER, 99);
+    for (int l = 0; l < 2; l++) {
+        optinc_cmat *T = optinc_chip_layer_transfer(again, l);
+        optinc_fidelity f;
+        optinc_fidelity_compute(ref[l], T, &f, NULL);
+        cr_assert_float_eq(f.fidelity, rep.layer[l].fidelity_after, 1e-12);
+        cr_assert_gt(rep.layer[l].fidelity_after, rep.layer[l].fidelity_before);
+        optinc_cmat_free(T);
+        optinc_cmat_free(ref[l]);
+    }
+    optinc_calibration_report_free(&rep);
+    optinc_calibration_free(cal);
+    optinc_calibration_free(back);
+    optinc_chip_free(chip);
+    optinc_chip_free(again);
+    optinc_circuit_free(c);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* Bad calibration files: text, line, column, message fragment.  The circuit
+ * is tests/bad/calibration/circuit.yaml (layer L1: V mesh of 3 modes,
+ * attenuators, U mesh of 4 modes). */
+static const struct {
+    const char *name, *text;
+    int line, col;
+    const char *fragment;
+} bad_cal[] = {
+    {"empty", "# nothing\n", 2, 1, "no 'optinc-calibration 1' line"},
+    {"bad_header", "optinc-calibration 2\nL1 V 0 0 0 0\n", 1, 1, "first line must be"},
+    {"few_fields", "optinc-calibration 1\nL1 V 0 0 0.01\n", 2, 1, "expected 6 fields"},
+    {"many_fields", "optinc-calibration 1\nL1 V 0 0 0.01 0.02 0.03\n", 2, 20, "found 7"},
+    {"no_layer", "optinc-calibration 1\n  L9 V 0 0 0 0\n", 2, 3, "no layer 'L9'"},
+    {"no_mesh", "optinc-calibration 1\nL1 S 0 0 0 0\n", 2, 4, "its meshes are V, U"},
+    {"bad_column", "optinc-calibration 1\nL1 V 7 0 0 0\n", 2, 6, "column must be an integer"},
+    {"no_mzi", "optinc-calibration 1\nL1 U 0 1 0 0\n", 2, 8, "no MZI of mesh U"},
+    {"bad_delta", "optinc-calibration 1\nL1 U 0 0 0.01 abc\n", 2, 15, "'abc' is not a number"},
+    {"delta_range", "optinc-calibration 1\nL1 U 0 0 0.6 0\n", 2, 10, "in [-0.5, 0.5]"},
+    {"duplicate", "optinc-calibration 1\nL1 U 0 0 0 0\n# again\nL1 U 0 0 0.1 0\n", 4, 1,
+     "already listed on line 2"},
+};
+
+Test(sim, calibration_file_errors)
+{
+    optinc_spec *spec;
+    optinc_circuit *c;
+    optinc_error err;
+    cr_assert_eq(optinc_spec_load("tests/bad/calibration/circuit.yaml", &spec, &err), OPTINC_OK,
+                 "%s", err.message);
+    cr_assert_eq(optinc_compile(spec, &c, &err), OPTINC_OK);
+    char *dir = tu_tempdir(), path[4200];
+    for (size_t i = 0; i < sizeof bad_cal / sizeof bad_cal[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s.cal", dir, bad_cal[i].name);
+        tu_write_file(path, bad_cal[i].text);
+        optinc_calibration *cal = NULL;
+        cr_assert_eq(optinc_calibration_read(path, c, &cal, &err), OPTINC_EINPUT, "%s",
+                     bad_cal[i].name);
+        cr_assert_null(cal);
+        cr_assert_str_eq(err.file, path);
+        cr_assert_eq(err.line, bad_cal[i].line, "%s: line %d: %s", bad_cal[i].name, err.line,
+                     err.message);
+        cr_assert_eq(err.column, bad_cal[i].col, "%s: column %d: %s", bad_cal[i].name,
+                     err.column, err.message);
+        cr_assert(strstr(err.message, bad_cal[i].fragment), "%s: %s", bad_cal[i].name,
+                  err.message);
+    }
+    optinc_calibration *cal = NULL;
+    snprintf(path, sizeof path, "%s/missing.cal", dir);
+    cr_assert_eq(optinc_calibration_read(path, c, &cal, &err), OPTINC_EINPUT);
+    tu_rmtree(dir);
+    free(dir);
+    optinc_circuit_free(c);
+    optinc_spec_free(spec);
+}
+
+/* ------------------------------------------------------------------ command line */
+
+static tu_run run(const char *const *args)
+{
+    return tu_optinc(args);
+}
+
+Test(cli, simulate_help_and_usage_errors)
+{
+    tu_run r = run((const char *[]){"simulate", "--help", NULL});
+    cr_assert_eq(r.status, 0);
+    cr_assert(strstr(r.out, "usage: optinc simulate"));
+    tu_run_free(&r);
+    const char *bad[][4] = {{"simulate", NULL},
+                            {"simulate", "x.yaml", "--monte-carlo", "0"},
+                            {"simulate", "x.yaml", "--detect", "phase"},
+                            {"simulate", "x.yaml", "--bogus", NULL},
+                            {"simulate", "x.yaml", "--output", "o.npy"}};
+    for (int i = 0; i < 5; i++) {
+        const char *args[6] = {0};
+        for (int k = 0; k < 4 && bad[i][k]; k++)
+            args[k] = bad[i][k];
+        r = run(args);
+        cr_assert_eq(r.status, 2, "case %d: %s", i, r.err);
+        cr_assert(strstr(r.err, "optinc simulate: error:"), "case %d: %s", i, r.err);
+        tu_run_free(&r);
+    }
+    r = run((const char *[]){"simulate", "tests/bad/calibration/nonexistent.yaml", NULL});
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "nonexistent.yaml"));
+    tu_run_free(&r);
+}
+
+Test(cli, simulate_matrix_json_input_output_and_calibration)
+{
+    char *dir = tu_tempdir(), spec[4200], mat[4200], in[4200], out[4200], cal[4200];
+    snprintf(spec, sizeof spec, "%s/s.yaml", dir);
+    snprintf(mat, sizeof mat, "%s/m.npy", dir);
+    snprintf(in, sizeof in, "%s/in.csv", dir);
+    snprintf(out, sizeof out, "%s/out.npy", dir);
+    snprintf(cal, sizeof cal, "%s/chip.cal", dir);
+    tu_write_file(spec, two_layer_spec);
+    tu_write_file(in, "1,0,0.5\n0,1,0.5\n0,0,0.5\n0,0,0.5\n");
+
+    tu_run r = run((const char *[]){"simulate", spec, "--matrix", mat, "--json",
+                                    "--monte-carlo", "3", "--seed", "4", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "\"circuit\": \"two\""));
+    cr_assert(strstr(r.out, "\"chips\": 3"));
+    cr_assert(strstr(r.out, "\"seed\": 4"));
+    cr_assert(strstr(r.out, "\"compiled\": {\"max_abs\""));
+    cr_assert(strstr(r.out, "\"chip\": {\"mean\""));
+    /* Same seed, same report. */
+    tu_run r2 = run((const char *[]){"simulate", spec, "--json", "--monte-carlo", "3", "--seed",
+                                     "4", NULL});
+    cr_assert_str_eq(r.out, r2.out);
+    tu_run_free(&r);
+    tu_run_free(&r2);
+
+    optinc_cmat *M;
+    int cplx;
+    optinc_circuit *c = su_spec_circuit(two_layer_spec);
+    optinc_chip *ideal = su_chip(c, OPTINC_DEV_NONE, 1);
+    optinc_cmat *want;
+    cr_assert_eq(optinc_npy_read(mat, &M, &cplx, NULL), OPTINC_OK);
+    cr_assert_eq(optinc_chip_circuit_matrix(ideal, &want, NULL), OPTINC_OK);
+    cr_assert(cplx);
+    cr_assert_eq(optinc_cmat_max_abs_diff(M, want), 0);
+
+    /* Outputs of an input batch (ideal chip: the matrix times the inputs). */
+    r = run((const char *[]){"simulate", spec, "--ideal", "--input", in, "--output", out, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tu_run_free(&r);
+    optinc_cmat *Y, *X = optinc_cmat_new(4, 3), *R = optinc_cmat_new(3, 3);
+    double xin[4][3] = {{1, 0, 0.5}, {0, 1, 0.5}, {0, 0, 0.5}, {0, 0, 0.5}};
+    for (int i = 0; i < 12; i++)
+        X->a[i] = xin[i / 3][i % 3];
+    optinc_cmat_mul(want, X, R);
+    cr_assert_eq(optinc_npy_read(out, &Y, &cplx, NULL), OPTINC_OK);
+    cr_assert_leq(optinc_cmat_max_abs_diff(Y, R), 1e-12);
+
+    /* A chip's couplers saved, then used: calibration must help. */
+    r = run((const char *[]){"simulate", spec, "--seed", "8", "--save-calibration", cal, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tu_run_free(&r);
+    r = run((const char *[]){"simulate", spec, "--calibration", cal, "--calibrate", "--json",
+                             NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "\"calibrated_chip\""));
+    tu_run_free(&r);
+
+    optinc_cmat *arr[] = {M, want, Y, X, R};
+    for (int i = 0; i < 5; i++)
+        optinc_cmat_free(arr[i]);
+    optinc_chip_free(ideal);
+    optinc_circuit_free(c);
+    tu_rmtree(dir);
+    free(dir);
+}
