@@ -17,7 +17,7 @@
 
 static const char usage_text[] =
     "usage: optinc simulate NET.sp|SPEC [--input FILE] [--output FILE.npy] [--matrix OUT.npy]\n"
-    "                       [--monte-carlo K] [--seed S] [--ideal] [--float]\n"
+    "                       [--monte-carlo K] [--seed S] [--ideal] [--unquantized] [--float]\n"
     "                       [--detect field|intensity|coherent] [--reference-phase RAD]\n"
     "                       [--calibrate] [--calibration FILE] [--save-calibration FILE]\n"
     "                       [--json]\n"
@@ -28,7 +28,7 @@ typedef struct sim_args {
     const char *circuit, *input, *output, *matrix, *calibration, *save_calibration;
     long chips;
     uint64_t seed;
-    int have_seed, ideal, json, calibrate;
+    int have_seed, ideal, unquantized, json, calibrate;
     optinc_precision precision;
     optinc_detect detect;
     double reference_phase;
@@ -36,8 +36,8 @@ typedef struct sim_args {
 
 static int parse_args(int argc, char **argv, sim_args *a)
 {
-    enum { O_INPUT = 256, O_OUTPUT, O_MATRIX, O_MC, O_SEED, O_IDEAL, O_FLOAT, O_DETECT, O_REF,
-           O_CALIBRATE, O_CALIBRATION, O_SAVE_CAL, O_JSON };
+    enum { O_INPUT = 256, O_OUTPUT, O_MATRIX, O_MC, O_SEED, O_IDEAL, O_UNQUANT, O_FLOAT, O_DETECT,
+           O_REF, O_CALIBRATE, O_CALIBRATION, O_SAVE_CAL, O_JSON };
     static const struct option longopts[] = {
         {"input", required_argument, NULL, O_INPUT},
         {"output", required_argument, NULL, O_OUTPUT},
@@ -45,6 +45,7 @@ static int parse_args(int argc, char **argv, sim_args *a)
         {"monte-carlo", required_argument, NULL, O_MC},
         {"seed", required_argument, NULL, O_SEED},
         {"ideal", no_argument, NULL, O_IDEAL},
+        {"unquantized", no_argument, NULL, O_UNQUANT},
         {"float", no_argument, NULL, O_FLOAT},
         {"detect", required_argument, NULL, O_DETECT},
         {"reference-phase", required_argument, NULL, O_REF},
@@ -78,6 +79,7 @@ static int parse_args(int argc, char **argv, sim_args *a)
             a->have_seed = 1;
             break;
         case O_IDEAL: a->ideal = 1; break;
+        case O_UNQUANT: a->unquantized = 1; break;
         case O_FLOAT: a->precision = OPTINC_FLOAT; break;
         case O_DETECT:
             if (!strcmp(optarg, "field"))
@@ -148,8 +150,9 @@ static void print_json(const optinc_circuit *c, const sim_args *a, uint64_t seed
 {
     printf("{\"circuit\": ");
     cli_json_string(stdout, c->name);
-    printf(", \"seed\": %llu, \"chips\": %ld, \"ideal\": %s, \"calibrated\": %s, \"layers\": [",
-           (unsigned long long)seed, a->chips, a->ideal ? "true" : "false",
+    printf(", \"seed\": %llu, \"chips\": %ld, \"ideal\": %s, \"unquantized\": %s, "
+           "\"calibrated\": %s, \"layers\": [", (unsigned long long)seed, a->chips,
+           a->ideal ? "true" : "false", a->unquantized ? "true" : "false",
            a->calibrate ? "true" : "false");
     for (int l = 0; l < c->n_layers; l++) {
         const optinc_layer *L = &c->layers[l];
@@ -178,28 +181,31 @@ static void print_text(const optinc_circuit *c, const sim_args *a, uint64_t seed
                        const optinc_fidelity *compiled, const int *has_target,
                        const optinc_mc_result *mc)
 {
-    printf("circuit '%s': %d layer%s; %ld chip%s from seed %llu; device errors: %s\n", c->name,
-           c->n_layers, c->n_layers == 1 ? "" : "s", a->chips, a->chips == 1 ? "" : "s",
-           (unsigned long long)seed, a->ideal ? "none (--ideal)" : "components table");
-    printf("%-12s %9s %6s  %-22s  %-30s  %10s\n", "layer", "shape", "MZIs", "compiled vs target",
-           "chip vs ideal: fidelity", "rel.Frob");
+    printf("circuit '%s': %d layer%s; %ld chip%s from seed %llu; device errors: %s%s\n",
+           c->name, c->n_layers, c->n_layers == 1 ? "" : "s", a->chips, a->chips == 1 ? "" : "s",
+           (unsigned long long)seed, a->ideal ? "none (--ideal)" : "components table",
+           a->unquantized ? "; drivers unquantized" : "");
+    printf("%-30s %-23s %s\n", "", "compiled vs target", "chips vs ideal (mean +- std)");
+    printf("%-12s %9s %7s %10s %12s  %22s %11s %10s\n", "layer", "shape", "MZIs", "max|dT|",
+           "fidelity", "fidelity", "rel.Frob", "max|dT|");
     for (int l = 0; l < c->n_layers; l++) {
         const optinc_layer *L = &c->layers[l];
-        char shape[32], comp[64], fid[64];
+        char shape[32], max[32] = "-", fid[32] = "-";
         snprintf(shape, sizeof shape, "%dx%d", L->rows, L->cols);
-        if (has_target[l])
-            snprintf(comp, sizeof comp, "max %.2e F %.9f", compiled[l].max_abs,
-                     compiled[l].fidelity);
-        else
-            snprintf(comp, sizeof comp, "(no target)");
-        snprintf(fid, sizeof fid, "%.9f +- %.2e", mc->before[l].mean.fidelity,
-                 mc->before[l].std.fidelity);
-        printf("%-12s %9s %6d  %-22s  %-30s  %10.3e\n", L->name, shape, optinc_layer_mzis(L),
-               comp, fid, mc->before[l].mean.rel_frobenius);
-        if (mc->after)
-            printf("%-12s %9s %6s  %-22s  %.9f +- %.2e    %10.3e\n", "", "calibrated", "", "",
-                   mc->after[l].mean.fidelity, mc->after[l].std.fidelity,
-                   mc->after[l].mean.rel_frobenius);
+        if (has_target[l]) {
+            snprintf(max, sizeof max, "%.2e", compiled[l].max_abs);
+            snprintf(fid, sizeof fid, "%.9f", compiled[l].fidelity);
+        }
+        for (int pass = 0; pass < (mc->after ? 2 : 1); pass++) {
+            const optinc_mc_stats *m = pass ? &mc->after[l] : &mc->before[l];
+            if (pass)
+                printf("%-12s %9s %7s %10s %12s ", "", "", "", "", "calibrated:");
+            else
+                printf("%-12s %9s %7d %10s %12s ", L->name, shape, optinc_layer_mzis(L), max,
+                       fid);
+            printf(" %11.9f +- %7.1e %11.3e %10.2e\n", m->mean.fidelity, m->std.fidelity,
+                   m->mean.rel_frobenius, m->mean.max_abs);
+        }
     }
 }
 
@@ -330,6 +336,7 @@ int cmd_simulate(int argc, char **argv)
     optinc_chip_options_default(&mo.chip);
     if (a.ideal)
         mo.chip.models = OPTINC_DEV_NONE;
+    mo.chip.drive_targets = a.unquantized;
     if (a.calibration && !(st = optinc_calibration_read(a.calibration, c, &cal, &err)))
         mo.chip.couplers = cal;
     if (!st && a.matrix)

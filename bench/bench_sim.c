@@ -1,0 +1,98 @@
+/*
+ * bench_sim.c - batch propagation through a compiled Clements mesh against
+ * one cblas_zgemm with the mesh's reconstructed matrix, on the same batch, in
+ * the same run: B = 1024 input vectors through N = 64 and N = 256 modes.
+ *
+ * A mesh does about 1.75x the flops of the dense product (N(N-1)/2 MZIs of
+ * 28 real flops per vector against 8 N^2), so the target is mesh/zgemm <= 3.
+ * Each figure is the best of several repetitions (least disturbed by the
+ * other core's load).  The single-precision path is the one the ONN and the
+ * trainer use; the double path is the exact one.
+ */
+#include <cblas.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include "optinc/sim.h"
+#include "optinc/spec.h"
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+/* A one-layer circuit: N x N Haar unitary, Clements, no attenuators. */
+static optinc_circuit *mesh_circuit(int n)
+{
+    char path[] = "/tmp/bench_sim.XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f)
+        return NULL;
+    fprintf(f, "schema_version: 1\nname: bench\nmatrices:\n"
+               "  U: {shape: [%d, %d], dtype: complex, generate: {kind: haar_unitary, seed: 1}}\n"
+               "layers:\n  - {name: L1, matrix: U, attenuators: none}\n", n, n);
+    fclose(f);
+    optinc_spec *spec = NULL;
+    optinc_circuit *c = NULL;
+    if (optinc_spec_load(path, &spec, NULL) || optinc_compile(spec, &c, NULL))
+        c = NULL;
+    optinc_spec_free(spec);
+    remove(path);
+    return c;
+}
+
+int main(void)
+{
+    const int sizes[] = {64, 256}, B = 1024;
+    printf("batch propagation, B = %d vectors, best of several runs (ms)\n", B);
+    printf("%5s %8s %12s %12s %12s %10s %10s %12s\n", "N", "MZIs", "mesh double", "mesh float",
+           "zgemm", "dbl/zgemm", "flt/zgemm", "float err");
+    for (int k = 0; k < 2; k++) {
+        int n = sizes[k];
+        optinc_circuit *c = mesh_circuit(n);
+        optinc_chip *chip;
+        optinc_chip_options o = {OPTINC_DEV_NONE, 0, NULL};
+        if (!c || optinc_chip_new(c, &o, 1, &chip, NULL)) {
+            fprintf(stderr, "bench_sim: cannot build the N = %d circuit\n", n);
+            return 1;
+        }
+        optinc_rng rng;
+        optinc_rng_seed(&rng, 2);
+        optinc_cmat *X = optinc_cmat_gaussian(n, B, 1, &rng), *Y = optinc_cmat_new(n, B);
+        optinc_cmat *Yf = optinc_cmat_new(n, B), *Z = optinc_cmat_new(n, B);
+        optinc_cmat *T = optinc_chip_layer_transfer(chip, 0);
+        const double complex one = 1, zero = 0;
+        double best[3] = {1e30, 1e30, 1e30};
+        int reps = n <= 64 ? 40 : 8;
+        for (int r = 0; r < reps; r++) {
+            double t0 = now();
+            optinc_chip_layer_apply(chip, 0, X, Y, OPTINC_DOUBLE, NULL);
+            double t1 = now();
+            optinc_chip_layer_apply(chip, 0, X, Yf, OPTINC_FLOAT, NULL);
+            double t2 = now();
+            cblas_zgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, B, n, &one, T->a, n, X->a,
+                        B, &zero, Z->a, B);
+            double t3 = now(), t[3] = {t1 - t0, t2 - t1, t3 - t2};
+            for (int i = 0; i < 3; i++)
+                best[i] = t[i] < best[i] ? t[i] : best[i];
+        }
+        double ed = optinc_cmat_max_abs_diff(Y, Z), ef = optinc_cmat_max_abs_diff(Yf, Z);
+        if (ed > 1e-10) {
+            fprintf(stderr, "bench_sim: N = %d: mesh and zgemm disagree by %g\n", n, ed);
+            return 1;
+        }
+        printf("%5d %8d %12.3f %12.3f %12.3f %10.2f %10.2f %12.1e\n", n,
+               c->layers[0].stage[0].mesh->n_mzi, 1e3 * best[0], 1e3 * best[1], 1e3 * best[2],
+               best[0] / best[2], best[1] / best[2], ef / optinc_cmat_max_abs(Z));
+        optinc_cmat *m[] = {X, Y, Yf, Z, T};
+        for (int i = 0; i < 5; i++)
+            optinc_cmat_free(m[i]);
+        optinc_chip_free(chip);
+        optinc_circuit_free(c);
+    }
+    return 0;
+}
