@@ -391,7 +391,10 @@ static void print_text(const opts *o, const optinc_train_result *r, const char *
 static optinc_status load_aggregator(opts *o, optinc_err_hist **hist, optinc_agg_lut **lut,
                                      const char **name, optinc_error *err)
 {
-    *name = "exact";
+    static const char *const names[] = {"float chunks around the ring", "",
+                                        "float mean, servers in order",
+                                        "quantized mean, rounded half to even"};
+    *name = names[o->cfg.allreduce];
     if (o->inject) {
         optinc_status st = optinc_err_hist_load(o->inject, hist, err);
         if (st)
@@ -445,7 +448,7 @@ int cmd_train(int argc, char **argv)
     int root = comm.rank == 0;
     optinc_err_hist *hist = NULL;
     optinc_agg_lut *lut = NULL;
-    const char *aggregator = "exact";
+    const char *aggregator = "";
     if (!st)
         st = load_aggregator(&o, &hist, &lut, &aggregator, &err);
     st = optinc_comm_agree(&comm, st, &err);

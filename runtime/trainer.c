@@ -18,10 +18,12 @@
  * the tests set with OPENBLAS_NUM_THREADS=1.)
  */
 #include <cblas.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "optinc/dataset.h"
 #include "optinc/fileio.h"
@@ -480,6 +482,10 @@ static optinc_status setup(const optinc_train_config *cfg, const optinc_comm *co
 {
     optinc_status st = check_config(cfg, comm, err);
     const char *dir = cfg->data_dir[0] ? cfg->data_dir : NULL;
+    if (!st && cfg->out_dir[0] && mkdir(cfg->out_dir, 0777) && errno != EEXIST)
+        st = optinc_fail(err, OPTINC_ERUN, cfg->out_dir, 0, 0,
+                         "cannot create the output folder: %s; give --out a writable path",
+                         strerror(errno));
     if (!st)
         st = optinc_dataset_fashion_mnist(dir, 0, cfg->limit_train, &r->train, err);
     if (!st)

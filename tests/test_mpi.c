@@ -1,0 +1,90 @@
+/*
+ * test_mpi.c - the MPI backend against the in-process one: `mpirun -np 4
+ * optinc train --backend mpi` and the in-process run on the same seed end
+ * with bit-identical weights and the same counted traffic, for every
+ * all-reduce (ring, optinc, exact, quantized) and with injected errors.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include "trainutil.h"
+
+/* mpirun on PATH, as an absolute path (posix_spawn does not search). */
+static const char *mpirun(void)
+{
+    static char found[4200];
+    const char *path = getenv("PATH");
+    while (path && *path) {
+        size_t len = strcspn(path, ":");
+        snprintf(found, sizeof found, "%.*s/mpirun", (int)len, path);
+        if (len && access(found, X_OK) == 0)
+            return found;
+        path += len + (path[len] == ':');
+    }
+    return NULL;
+}
+
+/* Runs the small training in process and on 4 MPI ranks; compares. */
+static void compare(const char *dir, const char *kind, const char *extra)
+{
+    const char *common[] = {"train", "--data", dir, "--hidden", "16", "--batch", "8",
+                            "--epochs", "2", "--seed", "3", "--json", "--quiet",
+                            "--allreduce", kind};
+    const char *args[32], *margs[40];
+    int n = 0, m = 0;
+    margs[m++] = mpirun();
+    margs[m++] = "-np";
+    margs[m++] = "4";
+    margs[m++] = tu_optinc_path();
+    for (size_t i = 0; i < sizeof common / sizeof common[0]; i++)
+        args[n++] = margs[m++] = common[i];
+    if (extra)
+        args[n++] = margs[m++] = "--inject-errors", args[n++] = margs[m++] = extra;
+    margs[m++] = "--backend";
+    margs[m++] = "mpi";
+    args[n] = margs[m] = NULL;
+    tu_run a = tu_optinc_start(args), b = tu_start((char *const *)margs);
+    tu_wait(&a);
+    tu_wait(&b);
+    cr_assert_eq(a.status, 0, "%s", a.err);
+    cr_assert_eq(b.status, 0, "%s: %s", kind, b.err);
+    /* rank 0 alone prints one JSON line */
+    cr_assert_eq(strchr(b.out, '\n'), b.out + strlen(b.out) - 1, "%s", b.out);
+    cr_assert_str_eq(tr_json(b.out, "backend"), "\"mpi\"");
+    const char *keys[] = {"weights_sha256", "test_accuracy", "train_loss",
+                          "bytes_sent_per_server", "injected_errors", "steps"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        char *va = strdup(tr_json(a.out, keys[k]));
+        cr_assert_str_eq(va, tr_json(b.out, keys[k]), "%s %s", kind, keys[k]);
+        free(va);
+    }
+    tu_run_free(&a);
+    tu_run_free(&b);
+}
+
+Test(mpi, bit_identical_to_inproc)
+{
+    cr_assert(mpirun(), "mpirun not found: install openmpi-bin");
+    char *dir = tr_dataset(), hist[4200];
+    cr_assert(dir);
+    snprintf(hist, sizeof hist, "%s/errors.hist", dir);
+    cr_assert_eq(tu_write_file(hist, "p_error 0.01\n1 3\n-1 1\n2 1\n"), 0);
+    compare(dir, "ring", NULL);
+    compare(dir, "optinc", NULL);
+    compare(dir, "optinc", hist);
+    compare(dir, "exact", NULL);
+    compare(dir, "quantized", NULL);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+Test(mpi, servers_must_match_ranks)
+{
+    const char *args[] = {mpirun(), "-np", "2", tu_optinc_path(), "train", "--backend", "mpi",
+                          "--servers", "4", "--data", "/nonexistent", NULL};
+    tu_run r = tu_start((char *const *)args);
+    tu_wait(&r);
+    cr_assert_neq(r.status, 0);
+    cr_assert(strstr(r.err, "--servers 4 but mpirun started 2 ranks"), "%s", r.err);
+    tu_run_free(&r);
+}

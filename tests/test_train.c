@@ -1,0 +1,284 @@
+/*
+ * test_train.c - the data-parallel trainer and `optinc train` on a small
+ * synthetic data set: learning, determinism, bytes per epoch against the
+ * formulas, --resume after an interruption giving the identical result,
+ * files, plots, and bad input.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include "optinc/dataset.h"
+#include "optinc/fileio.h"
+#include "trainutil.h"
+
+/* "$OPTINC train --data DIR <small model> extra..." */
+static tu_run train(const char *dir, const char *const *extra)
+{
+    const char *args[64] = {"train", "--data", dir, "--hidden", "16", "--batch", "8",
+                            "--epochs", "3", "--json", "--quiet"};
+    int n = 11;
+    for (int i = 0; extra && extra[i] && n < 63; i++)
+        args[n++] = extra[i];
+    args[n] = NULL;
+    return tu_optinc(args);
+}
+
+static char *sha_of(const char *json)
+{
+    const char *v = tr_json(json, "weights_sha256");
+    return v ? strdup(v) : NULL;
+}
+
+Test(train, learns_and_reports_json)
+{
+    char *dir = tr_dataset();
+    cr_assert(dir);
+    const char *kinds[] = {"ring", "optinc", "exact", "quantized"};
+    for (int k = 0; k < 4; k++) {
+        tu_run r = train(dir, (const char *[]){"--allreduce", kinds[k], NULL});
+        cr_assert_eq(r.status, 0, "%s: %s", kinds[k], r.err);
+        double acc = atof(tr_json(r.out, "test_accuracy"));
+        cr_assert_gt(acc, 0.9, "%s: test accuracy %g", kinds[k], acc);
+        cr_assert(tr_json(r.out, "train_loss"));
+        cr_assert_eq(strlen(tr_json(r.out, "weights_sha256")), 66);   /* with quotes */
+        /* 784 -> here 64 inputs, 16 hidden, 4 classes: P = 64*16+16 + 16*4+4 = 1108;
+         * 16 steps per epoch, 48 steps */
+        cr_assert_str_eq(tr_json(r.out, "params"), "1108");
+        cr_assert_str_eq(tr_json(r.out, "steps"), "48");
+        unsigned long long bytes = strtoull(tr_json(r.out, "bytes_sent_per_server"), NULL, 10);
+        unsigned long long want[4] = {48ull * 2 * 3 * 277 * 4, 48ull * (1108 + 2 * 4),
+                                      48ull * 1108 * 4, 48ull * (1108 + 2 * 4)};
+        cr_assert_eq(bytes, want[k], "%s: %llu bytes", kinds[k], bytes);
+        tu_run_free(&r);
+    }
+    tu_rmtree(dir);
+    free(dir);
+}
+
+Test(train, same_seed_same_bits)
+{
+    char *dir = tr_dataset();
+    tu_run a = train(dir, (const char *[]){"--allreduce", "optinc", "--seed", "5", NULL});
+    tu_run b = train(dir, (const char *[]){"--allreduce", "optinc", "--seed", "5", NULL});
+    tu_run c = train(dir, (const char *[]){"--allreduce", "optinc", "--seed", "6", NULL});
+    cr_assert_eq(a.status + b.status + c.status, 0, "%s", c.err);
+    char *sa = sha_of(a.out), *sb = sha_of(b.out), *sc = sha_of(c.out);
+    cr_assert_str_eq(sa, sb);
+    cr_assert_str_neq(sa, sc);
+    free(sa);
+    free(sb);
+    free(sc);
+    tu_run_free(&a);
+    tu_run_free(&b);
+    tu_run_free(&c);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* An interrupted run resumed from its last checkpoint ends with the same
+ * weights and the same metrics file as an uninterrupted one. */
+Test(train, resume_gives_identical_result)
+{
+    char *dir = tr_dataset(), *full = tu_tempdir(), *cut = tu_tempdir();
+    const char *kinds[] = {"ring", "optinc"};
+    for (int k = 0; k < 2; k++) {
+        tu_run a = train(dir, (const char *[]){"--allreduce", kinds[k], "--out", full,
+                                               "--checkpoint-every", "5", NULL});
+        tu_run b = train(dir, (const char *[]){"--allreduce", kinds[k], "--out", cut,
+                                               "--checkpoint-every", "5", "--stop-after",
+                                               "23", NULL});
+        cr_assert_eq(a.status + b.status, 0, "%s%s", a.err, b.err);
+        cr_assert_str_eq(tr_json(b.out, "stopped"), "true");
+        tu_run c = train(dir, (const char *[]){"--allreduce", kinds[k], "--out", cut,
+                                               "--checkpoint-every", "5", "--resume", NULL});
+        cr_assert_eq(c.status, 0, "%s", c.err);
+        cr_assert_str_eq(tr_json(c.out, "resumed_from"), "20");
+        char *sa = sha_of(a.out), *sc = sha_of(c.out);
+        cr_assert_str_eq(sa, sc, "%s", kinds[k]);
+        char pa[4200], pc[4200];
+        snprintf(pa, sizeof pa, "%s/metrics.csv", full);
+        snprintf(pc, sizeof pc, "%s/metrics.csv", cut);
+        char *ma = tu_read_file(pa, NULL), *mc = tu_read_file(pc, NULL);
+        cr_assert(ma && mc);
+        cr_assert_str_eq(ma, mc);
+        /* weights.f32 hashes to weights_sha256 */
+        size_t len;
+        snprintf(pa, sizeof pa, "%s/weights.f32", full);
+        char *w = tu_read_file(pa, &len);
+        cr_assert_eq(len, 1108 * 4);
+        unsigned char h[32];
+        char hex[70] = "\"";
+        optinc_sha256(w, len, h);
+        for (int i = 0; i < 32; i++)
+            snprintf(hex + 1 + 2 * i, 3, "%02x", h[i]);
+        strcat(hex, "\"");
+        cr_assert_str_eq(hex, sa);
+        free(w);
+        free(ma);
+        free(mc);
+        free(sa);
+        free(sc);
+        tu_run_free(&a);
+        tu_run_free(&b);
+        tu_run_free(&c);
+    }
+    /* a checkpoint of other settings is refused */
+    tu_run d = train(dir, (const char *[]){"--allreduce", "optinc", "--lr", "0.01", "--out", cut,
+                                           "--resume", NULL});
+    cr_assert_eq(d.status, 2);
+    cr_assert(strstr(d.err, "other settings"), "%s", d.err);
+    tu_run_free(&d);
+    tu_rmtree(dir);
+    tu_rmtree(full);
+    tu_rmtree(cut);
+    free(dir);
+    free(full);
+    free(cut);
+}
+
+Test(train, metrics_csv_and_plots)
+{
+    char *dir = tr_dataset(), *out = tu_tempdir();
+    tu_run r = train(dir, (const char *[]){"--allreduce", "ring", "--out", out, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/metrics.csv", out);
+    char *csv = tu_read_file(path, NULL);
+    cr_assert(csv);
+    cr_assert(!strncmp(csv, "epoch,step,train_loss,train_accuracy,test_accuracy,"
+                            "bytes_sent_per_server,comm_time_s,injected_errors\n", 98));
+    int rows = 0;
+    for (char *p = csv; (p = strchr(p, '\n')); p++)
+        rows++;
+    cr_assert_eq(rows, 4);
+    /* epoch 2: 16 steps of ring traffic, 2 (N-1) chunks of 277 floats */
+    cr_assert(strstr(csv, "\n2,32,"));
+    cr_assert(strstr(csv, ",106368,"), "%s", csv);
+    free(csv);
+    if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+        const char *files[] = {"curves.gp", "curves.svg", "curves.png"};
+        for (int i = 0; i < 3; i++) {
+            size_t len = 0;
+            snprintf(path, sizeof path, "%s/%s", out, files[i]);
+            char *f = tu_read_file(path, &len);
+            cr_assert(f && len > 100, "%s", files[i]);
+            free(f);
+        }
+    }
+    tu_run_free(&r);
+    tu_rmtree(dir);
+    tu_rmtree(out);
+    free(dir);
+    free(out);
+}
+
+Test(train, command_line)
+{
+    tu_run r = tu_optinc((const char *[]){"train", "--help", NULL});
+    cr_assert_eq(r.status, 0);
+    cr_assert(strstr(r.out, "usage: optinc train"));
+    tu_run_free(&r);
+    const char *bad[][4] = {{"--allreduce", "tree", NULL}, {"--servers", "0", NULL},
+                            {"--bits", "7", NULL},          {"--resume", NULL},
+                            {"--backend", "tcp", NULL},     {"--frobnicate", NULL},
+                            {"--lr", "-1", NULL},           {"a.yaml", "b.yaml", NULL}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *args[6] = {"train"};
+        for (int k = 0; bad[i][k]; k++)
+            args[k + 1] = bad[i][k];
+        r = tu_optinc(args);
+        cr_assert_eq(r.status, 2, "case %zu", i);
+        cr_assert(strstr(r.err, "optinc train: error:"), "%s", r.err);
+        tu_run_free(&r);
+    }
+    /* --backend mpi outside mpirun says how to start it */
+    r = tu_optinc((const char *[]){"train", "--backend", "mpi", NULL});
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "mpirun -np"), "%s", r.err);
+    tu_run_free(&r);
+}
+
+Test(train, cost_model_tables)
+{
+    tu_run r = tu_optinc((const char *[]){"train", "--cost-model", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    /* N = 4: ring 2*3/4 of 720720 floats; ratio 1.5; N = 16: 1.875 */
+    cr_assert(strstr(r.out, "  4        4324320        2882880  1.500000   1.500000"), "%s",
+              r.out);
+    cr_assert(strstr(r.out, " 16        5405400        2882880  1.875000   1.875000"));
+    cr_assert(strstr(r.out, "ResNet50"));
+    cr_assert(strstr(r.out, "LLaMA"));
+    tu_run_free(&r);
+}
+
+Test(train, missing_and_bad_data)
+{
+    tu_run r = train("/nonexistent/fmnist", NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "dataset-fashion-mnist"), "%s", r.err);
+    cr_assert(strstr(r.err, "/nonexistent/fmnist/train-images-idx3-ubyte.gz:"), "%s", r.err);
+    tu_run_free(&r);
+    char *dir = tr_dataset(), path[4200];
+    /* too few samples for one step */
+    r = train(dir, (const char *[]){"--limit-train", "20", NULL});
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "fewer than one step"), "%s", r.err);
+    tu_run_free(&r);
+    /* truncated images */
+    snprintf(path, sizeof path, "%s/t10k-images-idx3-ubyte.gz", dir);
+    FILE *f = fopen(path, "r+b");
+    cr_assert(f);
+    cr_assert_eq(ftruncate(fileno(f), 16 + 64 * 10), 0);
+    fclose(f);
+    r = train(dir, NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "truncated IDX file"), "%s", r.err);
+    tu_run_free(&r);
+    /* images and labels swapped: wrong magic */
+    optinc_dataset *ds;
+    optinc_error err;
+    char lab[4200];
+    snprintf(path, sizeof path, "%s/train-images-idx3-ubyte.gz", dir);
+    snprintf(lab, sizeof lab, "%s/train-labels-idx1-ubyte.gz", dir);
+    cr_assert_eq(optinc_dataset_load_idx(lab, path, 0, &ds, &err), OPTINC_EINPUT);
+    cr_assert(strstr(err.message, "IDX magic 0x00000801, expected 0x00000803"), "%s",
+              err.message);
+    cr_assert_eq(optinc_dataset_load_idx(path, lab, 100, &ds, &err), OPTINC_OK);
+    cr_assert_eq(ds->n, 100);
+    cr_assert_eq(ds->features, 64);
+    cr_assert_eq(ds->classes, 4);
+    cr_assert_eq(ds->labels[6], 2);
+    optinc_dataset_free(ds);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+Test(train, injected_errors_change_the_run)
+{
+    char *dir = tr_dataset(), path[4200];
+    snprintf(path, sizeof path, "%s/errors.hist", dir);
+    cr_assert_eq(tu_write_file(path, "# test\np_error 0.01\n1 1\n-1 1\n"), 0);
+    tu_run a = train(dir, (const char *[]){"--allreduce", "optinc", NULL});
+    tu_run b = train(dir, (const char *[]){"--allreduce", "optinc", "--inject-errors", path,
+                                           NULL});
+    cr_assert_eq(a.status + b.status, 0, "%s", b.err);
+    cr_assert_str_eq(tr_json(a.out, "injected_errors"), "0");
+    long errors = atol(tr_json(b.out, "injected_errors"));
+    /* 48 steps x 1108 outputs x 1 % = 532 expected */
+    cr_assert(errors > 400 && errors < 670, "%ld", errors);
+    char *sa = sha_of(a.out), *sb = sha_of(b.out);
+    cr_assert_str_neq(sa, sb);
+    free(sa);
+    free(sb);
+    tu_run_free(&a);
+    tu_run_free(&b);
+    snprintf(path, sizeof path, "%s/bad.hist", dir);
+    cr_assert_eq(tu_write_file(path, "0 5\n1 two\n"), 0);
+    tu_run c = train(dir, (const char *[]){"--allreduce", "optinc", "--inject-errors", path,
+                                           NULL});
+    cr_assert_eq(c.status, 2);
+    cr_assert(strstr(c.err, "bad.hist:2:1: error:"), "%s", c.err);
+    tu_run_free(&c);
+    tu_rmtree(dir);
+    free(dir);
+}

@@ -1,0 +1,83 @@
+/*
+ * trainutil.h - a small synthetic IDX data set for the trainer tests, so
+ * they run in seconds and without the Fashion-MNIST package.
+ *
+ * Four classes of 8x8 images: class k lights quadrant k (pixels 160..255)
+ * over noise (0..95), drawn from a fixed generator.  The files are written
+ * uncompressed under the Fashion-MNIST names (gzread reads plain files).
+ */
+#ifndef OPTINC_TRAINUTIL_H
+#define OPTINC_TRAINUTIL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "testutil.h"
+
+static inline void tr_u32(FILE *f, uint32_t v)
+{
+    unsigned char b[4] = {(unsigned char)(v >> 24), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 8), (unsigned char)v};
+    fwrite(b, 1, 4, f);
+}
+
+/* Writes split ("train" or "t10k") of n samples into dir; 0 on success. */
+static inline int tr_write_split(const char *dir, const char *split, int n, uint32_t seed)
+{
+    char path[4200];
+    uint32_t x = seed * 2654435761u + 1;
+    snprintf(path, sizeof path, "%s/%s-images-idx3-ubyte.gz", dir, split);
+    FILE *fi = fopen(path, "wb");
+    snprintf(path, sizeof path, "%s/%s-labels-idx1-ubyte.gz", dir, split);
+    FILE *fl = fopen(path, "wb");
+    if (!fi || !fl)
+        return -1;
+    tr_u32(fi, 0x803);
+    tr_u32(fi, (uint32_t)n);
+    tr_u32(fi, 8);
+    tr_u32(fi, 8);
+    tr_u32(fl, 0x801);
+    tr_u32(fl, (uint32_t)n);
+    for (int i = 0; i < n; i++) {
+        int k = i % 4;
+        unsigned char px[64];
+        for (int r = 0; r < 8; r++)
+            for (int c = 0; c < 8; c++) {
+                x = x * 1664525u + 1013904223u;
+                int lit = (r / 4) * 2 + c / 4 == k;
+                px[r * 8 + c] = (unsigned char)((lit ? 160 : 0) + (x >> 24) % 96);
+            }
+        fwrite(px, 1, 64, fi);
+        fputc(k, fl);
+    }
+    return (fclose(fi) | fclose(fl)) ? -1 : 0;
+}
+
+/* A temporary folder with 512 training and 128 test samples; free() it. */
+static inline char *tr_dataset(void)
+{
+    char *dir = tu_tempdir();
+    if (dir && (tr_write_split(dir, "train", 512, 1) || tr_write_split(dir, "t10k", 128, 2))) {
+        tu_rmtree(dir);
+        free(dir);
+        return NULL;
+    }
+    return dir;
+}
+
+/* The value of "key": in a JSON line, as text up to the next , or } (NULL
+ * when absent); static buffer. */
+static inline const char *tr_json(const char *json, const char *key)
+{
+    static char buf[256];
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *p = json ? strstr(json, pat) : NULL;
+    if (!p)
+        return NULL;
+    p += strlen(pat);
+    size_t n = strcspn(p, ",}");
+    snprintf(buf, sizeof buf, "%.*s", (int)n, p);
+    return buf;
+}
+
+#endif
