@@ -288,13 +288,21 @@ static int tok_is(const token *t, const char *s)
     return (size_t)t->len == strlen(s) && !strncmp(t->s, s, (size_t)t->len);
 }
 
-static int tok_int(const token *t, long *v)
+/* The token as a C string in buf; -1 when it does not fit. */
+static int tok_cstr(const token *t, char *buf, size_t size)
 {
-    char buf[32], *end;
-    if (t->len >= (int)sizeof buf)
+    if ((size_t)t->len >= size)
         return -1;
     memcpy(buf, t->s, (size_t)t->len);
     buf[t->len] = 0;
+    return 0;
+}
+
+static int tok_int(const token *t, long *v)
+{
+    char buf[32], *end;
+    if (tok_cstr(t, buf, sizeof buf))
+        return -1;
     errno = 0;
     *v = strtol(buf, &end, 10);
     return errno || *end || end == buf ? -1 : 0;
@@ -303,10 +311,8 @@ static int tok_int(const token *t, long *v)
 static int tok_double(const token *t, double *v)
 {
     char buf[64], *end;
-    if (t->len >= (int)sizeof buf)
+    if (tok_cstr(t, buf, sizeof buf))
         return -1;
-    memcpy(buf, t->s, (size_t)t->len);
-    buf[t->len] = 0;
     errno = 0;
     *v = strtod(buf, &end);
     return errno || *end || end == buf || !isfinite(*v) ? -1 : 0;
@@ -327,15 +333,16 @@ static optinc_status bad(reader *r, int line, int col, const char *fmt, ...)
 
 static optinc_status read_entry(reader *r, const token *t, int n, int line)
 {
-    char name[OPTINC_NAME_MAX + 1], what[160];
+    char name[OPTINC_NAME_MAX], what[160];
     if (n != 6)
         return bad(r, line, n > 6 ? t[6].col : 1,
                    "expected 6 fields 'LAYER MESH COLUMN MODE DELTA_IN DELTA_OUT', found %d%s",
                    n, n > 6 ? "; put comments after '#'" : "");
     const optinc_circuit *c = r->c;
     int l = 0;
-    snprintf(name, sizeof name, "%.*s", t[0].len < OPTINC_NAME_MAX ? t[0].len : OPTINC_NAME_MAX,
-             t[0].s);
+    if (tok_cstr(&t[0], name, sizeof name))
+        return bad(r, line, t[0].col, "'%.*s...' is longer than any layer name (at most %d "
+                   "characters)", 16, t[0].s, OPTINC_NAME_MAX - 1);
     while (l < c->n_layers && strcmp(c->layers[l].name, name))
         l++;
     if (l == c->n_layers)
