@@ -31,4 +31,41 @@ optinc_status optinc_netlist_read(const char *path, optinc_circuit **out, optinc
 /* A spec (.yaml/.yml: load + compile) or a netlist (anything else). */
 optinc_status optinc_circuit_load(const char *path, optinc_circuit **out, optinc_error *err);
 
+/* ------------------------------------------------------------------------
+ * Reader limits: larger inputs are refused with a message naming the limit.
+ */
+#define OPTINC_NETLIST_BYTES_MAX (256L << 20)  /* a netlist and its includes together */
+#define OPTINC_NETLIST_LINE_MAX (1L << 20)     /* one physical line */
+#define OPTINC_NETLIST_INCLUDE_DEPTH_MAX 16    /* nested .include levels */
+
+/* ------------------------------------------------------------------------
+ * The dialect's vocabulary, shared by the writer and the reader
+ * (netlist_dialect.c), so that what one writes the other reads.
+ */
+
+/* One device parameter of a layer's `*! layer.NAME.SECTION = key=value ...`
+ * header line: where it lives in optinc_components, its type ('d' double,
+ * 'i' int) and its allowed range. */
+typedef struct optinc_netlist_field {
+    const char *section, *key;
+    size_t offset;
+    char type;
+    double min, max;
+} optinc_netlist_field;
+
+extern const optinc_netlist_field optinc_netlist_fields[];
+extern const int optinc_netlist_n_fields;
+
+extern const char *const optinc_netlist_mesh_names[2];        /* by optinc_mesh_kind */
+extern const char *const optinc_netlist_att_names[4];         /* by optinc_att_position */
+extern const char *const optinc_netlist_activation_names[3];  /* by optinc_activation */
+
+/* The stages a layer of this shape and attenuator position has, in
+ * propagation order (kind, tag, modes_in, modes_out, n_att filled; mesh and
+ * att left NULL).  Returns the number of stages (1..3). */
+int optinc_netlist_stage_plan(optinc_att_position att, int rows, int cols, optinc_stage plan[3]);
+
+/* 1 when s is a PNL name, [A-Za-z_][A-Za-z0-9_]*. */
+int optinc_netlist_is_name(const char *s);
+
 #endif

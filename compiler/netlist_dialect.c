@@ -1,0 +1,75 @@
+/*
+ * netlist_dialect.c - the vocabulary of the PNL netlist (optinc-netlist(5))
+ * that its writer (netlist_write.c) and its reader (runtime/netlist_read.c)
+ * must agree on: the device-parameter keys of the `*! layer.NAME.SECTION`
+ * header lines, the words for mesh kinds, attenuator positions and
+ * activations, and the stage plan of a layer.
+ *
+ * Why a module of its own: the round trip spec -> netlist -> read -> netlist
+ * is byte-identical only if both sides use one table.  A device parameter
+ * added to optinc_components needs one new row here and nothing else: the
+ * writer prints every row, the reader accepts exactly these rows.
+ */
+#include <math.h>
+#include <stddef.h>
+#include "optinc/netlist.h"
+
+#define CF(f) offsetof(optinc_components, f)
+
+/* Ranges follow optinc-spec(5), so a netlist cannot smuggle in a device the
+ * spec loader would refuse. */
+const optinc_netlist_field optinc_netlist_fields[] = {
+    {"mzi", "insertion_loss_dB", CF(mzi.insertion_loss_dB), 'd', 0, INFINITY},
+    {"mzi", "phase_error_sigma_rad", CF(mzi.phase_error_sigma_rad), 'd', 0, INFINITY},
+    {"mzi", "splitter_error_sigma", CF(mzi.splitter_error_sigma), 'd', 0, INFINITY},
+    {"phase_shifter", "bits", CF(phase_shifter.bits), 'i', 0, 16},
+    {"phase_shifter", "range_lo_rad", CF(phase_shifter.range_rad[0]), 'd', -INFINITY, INFINITY},
+    {"phase_shifter", "range_hi_rad", CF(phase_shifter.range_rad[1]), 'd', -INFINITY, INFINITY},
+    {"phase_shifter", "noise_sigma_rad", CF(phase_shifter.noise_sigma_rad), 'd', 0, INFINITY},
+    {"phase_shifter", "thermal_crosstalk", CF(phase_shifter.thermal_crosstalk), 'd', 0, 0.5},
+    {"attenuator", "insertion_loss_dB", CF(attenuator.insertion_loss_dB), 'd', 0, INFINITY},
+    {"attenuator", "max_attenuation_dB", CF(attenuator.max_attenuation_dB), 'd', 0, INFINITY},
+    {"attenuator", "bits", CF(attenuator.bits), 'i', 0, 16},
+    {"waveguide", "loss_dB_cm", CF(waveguide.loss_dB_cm), 'd', 0, INFINITY},
+    {"crossing", "insertion_loss_dB", CF(crossing.insertion_loss_dB), 'd', 0, INFINITY},
+    {"crossing", "crosstalk_dB", CF(crossing.crosstalk_dB), 'd', -INFINITY, 0},
+    {"detector", "responsivity_A_W", CF(detector.responsivity_A_W), 'd', 0, INFINITY},
+};
+const int optinc_netlist_n_fields = sizeof optinc_netlist_fields / sizeof optinc_netlist_fields[0];
+
+const char *const optinc_netlist_mesh_names[2] = {"clements", "reck"};
+const char *const optinc_netlist_att_names[4] = {"middle", "none", "input", "output"};
+const char *const optinc_netlist_activation_names[3] = {"none", "relu_eo", "abs2"};
+
+/* The same plan optinc_compile() builds (circuit.h):
+ *   middle  V mesh (cols), S column cols -> rows, U mesh (rows)
+ *   output  U mesh, S column          input  S column, U mesh
+ *   none    U mesh */
+int optinc_netlist_stage_plan(optinc_att_position att, int rows, int cols, optinc_stage plan[3])
+{
+    static const char tags[4][4] = {"VSU", "U", "SU", "US"};
+    int n = 0;
+    for (const char *t = tags[att]; *t; t++, n++) {
+        optinc_stage *s = &plan[n];
+        s->tag = *t;
+        s->mesh = NULL;
+        s->att = NULL;
+        s->kind = *t == 'S' ? OPTINC_STAGE_ATT : OPTINC_STAGE_MESH;
+        /* Only the middle plan changes the mode count: V has cols, U rows. */
+        s->modes_in = *t == 'U' ? rows : cols;
+        s->modes_out = *t == 'V' ? cols : rows;
+        s->n_att = s->kind == OPTINC_STAGE_ATT ? (rows < cols ? rows : cols) : 0;
+    }
+    return n;
+}
+
+int optinc_netlist_is_name(const char *s)
+{
+    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
+        return 0;
+    for (s++; *s; s++)
+        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'
+              || (*s >= '0' && *s <= '9')))
+            return 0;
+    return 1;
+}
