@@ -19,7 +19,8 @@ static const char usage_text[] =
     "usage: optinc simulate NET.sp|SPEC [--input FILE] [--output FILE.npy] [--matrix OUT.npy]\n"
     "                       [--monte-carlo K] [--seed S] [--ideal] [--unquantized] [--float]\n"
     "                       [--detect field|intensity|coherent] [--reference-phase RAD]\n"
-    "                       [--calibrate] [--calibration FILE] [--save-calibration FILE]\n"
+    "                       [--calibrate[=local|refit]] [--calibration FILE]\n"
+    "                       [--save-calibration FILE]\n"
     "                       [--json]\n"
     "Runs a compiled circuit on K simulated chips with the device errors of its\n"
     "components table and prints per-layer fidelity.  See optinc-simulate(1).\n";
@@ -32,6 +33,7 @@ typedef struct sim_args {
     optinc_precision precision;
     optinc_detect detect;
     double reference_phase;
+    optinc_calibration_method method;
 } sim_args;
 
 static int parse_args(int argc, char **argv, sim_args *a)
@@ -49,7 +51,7 @@ static int parse_args(int argc, char **argv, sim_args *a)
         {"float", no_argument, NULL, O_FLOAT},
         {"detect", required_argument, NULL, O_DETECT},
         {"reference-phase", required_argument, NULL, O_REF},
-        {"calibrate", no_argument, NULL, O_CALIBRATE},
+        {"calibrate", optional_argument, NULL, O_CALIBRATE},
         {"calibration", required_argument, NULL, O_CALIBRATION},
         {"save-calibration", required_argument, NULL, O_SAVE_CAL},
         {"json", no_argument, NULL, O_JSON},
@@ -97,7 +99,16 @@ static int parse_args(int argc, char **argv, sim_args *a)
                 return cli_usage_error("simulate", "--reference-phase takes a phase in "
                                        "radians, not '%s'", optarg);
             break;
-        case O_CALIBRATE: a->calibrate = 1; break;
+        case O_CALIBRATE:
+            a->calibrate = 1;
+            if (!optarg || !strcmp(optarg, "local"))
+                a->method = OPTINC_CAL_LOCAL;
+            else if (!strcmp(optarg, "refit"))
+                a->method = OPTINC_CAL_REFIT;
+            else
+                return cli_usage_error("simulate", "--calibrate takes local or refit, not '%s'",
+                                       optarg);
+            break;
         case O_CALIBRATION: a->calibration = optarg; break;
         case O_SAVE_CAL: a->save_calibration = optarg; break;
         case O_JSON: a->json = 1; break;
@@ -153,7 +164,7 @@ static void print_json(const optinc_circuit *c, const sim_args *a, uint64_t seed
     printf(", \"seed\": %llu, \"chips\": %ld, \"ideal\": %s, \"unquantized\": %s, "
            "\"calibrated\": %s, \"layers\": [", (unsigned long long)seed, a->chips,
            a->ideal ? "true" : "false", a->unquantized ? "true" : "false",
-           a->calibrate ? "true" : "false");
+           !a->calibrate ? "false" : a->method == OPTINC_CAL_REFIT ? "\"refit\"" : "\"local\"");
     for (int l = 0; l < c->n_layers; l++) {
         const optinc_layer *L = &c->layers[l];
         printf("%s\n  {\"name\": ", l ? "," : "");
@@ -256,7 +267,7 @@ static optinc_status run_input(const optinc_circuit *c, const sim_args *a,
     if (!st)
         st = optinc_chip_new(c, o, seed, &chip, err);
     if (!st && a->calibrate)
-        st = optinc_chip_calibrate(chip, NULL, err);
+        st = optinc_chip_calibrate(chip, NULL, a->method, err);
     optinc_eval_options eo;
     optinc_eval_options_default(&eo);
     eo.precision = a->precision;
@@ -332,7 +343,8 @@ int cmd_simulate(int argc, char **argv)
         cli_warn("%s", c->warnings[i]);
     uint64_t seed = a.have_seed ? a.seed : c->seed;
 
-    optinc_mc_options mo = {.chips = (int)a.chips, .seed = seed, .calibrate = a.calibrate};
+    optinc_mc_options mo = {.chips = (int)a.chips, .seed = seed, .calibrate = a.calibrate,
+                            .method = a.method};
     optinc_chip_options_default(&mo.chip);
     if (a.ideal)
         mo.chip.models = OPTINC_DEV_NONE;

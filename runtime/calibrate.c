@@ -35,6 +35,9 @@
 #include "chip.h"
 #include "optinc/fileio.h"
 
+/* L-BFGS iterations of a global re-fit (about 10 ms each at N = 64). */
+#define REFIT_ITERS 300
+
 /* ------------------------------------------------------------------ one MZI */
 
 static double split_score(double complex g00, double complex g01, double complex g10,
@@ -100,8 +103,255 @@ static int solve_mzi(const double complex U[4], double theta_t, double k1, doubl
     return unreachable;
 }
 
+/* ------------------------------------------------------------------ global re-fit */
+
+/* Rows m, m+1 of A (n columns) := e . rows, or e^H . rows (adjoint). */
+static void rows2(double complex *A, int n, int m, const double complex e[4], int adjoint)
+{
+    double complex a = e[0], b = e[1], c = e[2], d = e[3];
+    if (adjoint) {
+        a = conj(e[0]);
+        b = conj(e[2]);
+        c = conj(e[1]);
+        d = conj(e[3]);
+    }
+    double complex *restrict x = A + (size_t)m * n, *restrict y = x + n;
+    for (int k = 0; k < n; k++) {
+        double complex u = x[k], v = y[k];
+        x[k] = a * u + b * v;
+        y[k] = c * u + d * v;
+    }
+}
+
+typedef struct fit {
+    const optinc_mesh *mesh;
+    const double *kappa;
+    const double complex *T;    /* target, n x n */
+    double complex *Q, *L;      /* n x n scratch: partial products, adjoint */
+    int n;
+} fit;
+
+/* f(x) = min over output screens D of |D.M'(x) - T|_F^2 (M' the mesh with
+ * the measured couplers, x = theta_0, phi_0, theta_1, ...) and, when g is
+ * not NULL, its gradient by one backward sweep (reverse mode: Q walks back
+ * through the partial products, L carries the adjoint). */
+static double fit_eval(fit *F, const double *x, double *g)
+{
+    int n = F->n, K = F->mesh->n_mzi;
+    double complex *Q = F->Q, *L = F->L, E[4];
+    const double complex *T = F->T;
+    memset(Q, 0, sizeof *Q * (size_t)n * n);
+    for (int r = 0; r < n; r++)
+        Q[(size_t)r * n + r] = 1;
+    for (int i = 0; i < K; i++) {
+        optinc_mzi_device_matrix(x[2 * i], x[2 * i + 1], F->kappa[2 * i], F->kappa[2 * i + 1],
+                                 1, E);
+        rows2(Q, n, F->mesh->mzi[i].mode, E, 0);
+    }
+    double f = 0;
+    for (int r = 0; r < n; r++) {
+        const double complex *q = Q + (size_t)r * n, *t = T + (size_t)r * n;
+        double complex z = 0;
+        for (int c = 0; c < n; c++) {
+            z += conj(t[c]) * q[c];
+            f += creal(q[c] * conj(q[c])) + creal(t[c] * conj(t[c]));
+        }
+        f -= 2 * cabs(z);
+        double complex d = cabs(z) > 0 ? z / cabs(z) : 1;   /* the best screen is conj(d) */
+        for (int c = 0; c < n; c++)
+            L[(size_t)r * n + c] = q[c] - d * t[c];
+    }
+    for (int i = K - 1; g && i >= 0; i--) {
+        int m = F->mesh->mzi[i].mode;
+        double th = x[2 * i], ph = x[2 * i + 1];
+        double k1 = F->kappa[2 * i], k2 = F->kappa[2 * i + 1];
+        double c1 = sqrt(1 - k1), s1 = sqrt(k1), c2 = sqrt(1 - k2), s2 = sqrt(k2);
+        optinc_mzi_device_matrix(th, ph, k1, k2, 1, E);
+        rows2(Q, n, m, E, 1);                 /* Q = product of the elements before i */
+        double complex W[2][2] = {{0, 0}, {0, 0}};   /* W[b][a] = (Q L^H)[m+b][m+a] */
+        for (int b = 0; b < 2; b++)
+            for (int a = 0; a < 2; a++) {
+                const double complex *q = Q + (size_t)(m + b) * n, *l = L + (size_t)(m + a) * n;
+                for (int c = 0; c < n; c++)
+                    W[b][a] += q[c] * conj(l[c]);
+            }
+        double complex et = cexp(I * th), ep = cexp(I * ph);
+        double complex dth[4] = {I * ep * c1 * c2 * et, -s1 * c2 * et, -ep * c1 * s2 * et,
+                                 -I * s1 * s2 * et};
+        double complex dph[4] = {I * E[0], 0, I * E[2], 0};
+        double gt = 0, gp = 0;
+        for (int a = 0; a < 2; a++)
+            for (int b = 0; b < 2; b++) {
+                gt += 2 * creal(W[b][a] * dth[2 * a + b]);
+                gp += 2 * creal(W[b][a] * dph[2 * a + b]);
+            }
+        g[2 * i] = gt;
+        g[2 * i + 1] = gp;
+        rows2(L, n, m, E, 1);                 /* adjoint before element i */
+    }
+    return f;
+}
+
+static double dot(const double *a, const double *b, int n)
+{
+    double s = 0;
+    for (int i = 0; i < n; i++)
+        s += a[i] * b[i];
+    return s;
+}
+
+/* L-BFGS (10 pairs, backtracking Armijo line search) on fit_eval from x.
+ * Returns the final objective, or -1 when out of memory. */
+static double lbfgs(fit *F, double *x, int dim, int iters)
+{
+    enum { PAIRS = 10 };
+    double *mem = malloc(sizeof *mem * (size_t)dim * (2 * PAIRS + 4));
+    if (!mem)
+        return -1;
+    double *S = mem, *Y = S + (size_t)PAIRS * dim, *g = Y + (size_t)PAIRS * dim;
+    double *gn = g + dim, *d = gn + dim, *xn = d + dim, rho[PAIRS], alpha[PAIRS];
+    int pairs = 0, newest = -1;
+    double f = fit_eval(F, x, g);
+    for (int it = 0; it < iters; it++) {
+        /* d = -H g by the two-loop recursion. */
+        for (int i = 0; i < dim; i++)
+            d[i] = -g[i];
+        for (int j = 0; j < pairs; j++) {
+            int k = (newest - j + PAIRS) % PAIRS;
+            alpha[k] = rho[k] * dot(S + (size_t)k * dim, d, dim);
+            for (int i = 0; i < dim; i++)
+                d[i] -= alpha[k] * Y[(size_t)k * dim + i];
+        }
+        double gamma = 1e-2;
+        if (pairs)
+            gamma = 1 / (rho[newest] * dot(Y + (size_t)newest * dim, Y + (size_t)newest * dim, dim));
+        for (int i = 0; i < dim; i++)
+            d[i] *= gamma;
+        for (int j = pairs - 1; j >= 0; j--) {
+            int k = (newest - j + PAIRS) % PAIRS;
+            double beta = rho[k] * dot(Y + (size_t)k * dim, d, dim);
+            for (int i = 0; i < dim; i++)
+                d[i] += (alpha[k] - beta) * S[(size_t)k * dim + i];
+        }
+        double gd = dot(g, d, dim);
+        if (!(gd < 0)) {          /* not a descent direction: restart with the gradient */
+            for (int i = 0; i < dim; i++)
+                d[i] = -gamma * g[i];
+            gd = dot(g, d, dim);
+            pairs = 0;
+        }
+        double step = 1, fn = f;
+        int ok = 0;
+        for (int ls = 0; ls < 40 && !ok; ls++, step *= 0.5) {
+            for (int i = 0; i < dim; i++)
+                xn[i] = x[i] + step * d[i];
+            fn = fit_eval(F, xn, gn);
+            ok = fn <= f + 1e-4 * step * gd;
+        }
+        if (!ok)
+            break;
+        newest = (newest + 1) % PAIRS;
+        double *s = S + (size_t)newest * dim, *y = Y + (size_t)newest * dim;
+        for (int i = 0; i < dim; i++) {
+            s[i] = xn[i] - x[i];
+            y[i] = gn[i] - g[i];
+        }
+        double sy = dot(s, y, dim);
+        if (sy > 0) {
+            rho[newest] = 1 / sy;
+            pairs = pairs < PAIRS ? pairs + 1 : PAIRS;
+        } else {
+            newest = (newest - 1 + PAIRS) % PAIRS;
+        }
+        double gain = f - fn;
+        memcpy(x, xn, sizeof *x * (size_t)dim);
+        memcpy(g, gn, sizeof *g * (size_t)dim);
+        f = fn;
+        if (gain <= 1e-14 * f)
+            break;
+    }
+    free(mem);
+    return f;
+}
+
+/* ------------------------------------------------------------------ one mesh */
+
+/* The ideal mesh from its target phases into T (n x n). */
+static void mesh_target(const optinc_mesh *mesh, double complex *T)
+{
+    int n = mesh->modes;
+    memset(T, 0, sizeof *T * (size_t)n * n);
+    for (int r = 0; r < n; r++)
+        T[(size_t)r * n + r] = 1;
+    for (int i = 0; i < mesh->n_mzi; i++) {
+        double complex E[4];
+        optinc_mzi_matrix(mesh->mzi[i].theta.target_rad, mesh->mzi[i].phi.target_rad, E);
+        rows2(T, n, mesh->mzi[i].mode, E, 0);
+    }
+    for (int r = 0; r < n; r++) {
+        double complex e = cexp(I * mesh->screen[r].target_rad);
+        for (int c = 0; c < n; c++)
+            T[(size_t)r * n + c] *= e;
+    }
+}
+
+/* Global re-fit of a locally corrected mesh: from the local solution's
+ * continuous phases, L-BFGS on every theta and phi; kept only when, once
+ * quantized, it beats the local solution.  Returns -1 when out of memory. */
+static int refit(const optinc_mesh *mesh, const double *kappa, const optinc_quantizer *q,
+                 int iters, optinc_phase *th, optinc_phase *ph, optinc_phase *screen)
+{
+    int n = mesh->modes, K = mesh->n_mzi;
+    size_t nn = (size_t)n * n;
+    double complex *buf = malloc(sizeof *buf * 3 * nn);
+    double *x = malloc(sizeof *x * (4 * (size_t)K + 1));
+    if (!buf || !x) {
+        free(buf);
+        free(x);
+        return -1;
+    }
+    fit F = {mesh, kappa, buf, buf + nn, buf + 2 * nn, n};
+    mesh_target(mesh, buf);
+    double *xq = x + 2 * K;
+    for (int i = 0; i < K; i++) {
+        x[2 * i] = th[i].target_rad;
+        x[2 * i + 1] = ph[i].target_rad;
+        xq[2 * i] = th[i].rad;
+        xq[2 * i + 1] = ph[i].rad;
+    }
+    double f_local = fit_eval(&F, xq, NULL);
+    int st = lbfgs(&F, x, 2 * K, iters) < 0 ? -1 : 0;
+    optinc_phase *nt = st ? NULL : malloc(sizeof *nt * (2 * (size_t)K + 1));
+    if (!st && !nt)
+        st = -1;
+    if (!st) {
+        for (int i = 0; i < K; i++) {
+            optinc_quantize_phase(q, x[2 * i], &nt[i]);
+            optinc_quantize_phase(q, x[2 * i + 1], &nt[K + i]);
+            xq[2 * i] = nt[i].rad;
+            xq[2 * i + 1] = nt[K + i].rad;
+        }
+        if (fit_eval(&F, xq, NULL) < f_local) {
+            memcpy(th, nt, sizeof *th * (size_t)K);
+            memcpy(ph, nt + K, sizeof *ph * (size_t)K);
+            /* F.Q holds the refit mesh: each screen phase aligns its row with T. */
+            for (int r = 0; r < n; r++) {
+                double complex z = 0;
+                for (int c = 0; c < n; c++)
+                    z += conj(F.T[(size_t)r * n + c]) * F.Q[(size_t)r * n + c];
+                optinc_quantize_phase(q, -carg(z), &screen[r]);
+            }
+        }
+    }
+    free(nt);
+    free(buf);
+    free(x);
+    return st;
+}
+
 int optinc_mesh_correct(const optinc_mesh *mesh, const double *kappa, const optinc_quantizer *q,
-                        optinc_phase *th, optinc_phase *ph, optinc_phase *screen)
+                        int refit_iters, optinc_phase *th, optinc_phase *ph,
+                        optinc_phase *screen)
 {
     double *P = calloc((size_t)mesh->modes + 1, sizeof *P);
     if (!P)
@@ -131,6 +381,9 @@ int optinc_mesh_correct(const optinc_mesh *mesh, const double *kappa, const opti
     for (int r = 0; r < mesh->modes; r++)
         optinc_quantize_phase(q, mesh->screen[r].target_rad - P[r], &screen[r]);
     free(P);
+    if (refit_iters > 0 && unreachable > 0
+        && refit(mesh, kappa, q, refit_iters, th, ph, screen) < 0)
+        return -1;
     return unreachable;
 }
 
@@ -501,13 +754,15 @@ static optinc_status coupler_fidelity(const optinc_circuit *c, const optinc_cali
 
 /* Corrected phases for stage s of layer L into th/ph/sc (scratch of the mesh's size). */
 static int correct_stage(const optinc_layer *L, int s, const double *kappa, int continuous,
-                         optinc_phase *th, optinc_phase *ph, optinc_phase *sc)
+                         optinc_calibration_method method, optinc_phase *th, optinc_phase *ph,
+                         optinc_phase *sc)
 {
     optinc_quantizer q;
     optinc_quantizer_from_components(&q, &L->components);
     if (continuous)
         q.bits = 0;
-    return optinc_mesh_correct(L->stage[s].mesh, kappa, &q, th, ph, sc);
+    return optinc_mesh_correct(L->stage[s].mesh, kappa, &q,
+                               method == OPTINC_CAL_REFIT ? REFIT_ITERS : 0, th, ph, sc);
 }
 
 static optinc_phase *phase_scratch(const optinc_circuit *c)
@@ -524,6 +779,7 @@ static optinc_phase *phase_scratch(const optinc_circuit *c)
 }
 
 optinc_status optinc_calibrate_circuit(optinc_circuit *c, const optinc_calibration *cal,
+                                       optinc_calibration_method method,
                                        optinc_calibration_report *rep, optinc_error *err)
 {
     optinc_status st = optinc_calibration_check(cal, c, err);
@@ -548,7 +804,7 @@ optinc_status optinc_calibrate_circuit(optinc_circuit *c, const optinc_calibrati
                 continue;
             optinc_mesh *mesh = L->stage[s].mesh;
             optinc_phase *th = tmp, *ph = th + mesh->n_mzi, *sc = ph + mesh->n_mzi;
-            int u = correct_stage(L, s, cal->layer[l].kappa[s], 0, th, ph, sc);
+            int u = correct_stage(L, s, cal->layer[l].kappa[s], 0, method, th, ph, sc);
             if (u < 0) {
                 st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
                 break;
@@ -602,7 +858,7 @@ optinc_status optinc_calibrate_circuit(optinc_circuit *c, const optinc_calibrati
 }
 
 optinc_status optinc_chip_calibrate(optinc_chip *chip, const optinc_calibration *cal,
-                                    optinc_error *err)
+                                    optinc_calibration_method method, optinc_error *err)
 {
     const optinc_circuit *c = chip->circuit;
     optinc_status st = cal ? optinc_calibration_check(cal, c, err) : OPTINC_OK;
@@ -619,7 +875,7 @@ optinc_status optinc_chip_calibrate(optinc_chip *chip, const optinc_calibration 
                 continue;
             optinc_phase *th = tmp, *ph = th + cs->n_mzi, *sc = ph + cs->n_mzi;
             if (correct_stage(&c->layers[l], s, cal->layer[l].kappa[s], chip->opt.drive_targets,
-                              th, ph, sc) < 0) {
+                              method, th, ph, sc) < 0) {
                 st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
                 break;
             }

@@ -76,7 +76,7 @@ void optinc_chip_prog_free(chip_prog *p);
  * have n_mzi entries, screen modes entries.  Returns the number of MZIs whose
  * target split is out of reach, or -1 when out of memory. */
 int optinc_mesh_correct(const optinc_mesh *mesh, const double *kappa, const optinc_quantizer *q,
-                        optinc_phase *th, optinc_phase *ph, optinc_phase *screen);
+                        int refit_iters, optinc_phase *th, optinc_phase *ph, optinc_phase *screen);
 
 /* calibrate.c: OPTINC_EINPUT unless cal has the shape of circuit c. */
 optinc_status optinc_calibration_check(const optinc_calibration *cal, const optinc_circuit *c,

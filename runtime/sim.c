@@ -354,7 +354,7 @@ optinc_status optinc_monte_carlo(const optinc_circuit *c, const optinc_mc_option
         if (!st)
             st = measure(chip, ref, r->samples + (size_t)k * n, err);
         if (!st && opt->calibrate)
-            st = optinc_chip_calibrate(chip, NULL, err);
+            st = optinc_chip_calibrate(chip, NULL, opt->method, err);
         if (!st && opt->calibrate)
             st = measure(chip, ref, after + (size_t)k * n, err);
         optinc_chip_free(chip);

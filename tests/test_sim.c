@@ -207,7 +207,8 @@ Test(sim, fidelity_metrics)
 static optinc_mc_result *mc(const optinc_circuit *c, int K, uint64_t seed, unsigned models,
                             int calibrate)
 {
-    optinc_mc_options o = {.chips = K, .seed = seed, .calibrate = calibrate};
+    optinc_mc_options o = {.chips = K, .seed = seed, .calibrate = calibrate > 0,
+                           .method = calibrate > 1 ? OPTINC_CAL_REFIT : OPTINC_CAL_LOCAL};
     optinc_chip_options_default(&o.chip);
     o.chip.models = models;
     optinc_mc_result *r;
@@ -263,6 +264,26 @@ Test(sim, calibration_raises_mean_fidelity)
     }
 }
 
+/* Where MZIs are out of reach (strong coupler errors), the global re-fit
+ * beats the local correction. */
+Test(sim, refit_beats_local_correction)
+{
+    optinc_components cp;
+    optinc_components_defaults(&cp);
+    cp.mzi.splitter_error_sigma = 0.06;
+    optinc_circuit *c = su_mesh_circuit(20, OPTINC_MESH_CLEMENTS, 5, &cp);
+    optinc_mc_result *local = mc(c, 2, 3, OPTINC_DEV_COUPLER, 1);
+    optinc_mc_result *refit = mc(c, 2, 3, OPTINC_DEV_COUPLER, 2);
+    fprintf(stderr, "N=20, 2 chips, coupler sigma 0.06: fidelity %.6f -> local %.9f, refit %.9f\n",
+            local->before[0].mean.fidelity, local->after[0].mean.fidelity,
+            refit->after[0].mean.fidelity);
+    cr_assert_eq(local->before[0].mean.fidelity, refit->before[0].mean.fidelity);
+    cr_assert_gt(refit->after[0].mean.fidelity, local->after[0].mean.fidelity);
+    optinc_mc_result_free(local);
+    optinc_mc_result_free(refit);
+    optinc_circuit_free(c);
+}
+
 Test(sim, calibration_with_ideal_couplers_changes_nothing)
 {
     optinc_circuit *c = su_mesh_circuit(12, OPTINC_MESH_RECK, 3, NULL);
@@ -271,7 +292,7 @@ Test(sim, calibration_with_ideal_couplers_changes_nothing)
     optinc_calibration *cal;
     optinc_calibration_report rep;
     cr_assert_eq(optinc_calibration_from_chip(ideal, &cal, NULL), OPTINC_OK);
-    cr_assert_eq(optinc_calibrate_circuit(c, cal, &rep, NULL), OPTINC_OK);
+    cr_assert_eq(optinc_calibrate_circuit(c, cal, OPTINC_CAL_REFIT, &rep, NULL), OPTINC_OK);
     optinc_cmat *after = optinc_layer_transfer(&c->layers[0]);
     cr_assert_leq(optinc_cmat_max_abs_diff(before, after), 1e-12);
     cr_assert_float_eq(rep.layer[0].fidelity_before, 1, 1e-14);
@@ -308,7 +329,8 @@ Test(sim, calibration_file_round_trip_and_compile)
     optinc_cmat *ref[2] = {optinc_layer_transfer(&c->layers[0]),
                            optinc_layer_transfer(&c->layers[1])};
     optinc_calibration_report rep;
-    cr_assert_eq(optinc_calibrate_circuit(c, back, &rep, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(optinc_calibrate_circuit(c, back, OPTINC_CAL_LOCAL, &rep, &err), OPTINC_OK, "%s",
+                 err.message);
     optinc_chip *again = su_chip(c, OPTINC_DEV_COUPLER, 99);
     for (int l = 0; l < 2; l++) {
         optinc_cmat *T = optinc_chip_layer_transfer(again, l);

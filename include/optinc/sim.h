@@ -52,6 +52,13 @@ enum {
 
 typedef struct optinc_calibration optinc_calibration;
 
+/* Error-aware calibration methods (optinc-simulate(1)). */
+typedef enum optinc_calibration_method {
+    OPTINC_CAL_LOCAL = 0,   /* each MZI on its own, output phases pushed forward: O(N^2) */
+    OPTINC_CAL_REFIT        /* local, then a global L-BFGS re-fit of every phase of each mesh
+                               that has MZIs out of reach: O(N^3) per iteration, 300 at most */
+} optinc_calibration_method;
+
 typedef struct optinc_chip_options {
     unsigned models;                      /* OPTINC_DEV_* mask; default OPTINC_DEV_ALL */
     int drive_targets;                    /* 1: drivers realize target_rad / t_target
@@ -174,6 +181,7 @@ typedef struct optinc_mc_options {
     optinc_chip_options chip;
     int calibrate;                        /* also correct each chip for its own (perfectly
                                              measured) coupler errors: fills `after` */
+    optinc_calibration_method method;     /* how, when calibrate is set */
 } optinc_mc_options;
 
 typedef struct optinc_mc_stats {
@@ -237,15 +245,17 @@ void optinc_calibration_report_free(optinc_calibration_report *rep);
 /* Error-aware compilation: re-programs every mesh of c so that the chip with
  * the measured couplers of cal realizes the circuit's target phases as well as
  * the hardware allows (local correction of each MZI, output phases pushed
- * forward into the next MZIs and the output screen), re-quantized to the phase
- * drivers.  Modifies c in place (it is part of compiling); rep (may be NULL)
- * receives each layer's fidelity before and after; free it with
- * optinc_calibration_report_free(). */
+ * forward into the next MZIs and the output screen; with OPTINC_CAL_REFIT
+ * then a global re-fit), re-quantized to the phase drivers.  Modifies c in
+ * place (it is part of compiling) and adds a warning to c for each layer with
+ * MZIs out of reach; rep (may be NULL) receives each layer's fidelity before
+ * and after; free it with optinc_calibration_report_free(). */
 optinc_status optinc_calibrate_circuit(optinc_circuit *c, const optinc_calibration *cal,
+                                       optinc_calibration_method method,
                                        optinc_calibration_report *rep, optinc_error *err);
 /* The same correction applied to a chip's drivers (cal NULL: the chip's own
  * couplers, i.e. a perfect measurement).  The circuit is not changed. */
 optinc_status optinc_chip_calibrate(optinc_chip *chip, const optinc_calibration *cal,
-                                    optinc_error *err);
+                                    optinc_calibration_method method, optinc_error *err);
 
 #endif
