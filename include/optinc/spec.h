@@ -18,6 +18,8 @@
 
 #define OPTINC_NAME_MAX 64        /* identifiers: [A-Za-z_][A-Za-z0-9_]*, < 64 chars */
 #define OPTINC_MAX_HIDDEN 16
+#define OPTINC_SPEC_FILE_MAX (64L << 20)  /* spec files above 64 MiB are refused */
+#define OPTINC_SPEC_DEPTH_MAX 64          /* deeper YAML nesting is refused */
 
 typedef enum optinc_mesh_kind { OPTINC_MESH_CLEMENTS = 0, OPTINC_MESH_RECK = 1 } optinc_mesh_kind;
 
@@ -89,6 +91,9 @@ typedef struct optinc_spec_allreduce {
     optinc_activation activation;
     int approximate;                     /* unitary_diagonal approximation on */
     int cascade_fan_in, cascade_levels;
+    int enabled;                         /* enabled: (default true) */
+    int approximate_layers[OPTINC_MAX_HIDDEN + 1];  /* 1-based ONN layer numbers */
+    int n_approximate_layers;            /* 0 = all layers (approximate_layers: all) */
 } optinc_spec_allreduce;
 
 /* train: section (data-parallel trainer), see optinc-spec(5). */
