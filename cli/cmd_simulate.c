@@ -12,8 +12,8 @@
 #include <string.h>
 #include "cli.h"
 #include "optinc/fileio.h"
+#include "optinc/netlist.h"
 #include "optinc/sim.h"
-#include "optinc/spec.h"
 
 static const char usage_text[] =
     "usage: optinc simulate NET.sp|SPEC [--input FILE] [--output FILE.npy] [--matrix OUT.npy]\n"
@@ -222,17 +222,6 @@ static void print_text(const optinc_circuit *c, const sim_args *a, uint64_t seed
 
 /* ------------------------------------------------------------------ actions */
 
-/* A spec, loaded and compiled (netlists come with optinc_circuit_load). */
-static optinc_status load_circuit(const char *path, optinc_circuit **out, optinc_error *err)
-{
-    optinc_spec *spec = NULL;
-    optinc_status st = optinc_spec_load(path, &spec, err);
-    if (!st)
-        st = optinc_compile(spec, out, err);
-    optinc_spec_free(spec);
-    return st;
-}
-
 static optinc_status write_matrix(const optinc_circuit *c, const char *path, optinc_error *err)
 {
     optinc_chip *chip;
@@ -336,7 +325,7 @@ int cmd_simulate(int argc, char **argv)
     optinc_mc_result *mc = NULL;
     optinc_fidelity *compiled = NULL;
     int *has_target = NULL;
-    optinc_status st = load_circuit(a.circuit, &c, &err);
+    optinc_status st = optinc_circuit_load(a.circuit, &c, &err);
     if (st)
         return cli_report(&err, st);
     for (int i = 0; i < c->n_warnings; i++)
@@ -351,8 +340,8 @@ int cmd_simulate(int argc, char **argv)
     mo.chip.drive_targets = a.unquantized;
     if (a.calibration && !(st = optinc_calibration_read(a.calibration, c, &cal, &err)))
         mo.chip.couplers = cal;
-    if (!st && a.matrix)
-        st = write_matrix(c, a.matrix, &err);
+    if (!st && a.matrix && (st = write_matrix(c, a.matrix, &err)) == OPTINC_EINPUT && !*err.file)
+        snprintf(err.file, sizeof err.file, "%s", a.circuit);   /* the circuit has no matrix */
     if (!st && a.input)
         st = run_input(c, &a, &mo.chip, seed, &err);
     if (!st && a.save_calibration)

@@ -129,13 +129,13 @@ optinc_status optinc_chip_circuit_matrix(optinc_chip *chip, optinc_cmat **out,
 {
     const optinc_circuit *c = chip->circuit;
     if (c->n_layers < 1)
-        return optinc_fail(err, OPTINC_EINPUT, c->spec_path, 0, 0,
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                            "circuit '%s' has no layers, so it has no transfer matrix", c->name);
     for (int l = 0; l < c->n_layers; l++)
         if (c->layers[l].activation != OPTINC_ACT_NONE)
-            return optinc_fail(err, OPTINC_EINPUT, c->spec_path, 0, 0,
+            return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                                "layer '%s' has a nonlinear activation, so circuit '%s' has no "
-                               "transfer matrix; evaluate it on vectors (--input) instead",
+                               "transfer matrix; evaluate it on input vectors instead",
                                c->layers[l].name, c->name);
     optinc_cmat *M = NULL;
     for (int l = 0; l < c->n_layers; l++) {

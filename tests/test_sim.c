@@ -505,3 +505,27 @@ Test(cli, simulate_matrix_json_input_output_and_calibration)
     tu_rmtree(dir);
     free(dir);
 }
+
+/* Issue 3's check: the matrix a netlist alone rebuilds matches its spec's target. */
+Test(cli, simulate_netlist_matrix_matches_the_target)
+{
+    char *dir = tu_tempdir(), mat[4200];
+    snprintf(mat, sizeof mat, "%s/m.npy", dir);
+    tu_run r = run((const char *[]){"simulate", "netlists/real4.pnl.sp", "--matrix", mat, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tu_run_free(&r);
+    optinc_spec *spec;
+    optinc_cmat *M;
+    int cplx;
+    cr_assert_eq(optinc_spec_load("specs/real4.yaml", &spec, NULL), OPTINC_OK);
+    cr_assert_eq(optinc_npy_read(mat, &M, &cplx, NULL), OPTINC_OK);
+    const optinc_spec_matrix *W = &spec->matrices[spec->layers[0].matrix];
+    cr_assert_eq(M->rows, W->rows);
+    cr_assert_eq(M->cols, W->cols);
+    for (int i = 0; i < W->rows * W->cols; i++)
+        cr_assert_leq(cabs(M->a[i] - W->data[i]), 1e-13, "entry %d", i);
+    optinc_cmat_free(M);
+    optinc_spec_free(spec);
+    tu_rmtree(dir);
+    free(dir);
+}
