@@ -26,8 +26,9 @@
  *   extinction        attenuators cannot go below 10^(-max_attenuation_dB/20)
  *
  * Ownership: a chip keeps a pointer to its circuit, which must outlive it.
- * A chip is not thread-safe (dynamic noise advances its generator); use one
- * chip per thread.
+ * Running a chip only reads it, so several threads may share one, except
+ * when it has dynamic phase noise (every evaluation advances its generator)
+ * or while optinc_chip_calibrate() re-programs it: then one chip per thread.
  */
 #ifndef OPTINC_SIM_H
 #define OPTINC_SIM_H
