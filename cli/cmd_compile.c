@@ -7,13 +7,21 @@
 #include <string.h>
 #include "cli.h"
 #include "optinc/circuit.h"
+#include "optinc/netlist.h"
 #include "optinc/spec.h"
 
 static const char usage_text[] =
     "usage: optinc compile SPEC [-o NET.sp] [--flatten] [--expand-mzi] [--reproducible]\n"
     "                           [--json] [--quiet]\n"
-    "Compiles the weight matrices of a YAML spec into MZI meshes and attenuator columns\n"
-    "and prints a per-layer summary.  See optinc-compile(1).\n";
+    "Compiles the weight matrices of a YAML spec into MZI meshes and attenuator columns,\n"
+    "prints a per-layer summary and, with -o, writes the photonic netlist.\n"
+    "  -o, --output NET.sp  write the netlist (atomically)\n"
+    "  --flatten            one flat cell instead of one cell per layer\n"
+    "  --expand-mzi         each MZI as phase shifters and 50:50 couplers\n"
+    "  --reproducible       leave out the creation time (byte-identical reruns)\n"
+    "  --json               print the summary as JSON\n"
+    "  --quiet              print nothing but warnings and errors\n"
+    "See optinc-compile(1).\n";
 
 static const char *att_name(optinc_att_position a)
 {
@@ -64,17 +72,27 @@ static void print_json(const optinc_circuit *c)
 
 int cmd_compile(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_QUIET };
+    enum { OPT_JSON = 256, OPT_QUIET, OPT_FLATTEN, OPT_EXPAND, OPT_REPRO };
     static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"flatten", no_argument, NULL, OPT_FLATTEN},
+        {"expand-mzi", no_argument, NULL, OPT_EXPAND},
+        {"reproducible", no_argument, NULL, OPT_REPRO},
         {"json", no_argument, NULL, OPT_JSON},
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int json = 0, quiet = 0, ch;
+    const char *output = NULL;
+    optinc_netlist_options nopt = {0};
     optind = 1;
     opterr = 0;
-    while ((ch = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
         switch (ch) {
+        case 'o': output = optarg; break;
+        case OPT_FLATTEN: nopt.flatten = 1; break;
+        case OPT_EXPAND: nopt.expand_mzi = 1; break;
+        case OPT_REPRO: nopt.reproducible = 1; break;
         case OPT_JSON: json = 1; break;
         case OPT_QUIET: quiet = 1; break;
         case 'h': fputs(usage_text, stdout); return 0;
@@ -99,6 +117,11 @@ int cmd_compile(int argc, char **argv)
     }
     for (int i = 0; i < c->n_warnings; i++)
         cli_warn("%s", c->warnings[i]);
+    if (output && (st = optinc_netlist_write(c, output, &nopt, &err))) {
+        optinc_circuit_free(c);
+        optinc_spec_free(spec);
+        return cli_report(&err, st);
+    }
     if (json)
         print_json(c);
     else if (!quiet)

@@ -104,85 +104,150 @@ static void angles_row(double complex a, double complex b, double *theta, double
     *phi = carg(rho);
 }
 
-/* Rows m, m+1 := T(theta, phi) . rows m, m+1, for columns c0..n-1. */
-static void rows_apply_T(double complex *restrict x, double complex *restrict y, int c0, int n,
-                         double theta, double phi)
+/* The matrix being nulled is kept planar (real parts and imaginary parts in
+ * two row-major arrays): every kernel below is then a plain loop over
+ * doubles that the compiler vectorizes, where C99 complex products would
+ * carry NaN/Inf recovery calls.  The hot kernels are also built for AVX2+FMA
+ * and picked at load time when the processor has them. */
+typedef struct planar { double *re, *im; int n; } planar;
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define HOT __attribute__((target_clones("arch=haswell", "default")))
+#else
+#define HOT
+#endif
+
+/* Rows (xr,xi), (yr,yi) := T(theta, phi) . rows, for `len` columns. */
+HOT static void rows_apply_T(double *restrict xr, double *restrict xi, double *restrict yr,
+                             double *restrict yi, int len, double theta, double phi)
 {
     double c = cos(theta), s = sin(theta);
-    double complex ec = cexp(I * phi) * c, es = cexp(I * phi) * s;
-    for (int k = c0; k < n; k++) {
-        double complex u = x[k], v = y[k];
-        x[k] = ec * u - s * v;
-        y[k] = es * u + c * v;
+    double a = cos(phi) * c, b = sin(phi) * c;      /* e^{i phi} cos theta */
+    double p = cos(phi) * s, q = sin(phi) * s;      /* e^{i phi} sin theta */
+    for (int k = 0; k < len; k++) {
+        double ur = xr[k], ui = xi[k], vr = yr[k], vi = yi[k];
+        xr[k] = a * ur - b * ui - s * vr;
+        xi[k] = a * ui + b * ur - s * vi;
+        yr[k] = p * ur - q * ui + c * vr;
+        yi[k] = p * ui + q * ur + c * vi;
     }
 }
 
-/* One anti-diagonal of column operations, ops j = hi .. 0 (all ops of that
- * diagonal): op j zeroes W[r_j][j], r_j = base + j, and needs rows 0..r_j. */
-typedef struct colops { double *c, *s; double complex *e; } colops;
-
-static inline void row_colop(double complex *row, int j, double c, double s, double complex e)
+static void planar_rows_T(planar *W, int m, int c0, double theta, double phi)
 {
-    double complex u = row[j], v = row[j + 1];
-    row[j] = e * c * u - s * v;
-    row[j + 1] = e * s * u + c * v;
+    size_t x = (size_t)m * W->n + c0, y = x + W->n;
+    rows_apply_T(W->re + x, W->im + x, W->re + y, W->im + y, W->n - c0, theta, phi);
 }
 
-static void clements_column_diagonal(double complex *W, int n, int k, colops *ops, telem *out)
+static double complex planar_at(const planar *W, int r, int c)
 {
-    int base = n - 1 - k;
-    /* Rows base..n-1: row base+j gets ops k..j, computing op j on the way. */
+    size_t i = (size_t)r * W->n + c;
+    return W->re[i] + I * W->im[i];
+}
+
+/* Column operations of one anti-diagonal: op j is W.T^-1 on columns
+ * (j, j+1); with e = e^{-i phi}:  W[j] := e.c.u - s.v,  W[j+1] := e.s.u + c.v. */
+typedef struct colops { double *c, *s, *er, *ei; } colops;
+
+static void colop(double *wr, double *wi, int j, const colops *o)
+{
+    double c = o->c[j], s = o->s[j], er = o->er[j], ei = o->ei[j];
+    double ur = wr[j], ui = wi[j], vr = wr[j + 1], vi = wi[j + 1];
+    double tr = er * ur - ei * ui, ti = er * ui + ei * ur;   /* e.u */
+    wr[j] = c * tr - s * vr;
+    wi[j] = c * ti - s * vi;
+    wr[j + 1] = s * tr + c * vr;
+    wi[j + 1] = s * ti + c * vi;
+}
+
+/* The whole sequence k..0 on a tile of RB rows stored column-major
+ * (tile[j*RB + lane]): the lanes are independent rows, so each op is one
+ * vector operation across them. */
+enum { RB = 8 };
+HOT static void tile_colops(double *restrict tr, double *restrict ti, int k, const colops *o)
+{
     for (int j = k; j >= 0; j--) {
-        double complex *row = W + (size_t)(base + j) * n;
-        for (int i = k; i > j; i--)
-            row_colop(row, i, ops->c[i], ops->s[i], ops->e[i]);
-        double theta, phi;
-        angles_col(row[j], row[j + 1], &theta, &phi);
-        ops->c[j] = cos(theta);
-        ops->s[j] = sin(theta);
-        ops->e[j] = cexp(-I * phi);
-        row_colop(row, j, ops->c[j], ops->s[j], ops->e[j]);
-        out[k - j] = (telem){j, theta, phi};
-    }
-    /* Rows 0..base-1 get the whole sequence; blocks of rows are interleaved so
-     * the dependent chain along one row overlaps with the others. */
-    enum { RB = 8 };
-    for (int r0 = 0; r0 < base; r0 += RB) {
-        int r1 = r0 + RB < base ? r0 + RB : base;
-        for (int j = k; j >= 0; j--) {
-            double c = ops->c[j], s = ops->s[j];
-            double complex e = ops->e[j];
-            for (int r = r0; r < r1; r++)
-                row_colop(W + (size_t)r * n, j, c, s, e);
+        double c = o->c[j], s = o->s[j], er = o->er[j], ei = o->ei[j];
+        double *ur = tr + j * RB, *ui = ti + j * RB, *vr = ur + RB, *vi = ui + RB;
+        for (int l = 0; l < RB; l++) {
+            double xr = er * ur[l] - ei * ui[l], xi = er * ui[l] + ei * ur[l];
+            double yr = vr[l], yi = vi[l];
+            ur[l] = c * xr - s * yr;
+            ui[l] = c * xi - s * yi;
+            vr[l] = s * xr + c * yr;
+            vi[l] = s * xi + c * yi;
         }
     }
 }
 
-/* Nulls W (n x n, row-major, destroyed) in Clements order.  Fills `out` with
- * the n(n-1)/2 forward elements in propagation order and `screen` with the
- * output phase screen (Eq. 5 form: U = diag(e^{i screen}) . T_K ... T_1). */
-static void clements_null(double complex *W, int n, telem *out, double *screen)
+static void clements_column_diagonal(planar *W, int k, colops *ops, double *tile, telem *out)
 {
-    int nl = 0, nr = 0, total = n * (n - 1) / 2;
+    int n = W->n, base = n - 1 - k;
+    /* Rows base..n-1: row base+j gets ops k..j, computing op j on the way
+     * (the rows below it are already zero in the two columns it touches). */
+    for (int j = k; j >= 0; j--) {
+        double *wr = W->re + (size_t)(base + j) * n, *wi = W->im + (size_t)(base + j) * n;
+        for (int i = k; i > j; i--)
+            colop(wr, wi, i, ops);
+        double theta, phi;
+        angles_col(wr[j] + I * wi[j], wr[j + 1] + I * wi[j + 1], &theta, &phi);
+        ops->c[j] = cos(theta);
+        ops->s[j] = sin(theta);
+        ops->er[j] = cos(phi);
+        ops->ei[j] = -sin(phi);
+        colop(wr, wi, j, ops);
+        out[k - j] = (telem){j, theta, phi};
+    }
+    /* Rows 0..base-1 get the whole sequence, RB rows at a time through a
+     * transposed tile of their first k+2 columns. */
+    double *tr = tile, *ti = tile + (size_t)RB * n;
+    for (int r0 = 0; r0 < base; r0 += RB) {
+        int rows = base - r0 < RB ? base - r0 : RB;
+        for (int l = 0; l < RB; l++) {
+            const double *sr = W->re + (size_t)(r0 + (l < rows ? l : 0)) * n;
+            const double *si = W->im + (size_t)(r0 + (l < rows ? l : 0)) * n;
+            for (int j = 0; j <= k + 1; j++) {
+                tr[j * RB + l] = sr[j];
+                ti[j * RB + l] = si[j];
+            }
+        }
+        tile_colops(tr, ti, k, ops);
+        for (int l = 0; l < rows; l++) {
+            double *sr = W->re + (size_t)(r0 + l) * n, *si = W->im + (size_t)(r0 + l) * n;
+            for (int j = 0; j <= k + 1; j++) {
+                sr[j] = tr[j * RB + l];
+                si[j] = ti[j * RB + l];
+            }
+        }
+    }
+}
+
+/* Nulls W in Clements order.  Fills `out` with the n(n-1)/2 forward elements
+ * in propagation order and `screen` with the output phase screen (Eq. 5 form:
+ * U = diag(e^{i screen}) . T_K ... T_1). */
+static void clements_null(planar *W, telem *out, double *screen)
+{
+    int n = W->n, nl = 0, nr = 0, total = n * (n - 1) / 2;
     telem *right = malloc(sizeof *right * (size_t)(total + 1));
     colops ops = {malloc(sizeof(double) * (size_t)n), malloc(sizeof(double) * (size_t)n),
-                  malloc(sizeof(double complex) * (size_t)n)};
+                  malloc(sizeof(double) * (size_t)n), malloc(sizeof(double) * (size_t)n)};
+    double *tile = malloc(sizeof(double) * 2 * RB * (size_t)(n + 1));
     for (int k = 0; k <= n - 2; k++) {
         if (k % 2 == 0) {
-            clements_column_diagonal(W, n, k, &ops, out + nl);
+            clements_column_diagonal(W, k, &ops, tile, out + nl);
             nl += k + 1;
         } else {
             for (int j = 0; j <= k; j++) {
                 int r = n - 1 - k + j;
                 double theta, phi;
-                angles_row(W[(size_t)r * n + j], W[(size_t)(r - 1) * n + j], &theta, &phi);
-                rows_apply_T(W + (size_t)(r - 1) * n, W + (size_t)r * n, j, n, theta, phi);
+                angles_row(planar_at(W, r, j), planar_at(W, r - 1, j), &theta, &phi);
+                planar_rows_T(W, r - 1, j, theta, phi);
                 right[nr++] = (telem){r - 1, theta, phi};
             }
         }
     }
     for (int i = 0; i < n; i++)
-        screen[i] = carg(W[(size_t)i * n + i]);
+        screen[i] = carg(planar_at(W, i, i));
     /* Push the screen through the inverse row elements (rule B), last first. */
     for (int i = nr - 1; i >= 0; i--) {
         int m = right[i].mode;
@@ -191,24 +256,26 @@ static void clements_null(double complex *W, int n, telem *out, double *screen)
         screen[m] = remainder(beta - right[i].phi + M_PI, 2 * M_PI);
     }
     free(right);
+    free(tile);
     free(ops.c);
     free(ops.s);
-    free(ops.e);
+    free(ops.er);
+    free(ops.ei);
 }
 
-/* Reck on V = U^H (destroyed): S_K..S_1 . V = D, so U = conj(D) . S_K ... S_1. */
-static void reck_null(double complex *V, int n, telem *out, double *screen)
+/* Reck on V = U^H: S_K..S_1 . V = D, so U = conj(D) . S_K ... S_1. */
+static void reck_null(planar *V, telem *out, double *screen)
 {
-    int ne = 0;
+    int n = V->n, ne = 0;
     for (int c = 0; c <= n - 2; c++)
         for (int r = n - 1; r >= c + 1; r--) {
             double theta, phi;
-            angles_row(V[(size_t)r * n + c], V[(size_t)(r - 1) * n + c], &theta, &phi);
-            rows_apply_T(V + (size_t)(r - 1) * n, V + (size_t)r * n, c, n, theta, phi);
+            angles_row(planar_at(V, r, c), planar_at(V, r - 1, c), &theta, &phi);
+            planar_rows_T(V, r - 1, c, theta, phi);
             out[ne++] = (telem){r - 1, theta, phi};
         }
     for (int i = 0; i < n; i++)
-        screen[i] = -carg(V[(size_t)i * n + i]);
+        screen[i] = -carg(planar_at(V, i, i));
 }
 
 /* ------------------------------------------------------------------ layout */
@@ -304,22 +371,31 @@ optinc_status optinc_mesh_decompose(const optinc_cmat *U, optinc_mesh_kind kind,
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                            "a mesh needs a square unitary, got %dx%d", U->rows, U->cols);
     optinc_mesh *mesh = optinc_mesh_new(kind, n);
-    optinc_cmat *W = kind == OPTINC_MESH_RECK ? optinc_cmat_adjoint(U) : optinc_cmat_copy(U);
+    planar W = {malloc(sizeof(double) * (size_t)n * n), malloc(sizeof(double) * (size_t)n * n), n};
     telem *el = malloc(sizeof *el * (size_t)(n * (n - 1) / 2 + 1));
     double *screen = calloc((size_t)n, sizeof *screen);
-    if (!mesh || !W || !el || !screen) {
+    if (!mesh || !W.re || !W.im || !el || !screen) {
         optinc_mesh_free(mesh);
-        optinc_cmat_free(W);
+        free(W.re);
+        free(W.im);
         free(el);
         free(screen);
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory decomposing %dx%d", n, n);
     }
+    /* Reck works on U^H (algorithms.md §4.3, the output-screen variant). */
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c < n; c++) {
+            double complex z = kind == OPTINC_MESH_RECK ? conj(OPTINC_AT(U, c, r)) : OPTINC_AT(U, r, c);
+            W.re[(size_t)r * n + c] = creal(z);
+            W.im[(size_t)r * n + c] = cimag(z);
+        }
     if (kind == OPTINC_MESH_RECK)
-        reck_null(W->a, n, el, screen);
+        reck_null(&W, el, screen);
     else
-        clements_null(W->a, n, el, screen);
+        clements_null(&W, el, screen);
     mesh_from_elements(mesh, el, screen, q);
-    optinc_cmat_free(W);
+    free(W.re);
+    free(W.im);
     free(el);
     free(screen);
     *out = mesh;
