@@ -148,7 +148,7 @@ typedef struct prim {
 typedef struct frame { int stmt, parent; } frame;
 
 typedef struct htab {       /* (ptr, len) -> id, open addressing */
-    uint32_t *slot;         /* id + 1, 0 = empty */
+    uint64_t *slot;         /* hash << 32 | (id + 1); 0 = empty */
     size_t cap;
     const char **key;
     int *klen;
@@ -347,11 +347,11 @@ static int unquote(reader *r, int file, tok t, char *out, size_t size, const cha
 
 /* ================================================================= hash */
 
-static uint64_t hash(const char *p, int n)
+static uint32_t hash(const char *p, int n)
 {
-    uint64_t h = 1469598103934665603ull;
+    uint32_t h = 2166136261u;
     for (int i = 0; i < n; i++)
-        h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+        h = (h ^ (unsigned char)p[i]) * 16777619u;
     return h;
 }
 
@@ -363,18 +363,36 @@ static void ht_free(htab *h)
     memset(h, 0, sizeof *h);
 }
 
-/* The id of (p, n), adding it when absent (*added = 1).  -1 on OOM. */
-static int ht_id(reader *r, htab *h, const char *p, int n, int *added)
+/* The slot of (p, n): where it is, or the empty slot where it would go.
+ * The hash kept in each slot spares most key comparisons (and their cache
+ * misses) on a mismatch. */
+static size_t ht_slot(const htab *h, const char *p, int n, uint32_t hv)
 {
-    if ((size_t)(h->n + 1) * 2 > h->cap) {
-        size_t cap = h->cap ? h->cap * 2 : 256;
-        uint32_t *slot = calloc(cap, sizeof *slot);
+    size_t j = hv & (h->cap - 1);
+    for (; h->slot[j]; j = (j + 1) & (h->cap - 1)) {
+        int id = (int)(uint32_t)h->slot[j] - 1;
+        if ((uint32_t)(h->slot[j] >> 32) == hv && h->klen[id] == n
+            && !memcmp(h->key[id], p, (size_t)n))
+            break;
+    }
+    return j;
+}
+
+/* Makes room for `want` keys at a load of at most 1/2.  -1 on OOM. */
+static int ht_reserve(reader *r, htab *h, size_t want)
+{
+    if (want * 2 <= h->cap)
+        return 0;
+    size_t cap = h->cap ? h->cap : 256;
+    while (cap < want * 2)
+        cap *= 2;
+    {
+        uint64_t *slot = calloc(cap, sizeof *slot);
         if (!slot)
             return fail_run(r, "reading the netlist");
         for (size_t i = 0; i < h->cap; i++)
             if (h->slot[i]) {
-                int id = (int)h->slot[i] - 1;
-                size_t j = hash(h->key[id], h->klen[id]) & (cap - 1);
+                size_t j = (h->slot[i] >> 32) & (cap - 1);
                 while (slot[j])
                     j = (j + 1) & (cap - 1);
                 slot[j] = h->slot[i];
@@ -383,13 +401,19 @@ static int ht_id(reader *r, htab *h, const char *p, int n, int *added)
         h->slot = slot;
         h->cap = cap;
     }
-    size_t j = hash(p, n) & (h->cap - 1);
-    for (; h->slot[j]; j = (j + 1) & (h->cap - 1)) {
-        int id = (int)h->slot[j] - 1;
-        if (h->klen[id] == n && !memcmp(h->key[id], p, (size_t)n)) {
-            *added = 0;
-            return id;
-        }
+    return 0;
+}
+
+/* The id of (p, n), adding it when absent (*added = 1).  -1 on OOM. */
+static int ht_id(reader *r, htab *h, const char *p, int n, int *added)
+{
+    if (ht_reserve(r, h, (size_t)h->n + 1))
+        return -1;
+    uint32_t hv = hash(p, n);
+    size_t j = ht_slot(h, p, n, hv);
+    if (h->slot[j]) {
+        *added = 0;
+        return (int)(uint32_t)h->slot[j] - 1;
     }
     if (h->n >= h->kcap) {
         int kcap = h->kcap ? h->kcap * 2 : 256;
@@ -405,7 +429,7 @@ static int ht_id(reader *r, htab *h, const char *p, int n, int *added)
     }
     h->key[h->n] = p;
     h->klen[h->n] = n;
-    h->slot[j] = (uint32_t)++h->n;
+    h->slot[j] = (uint64_t)hv << 32 | (uint32_t)++h->n;
     *added = 1;
     return h->n - 1;
 }
@@ -414,12 +438,8 @@ static int ht_find(const htab *h, const char *p, int n)
 {
     if (!h->cap)
         return -1;
-    for (size_t j = hash(p, n) & (h->cap - 1); h->slot[j]; j = (j + 1) & (h->cap - 1)) {
-        int id = (int)h->slot[j] - 1;
-        if (h->klen[id] == n && !memcmp(h->key[id], p, (size_t)n))
-            return id;
-    }
-    return -1;
+    size_t j = ht_slot(h, p, n, hash(p, n));
+    return h->slot[j] ? (int)(uint32_t)h->slot[j] - 1 : -1;
 }
 
 /* ================================================================= pass 1: lex */
@@ -945,6 +965,12 @@ static int check_cell(reader *r, int ci)
     int cs = c->stmt, cfile = r->stmts[cs].file, added;
     htab nets = {0}, names = {0};
     int *count = NULL, *first = NULL, cap = 0, rc = -1;
+    /* Sized up front: a valid cell has (ports + pins) / 2 nets. */
+    size_t ends = (size_t)c->nports;
+    for (int i = c->first; i < c->first + c->n; i++)
+        ends += (size_t)r->insts[i].nnets;
+    if (ht_reserve(r, &nets, ends / 2 + 1) || ht_reserve(r, &names, (size_t)c->n))
+        goto out;
     for (int p = 0; p < c->nports; p++)
         if (ht_id(r, &nets, tp(r, cfile, *stok(r, cs, 2 + p)), (int)stok(r, cs, 2 + p)->len,
                   &added) < 0)
@@ -976,7 +1002,7 @@ static int check_cell(reader *r, int ci)
             int id = ht_id(r, &nets, tp(r, file, t), (int)t.len, &added);
             if (id < 0)
                 goto out;
-            if (id >= cap) {
+            while (id >= cap) {
                 int ncap = cap ? cap * 2 : 1024;
                 int *nc = realloc(count, sizeof *nc * (size_t)ncap);
                 int *nf = nc ? realloc(first, sizeof *nf * (size_t)ncap) : NULL;
@@ -1835,7 +1861,7 @@ static int meta_circuit(reader *r, const meta *m, int is_spec, optinc_circuit *c
                 return fail_at(r, file, v.off, "seed must be a whole number 0..2^64-1");
             c->seed = x;
         } else if (!is_spec && teq(r, file, k, "wavelength_um")) {
-            if (number_in(r, file, v, 1e-300, INFINITY, "wavelength_um", &c->wavelength_um))
+            if (number_in(r, file, v, 0, INFINITY, "wavelength_um", &c->wavelength_um))
                 return -1;
         } else {
             return unknown_key(r, file, k, is_spec ? "spec" : "circuit",
