@@ -202,24 +202,33 @@ static void position(const reader *r, int file, uint32_t off, int *line, int *co
     *col = (int)(off - start) + 1;
 }
 
-static int fail_at(reader *r, int file, uint32_t off, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-/* Records the error (the first one wins) and returns -1. */
-static int fail_at(reader *r, int file, uint32_t off, const char *fmt, ...)
+/* Records the error (the first one wins) and returns -1; prefix starts the
+ * message. */
+static int vfail_at(reader *r, int file, uint32_t off, const char *prefix, const char *fmt,
+                    va_list ap)
 {
     if (r->st)
         return -1;
     char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
+    int n = snprintf(msg, sizeof msg, "%s", prefix);
+    vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
     int line = 0, col = 0;
     if (file >= 0)
         position(r, file, off, &line, &col);
     r->st = optinc_fail(r->err, OPTINC_EINPUT, file >= 0 ? r->files[file].path : NULL, line,
                         col, "%s", msg);
+    return -1;
+}
+
+static int fail_at(reader *r, int file, uint32_t off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int fail_at(reader *r, int file, uint32_t off, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail_at(r, file, off, "", fmt, ap);
+    va_end(ap);
     return -1;
 }
 
@@ -1394,15 +1403,15 @@ static int fail_prim(reader *r, int pi, const char *fmt, ...) __attribute__((for
 /* Fails at primitive pi's card line, naming its flattened instance. */
 static int fail_prim(reader *r, int pi, const char *fmt, ...)
 {
-    char msg[700], name[300];
+    char prefix[340], name[300];
+    const prim *p = &r->prims[pi];
+    prim_name(r, p, name, sizeof name);
+    snprintf(prefix, sizeof prefix, "%s %s: ", cards[p->kind].name, name);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vfail_at(r, r->stmts[p->stmt].file, stok(r, p->stmt, 0)->off, prefix, fmt, ap);
     va_end(ap);
-    prim_name(r, &r->prims[pi], name, sizeof name);
-    const prim *p = &r->prims[pi];
-    return fail_at(r, r->stmts[p->stmt].file, stok(r, p->stmt, 0)->off, "%s %s: %s",
-                   cards[p->kind].name, name, msg);
+    return -1;
 }
 
 typedef struct layer_meta {
@@ -1425,13 +1434,12 @@ static int meta_fail(reader *r, const layer_meta *lm, const char *fmt, ...)
 
 static int meta_fail(reader *r, const layer_meta *lm, const char *fmt, ...)
 {
-    char msg[900];
+    const meta *m = &r->metas[lm->meta];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vfail_at(r, m->file, m->key.off, "", fmt, ap);
     va_end(ap);
-    const meta *m = &r->metas[lm->meta];
-    return fail_at(r, m->file, m->key.off, "%s", msg);
+    return -1;
 }
 
 static int consumer(const tracer *t, int m)
