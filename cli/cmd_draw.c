@@ -3,16 +3,16 @@
  * compiled circuit (full detail, heat-map overview, layer graph); the size
  * thresholds and file names are the library's (draw.h, optinc-draw(1)).
  *
- * Options are checked before anything is read or written, so a bad --format
- * exits 2 and leaves no files behind.
+ * The input is a spec or a netlist (optinc_circuit_load).  Options are
+ * checked before anything is read or written, so a bad --format exits 2 and
+ * leaves no files behind.
  */
 #include <getopt.h>
 #include <stdio.h>
-#include <string.h>
 #include "cli.h"
 #include "optinc/circuit.h"
 #include "optinc/draw.h"
-#include "optinc/spec.h"
+#include "optinc/netlist.h"
 
 static const char usage_text[] =
     "usage: optinc draw SPEC|NET.sp -o DIR [--format LIST] [--detail] [--overview]\n"
@@ -27,21 +27,6 @@ static const char usage_text[] =
     "  --overview         heat-map overview at any size\n"
     "  --verbose          show Graphviz's warnings\n"
     "See optinc-draw(1).\n";
-
-/* A spec (.yaml/.yml: load + compile); netlists need the netlist reader. */
-static optinc_status load(const char *path, optinc_circuit **out, optinc_error *err)
-{
-    const char *dot = strrchr(path, '.');
-    if (!dot || (strcmp(dot, ".yaml") && strcmp(dot, ".yml")))
-        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
-                           "cannot read netlists yet; draw the spec (.yaml) instead");
-    optinc_spec *spec = NULL;
-    optinc_status st = optinc_spec_load(path, &spec, err);
-    if (!st)
-        st = optinc_compile(spec, out, err);
-    optinc_spec_free(spec);
-    return st;
-}
 
 int cmd_draw(int argc, char **argv)
 {
@@ -84,7 +69,7 @@ int cmd_draw(int argc, char **argv)
 
     optinc_circuit *c = NULL;
     optinc_drawer *d = NULL;
-    optinc_status st = load(input, &c, &err);
+    optinc_status st = optinc_circuit_load(input, &c, &err);
     if (st)
         return cli_report(&err, st);
     for (int i = 0; i < c->n_warnings; i++)

@@ -32,9 +32,9 @@
  *
  * Graphviz's API drifts between releases (Debian 12's 2.42 takes char *, later
  * releases const char *), so the few calls live behind the gv_* wrappers.
- * Everything is rendered to memory (gvRenderData) and written with
- * optinc_out_*, so no file is ever partial, and graphs are freed in the order
- * gvFreeLayout -> agclose, with gvFreeContext last.
+ * Every file is rendered into a temporary file of optinc_out_* that is
+ * renamed into place when complete, so no file is ever partial, and graphs
+ * are freed in the order gvFreeLayout -> agclose, with gvFreeContext last.
  */
 #define _GNU_SOURCE     /* dladdr */
 #include <dlfcn.h>
@@ -52,6 +52,26 @@
 
 /* ------------------------------------------------------------ the drawer */
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define OPTINC_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(OPTINC_ASAN)
+/* LeakSanitizer's hook for built-in suppressions (sanitizer/lsan_interface.h).
+ * Graphviz 2.42 leaks inside its layout engines (neato's init_nop, dot's rank
+ * assignment), in gvconfig, and through fontconfig/pango when the configured
+ * plugins are used.  Only stacks through libgvc and the plugins are
+ * suppressed: a graph we forget to agclose is allocated in libcgraph from our
+ * own code and is still reported. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+    return "leak:libgvc.so\nleak:libgvplugin_\nleak:libfontconfig.so\n"
+           "leak:libpango\nleak:libglib-2.0.so\nleak:libcairo.so\n";
+}
+#endif
+
 static const struct plugin_lib {
     const char *file, *symbol;
 } plugin_libs[] = {
@@ -64,7 +84,6 @@ static const struct plugin_lib {
 
 struct optinc_drawer {
     GVC_t *gvc;
-    void *dl[N_PLUGIN_LIBS];
     gvplugin_library_t lib[N_PLUGIN_LIBS];
     lt_symlist_t syms[N_PLUGIN_LIBS + 1];
     agerrlevel_t old_level;
@@ -97,14 +116,14 @@ static const char *gv_message(void)
     return n ? gv_msg : "no message (run with --verbose)";
 }
 
+/* The plugin libraries stay loaded until the process exits: Graphviz keeps
+ * pointers into them (gd's font cache, the layout engines' statics) past
+ * gvFreeContext, and one context per process is all we ever make. */
 static void unload_plugins(optinc_drawer *d)
 {
-    for (size_t i = N_PLUGIN_LIBS; i-- > 0;) {
+    for (size_t i = 0; i < N_PLUGIN_LIBS; i++) {
         free(d->lib[i].apis);
         d->lib[i].apis = NULL;
-        if (d->dl[i])
-            dlclose(d->dl[i]);
-        d->dl[i] = NULL;
     }
 }
 
@@ -122,8 +141,8 @@ static int load_plugins(optinc_drawer *d)
     *slash = '\0';
     for (size_t i = 0; i < N_PLUGIN_LIBS; i++) {
         snprintf(path, sizeof path, "%s/graphviz/%s", dir, plugin_libs[i].file);
-        d->dl[i] = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-        const gvplugin_library_t *L = d->dl[i] ? dlsym(d->dl[i], plugin_libs[i].symbol) : NULL;
+        void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        const gvplugin_library_t *L = dl ? dlsym(dl, plugin_libs[i].symbol) : NULL;
         if (!L)
             goto fail;
         int n = 0;
@@ -285,27 +304,24 @@ static optinc_status make_dir(const char *dir, optinc_error *err)
     return OPTINC_OK;
 }
 
-/* Renders the laid-out g in one format and writes it atomically. */
+/* Renders the laid-out g in one format straight into an atomic output file.
+ * (gvRenderData would hold the whole file in memory, grown one page per
+ * realloc: quadratic copying for the 20-50 MB SVGs of big layers.) */
 static optinc_status render(optinc_drawer *d, Agraph_t *g, const char *format, const char *path,
                             optinc_error *err)
 {
-    char *data = NULL;
-    unsigned int len = 0;
+    optinc_out o;
+    optinc_status st = optinc_out_open(&o, path, err);
+    if (st)
+        return st;
     gv_msg[0] = '\0';
-    if (gvRenderData(d->gvc, g, format, &data, &len) != 0 || !data) {
-        if (data)
-            gvFreeRenderData(data);
+    if (gvRender(d->gvc, g, format, o.f) != 0) {
+        optinc_out_abort(&o);
         return optinc_fail(err, OPTINC_ERUN, path, 0, 0,
                            "Graphviz could not render %s: %s; check the Graphviz install "
                            "(libgvc6) or pick another --format", format, gv_message());
     }
-    optinc_out o;
-    optinc_status st = optinc_out_open(&o, path, err);
-    if (!st) {
-        fwrite(data, 1, len, o.f);
-        st = optinc_out_commit(&o, err);
-    }
-    gvFreeRenderData(data);
+    st = optinc_out_commit(&o, err);
     if (!st)
         remember(d, path);
     return st;
@@ -506,7 +522,7 @@ static void put_mesh(builder *b, const optinc_stage *s, int start)
 
 static void put_att(builder *b, const optinc_stage *s, int start)
 {
-    char name[160], label[32], fill[48], tip[256], code[32] = "";
+    char name[160], label[32], fill[48], tip[512], code[32] = "";
     if (b->detail)
         mode_ends(b, s->n_att, start, "S");
     for (int k = 0; k < s->n_att; k++) {
@@ -722,9 +738,13 @@ optinc_status optinc_draw_layers(optinc_drawer *d, const optinc_circuit *c, unsi
                  mesh_name(L->mesh_kind), optinc_layer_mzis(L),
                  L->attenuators == OPTINC_ATT_NONE ? "no " : "Σ ",
                  L->attenuators == OPTINC_ATT_NONE ? "Σ" : att_name(L->attenuators));
-        snprintf(tip, sizeof tip, "%s: gain %.6g, %d attenuators, %d columns, activation %s, "
-                 "reconstruction error %.3g", L->name, L->gain, optinc_layer_attenuators(L),
-                 optinc_layer_columns(L), act[L->activation % 3], L->reconstruction_error);
+        size_t len = (size_t)snprintf(tip, sizeof tip, "%s: gain %.6g, %d attenuators, "
+                                      "%d columns, activation %s", L->name, L->gain,
+                                      optinc_layer_attenuators(L), optinc_layer_columns(L),
+                                      act[L->activation % 3]);
+        if (L->reconstruction_error >= 0 && len < sizeof tip)   /* -1: from a netlist */
+            snprintf(tip + len, sizeof tip - len, ", reconstruction error %.3g",
+                     L->reconstruction_error);
         gv_set(n, lab, label);
         gv_set(n, tp, tip);
         if (prev) {
