@@ -26,12 +26,20 @@
 #include "optinc/allreduce.h"
 #include "optinc/rng.h"
 
+/* Loops over TILE elements have a constant trip count, which GCC's -O2
+ * vectorizer (its "very cheap" cost model) accepts; the rest runs scalar. */
+#define TILE 256
+
+typedef enum index_mode { INDEX_SUM, INDEX_NIBBLE, INDEX_SPREAD, INDEX_GATHER } index_mode;
+
 struct optinc_allreduce {
     optinc_ar_config cfg;
+    index_mode index_mode;        /* how N codes become a table index */
+    uint32_t radix_pow[4];        /* INDEX_SPREAD: (3N+1)^k */
+    uint16_t *packed;             /* INDEX_NIBBLE: the table indexed by S_0|S_1<<4|... */
     optinc_agg_lut *own_lut;      /* the exact table when cfg.lut was NULL (optinc) */
-    const uint32_t *weight;       /* 2^b entries: code -> index contribution */
+    const uint32_t *weight;       /* INDEX_GATHER: code -> index contribution */
     const uint16_t *table;        /* index -> output code */
-    uint32_t *sum_weight;         /* quantized: weight[u] = u */
     uint16_t *sum_table;          /* quantized: sum of codes -> code of the average */
     float *absmax;                /* scratch, nblocks */
     float *server_max;            /* scratch, nblocks */
@@ -196,20 +204,38 @@ optinc_status optinc_allreduce_new(const optinc_ar_config *cfg, optinc_allreduce
         }
         ar->weight = lut->weight;
         ar->table = lut->code;
+        int digits = cfg->bits / 2;
+        ar->index_mode = digits > 4 || 3 * cfg->servers > 255 ? INDEX_GATHER
+                         : 3 * cfg->servers <= 15             ? INDEX_NIBBLE
+                                                              : INDEX_SPREAD;
+        if (ar->index_mode == INDEX_NIBBLE) {
+            if (!(ar->packed = calloc((size_t)1 << 16, sizeof *ar->packed))) {
+                optinc_allreduce_free(ar);
+                return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+            }
+            int sums[8];
+            for (size_t i = 0; i < lut->size; i++) {
+                size_t at = 0;
+                optinc_agg_lut_digit_sums(lut, i, sums);
+                for (int k = 0; k < digits; k++)
+                    at |= (size_t)sums[k] << (4 * k);
+                ar->packed[at] = lut->code[i];
+            }
+            ar->table = ar->packed;
+        }
+        for (uint32_t k = 0, p = 1; k < 4; k++, p *= (uint32_t)lut->radix)
+            ar->radix_pow[k] = p;
     } else if (cfg->kind == OPTINC_AR_QUANTIZED) {
         size_t codes = (size_t)1 << cfg->bits, sums = (size_t)cfg->servers * (codes - 1) + 1;
-        ar->sum_weight = malloc(codes * sizeof *ar->sum_weight);
         ar->sum_table = malloc(sums * sizeof *ar->sum_table);
-        if (!ar->sum_weight || !ar->sum_table) {
+        if (!ar->sum_table) {
             optinc_allreduce_free(ar);
             return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
         }
-        for (size_t u = 0; u < codes; u++)
-            ar->sum_weight[u] = (uint32_t)u;
         for (size_t s = 0; s < sums; s++)
             ar->sum_table[s] = optinc_agg_exact_code(cfg->servers, cfg->bits, (int64_t)s);
-        ar->weight = ar->sum_weight;
         ar->table = ar->sum_table;
+        ar->index_mode = INDEX_SUM;
     }
     *out = ar;
     return OPTINC_OK;
@@ -220,8 +246,8 @@ void optinc_allreduce_free(optinc_allreduce *ar)
     if (!ar)
         return;
     optinc_agg_lut_free(ar->own_lut);
-    free(ar->sum_weight);
     free(ar->sum_table);
+    free(ar->packed);
     free(ar->absmax);
     free(ar->server_max);
     free(ar->codes);
@@ -264,20 +290,36 @@ void optinc_ar_count(optinc_ar_stats *stats, int from, int to, uint64_t bytes)
         stats->bytes_received[to] += bytes;
 }
 
+/* Largest magnitude bits of g[0..len): the magnitude bits of a float >= 0
+ * order like the float, so this is an exact integer maximum. */
+static uint32_t absmax_bits(const float *restrict g, size_t len)
+{
+    int32_t m[TILE] = {0}, best = 0;         /* top bit cleared: signed order is fine */
+    size_t j = 0;
+    for (; j + TILE <= len; j += TILE) {
+        int32_t u[TILE];
+        memcpy(u, g + j, sizeof u);
+        for (int t = 0; t < TILE; t++) {
+            int32_t a = u[t] & 0x7fffffff;
+            m[t] = a > m[t] ? a : m[t];
+        }
+    }
+    for (; j < len; j++) {
+        int32_t a;
+        memcpy(&a, g + j, sizeof a);
+        a &= 0x7fffffff;
+        best = a > best ? a : best;
+    }
+    for (int t = 0; t < TILE; t++)
+        best = m[t] > best ? m[t] : best;
+    return (uint32_t)best;
+}
+
 void optinc_ar_block_absmax(const optinc_allreduce *ar, const float *g, size_t n, float *absmax)
 {
-    /* The magnitude bits of a finite float order like the float itself, so
-     * the maximum is an integer maximum (exact, and vectorizable). */
     size_t bs = (size_t)ar->cfg.block_size;
     for (size_t lo = 0, k = 0; lo < n; lo += bs, k++) {
-        size_t hi = lo + bs < n ? lo + bs : n;
-        uint32_t m = 0;
-        for (size_t j = lo; j < hi; j++) {
-            uint32_t u;
-            memcpy(&u, &g[j], sizeof u);
-            u &= 0x7fffffffu;
-            m = u > m ? u : m;
-        }
+        uint32_t m = absmax_bits(g + lo, lo + bs < n ? bs : n - lo);
         memcpy(&absmax[k], &m, sizeof m);
     }
 }
@@ -301,32 +343,59 @@ static void block_steps(const optinc_allreduce *ar, float absmax, float *inv, fl
     *step = absmax / top;
 }
 
-/* rint(g * inv) + offset, clamped to 1..2^b-1.  Adding and subtracting
- * 1.5 * 2^23 rounds a float of magnitude below 2^22 to an integer, half to
- * even, in one correctly rounded addition (C11 evaluates float in float here:
- * FLT_EVAL_METHOD is 0 on every target we build for). */
-static inline uint16_t quantize1(float g, float inv, int top, int off)
+/* rint(g * inv) + offset, clamped to 1..2^b-1.  Adding 1.5 * 2^23 to a
+ * float of magnitude below 2^22 rounds it to an integer, half to even, in one
+ * correctly rounded addition, and leaves that integer in the low bits:
+ * bits(x + 1.5 * 2^23) = 0x4b400000 + rint(x).  (C11 evaluates float in
+ * float here: FLT_EVAL_METHOD is 0 on every target we build for.)  Integer
+ * arithmetic on the bits instead of a float-to-int conversion lets the
+ * compiler vectorize the loops below. */
+static inline uint32_t quantize1(float g, float inv, float top, uint32_t off)
 {
     float x = g * inv;
-    if (!(x > -top))
-        x = (float)-top;          /* also maps NaN to the lowest code */
-    if (x > top)
-        x = (float)top;
-    float r = (x + 0x1.8p23f) - 0x1.8p23f;
-    return (uint16_t)((int)r + off);
+    x = x > -top ? x : -top;          /* also maps NaN to the lowest code */
+    x = x < top ? x : top;
+    float y = x + 0x1.8p23f;
+    uint32_t b;
+    memcpy(&b, &y, sizeof b);
+    return b - 0x4b400000u + off;
+}
+
+/* codes[0..len) of g[0..len) under one block's inverse step; constant-trip
+ * tiles, which the -O2 vectorizer takes, then the rest. */
+static void quantize_span(const float *restrict g, uint16_t *restrict codes, size_t len,
+                          float inv, float top, uint32_t off)
+{
+    size_t j = 0;
+    for (; j + TILE <= len; j += TILE)
+        for (int t = 0; t < TILE; t++)
+            codes[j + t] = (uint16_t)quantize1(g[j + t], inv, top, off);
+    for (; j < len; j++)
+        codes[j] = (uint16_t)quantize1(g[j], inv, top, off);
+}
+
+static void decode_span(const uint16_t *restrict codes, float *restrict g, size_t len,
+                        float step, int off)
+{
+    size_t j = 0;
+    for (; j + TILE <= len; j += TILE)
+        for (int t = 0; t < TILE; t++)
+            g[j + t] = (float)((int)codes[j + t] - off) * step;
+    for (; j < len; j++)
+        g[j] = (float)((int)codes[j] - off) * step;
 }
 
 void optinc_ar_quantize(const optinc_allreduce *ar, const float *g, size_t lo, size_t hi,
                         const float *absmax, uint16_t *codes)
 {
     size_t bs = (size_t)ar->cfg.block_size;
-    int off = 1 << (ar->cfg.bits - 1), top = off - 1;
-    for (size_t j = lo; j < hi;) {
-        size_t k = j / bs, end = (k + 1) * bs < hi ? (k + 1) * bs : hi;
+    uint32_t off = 1u << (ar->cfg.bits - 1);
+    for (size_t j = lo, end; j < hi; j = end) {
+        size_t k = j / bs;
         float inv, step;
+        end = (k + 1) * bs < hi ? (k + 1) * bs : hi;
         block_steps(ar, absmax[k], &inv, &step);
-        for (; j < end; j++)
-            codes[j - lo] = quantize1(g[j], inv, top, off);
+        quantize_span(g + j, codes + (j - lo), end - j, inv, (float)(off - 1), off);
     }
 }
 
@@ -335,12 +404,12 @@ void optinc_ar_decode(const optinc_allreduce *ar, const uint16_t *codes, size_t 
 {
     size_t bs = (size_t)ar->cfg.block_size;
     int off = 1 << (ar->cfg.bits - 1);
-    for (size_t j = lo; j < hi;) {
-        size_t k = j / bs, end = (k + 1) * bs < hi ? (k + 1) * bs : hi;
+    for (size_t j = lo, end; j < hi; j = end) {
+        size_t k = j / bs;
         float inv, step;
+        end = (k + 1) * bs < hi ? (k + 1) * bs : hi;
         block_steps(ar, absmax[k], &inv, &step);
-        for (; j < end; j++)
-            g[j] = (float)((int)codes[j - lo] - off) * step;
+        decode_span(codes + (j - lo), g + j, end - j, step, off);
     }
 }
 
@@ -374,32 +443,122 @@ static uint64_t inject(const optinc_allreduce *ar, uint64_t step, int c, uint16_
     return count;
 }
 
+/* BODY for t < len: over a whole tile with a constant trip count (which
+ * vectorizes), else element by element. */
+#define TILE_LOOP(BODY)                                                                \
+    do {                                                                               \
+        if (len == TILE)                                                               \
+            for (int t = 0; t < TILE; t++) {                                           \
+                BODY;                                                                  \
+            }                                                                          \
+        else                                                                           \
+            for (size_t t = 0; t < len; t++) {                                         \
+                BODY;                                                                  \
+            }                                                                          \
+    } while (0)
+
+/* Adds one server's code u = CODE (an expression of t) of each element to
+ * the index accumulators a (and b).  The ways to the digit-position sums:
+ *   SUM     quantized: the sum of the codes is the index;
+ *   NIBBLE  3N <= 15, 4 digits at most: a sums u & 0x33 (digits 0 and 2 in
+ *           two 4-bit fields), b sums u >> 2 & 0x33 (digits 1 and 3), so the
+ *           fields hold S_0, S_2, S_1, S_3 without overflow;
+ *   SPREAD  3N <= 255: a sums the digits spread into the bytes of a word;
+ *   GATHER  otherwise: a sums per-code weights from the table.
+ * Only GATHER loads inside the loop; the others vectorize. */
+#define ADD_SERVER(CODE)                                                               \
+    do {                                                                               \
+        switch (ar->index_mode) {                                                      \
+        case INDEX_SUM:                                                                \
+            TILE_LOOP(a[t] += (CODE));                                                 \
+            break;                                                                     \
+        case INDEX_NIBBLE:                                                             \
+            TILE_LOOP(uint32_t u = (CODE); a[t] += u & 0x33u; b[t] += u >> 2 & 0x33u); \
+            break;                                                                     \
+        case INDEX_SPREAD:                                                             \
+            TILE_LOOP(uint32_t u = (CODE);                                             \
+                      a[t] += (u & 3u) | (u & 0xcu) << 6 | (u & 0x30u) << 12 |         \
+                              (u & 0xc0u) << 18);                                      \
+            break;                                                                     \
+        default:                                                                       \
+            TILE_LOOP(a[t] += ar->weight[(CODE)]);                                     \
+        }                                                                              \
+    } while (0)
+
+/* The accumulators -> table index -> output codes out[t], t < len. */
+static void mix_lookup(const optinc_allreduce *ar, uint32_t *restrict a,
+                       const uint32_t *restrict b, size_t len, uint16_t *restrict out)
+{
+    if (ar->index_mode == INDEX_NIBBLE)
+        for (int t = 0; t < TILE; t++)
+            a[t] = (a[t] & 15u) | (b[t] & 15u) << 4 | (a[t] & 0xf0u) << 4 | (b[t] & 0xf0u) << 8;
+    if (ar->index_mode == INDEX_SPREAD) {
+        uint32_t r1 = ar->radix_pow[1], r2 = ar->radix_pow[2], r3 = ar->radix_pow[3];
+        for (int t = 0; t < TILE; t++) {
+            uint32_t v = a[t];
+            a[t] = (v & 255u) + r1 * (v >> 8 & 255u) + r2 * (v >> 16 & 255u) + r3 * (v >> 24);
+        }
+    }
+    for (size_t t = 0; t < len; t++)
+        out[t] = ar->table[a[t]];
+}
+
+/* Output codes of len <= TILE elements from the servers' codes. */
+static void lookup_codes(const optinc_allreduce *ar, const uint16_t *const *codes, size_t len,
+                         uint16_t *restrict out)
+{
+    uint32_t a[TILE] = {0}, b[TILE] = {0};
+    for (int i = 0; i < ar->cfg.servers; i++) {
+        const uint16_t *restrict c = codes[i];
+        ADD_SERVER(c[t]);
+    }
+    mix_lookup(ar, a, b, len, out);
+}
+
+/* The same from the servers' floats of one block, quantized on the fly (the
+ * in-process path: no codes are stored). */
+static void lookup_floats(const optinc_allreduce *ar, const float *const *g, size_t len,
+                          float inv, uint16_t *restrict out)
+{
+    uint32_t a[TILE] = {0}, b[TILE] = {0}, off = 1u << (ar->cfg.bits - 1);
+    float top = (float)(off - 1);
+    for (int i = 0; i < ar->cfg.servers; i++) {
+        const float *restrict x = g[i];
+        ADD_SERVER(quantize1(x[t], inv, top, off));
+    }
+    mix_lookup(ar, a, b, len, out);
+}
+
 uint64_t optinc_ar_aggregate(const optinc_allreduce *ar, uint64_t step, int c,
                              const uint16_t *const *codes, size_t lo, size_t hi, uint16_t *out)
 {
-    const uint32_t *w = ar->weight;
-    const uint16_t *t = ar->table;
-    int n = ar->cfg.servers;
-    size_t len = hi - lo;
-    for (size_t j = 0; j < len; j++) {
-        uint32_t idx = 0;
-        for (int i = 0; i < n; i++)
-            idx += w[codes[i][j]];
-        out[j] = t[idx];
+    const uint16_t *tile[OPTINC_AR_MAX_SERVERS];
+    for (size_t j = 0; j < hi - lo; j += TILE) {
+        for (int i = 0; i < ar->cfg.servers; i++)
+            tile[i] = codes[i] + j;
+        lookup_codes(ar, tile, hi - lo - j < TILE ? hi - lo - j : TILE, out + j);
     }
-    return inject(ar, step, c, out, len);
+    return inject(ar, step, c, out, hi - lo);
 }
 
 void optinc_ar_add(float *restrict acc, const float *restrict in, size_t len)
 {
-    for (size_t j = 0; j < len; j++)
+    size_t j = 0;
+    for (; j + TILE <= len; j += TILE)
+        for (int t = 0; t < TILE; t++)
+            acc[j + t] = acc[j + t] + in[j + t];
+    for (; j < len; j++)
         acc[j] = acc[j] + in[j];
 }
 
 void optinc_ar_mean(float *g, size_t len, int servers)
 {
     float d = (float)servers;
-    for (size_t j = 0; j < len; j++)
+    size_t j = 0;
+    for (; j + TILE <= len; j += TILE)
+        for (int t = 0; t < TILE; t++)
+            g[j + t] = g[j + t] / d;
+    for (; j < len; j++)
         g[j] = g[j] / d;
 }
 
@@ -477,7 +636,7 @@ static void exact(const optinc_allreduce *ar, float *const *g, size_t n, optinc_
 static uint64_t quantized(optinc_allreduce *ar, uint64_t step, float *const *g, size_t n,
                           optinc_ar_stats *stats)
 {
-    int N = ar->cfg.servers, off = 1 << (ar->cfg.bits - 1), top = off - 1;
+    int N = ar->cfg.servers;
     size_t nb = optinc_ar_blocks(ar, n), bs = (size_t)ar->cfg.block_size;
     uint64_t scale_bytes = nb * sizeof(float), code_bytes = optinc_ar_code_bytes(ar, n);
     for (int i = 0; i < N; i++) {
@@ -491,22 +650,20 @@ static uint64_t quantized(optinc_allreduce *ar, uint64_t step, float *const *g, 
         optinc_ar_count(stats, i, -1, code_bytes);
         optinc_ar_count(stats, -1, i, code_bytes);
     }
-    const uint32_t *w = ar->weight;
-    const uint16_t *t = ar->table;
     uint64_t errors = 0;
     for (int c = 0; c < N; c++) {
         size_t lo, hi;
         optinc_ar_chunk(n, N, c, &lo, &hi);
-        for (size_t j = lo; j < hi;) {
-            size_t k = j / bs, end = (k + 1) * bs < hi ? (k + 1) * bs : hi;
+        /* tile by tile, within one scale block */
+        const float *tile[OPTINC_AR_MAX_SERVERS];
+        for (size_t j = lo, end; j < hi; j = end) {
+            end = j + TILE < hi ? j + TILE : hi;
+            end = (j / bs + 1) * bs < end ? (j / bs + 1) * bs : end;
             float inv, stp;
-            block_steps(ar, ar->absmax[k], &inv, &stp);
-            for (; j < end; j++) {
-                uint32_t idx = 0;
-                for (int i = 0; i < N; i++)
-                    idx += w[quantize1(g[i][j], inv, top, off)];
-                ar->codes[j] = t[idx];
-            }
+            block_steps(ar, ar->absmax[j / bs], &inv, &stp);
+            for (int i = 0; i < N; i++)
+                tile[i] = g[i] + j;
+            lookup_floats(ar, tile, end - j, inv, ar->codes + j);
         }
         errors += inject(ar, step, c, ar->codes + lo, hi - lo);
         optinc_ar_decode(ar, ar->codes + lo, lo, hi, ar->absmax, g[0]);
