@@ -292,8 +292,9 @@ static optinc_status make_dir(const char *dir, optinc_error *err)
         char c = *s;
         *s = '\0';
         if (mkdir(p, 0777) != 0 && errno != EEXIST)
-            return optinc_fail(err, OPTINC_ERUN, dir, 0, 0, "cannot create directory '%s': %s",
-                               p, strerror(errno));
+            return optinc_fail(err, errno == ENOTDIR ? OPTINC_EINPUT : OPTINC_ERUN, dir, 0, 0,
+                               "cannot create directory '%s': %s; pass another -o DIR", p,
+                               strerror(errno));
         *s = c;
         if (!c)
             break;
