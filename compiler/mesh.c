@@ -107,12 +107,12 @@ static void angles_row(double complex a, double complex b, double *theta, double
 /* The matrix being nulled is kept planar (real parts and imaginary parts in
  * two row-major arrays): every kernel below is then a plain loop over
  * doubles that the compiler vectorizes, where C99 complex products would
- * carry NaN/Inf recovery calls.  The hot kernels are also built for AVX2+FMA
- * and picked at load time when the processor has them. */
+ * carry NaN/Inf recovery calls.  The hot kernels are also built for AVX2 and
+ * picked at load time when the processor has it. */
 typedef struct planar { double *re, *im; int n; } planar;
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define HOT __attribute__((target_clones("arch=haswell", "default")))
+#define HOT __attribute__((target_clones("avx2", "default")))
 #else
 #define HOT
 #endif
@@ -160,15 +160,16 @@ static void colop(double *wr, double *wi, int j, const colops *o)
     wi[j + 1] = s * ti + c * vi;
 }
 
-/* The whole sequence k..0 on a tile of RB rows stored column-major
- * (tile[j*RB + lane]): the lanes are independent rows, so each op is one
- * vector operation across them. */
+/* Ops jhi..jlo (descending) on a tile of RB rows stored column-major,
+ * tile[(j - c0)*RB + lane], holding columns c0.. of those rows: the lanes are
+ * independent rows, so each op is one vector operation across them. */
 enum { RB = 8 };
-HOT static void tile_colops(double *restrict tr, double *restrict ti, int k, const colops *o)
+HOT static void tile_colops(double *restrict tr, double *restrict ti, int jhi, int jlo, int c0,
+                            const colops *o)
 {
-    for (int j = k; j >= 0; j--) {
+    for (int j = jhi; j >= jlo; j--) {
         double c = o->c[j], s = o->s[j], er = o->er[j], ei = o->ei[j];
-        double *ur = tr + j * RB, *ui = ti + j * RB, *vr = ur + RB, *vi = ui + RB;
+        double *ur = tr + (j - c0) * RB, *ui = ti + (j - c0) * RB, *vr = ur + RB, *vi = ui + RB;
         for (int l = 0; l < RB; l++) {
             double xr = er * ur[l] - ei * ui[l], xi = er * ui[l] + ei * ur[l];
             double yr = vr[l], yi = vi[l];
@@ -180,46 +181,107 @@ HOT static void tile_colops(double *restrict tr, double *restrict ti, int k, con
     }
 }
 
-static void clements_column_diagonal(planar *W, int k, colops *ops, double *tile, telem *out)
+/* Copies columns c0..c1 of `rows` rows from r0 into the tile (unused lanes
+ * get a copy of row r0, computed and discarded), and back. */
+static void tile_gather(const planar *W, int r0, int rows, int c0, int c1, double *tile)
 {
+    double *tr = tile, *ti = tile + (size_t)RB * (W->n + 1);
+    for (int l = 0; l < RB; l++) {
+        size_t row = (size_t)(r0 + (l < rows ? l : 0)) * W->n;
+        for (int j = c0; j <= c1; j++) {
+            tr[(j - c0) * RB + l] = W->re[row + j];
+            ti[(j - c0) * RB + l] = W->im[row + j];
+        }
+    }
+}
+
+static void tile_scatter(planar *W, int r0, int rows, int c0, int c1, const double *tile)
+{
+    const double *tr = tile, *ti = tile + (size_t)RB * (W->n + 1);
+    for (int l = 0; l < rows; l++) {
+        size_t row = (size_t)(r0 + l) * W->n;
+        for (int j = c0; j <= c1; j++) {
+            W->re[row + j] = tr[(j - c0) * RB + l];
+            W->im[row + j] = ti[(j - c0) * RB + l];
+        }
+    }
+}
+
+/* The column operations of Clements' even anti-diagonals touch every row
+ * above the diagonal, which makes them the memory-bound half of the work if
+ * applied eagerly (the whole left block of W streams through the caches once
+ * per diagonal).  They are applied lazily instead: a row only needs them when
+ * the nulling front reaches it (rows >= n-3-k at diagonal k), so the rows
+ * above it keep a backlog, and a tile of RB rows is brought up to date in one
+ * pass (one gather, every pending diagonal, one scatter) when the front
+ * reaches it.  The operations of every even diagonal are kept for that. */
+typedef struct lazy {
+    planar *W;
+    colops *diag;        /* diag[k/2]: ops j = 0..k of even diagonal k */
+    int n_done;          /* even diagonals computed */
+    int active_top;      /* rows >= active_top are up to date (a tile boundary) */
+    int *tile_next;      /* per tile: the next pending diagonal */
+    double *tile;
+} lazy;
+
+static void bring_up_to(lazy *z, int row)
+{
+    while (z->active_top > row) {
+        int t = (z->active_top - 1) / RB, r0 = t * RB, rows = z->active_top - r0;
+        int d0 = z->tile_next[t];
+        if (d0 < z->n_done) {
+            int c1 = 2 * (z->n_done - 1) + 1;
+            tile_gather(z->W, r0, rows, 0, c1, z->tile);
+            double *tr = z->tile, *ti = z->tile + (size_t)RB * (z->W->n + 1);
+            for (int d = d0; d < z->n_done; d++)
+                tile_colops(tr, ti, 2 * d, 0, 0, &z->diag[d]);
+            tile_scatter(z->W, r0, rows, 0, c1, z->tile);
+        }
+        z->tile_next[t] = z->n_done;
+        z->active_top = r0;
+    }
+}
+
+static void clements_column_diagonal(lazy *z, int k, telem *out)
+{
+    planar *W = z->W;
     int n = W->n, base = n - 1 - k;
-    /* Rows base..n-1: row base+j gets ops k..j, computing op j on the way
-     * (the rows below it are already zero in the two columns it touches). */
-    for (int j = k; j >= 0; j--) {
-        double *wr = W->re + (size_t)(base + j) * n, *wi = W->im + (size_t)(base + j) * n;
-        for (int i = k; i > j; i--)
-            colop(wr, wi, i, ops);
-        double theta, phi;
-        angles_col(wr[j] + I * wi[j], wr[j + 1] + I * wi[j + 1], &theta, &phi);
-        ops->c[j] = cos(theta);
-        ops->s[j] = sin(theta);
-        ops->er[j] = cos(phi);
-        ops->ei[j] = -sin(phi);
-        colop(wr, wi, j, ops);
-        out[k - j] = (telem){j, theta, phi};
+    colops *ops = &z->diag[k / 2];
+    double *tr = z->tile, *ti = z->tile + (size_t)RB * (n + 1);
+    /* Row base+j needs ops k..j+1 before op j can be computed from it (the
+     * rows below are already zero in the two columns op j touches).  Take
+     * those rows bottom-up, RB at a time: the ops known before the group
+     * starts go through the tile, the small triangle inside it is scalar. */
+    for (int jt = k; jt >= 0; jt -= RB) {
+        int jlo = jt - RB + 1 > 0 ? jt - RB + 1 : 0, rows = jt - jlo + 1;
+        if (jt < k) {
+            tile_gather(W, base + jlo, rows, jt + 1, k + 1, z->tile);
+            tile_colops(tr, ti, k, jt + 1, jt + 1, ops);
+            tile_scatter(W, base + jlo, rows, jt + 1, k + 1, z->tile);
+        }
+        for (int j = jt; j >= jlo; j--) {
+            double *wr = W->re + (size_t)(base + j) * n, *wi = W->im + (size_t)(base + j) * n;
+            for (int i = jt; i > j; i--)
+                colop(wr, wi, i, ops);
+            double theta, phi;
+            angles_col(wr[j] + I * wi[j], wr[j + 1] + I * wi[j + 1], &theta, &phi);
+            ops->c[j] = cos(theta);
+            ops->s[j] = sin(theta);
+            ops->er[j] = cos(phi);
+            ops->ei[j] = -sin(phi);
+            colop(wr, wi, j, ops);
+            out[k - j] = (telem){j, theta, phi};
+        }
     }
-    /* Rows 0..base-1 get the whole sequence, RB rows at a time through a
-     * transposed tile of their first k+2 columns. */
-    double *tr = tile, *ti = tile + (size_t)RB * n;
-    for (int r0 = 0; r0 < base; r0 += RB) {
+    /* Rows already up to date above the diagonal get the sequence now; the
+     * rest keep it as backlog. */
+    for (int r0 = z->active_top; r0 < base; r0 += RB) {
         int rows = base - r0 < RB ? base - r0 : RB;
-        for (int l = 0; l < RB; l++) {
-            const double *sr = W->re + (size_t)(r0 + (l < rows ? l : 0)) * n;
-            const double *si = W->im + (size_t)(r0 + (l < rows ? l : 0)) * n;
-            for (int j = 0; j <= k + 1; j++) {
-                tr[j * RB + l] = sr[j];
-                ti[j * RB + l] = si[j];
-            }
-        }
-        tile_colops(tr, ti, k, ops);
-        for (int l = 0; l < rows; l++) {
-            double *sr = W->re + (size_t)(r0 + l) * n, *si = W->im + (size_t)(r0 + l) * n;
-            for (int j = 0; j <= k + 1; j++) {
-                sr[j] = tr[j * RB + l];
-                si[j] = ti[j * RB + l];
-            }
-        }
+        tile_gather(W, r0, rows, 0, k + 1, z->tile);
+        tile_colops(tr, ti, k, 0, 0, ops);
+        tile_scatter(W, r0, rows, 0, k + 1, z->tile);
     }
+    z->n_done = k / 2 + 1;
 }
 
 /* Nulls W in Clements order.  Fills `out` with the n(n-1)/2 forward elements
@@ -227,14 +289,25 @@ static void clements_column_diagonal(planar *W, int k, colops *ops, double *tile
  * U = diag(e^{i screen}) . T_K ... T_1). */
 static void clements_null(planar *W, telem *out, double *screen)
 {
-    int n = W->n, nl = 0, nr = 0, total = n * (n - 1) / 2;
+    int n = W->n, nl = 0, nr = 0, total = n * (n - 1) / 2, ndiag = n / 2 + 1;
     telem *right = malloc(sizeof *right * (size_t)(total + 1));
-    colops ops = {malloc(sizeof(double) * (size_t)n), malloc(sizeof(double) * (size_t)n),
-                  malloc(sizeof(double) * (size_t)n), malloc(sizeof(double) * (size_t)n)};
-    double *tile = malloc(sizeof(double) * 2 * RB * (size_t)(n + 1));
+    lazy z = {W, calloc((size_t)ndiag, sizeof(colops)), 0, n,
+              calloc((size_t)(n / RB + 2), sizeof(int)),
+              malloc(sizeof(double) * 2 * RB * (size_t)(n + 1))};
+    /* One block for the ops of all even diagonals: 4 arrays of k+1 each. */
+    size_t need = 0;
+    for (int k = 0; k <= n - 2; k += 2)
+        need += 4 * (size_t)(k + 1);
+    double *store = malloc(sizeof(double) * (need + 1)), *p = store;
+    for (int k = 0; k <= n - 2; k += 2) {
+        colops *o = &z.diag[k / 2];
+        o->c = p; o->s = p + k + 1; o->er = p + 2 * (k + 1); o->ei = p + 3 * (k + 1);
+        p += 4 * (size_t)(k + 1);
+    }
     for (int k = 0; k <= n - 2; k++) {
+        bring_up_to(&z, n - 3 - k > 0 ? n - 3 - k : 0);
         if (k % 2 == 0) {
-            clements_column_diagonal(W, k, &ops, tile, out + nl);
+            clements_column_diagonal(&z, k, out + nl);
             nl += k + 1;
         } else {
             for (int j = 0; j <= k; j++) {
@@ -246,6 +319,7 @@ static void clements_null(planar *W, telem *out, double *screen)
             }
         }
     }
+    bring_up_to(&z, 0);
     for (int i = 0; i < n; i++)
         screen[i] = carg(planar_at(W, i, i));
     /* Push the screen through the inverse row elements (rule B), last first. */
@@ -256,11 +330,10 @@ static void clements_null(planar *W, telem *out, double *screen)
         screen[m] = remainder(beta - right[i].phi + M_PI, 2 * M_PI);
     }
     free(right);
-    free(tile);
-    free(ops.c);
-    free(ops.s);
-    free(ops.er);
-    free(ops.ei);
+    free(store);
+    free(z.diag);
+    free(z.tile_next);
+    free(z.tile);
 }
 
 /* Reck on V = U^H: S_K..S_1 . V = D, so U = conj(D) . S_K ... S_1. */
