@@ -591,21 +591,22 @@ static void layer_title(const optinc_circuit *c, const optinc_layer *L, int deta
 {
     size_t n = (size_t)snprintf(buf, size, "%s / %s: %d×%d, %s, Σ %s, gain %.6g%s\\l",
                                 c->name, L->name, L->rows, L->cols, mesh_name(L->mesh_kind),
-                                att_name(L->attenuators), L->gain,
-                                detail ? "" : " (heat-map overview)");
+                                att_name(L->attenuators), L->gain, detail ? "" : ", heat map");
     for (int i = 0; i < L->n_stages && n < size; i++) {
         const optinc_stage *s = &L->stage[i];
+        const char *sep = i ? "  →  " : "";
         if (s->kind == OPTINC_STAGE_MESH)
-            n += (size_t)snprintf(buf + n, size - n, "%s%c mesh: %d modes, %d MZI", i ? "  →  " : "",
+            n += (size_t)snprintf(buf + n, size - n, "%s%c mesh: %d modes, %d MZI", sep,
                                   s->tag, s->mesh->modes, s->mesh->n_mzi);
         else
-            n += (size_t)snprintf(buf + n, size - n, "%sΣ: %d attenuators", i ? "  →  " : "",
-                                  s->n_att);
+            n += (size_t)snprintf(buf + n, size - n, "%sΣ: %d attenuators", sep, s->n_att);
     }
     if (n < size)
-        snprintf(buf + n, size - n, "\\lMZI fill by θ: blue 0 (cross), green π/2 (50:50), red π (bar)\\l"
-                 "screens: hue of the phase; attenuators: grey, darker = more loss; "
-                 "hover for values\\l");
+        snprintf(buf + n, size - n, "%s", detail
+                 ? "\\lMZI fill by θ: blue 0 (cross), green π/2 (50:50), red π (bar)\\l"
+                   "screens: hue of the phase; attenuators: grey, darker = more loss; "
+                   "hover for values\\l"
+                 : "\\lθ: blue 0, green π/2, red π; attenuators grey\\l");
 }
 
 static Agraph_t *new_graph(const char *name, const char *engine, const char *title)
