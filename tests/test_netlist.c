@@ -214,23 +214,34 @@ Test(netlist, shipped_specs_round_trip)
     cr_assert_eq(glob("specs/*.yaml", 0, NULL, &g), 0, "no specs/*.yaml (run from the root)");
     cr_assert_geq(g.gl_pathc, 5);
     char *dir = tu_tempdir();
+    int with_layers = 0;
     for (size_t i = 0; i < g.gl_pathc; i++) {
         optinc_circuit *c = load(g.gl_pathv[i]);
-        check_round_trips(c, dir);
+        if (c->n_layers) {      /* a training-only spec has no circuit */
+            check_round_trips(c, dir);
+            with_layers++;
+        }
         optinc_circuit_free(c);
     }
+    cr_assert_geq(with_layers, 5);
     tu_rmtree(dir);
     free(dir);
     globfree(&g);
 }
 
 /* A checked-in netlist that differs from what the compiler writes now means
- * either a regression or a deliberate change that needs `make netlists`. */
+ * either a regression or a deliberate change that needs `make netlists`.
+ * Specs without layers (training-only) have no netlist. */
 Test(netlist, golden_netlists_are_current)
 {
     glob_t g;
     cr_assert_eq(glob("specs/*.yaml", 0, NULL, &g), 0);
     for (size_t i = 0; i < g.gl_pathc; i++) {
+        optinc_circuit *c = load(g.gl_pathv[i]);
+        if (!c->n_layers) {
+            optinc_circuit_free(c);
+            continue;
+        }
         char golden[4200], name[1024];
         snprintf(name, sizeof name, "%s", strrchr(g.gl_pathv[i], '/') + 1);
         name[strlen(name) - 5] = '\0';
@@ -238,7 +249,6 @@ Test(netlist, golden_netlists_are_current)
         size_t glen = 0, len = 0;
         char *want = tu_read_file(golden, &glen);
         cr_assert_not_null(want, "%s is missing: run 'make netlists'", golden);
-        optinc_circuit *c = load(g.gl_pathv[i]);
         optinc_netlist_options o = {.reproducible = 1};
         char *got = write_mem(c, &o, &len);
         cr_assert(glen == len && !memcmp(want, got, len),
