@@ -79,7 +79,7 @@ void optinc_att_program(optinc_att *a, double t_target, const optinc_components 
 {
     double max_db = c->attenuator.max_attenuation_dB > 0 ? c->attenuator.max_attenuation_dB : 60.0;
     double db = t_target > 0 ? -20.0 * log10(t_target) : INFINITY;
-    if (db < 0)                 /* t_target is 1 up to rounding */
+    if (!(db > 0))              /* t_target is 1 up to rounding (also turns -0 into 0) */
         db = 0;
     if (db > max_db) {
         db = max_db;

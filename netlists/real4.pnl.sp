@@ -23,7 +23,7 @@ PS_L1_V_c4_r0 L1_V_c2_m0 L1_V_c4_m0 ps phase_rad=0.059020935898463911
 PS_L1_V_c4_r1 L1_V_c3_m1 L1_V_c4_m1 ps phase_rad=6.2373315159946818
 PS_L1_V_c4_r2 L1_V_c3_m2 L1_V_c4_m2 ps phase_rad=6.2373315159946818
 PS_L1_V_c4_r3 L1_V_c2_m3 L1_V_c4_m3 ps phase_rad=5.4124608069579132 phase_target_rad=-0.87072450022167303
-AT_L1_r0 L1_V_c4_m0 L1_S_m0 att att_dB=-0
+AT_L1_r0 L1_V_c4_m0 L1_S_m0 att att_dB=0
 AT_L1_r1 L1_V_c4_m1 L1_S_m1 att att_dB=4.2522147570650706
 AT_L1_r2 L1_V_c4_m2 L1_S_m2 att att_dB=6.4011372150864485
 AT_L1_r3 L1_V_c4_m3 L1_S_m3 att att_dB=24.180428604668407 t_target=0.06179859049110948

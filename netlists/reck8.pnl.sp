@@ -49,7 +49,7 @@ PS_L1_V_c13_r4 L1_V_c10_m4 L1_V_c13_m4 ps phase_rad=0.89251799840225654
 PS_L1_V_c13_r5 L1_V_c11_m5 L1_V_c13_m5 ps phase_rad=4.3698876860017695
 PS_L1_V_c13_r6 L1_V_c12_m6 L1_V_c13_m6 ps phase_rad=4.6102923082920473 phase_target_rad=-1.6728929988875387
 PS_L1_V_c13_r7 L1_V_c12_m7 L1_V_c13_m7 ps phase_rad=4.6102923082920473 phase_target_rad=-1.6728929988875387
-AT_L1_r0 L1_V_c13_m0 L1_S_m0 att att_dB=-0
+AT_L1_r0 L1_V_c13_m0 L1_S_m0 att att_dB=0
 AT_L1_r1 L1_V_c13_m1 L1_S_m1 att att_dB=2.4138238096838069
 AT_L1_r2 L1_V_c13_m2 L1_S_m2 att att_dB=3.914029559931965
 AT_L1_r3 L1_V_c13_m3 L1_S_m3 att att_dB=6.0809614583878657

@@ -34,7 +34,7 @@ PS_L1_V_c6_r2 L1_V_c5_m2 L1_V_c6_m2 ps phase_rad=5.1382314560660909 phase_target
 PS_L1_V_c6_r3 L1_V_c5_m3 L1_V_c6_m3 ps phase_rad=0.69953317969671058
 PS_L1_V_c6_r4 L1_V_c5_m4 L1_V_c6_m4 ps phase_rad=3.8411258332865037 phase_target_rad=-2.4420594738930825
 PS_L1_V_c6_r5 L1_V_c4_m5 L1_V_c6_m5 ps phase_rad=2.8974368353282198
-AT_L1_r0 L1_V_c6_m0 L1_S_m0 att att_dB=-0
+AT_L1_r0 L1_V_c6_m0 L1_S_m0 att att_dB=0
 AT_L1_r1 L1_V_c6_m1 L1_S_m1 att att_dB=2.4353213089690278
 AT_L1_r2 L1_V_c6_m2 L1_S_m2 att att_dB=3.4571237250169617
 AT_L1_r3 L1_V_c6_m3 L1_S_m3 att att_dB=5.7260140030350071
