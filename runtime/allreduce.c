@@ -30,6 +30,16 @@
  * vectorizer (its "very cheap" cost model) accepts; the rest runs scalar. */
 #define TILE 256
 
+/* The hot loops are also compiled for AVX2 and picked at load time (an
+ * ifunc): twice the vector width of the x86-64 baseline.  Every operation in
+ * them is an exact IEEE or integer operation element by element (no FMA is
+ * enabled), so both versions give the same bits. */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__linux__)
+#define HOT __attribute__((target_clones("avx2", "default")))
+#else
+#define HOT
+#endif
+
 typedef enum index_mode { INDEX_SUM, INDEX_NIBBLE, INDEX_SPREAD, INDEX_GATHER } index_mode;
 
 struct optinc_allreduce {
@@ -42,7 +52,6 @@ struct optinc_allreduce {
     const uint16_t *table;        /* index -> output code */
     uint16_t *sum_table;          /* quantized: sum of codes -> code of the average */
     float *absmax;                /* scratch, nblocks */
-    float *server_max;            /* scratch, nblocks */
     uint16_t *codes;              /* scratch, n */
     size_t cap_blocks, cap_n;
 };
@@ -249,7 +258,6 @@ void optinc_allreduce_free(optinc_allreduce *ar)
     free(ar->sum_table);
     free(ar->packed);
     free(ar->absmax);
-    free(ar->server_max);
     free(ar->codes);
     free(ar);
 }
@@ -292,7 +300,7 @@ void optinc_ar_count(optinc_ar_stats *stats, int from, int to, uint64_t bytes)
 
 /* Largest magnitude bits of g[0..len): the magnitude bits of a float >= 0
  * order like the float, so this is an exact integer maximum. */
-static uint32_t absmax_bits(const float *restrict g, size_t len)
+HOT static uint32_t absmax_bits(const float *restrict g, size_t len)
 {
     int32_t m[TILE] = {0}, best = 0;         /* top bit cleared: signed order is fine */
     size_t j = 0;
@@ -324,17 +332,6 @@ void optinc_ar_block_absmax(const optinc_allreduce *ar, const float *g, size_t n
     }
 }
 
-void optinc_ar_absmax_merge(float *absmax, const float *other, size_t nblocks)
-{
-    for (size_t k = 0; k < nblocks; k++) {
-        uint32_t a, b;
-        memcpy(&a, &absmax[k], sizeof a);
-        memcpy(&b, &other[k], sizeof b);
-        if (b > a)
-            absmax[k] = other[k];
-    }
-}
-
 /* Step and inverse step of a block: x = g * inv is the value in LSBs. */
 static void block_steps(const optinc_allreduce *ar, float absmax, float *inv, float *step)
 {
@@ -363,7 +360,7 @@ static inline uint32_t quantize1(float g, float inv, float top, uint32_t off)
 
 /* codes[0..len) of g[0..len) under one block's inverse step; constant-trip
  * tiles, which the -O2 vectorizer takes, then the rest. */
-static void quantize_span(const float *restrict g, uint16_t *restrict codes, size_t len,
+HOT static void quantize_span(const float *restrict g, uint16_t *restrict codes, size_t len,
                           float inv, float top, uint32_t off)
 {
     size_t j = 0;
@@ -374,7 +371,7 @@ static void quantize_span(const float *restrict g, uint16_t *restrict codes, siz
         codes[j] = (uint16_t)quantize1(g[j], inv, top, off);
 }
 
-static void decode_span(const uint16_t *restrict codes, float *restrict g, size_t len,
+HOT static void decode_span(const uint16_t *restrict codes, float *restrict g, size_t len,
                         float step, int off)
 {
     size_t j = 0;
@@ -486,7 +483,7 @@ static uint64_t inject(const optinc_allreduce *ar, uint64_t step, int c, uint16_
     } while (0)
 
 /* The accumulators -> table index -> output codes out[t], t < len. */
-static void mix_lookup(const optinc_allreduce *ar, uint32_t *restrict a,
+static inline void mix_lookup(const optinc_allreduce *ar, uint32_t *restrict a,
                        const uint32_t *restrict b, size_t len, uint16_t *restrict out)
 {
     if (ar->index_mode == INDEX_NIBBLE)
@@ -504,7 +501,7 @@ static void mix_lookup(const optinc_allreduce *ar, uint32_t *restrict a,
 }
 
 /* Output codes of len <= TILE elements from the servers' codes. */
-static void lookup_codes(const optinc_allreduce *ar, const uint16_t *const *codes, size_t len,
+HOT static void lookup_codes(const optinc_allreduce *ar, const uint16_t *const *codes, size_t len,
                          uint16_t *restrict out)
 {
     uint32_t a[TILE] = {0}, b[TILE] = {0};
@@ -517,7 +514,7 @@ static void lookup_codes(const optinc_allreduce *ar, const uint16_t *const *code
 
 /* The same from the servers' floats of one block, quantized on the fly (the
  * in-process path: no codes are stored). */
-static void lookup_floats(const optinc_allreduce *ar, const float *const *g, size_t len,
+HOT static void lookup_floats(const optinc_allreduce *ar, const float *const *g, size_t len,
                           float inv, uint16_t *restrict out)
 {
     uint32_t a[TILE] = {0}, b[TILE] = {0}, off = 1u << (ar->cfg.bits - 1);
@@ -541,7 +538,7 @@ uint64_t optinc_ar_aggregate(const optinc_allreduce *ar, uint64_t step, int c,
     return inject(ar, step, c, out, hi - lo);
 }
 
-void optinc_ar_add(float *restrict acc, const float *restrict in, size_t len)
+HOT void optinc_ar_add(float *restrict acc, const float *restrict in, size_t len)
 {
     size_t j = 0;
     for (; j + TILE <= len; j += TILE)
@@ -551,7 +548,7 @@ void optinc_ar_add(float *restrict acc, const float *restrict in, size_t len)
         acc[j] = acc[j] + in[j];
 }
 
-void optinc_ar_mean(float *g, size_t len, int servers)
+HOT void optinc_ar_mean(float *g, size_t len, int servers)
 {
     float d = (float)servers;
     size_t j = 0;
@@ -569,10 +566,8 @@ static optinc_status scratch(optinc_allreduce *ar, size_t n, optinc_error *err)
     size_t nb = ar->cfg.block_size > 0 ? optinc_ar_blocks(ar, n) : 0;
     if (nb > ar->cap_blocks) {
         free(ar->absmax);
-        free(ar->server_max);
         ar->absmax = malloc(nb * sizeof *ar->absmax);
-        ar->server_max = malloc(nb * sizeof *ar->server_max);
-        ar->cap_blocks = ar->absmax && ar->server_max ? nb : 0;
+        ar->cap_blocks = ar->absmax ? nb : 0;
         if (!ar->cap_blocks)
             return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
     }
@@ -631,8 +626,10 @@ static void exact(const optinc_allreduce *ar, float *const *g, size_t n, optinc_
     }
 }
 
-/* optinc / quantized: shared scales, then per chunk the fused quantize and
- * index, the table, the injected errors and the decoder. */
+/* optinc / quantized, block by block: the block's shared scale (the largest
+ * magnitude over the servers, which leaves the block's values in cache), then
+ * its tiles quantized and looked up on the fly; then per chunk the injected
+ * errors and the decoder. */
 static uint64_t quantized(optinc_allreduce *ar, uint64_t step, float *const *g, size_t n,
                           optinc_ar_stats *stats)
 {
@@ -640,31 +637,32 @@ static uint64_t quantized(optinc_allreduce *ar, uint64_t step, float *const *g, 
     size_t nb = optinc_ar_blocks(ar, n), bs = (size_t)ar->cfg.block_size;
     uint64_t scale_bytes = nb * sizeof(float), code_bytes = optinc_ar_code_bytes(ar, n);
     for (int i = 0; i < N; i++) {
-        optinc_ar_block_absmax(ar, g[i], n, i ? ar->server_max : ar->absmax);
-        if (i)
-            optinc_ar_absmax_merge(ar->absmax, ar->server_max, nb);
         optinc_ar_count(stats, i, -1, scale_bytes);
-    }
-    for (int i = 0; i < N; i++) {
         optinc_ar_count(stats, -1, i, scale_bytes);
         optinc_ar_count(stats, i, -1, code_bytes);
         optinc_ar_count(stats, -1, i, code_bytes);
+    }
+    const float *tile[OPTINC_AR_MAX_SERVERS];
+    for (size_t k = 0, lo = 0; lo < n; k++, lo += bs) {
+        size_t hi = lo + bs < n ? lo + bs : n;
+        uint32_t m = 0;
+        for (int i = 0; i < N; i++) {
+            uint32_t mi = absmax_bits(g[i] + lo, hi - lo);
+            m = mi > m ? mi : m;
+        }
+        memcpy(&ar->absmax[k], &m, sizeof m);
+        float inv, stp;
+        block_steps(ar, ar->absmax[k], &inv, &stp);
+        for (size_t j = lo; j < hi; j += TILE) {
+            for (int i = 0; i < N; i++)
+                tile[i] = g[i] + j;
+            lookup_floats(ar, tile, hi - j < TILE ? hi - j : TILE, inv, ar->codes + j);
+        }
     }
     uint64_t errors = 0;
     for (int c = 0; c < N; c++) {
         size_t lo, hi;
         optinc_ar_chunk(n, N, c, &lo, &hi);
-        /* tile by tile, within one scale block */
-        const float *tile[OPTINC_AR_MAX_SERVERS];
-        for (size_t j = lo, end; j < hi; j = end) {
-            end = j + TILE < hi ? j + TILE : hi;
-            end = (j / bs + 1) * bs < end ? (j / bs + 1) * bs : end;
-            float inv, stp;
-            block_steps(ar, ar->absmax[j / bs], &inv, &stp);
-            for (int i = 0; i < N; i++)
-                tile[i] = g[i] + j;
-            lookup_floats(ar, tile, end - j, inv, ar->codes + j);
-        }
         errors += inject(ar, step, c, ar->codes + lo, hi - lo);
         optinc_ar_decode(ar, ar->codes + lo, lo, hi, ar->absmax, g[0]);
     }

@@ -307,66 +307,70 @@ static void config_hash(const optinc_train_config *cfg, const mlp *m, int ntrain
     optinc_sha256(text, strlen(text), hash);
 }
 
-static optinc_status write_csv(const char *dir, const state *s, optinc_error *err)
+/* Writes dir/name atomically with put(f, ctx). */
+static optinc_status write_file(const char *dir, const char *name,
+                                void (*put)(FILE *f, const void *ctx), const void *ctx,
+                                optinc_error *err)
 {
     char path[1100];
     optinc_out o;
-    out_path(dir, "metrics.csv", path, sizeof path);
+    out_path(dir, name, path, sizeof path);
     optinc_status st = optinc_out_open(&o, path, err);
     if (st)
         return st;
-    fprintf(o.f, "epoch,step,train_loss,train_accuracy,test_accuracy,bytes_sent_per_server,"
-                 "comm_time_s,injected_errors\n");
+    put(o.f, ctx);
+    return optinc_out_commit(&o, err);
+}
+
+static void put_csv(FILE *f, const void *ctx)
+{
+    const state *s = ctx;
+    fprintf(f, "epoch,step,train_loss,train_accuracy,test_accuracy,bytes_sent_per_server,"
+               "comm_time_s,injected_errors\n");
     for (int i = 0; i < s->n_hist; i++) {
         const optinc_train_epoch *e = &s->hist[i];
-        fprintf(o.f, "%d,%ld,%.9g,%.9g,%.9g,%llu,%.9g,%llu\n", e->epoch, e->step, e->train_loss,
+        fprintf(f, "%d,%ld,%.9g,%.9g,%.9g,%llu,%.9g,%llu\n", e->epoch, e->step, e->train_loss,
                 e->train_accuracy, e->test_accuracy,
                 (unsigned long long)e->bytes_sent_per_server, e->comm_time_s,
                 (unsigned long long)e->injected_errors);
     }
-    return optinc_out_commit(&o, err);
 }
 
-static optinc_status write_weights(const char *dir, const float *w, size_t n, optinc_error *err)
+/* What put_weights and put_checkpoint write. */
+typedef struct snapshot {
+    const state *s;
+    const uint8_t *hash;
+    size_t params;
+} snapshot;
+
+static void put_weights(FILE *f, const void *ctx)
 {
-    char path[1100];
-    optinc_out o;
-    out_path(dir, "weights.f32", path, sizeof path);
-    optinc_status st = optinc_out_open(&o, path, err);
-    if (st)
-        return st;
-    fwrite(w, sizeof *w, n, o.f);
-    return optinc_out_commit(&o, err);
+    const snapshot *k = ctx;
+    fwrite(k->s->w, sizeof(float), k->params, f);
 }
 
 /* checkpoint.bin: magic, settings hash, step, P, w[P], v[P], the epoch's
  * metric sums, the statistics (whole run and at the epoch's start), and the
  * rows of the finished epochs; native byte order (a checkpoint resumes on the
  * machine that wrote it). */
-static optinc_status write_checkpoint(const char *dir, const uint8_t hash[32], const state *s,
-                                      size_t P, optinc_error *err)
+static void put_checkpoint(FILE *f, const void *ctx)
 {
-    char path[1100];
-    optinc_out o;
-    out_path(dir, "checkpoint.bin", path, sizeof path);
-    optinc_status st = optinc_out_open(&o, path, err);
-    if (st)
-        return st;
-    uint64_t step = (uint64_t)s->step, params = P;
+    const snapshot *k = ctx;
+    const state *s = k->s;
+    uint64_t step = (uint64_t)s->step, params = k->params;
     int32_t nh = s->n_hist;
     double sums[3] = {s->loss_sum, s->correct, s->samples};
-    fwrite(CKPT_MAGIC, 1, 8, o.f);
-    fwrite(hash, 1, 32, o.f);
-    fwrite(&step, sizeof step, 1, o.f);
-    fwrite(&params, sizeof params, 1, o.f);
-    fwrite(s->w, sizeof(float), P, o.f);
-    fwrite(s->v, sizeof(float), P, o.f);
-    fwrite(sums, sizeof sums, 1, o.f);
-    fwrite(&s->stats, sizeof s->stats, 1, o.f);
-    fwrite(&s->epoch_start, sizeof s->epoch_start, 1, o.f);
-    fwrite(&nh, sizeof nh, 1, o.f);
-    fwrite(s->hist, sizeof *s->hist, (size_t)nh, o.f);
-    return optinc_out_commit(&o, err);
+    fwrite(CKPT_MAGIC, 1, 8, f);
+    fwrite(k->hash, 1, 32, f);
+    fwrite(&step, sizeof step, 1, f);
+    fwrite(&params, sizeof params, 1, f);
+    fwrite(s->w, sizeof(float), k->params, f);
+    fwrite(s->v, sizeof(float), k->params, f);
+    fwrite(sums, sizeof sums, 1, f);
+    fwrite(&s->stats, sizeof s->stats, 1, f);
+    fwrite(&s->epoch_start, sizeof s->epoch_start, 1, f);
+    fwrite(&nh, sizeof nh, 1, f);
+    fwrite(s->hist, sizeof *s->hist, (size_t)nh, f);
 }
 
 static int hist_reserve(state *s, int n)
@@ -627,6 +631,7 @@ optinc_status optinc_train(const optinc_train_config *cfg, const optinc_comm *co
         }
         st = optinc_comm_agree(comm, st, err);
     }
+    snapshot snap = {&r.s, hash, m.params};
     long ordered = -1;
     while (!st && r.s.step < total) {
         long e = r.s.step / spe;
@@ -639,13 +644,14 @@ optinc_status optinc_train(const optinc_train_config *cfg, const optinc_comm *co
         if (r.s.step % spe == 0) {
             close_epoch(cfg, comm, &r, &m, e);
             if (cfg->out_dir[0])
-                st = rank0_write(comm, comm->rank ? OPTINC_OK : write_csv(cfg->out_dir, &r.s, err),
-                                 err);
+                st = rank0_write(comm, comm->rank ? OPTINC_OK
+                                                  : write_file(cfg->out_dir, "metrics.csv",
+                                                               put_csv, &r.s, err), err);
         }
         if (!st && cfg->checkpoint_every && r.s.step % cfg->checkpoint_every == 0)
             st = rank0_write(comm, comm->rank ? OPTINC_OK
-                                              : write_checkpoint(cfg->out_dir, hash, &r.s,
-                                                                 m.params, err), err);
+                                              : write_file(cfg->out_dir, "checkpoint.bin",
+                                                           put_checkpoint, &snap, err), err);
         if (cfg->progress && !st) {
             optinc_train_progress p = {(int)((r.s.step - 1) / spe) + 1, cfg->epochs, r.s.step,
                                        total, 0.0};
@@ -663,11 +669,11 @@ optinc_status optinc_train(const optinc_train_config *cfg, const optinc_comm *co
     if (!st && !res->stopped && cfg->out_dir[0]) {
         optinc_status w = OPTINC_OK;
         if (comm->rank == 0) {
-            w = write_csv(cfg->out_dir, &r.s, err);
+            w = write_file(cfg->out_dir, "metrics.csv", put_csv, &r.s, err);
             if (!w)
-                w = write_weights(cfg->out_dir, r.s.w, m.params, err);
+                w = write_file(cfg->out_dir, "weights.f32", put_weights, &snap, err);
             if (!w && cfg->checkpoint_every)
-                w = write_checkpoint(cfg->out_dir, hash, &r.s, m.params, err);
+                w = write_file(cfg->out_dir, "checkpoint.bin", put_checkpoint, &snap, err);
         }
         st = rank0_write(comm, w, err);
     }

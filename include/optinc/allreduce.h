@@ -151,8 +151,6 @@ size_t optinc_ar_blocks(const optinc_allreduce *ar, size_t n);
  * floats >= 0 like the floats, is exact, and is how the MPI backend reduces
  * them (MPI_UINT32_T, MPI_MAX), so even a NaN reduces the same way. */
 void optinc_ar_block_absmax(const optinc_allreduce *ar, const float *g, size_t n, float *absmax);
-/* absmax[k] = max(absmax[k], other[k]) over nblocks, in that integer order. */
-void optinc_ar_absmax_merge(float *absmax, const float *other, size_t nblocks);
 /* Codes of g[lo..hi) (g indexed from element 0, codes[0] is element lo)
  * under the shared block maxima: rint(g * (2^(b-1)-1)/max)
  * (round half to even) plus 2^(b-1), clamped to 1..2^b-1. */
