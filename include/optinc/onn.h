@@ -1,0 +1,345 @@
+/*
+ * onn.h - the OptINC optical neural network: gradient encoding (block
+ * quantization, offset binary, PAM4), the optical preprocessing P, the ONN
+ * itself (an MLP whose linear layers are MZI meshes and whose nonlinearity is
+ * an electro-optic ReLU), its hardware-aware trainer, its export to a spec,
+ * the exhaustive verifier of the compiled circuit, the two-level cascade, and
+ * the lookup table the data-parallel trainer uses.  optinc-onn(7) explains
+ * every design choice; optinc-onn(1) is the command.
+ *
+ * The arithmetic an OptINC unit performs is a *task*: N values v_i, each
+ * in_digits PAM4 digits (v_i <= in_max), are reduced by P to a short vector p
+ * (digit-position sums, or one weighted sum), and the ONN must output the
+ * out_digits PAM4 digits of  round(sum_i v_i / divisor)  with a documented
+ * rounding rule.  One unit for N servers of b bits is (N, b/2, 2^b-1, N, b/2);
+ * the cascade's first level keeps the quotient's fraction as one extra digit
+ * (divisor 1, b/2+1 digits) and its second level divides by N^2.
+ */
+#ifndef OPTINC_ONN_H
+#define OPTINC_ONN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "optinc/circuit.h"
+#include "optinc/error.h"
+#include "optinc/spec.h"
+
+#define OPTINC_ONN_MAX_DIGITS 16      /* b <= 32 */
+#define OPTINC_ONN_MAX_LAYERS (OPTINC_MAX_HIDDEN + 1)
+
+/* ---- gradient encoding (server side) ---------------------------------- */
+
+/* The per-block scale all servers share: max |g| over the block of every
+ * server divided by 2^(bits-1) - 1 (1 when the block is all zeros).  grads[i]
+ * points at server i's block of n values. */
+double optinc_block_scale(const float *const *grads, int servers, size_t n, int bits);
+/* Offset-binary codes: q = clamp(rint(g/scale) + 2^(bits-1), 0, 2^bits - 1),
+ * rint rounding half to even. */
+void optinc_quantize(const float *g, size_t n, double scale, int bits, uint32_t *codes);
+/* g = (q - 2^(bits-1)) * scale.  Accepts the ONN's averaged codes. */
+void optinc_dequantize(const uint32_t *codes, size_t n, double scale, int bits, float *g);
+/* Extra traffic of the shared scale (one float32 per block and server,
+ * exchanged as a max over the servers) relative to the codes: 32/(block*bits). */
+double optinc_block_overhead(size_t block_size, int bits);
+
+/* PAM4: a code of `digits` base-4 digits, least significant first. */
+void optinc_pam4_encode(uint32_t code, int digits, uint8_t *d);
+uint32_t optinc_pam4_decode(const uint8_t *d, int digits);
+
+/* ---- the task: what one unit computes ---------------------------------- */
+
+typedef enum optinc_preproc {
+    OPTINC_P_DIGIT_SUMS = 0,   /* p_k = sum_i d_{i,k}: in_digits outputs in 0..3N */
+    OPTINC_P_WEIGHTED_SUM      /* p_0 = sum_i v_i: one output in 0..N*in_max     */
+} optinc_preproc;
+
+typedef enum optinc_rounding {
+    OPTINC_ROUND_HALF_EVEN = 0,  /* unbiased (default) */
+    OPTINC_ROUND_HALF_UP         /* floor(x + 1/2): biased by +1/(2*divisor) LSB */
+} optinc_rounding;
+
+typedef struct optinc_onn_task {
+    int servers;               /* N values summed */
+    int in_digits;             /* PAM4 digits per value */
+    uint32_t in_max;           /* largest value a server can send */
+    int divisor;               /* result = round(sum / divisor) */
+    int out_digits;            /* PAM4 digits of the result */
+    optinc_preproc pre;
+    optinc_rounding rounding;
+} optinc_onn_task;
+
+/* One OptINC unit: N servers, b-bit codes (b even, 2..32), result = their
+ * rounded average in b bits. */
+optinc_status optinc_onn_task_unit(optinc_onn_task *t, int servers, int bits,
+                                   optinc_preproc pre, optinc_rounding rounding,
+                                   optinc_error *err);
+/* The cascade of `fan_in`-server units over two levels (fan_in^2 servers):
+ * level 1 outputs the exact group sum (the average with its fraction kept as
+ * one extra digit), level 2 rounds sum/fan_in^2 into b bits. */
+optinc_status optinc_onn_task_cascade(optinc_onn_task *t, int level, int fan_in, int bits,
+                                      optinc_preproc pre, optinc_rounding rounding,
+                                      optinc_error *err);
+/* Number of P outputs (the ONN's data inputs): in_digits or 1. */
+int optinc_onn_task_inputs(const optinc_onn_task *t);
+/* The weight of P output k in the sum: 4^k (digit sums) or 1. */
+uint64_t optinc_onn_task_weight(const optinc_onn_task *t, int k);
+/* The target: round(sum / divisor) for a P output vector p (0 <= result <
+ * 4^out_digits for every reachable p). */
+uint64_t optinc_onn_target(const optinc_onn_task *t, const int *p);
+/* P itself on raw server values v[0..N-1]: writes p. */
+void optinc_onn_preprocess(const optinc_onn_task *t, const uint32_t *v, int *p);
+/* The combiner matrix of P (optinc_onn_task_inputs rows, N*in_digits
+ * columns; column i*in_digits + k is digit k of server i), row-major doubles. */
+void optinc_onn_preprocess_matrix(const optinc_onn_task *t, double *m);
+
+/* ---- the input domain: every distinct P output, exactly ------------------- */
+
+/* The box of P outputs (mixed radix, p_0 fastest) with, for each point, the
+ * number of raw server inputs (v_1..v_N) that P maps onto it; 0 marks a point
+ * no input reaches.  Counts are kept in a table only when in_max restricts
+ * the values (cascade level 2); otherwise they factor per digit and are
+ * computed on the fly, so a 16-bit box (13^8 points) costs no memory. */
+typedef struct optinc_onn_domain {
+    optinc_onn_task task;
+    int dims;
+    int radix[OPTINC_ONN_MAX_DIGITS];
+    uint64_t size;             /* product of the radices */
+    uint64_t reachable;        /* points with count > 0 */
+    double raw_total;          /* (in_max + 1)^N */
+    double *count;             /* size entries, or NULL (factored) */
+    double *digit_count;       /* factored form: count of one digit sum, radix[0] entries */
+} optinc_onn_domain;
+
+optinc_status optinc_onn_domain_init(optinc_onn_domain *d, const optinc_onn_task *t,
+                                     optinc_error *err);
+void optinc_onn_domain_free(optinc_onn_domain *d);
+/* The P output vector of box index i. */
+void optinc_onn_domain_point(const optinc_onn_domain *d, uint64_t i, int *p);
+/* Raw inputs mapped onto box index i (as a double: (2^32)^N overflows). */
+double optinc_onn_domain_count(const optinc_onn_domain *d, uint64_t i);
+/* The formula for the number of distinct P outputs of an unrestricted task:
+ * (3N+1)^D for digit sums, N*(4^D - 1) + 1 for a weighted sum. */
+double optinc_onn_domain_formula(const optinc_onn_task *t);
+
+/* ---- the network ---------------------------------------------------------- */
+
+/* Layer l maps cols inputs to rows outputs: y = act(W x).  The input layer's
+ * last input is the carrier mode (the bias light, a constant amplitude split
+ * from the unit's laser); no other layer has a bias.  A layer with segments
+ * (seg_rows x seg_cols > 0) is cut into blocks of that size, each exactly
+ * diag(s) . Q with Q's rows orthonormal (the unitary-diagonal form, one mesh
+ * of seg_cols modes and seg_rows attenuators per segment). */
+typedef struct optinc_onn_layer {
+    int rows, cols;
+    int seg_rows, seg_cols;    /* 0, 0: a dense layer, realized by SVD */
+    optinc_activation activation;
+    double *w;                 /* rows x cols, row-major */
+} optinc_onn_layer;
+
+/* The amplitudes at the ONN's boundary: circuit input k (k < inputs) carries
+ * in_scale * p_k, the carrier input carries `carrier`, and output digit j is
+ * decoded from the detected amplitude |y_j| / out_scale, rounded and
+ * clamped to 0..3. */
+typedef struct optinc_onn {
+    optinc_onn_task task;
+    double in_scale, carrier, out_scale;
+    int n_layers;
+    optinc_onn_layer layers[OPTINC_ONN_MAX_LAYERS];
+} optinc_onn;
+
+/* Allocates the layers of a network with the given hidden widths.  seg[l]
+ * gives layer l's segment shape (seg[2l], seg[2l+1]); NULL = all dense. */
+optinc_status optinc_onn_alloc(optinc_onn *net, const optinc_onn_task *t, const int *hidden,
+                               int n_hidden, const int *seg, optinc_error *err);
+void optinc_onn_free(optinc_onn *net);
+
+/* ---- hardware cost ------------------------------------------------------ */
+
+/* MZI-equivalents of one layer under the counting model of optinc-onn(7):
+ * an n-mode mesh n(n-1)/2, an attenuator 1, a fixed 2x2 splitter or combiner
+ * 1.  `svd`: U.Sigma.V^H realization (rows(rows-1)/2 + cols(cols-1)/2 +
+ * min); otherwise the layer's own form (segments or SVD when dense). */
+typedef struct optinc_onn_cost {
+    double meshes;            /* MZIs in meshes */
+    double attenuators;
+    double splitters;         /* fan-out of inputs to segments */
+    double combiners;         /* sums of segment outputs */
+    double total;
+} optinc_onn_cost;
+
+void optinc_onn_layer_cost(const optinc_onn_layer *L, int svd, optinc_onn_cost *c);
+/* Whole network; returns total / total of the SVD realization. */
+double optinc_onn_area_ratio(const optinc_onn *net, optinc_onn_cost *approx,
+                             optinc_onn_cost *svd);
+
+/* ---- training ----------------------------------------------------------- */
+
+typedef struct optinc_onn_train_opts {
+    uint64_t seed;
+    int max_epochs;           /* cosine schedule length */
+    int batch;
+    double lr;
+    double margin;            /* stop when every output is within 0.5 - margin of its digit */
+    double hinge;             /* extra weight of the squared error beyond 0.5 - margin */
+    int boost;                /* most visits per epoch of a point that keeps missing the margin */
+    double noise;             /* relative weight noise injected per step (noise-aware); 0 = off */
+    int eval_every;           /* epochs between exhaustive checks */
+    uint64_t sample;          /* train on this many sampled points when the box is larger (0 = all) */
+    /* Called after every check (may be NULL): epoch, loss, accuracy. Return
+     * nonzero to stop. */
+    int (*progress)(void *ctx, int epoch, double loss, double accuracy);
+    void *ctx;
+} optinc_onn_train_opts;
+
+void optinc_onn_train_defaults(optinc_onn_train_opts *o);
+
+typedef struct optinc_onn_train_result {
+    int epochs;
+    double accuracy;           /* exhaustive exact match of the trained model (double) */
+    double max_error;          /* max |y - digit| over the training set */
+    double seconds;            /* CPU seconds */
+} optinc_onn_train_result;
+
+/* Trains net (initialized here from opts->seed, or continued when `resume`)
+ * on the exhaustive set of P outputs of its task.  Segmented layers are
+ * trained directly in their (s, Q) parameterization (Q = rows of U0 . Cayley(A),
+ * A skew), so the result is exactly of the hardware's form. */
+optinc_status optinc_onn_train(optinc_onn *net, const optinc_onn_train_opts *opts, int resume,
+                               optinc_onn_train_result *res, optinc_error *err);
+
+/* ---- evaluation --------------------------------------------------------- */
+
+/* Circuit input amplitudes for P output p: x[0..inputs-1] and the carrier. */
+void optinc_onn_input(const optinc_onn *net, const int *p, double *x);
+/* The result value decoded from the detected output amplitudes |y_j| of
+ * `digits` outputs whose PAM4 level is out_scale. */
+uint64_t optinc_onn_decode(int digits, double out_scale, const double *amplitude);
+/* Decoded result value of the model for P output vector p (double forward). */
+uint64_t optinc_onn_eval(const optinc_onn *net, const int *p);
+
+/* Histogram of errors (decoded - target) in LSBs: bins -OPTINC_ONN_HIST..+HIST;
+ * the two end bins collect everything beyond. */
+#define OPTINC_ONN_HIST 8
+typedef struct optinc_onn_report {
+    uint64_t checked;          /* P outputs evaluated */
+    uint64_t correct;
+    double accuracy;           /* correct / checked */
+    double weighted_accuracy;  /* over raw server inputs (uniform codes) */
+    uint64_t hist[2 * OPTINC_ONN_HIST + 1];   /* over P outputs */
+    double whist[2 * OPTINC_ONN_HIST + 1];    /* over raw server inputs */
+    int sampled;               /* 1 when a random sample of the box was checked */
+} optinc_onn_report;
+
+/* Adds one result to a report (weight: the raw inputs behind the point). */
+void optinc_onn_report_add(optinc_onn_report *r, uint64_t got, uint64_t want, double weight,
+                           double *weighted_ok);
+void optinc_onn_report_finish(optinc_onn_report *r, double weighted_ok, double weight_total);
+
+/* Exhaustive check of the model itself (no circuit). */
+optinc_status optinc_onn_check(const optinc_onn *net, optinc_onn_report *r, optinc_error *err);
+
+/* ---- the ONN as a circuit ---------------------------------------------------
+ *
+ * Conventions of an exported ONN circuit (optinc-onn(7)): its inputs are the
+ * P outputs p_k as field amplitudes in units of one PAM4 level, followed by
+ * n_layers carrier modes of amplitude 1; layer l uses the first carrier it
+ * receives as its bias and passes the others through unchanged, so every
+ * layer is one matrix and the layers chain.  Its outputs are the result's
+ * PAM4 digits as fields in level units, decoded from |y| (intensity
+ * detection).  What the circuit alone cannot say (the task, the segmentation
+ * used for the area model) is the meta record, kept in the spec's allreduce:
+ * section and its info: keys onn_rounding, onn_level, onn_segments. */
+typedef struct optinc_onn_meta {
+    optinc_onn_task task;
+    int level;                 /* 0: one unit; 1, 2: level of a two-level cascade */
+    int fan_in;                /* servers per unit */
+    int bits;                  /* b of the servers' codes */
+    int n_layers;
+    int seg[2 * OPTINC_ONN_MAX_LAYERS];  /* model segment shapes; 0 = dense */
+    char spec_path[1024];      /* where the meta came from ("" = defaults) */
+} optinc_onn_meta;
+
+/* The meta of a network (for export). */
+void optinc_onn_meta_of(const optinc_onn *net, int level, int fan_in, int bits,
+                        optinc_onn_meta *m);
+
+typedef struct optinc_onn_export_opts {
+    const char *name;          /* spec name (an identifier) */
+    int phase_bits;            /* phase drivers of the compiled meshes (0 = continuous) */
+    uint64_t seed;             /* settings.seed */
+    int level, fan_in, bits;   /* see optinc_onn_meta */
+    const char *provenance;    /* info: onn_trained (may be NULL) */
+} optinc_onn_export_opts;
+
+/* Writes net as a spec at spec_path (atomically), its layer matrices as
+ * .npy files in the directory named like the spec without ".yaml", and
+ * nothing else; `optinc compile` turns the spec into the ONN's netlist. */
+optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
+                                const optinc_onn_export_opts *o, optinc_error *err);
+
+/* The model back from a loaded ONN spec (inverse of export); fills meta. */
+optinc_status optinc_onn_from_spec(const optinc_spec *spec, optinc_onn *net,
+                                   optinc_onn_meta *meta, optinc_error *err);
+/* The meta of a loaded ONN spec (allreduce: and info:). */
+optinc_status optinc_onn_meta_from_spec(const optinc_spec *spec, optinc_onn_meta *meta,
+                                        optinc_error *err);
+
+/* Loads an ONN circuit: a spec (compiled here) or a netlist.  A netlist's
+ * meta comes from the spec its header names when that file still has the
+ * recorded sha256; otherwise meta->spec_path is "" and meta holds the
+ * defaults for the circuit's shape (4 servers, digit sums, half to even, one
+ * unit), which the caller may override. */
+optinc_status optinc_onn_load(const char *path, optinc_circuit **c, optinc_onn_meta *meta,
+                              optinc_error *err);
+/* Checks that circuit c has the shape meta describes. */
+optinc_status optinc_onn_meta_check(const optinc_circuit *c, const optinc_onn_meta *meta,
+                                    optinc_error *err);
+
+/* ---- verification of the compiled circuit --------------------------------- */
+
+/* The devices a circuit is evaluated on. */
+typedef struct optinc_onn_devices {
+    int ideal;                 /* 1: continuous phases (the decomposition targets), no errors */
+    double phase_sigma_rad;    /* static phase error of every phase shifter (chip draw) */
+    uint64_t chip_seed;
+} optinc_onn_devices;
+
+/* Evaluates circuit c (with meta m) on every reachable P output, or on
+ * `sample` random ones when the box is bigger (0: always exhaustive), on the
+ * chip dev describes.  codes (may be NULL) receives the decoded result of
+ * every box index (domain size entries; unreachable points get 0). */
+optinc_status optinc_onn_verify(const optinc_circuit *c, const optinc_onn_meta *m,
+                                const optinc_onn_devices *dev, uint64_t sample,
+                                optinc_onn_report *r, uint32_t *codes, optinc_error *err);
+
+/* Hardware of the compiled circuit and the counting model of its meta. */
+typedef struct optinc_onn_area {
+    long netlist_mzis;         /* MZIs of the compiled circuit */
+    long netlist_attenuators;
+    optinc_onn_cost model;     /* the segmented design (counting model) */
+    optinc_onn_cost svd;       /* the same network realized by SVD */
+    double ratio;              /* model.total / svd.total */
+} optinc_onn_area;
+
+void optinc_onn_area_of(const optinc_circuit *c, const optinc_onn_meta *m, optinc_onn_area *a);
+
+/* ---- the aggregation table for the data-parallel trainer ------------------- */
+
+/* The decoded output code of a compiled ONN, on one chip, for every point of
+ * its P box: index = sum_k p_k (3N+1)^k for digit sums, which is the index of
+ * optinc_agg_lut (allreduce.h). */
+typedef struct optinc_onn_lut {
+    optinc_onn_meta meta;
+    uint64_t size;
+    uint32_t *code;
+    optinc_onn_report report;  /* accuracy of this chip */
+} optinc_onn_lut;
+
+optinc_status optinc_onn_lut_build(const optinc_circuit *c, const optinc_onn_meta *m,
+                                   const optinc_onn_devices *dev, optinc_onn_lut **out,
+                                   optinc_error *err);
+/* The result for P output p (digit sums). */
+uint32_t optinc_onn_lut_lookup(const optinc_onn_lut *lut, const int *p);
+void optinc_onn_lut_free(optinc_onn_lut *lut);
+
+#endif

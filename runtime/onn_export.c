@@ -1,0 +1,411 @@
+/*
+ * onn_export.c - a trained ONN to a spec and back, and the loader that finds
+ * an ONN's meta (its task and segmentation) for a spec or a netlist.
+ *
+ * Why the circuit looks the way it does.  The compiler chains layers
+ * (input of layer l+1 = output of layer l) and realizes each layer as one
+ * matrix, so the ONN's biases must be carried by light: the circuit takes
+ * one carrier mode per layer (amplitude 1, split from the unit's laser),
+ * layer l consumes the first carrier it receives as its bias input and passes
+ * the others through with weight 1.  A hidden layer whose model is a single
+ * square unitary-diagonal segment, diag(s).U on (h, carrier), then stays of
+ * that form with the pass-through carriers added (U gains an identity block,
+ * Sigma ones), which is what `attenuators: output` compiles exactly; other
+ * layers (segmented into several blocks, or dense) compile by SVD, which
+ * realizes the same matrix.  The ONN's input normalization (p_k times
+ * in_scale) is folded into the first layer, so the circuit's inputs are the
+ * P outputs in PAM4 level units.
+ *
+ * What the circuit cannot carry (the task, the rounding rule, the cascade
+ * level, the segment shapes of the area model) is written to the spec's
+ * allreduce: section and info: keys; a netlist finds it again through the
+ * spec path and sha256 its header records.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "optinc/fileio.h"
+#include "optinc/netlist.h"
+#include "optinc/onn.h"
+
+void optinc_onn_meta_of(const optinc_onn *net, int level, int fan_in, int bits,
+                        optinc_onn_meta *m)
+{
+    memset(m, 0, sizeof *m);
+    m->task = net->task;
+    m->level = level;
+    m->fan_in = fan_in;
+    m->bits = bits;
+    m->n_layers = net->n_layers;
+    for (int l = 0; l < net->n_layers; l++) {
+        m->seg[2 * l] = net->layers[l].seg_rows;
+        m->seg[2 * l + 1] = net->layers[l].seg_cols;
+    }
+}
+
+/* Model layer l sizes: data inputs (without its carrier) and rows. */
+static int data_in(const optinc_onn *net, int l) { return net->layers[l].cols - 1; }
+
+/* Circuit matrix of layer l (rows x cols as returned), row-major. */
+static double *circuit_matrix(const optinc_onn *net, int l, int *rows, int *cols)
+{
+    const optinc_onn_layer *L = &net->layers[l];
+    int K = net->n_layers - l, din = data_in(net, l);
+    *rows = L->rows + K - 1;
+    *cols = din + K;
+    double *M = calloc((size_t)*rows * (size_t)*cols, sizeof *M);
+    if (!M)
+        return NULL;
+    double in = l == 0 ? net->in_scale : 1.0;
+    for (int i = 0; i < L->rows; i++) {
+        for (int j = 0; j < din; j++)
+            M[(size_t)i * *cols + j] = L->w[(size_t)i * L->cols + j] * in;
+        M[(size_t)i * *cols + din] = L->w[(size_t)i * L->cols + din] * net->carrier;
+    }
+    for (int k = 0; k < K - 1; k++)
+        M[(size_t)(L->rows + k) * *cols + din + 1 + k] = 1.0;
+    return M;
+}
+
+/* A single square segment compiles exactly as attenuators: output. */
+static int is_unitary_diagonal(const optinc_onn_layer *L)
+{
+    return L->seg_rows == L->rows && L->seg_cols == L->cols && L->rows == L->cols;
+}
+
+static void put_yaml_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s == '\n' ? ' ' : *s, f);
+    }
+    fputc('"', f);
+}
+
+/* "specs/onn4x8.yaml" -> data dir "specs/onn4x8" and its relative name "onn4x8". */
+static void data_dir_of(const char *spec_path, char *dir, size_t n, char *rel, size_t nrel)
+{
+    snprintf(dir, n, "%s", spec_path);
+    char *dot = strrchr(dir, '.'), *slash = strrchr(dir, '/');
+    if (dot && (!slash || dot > slash))
+        *dot = 0;
+    else
+        snprintf(dir + strlen(dir), n - strlen(dir), ".d");
+    slash = strrchr(dir, '/');
+    snprintf(rel, nrel, "%s", slash ? slash + 1 : dir);
+}
+
+optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
+                                const optinc_onn_export_opts *o, optinc_error *err)
+{
+    char dir[1024], rel[512], path[1600];
+    data_dir_of(spec_path, dir, sizeof dir, rel, sizeof rel);
+    if (mkdir(dir, 0777) && errno != EEXIST)
+        return optinc_fail(err, OPTINC_ERUN, dir, 0, 0, "cannot create the directory for the "
+                           "ONN's matrices: %s", strerror(errno));
+    int rows[OPTINC_ONN_MAX_LAYERS], cols[OPTINC_ONN_MAX_LAYERS];
+    for (int l = 0; l < net->n_layers; l++) {
+        double *M = circuit_matrix(net, l, &rows[l], &cols[l]);
+        optinc_cmat *C = M ? optinc_cmat_new(rows[l], cols[l]) : NULL;
+        if (!C) {
+            free(M);
+            return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory exporting the ONN");
+        }
+        for (size_t i = 0; i < (size_t)rows[l] * cols[l]; i++)
+            C->a[i] = M[i];
+        free(M);
+        snprintf(path, sizeof path, "%s/W%d.npy", dir, l + 1);
+        optinc_status st = optinc_npy_write(path, C, 1, err);
+        optinc_cmat_free(C);
+        if (st)
+            return st;
+    }
+    const optinc_onn_task *t = &net->task;
+    optinc_out out;
+    optinc_status st = optinc_out_open(&out, spec_path, err);
+    if (st)
+        return st;
+    FILE *f = out.f;
+    fprintf(f, "# An OptINC optical neural network, written by 'optinc onn train'.\n"
+               "# Compile: optinc compile %s -o NET.pnl.sp; check: optinc onn verify %s\n"
+               "# Conventions (optinc-onn(7)): inputs are the P outputs in PAM4 level units,\n"
+               "# then %d carriers of amplitude 1 (one bias per layer); outputs are PAM4\n"
+               "# digits in level units, decoded from |y|.\n",
+            spec_path, spec_path, net->n_layers);
+    fprintf(f, "schema_version: 1\nname: %s\ninfo:\n", o->name);
+    fprintf(f, "  description: \"OptINC ONN: %d servers, %d-bit codes, %s, level %d\"\n",
+            o->fan_in, o->bits, t->pre == OPTINC_P_DIGIT_SUMS ? "digit sums" : "weighted sum",
+            o->level);
+    fprintf(f, "  onn_rounding: %s\n",
+            t->rounding == OPTINC_ROUND_HALF_UP ? "half_up" : "half_even");
+    fprintf(f, "  onn_level: \"%d\"\n  onn_segments: \"", o->level);
+    for (int l = 0; l < net->n_layers; l++)
+        fprintf(f, "%s%dx%d", l ? " " : "", net->layers[l].seg_rows, net->layers[l].seg_cols);
+    fputs("\"\n", f);
+    if (o->provenance) {
+        fputs("  onn_trained: ", f);
+        put_yaml_string(f, o->provenance);
+        fputc('\n', f);
+    }
+    fprintf(f, "settings:\n  mesh: clements\n  attenuators: middle\n  seed: %llu\n",
+            (unsigned long long)o->seed);
+    fprintf(f, "components:\n  phase_shifter:\n    bits: %d\n", o->phase_bits);
+    fputs("matrices:\n", f);
+    for (int l = 0; l < net->n_layers; l++)
+        fprintf(f, "  W%d: {file: %s/W%d.npy, shape: [%d, %d], dtype: real}\n", l + 1, rel, l + 1,
+                rows[l], cols[l]);
+    fputs("layers:\n", f);
+    int approx[OPTINC_ONN_MAX_LAYERS], n_approx = 0;
+    for (int l = 0; l < net->n_layers; l++) {
+        const optinc_onn_layer *L = &net->layers[l];
+        fprintf(f, "  - {name: L%d, matrix: W%d, attenuators: %s, activation: relu_eo}\n", l + 1,
+                l + 1, is_unitary_diagonal(L) ? "output" : "middle");
+        if (L->seg_rows > 0)
+            approx[n_approx++] = l + 1;
+    }
+    int servers = o->level ? o->fan_in * o->fan_in : o->fan_in;
+    fprintf(f, "allreduce:\n  servers: %d\n  gradient_bits: %d\n  symbol: pam4\n"
+               "  block_quantization: {block_size: 1024}\n  preprocessing: %s\n  onn:\n"
+               "    hidden: [",
+            servers, o->bits, t->pre == OPTINC_P_DIGIT_SUMS ? "digit_sums" : "weighted_sum");
+    for (int l = 0; l < net->n_layers - 1; l++)
+        fprintf(f, "%s%d", l ? ", " : "", net->layers[l].rows);
+    fprintf(f, "]\n    activation: relu_eo\n    approximation: %s\n",
+            n_approx ? "unitary_diagonal" : "none");
+    if (n_approx == net->n_layers) {
+        fputs("    approximate_layers: all\n", f);
+    } else if (n_approx) {
+        fputs("    approximate_layers: [", f);
+        for (int i = 0; i < n_approx; i++)
+            fprintf(f, "%s%d", i ? ", " : "", approx[i]);
+        fputs("]\n", f);
+    }
+    fprintf(f, "  cascade: {fan_in: %d, levels: %d}\n", o->fan_in, o->level ? 2 : 1);
+    return optinc_out_commit(&out, err);
+}
+
+/* ---- meta ------------------------------------------------------------------- */
+
+static const char *info_get(const optinc_spec *s, const char *key)
+{
+    for (int i = 0; i < s->n_info; i++)
+        if (!strcmp(s->info[i].key, key))
+            return s->info[i].value;
+    return NULL;
+}
+
+optinc_status optinc_onn_meta_from_spec(const optinc_spec *spec, optinc_onn_meta *m,
+                                        optinc_error *err)
+{
+    memset(m, 0, sizeof *m);
+    const optinc_spec_allreduce *a = &spec->allreduce;
+    if (!a->present)
+        return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
+                           "the spec has no allreduce: section, so it does not describe an "
+                           "ONN; train one with 'optinc onn train'");
+    const char *r = info_get(spec, "onn_rounding"), *lv = info_get(spec, "onn_level");
+    const char *sg = info_get(spec, "onn_segments");
+    optinc_rounding rounding = OPTINC_ROUND_HALF_EVEN;
+    if (r && !strcmp(r, "half_up"))
+        rounding = OPTINC_ROUND_HALF_UP;
+    else if (r && strcmp(r, "half_even"))
+        return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
+                           "info: onn_rounding is '%s'; use half_even or half_up", r);
+    m->level = lv ? atoi(lv) : 0;
+    if (m->level < 0 || m->level > 2)
+        return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
+                           "info: onn_level is '%s'; use 0 (one unit), 1 or 2 (cascade)", lv);
+    optinc_preproc pre = !strcmp(a->preprocessing, "weighted_sum") ? OPTINC_P_WEIGHTED_SUM
+                                                                    : OPTINC_P_DIGIT_SUMS;
+    m->bits = a->gradient_bits;
+    m->fan_in = m->level ? a->cascade_fan_in : a->servers;
+    optinc_status st = m->level ? optinc_onn_task_cascade(&m->task, m->level, m->fan_in, m->bits,
+                                                          pre, rounding, err)
+                                : optinc_onn_task_unit(&m->task, m->fan_in, m->bits, pre,
+                                                       rounding, err);
+    if (st)
+        return st;
+    m->n_layers = spec->n_layers;
+    for (int l = 0; sg && l < m->n_layers; l++) {
+        int sr, sc, used;
+        if (sscanf(sg, " %dx%d%n", &sr, &sc, &used) != 2)
+            return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
+                               "info: onn_segments must list one ROWSxCOLS per layer (0x0 for "
+                               "a dense layer), got '%s'", info_get(spec, "onn_segments"));
+        m->seg[2 * l] = sr;
+        m->seg[2 * l + 1] = sc;
+        sg += used;
+    }
+    snprintf(m->spec_path, sizeof m->spec_path, "%s", spec->path);
+    return OPTINC_OK;
+}
+
+optinc_status optinc_onn_meta_check(const optinc_circuit *c, const optinc_onn_meta *m,
+                                    optinc_error *err)
+{
+    int L = c->n_layers, p = optinc_onn_task_inputs(&m->task);
+    if (L != m->n_layers || L < 1 || L > OPTINC_ONN_MAX_LAYERS)
+        return optinc_fail(err, OPTINC_EINPUT, m->spec_path, 0, 0,
+                           "the ONN description has %d layers but the circuit has %d",
+                           m->n_layers, L);
+    if (c->layers[0].cols != p + L)
+        return optinc_fail(err, OPTINC_EINPUT, m->spec_path, 0, 0,
+                           "the circuit takes %d inputs, but an ONN of %d layers for this task "
+                           "takes %d P outputs and %d carriers; check allreduce: servers, "
+                           "gradient_bits and preprocessing", c->layers[0].cols, L, p, L);
+    if (c->layers[L - 1].rows != m->task.out_digits)
+        return optinc_fail(err, OPTINC_EINPUT, m->spec_path, 0, 0,
+                           "the circuit has %d outputs but the task has %d result digits",
+                           c->layers[L - 1].rows, m->task.out_digits);
+    for (int l = 0; l < L; l++) {
+        int sr = m->seg[2 * l], sc = m->seg[2 * l + 1];
+        int rows = c->layers[l].rows - (L - l - 1), cols = c->layers[l].cols - (L - l) + 1;
+        if (sr > 0 && (sc < sr || rows % sr || cols % sc))
+            return optinc_fail(err, OPTINC_EINPUT, m->spec_path, 0, 0,
+                               "layer %d (%dx%d without pass-through carriers) cannot be cut "
+                               "into %dx%d segments", l + 1, rows, cols, sr, sc);
+    }
+    return OPTINC_OK;
+}
+
+optinc_status optinc_onn_from_spec(const optinc_spec *spec, optinc_onn *net,
+                                   optinc_onn_meta *meta, optinc_error *err)
+{
+    optinc_status st = optinc_onn_meta_from_spec(spec, meta, err);
+    if (st)
+        return st;
+    int L = spec->n_layers, hidden[OPTINC_MAX_HIDDEN];
+    if (L < 1 || L > OPTINC_ONN_MAX_LAYERS)
+        return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0, "an ONN has 1..%d layers",
+                           OPTINC_ONN_MAX_LAYERS);
+    for (int l = 0; l < L - 1; l++)
+        hidden[l] = spec->matrices[spec->layers[l].matrix].rows - (L - l - 1);
+    if ((st = optinc_onn_alloc(net, &meta->task, hidden, L - 1, meta->seg, err)))
+        return st;
+    for (int l = 0; l < L; l++) {
+        const optinc_spec_matrix *M = &spec->matrices[spec->layers[l].matrix];
+        optinc_onn_layer *Y = &net->layers[l];
+        int K = L - l, din = Y->cols - 1;
+        if (M->rows != Y->rows + K - 1 || M->cols != din + K) {
+            optinc_onn_free(net);
+            return optinc_fail(err, OPTINC_EINPUT, spec->path, M->line, M->column,
+                               "matrix '%s' is %dx%d, but layer %d of this ONN must be %dx%d "
+                               "(with its pass-through carriers)", M->name, M->rows, M->cols,
+                               l + 1, Y->rows + K - 1, din + K);
+        }
+        double in = l == 0 ? 1.0 / net->in_scale : 1.0;
+        for (int i = 0; i < Y->rows; i++)
+            for (int j = 0; j <= din; j++)
+                Y->w[(size_t)i * Y->cols + j] =
+                    creal(M->data[(size_t)i * M->cols + j]) * (j < din ? in : 1.0 / net->carrier);
+    }
+    return OPTINC_OK;
+}
+
+/* ---- loading ------------------------------------------------------------------ */
+
+/* The spec path and sha256 a netlist header records (`*! spec = path="..."
+ * sha256="..."`); 0 when found. */
+static int netlist_spec_ref(const char *path, char *spec, size_t n, char *sha, size_t nsha)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char line[4096];
+    int found = -1;
+    while (found && fgets(line, sizeof line, f) && line[0] == '*') {
+        const char *p = strstr(line, "*! spec = path=\"");
+        if (p != line)
+            continue;
+        p += strlen("*! spec = path=\"");
+        size_t k = 0;
+        for (; *p && *p != '"' && k + 1 < n; p++) {
+            if (*p == '\\' && p[1])
+                p++;
+            spec[k++] = *p;
+        }
+        spec[k] = 0;
+        const char *h = strstr(p, "sha256=\"");
+        if (h && sscanf(h, "sha256=\"%64[0-9a-f]\"", sha) == 1 && nsha > 64)
+            found = 0;
+    }
+    fclose(f);
+    return found;
+}
+
+static int sha_matches(const char *path, const char *hex)
+{
+    unsigned char d[32];
+    optinc_error e;
+    char got[65];
+    if (optinc_sha256_file(path, d, &e))
+        return 0;
+    for (int i = 0; i < 32; i++)
+        snprintf(got + 2 * i, 3, "%02x", d[i]);
+    return !strcmp(got, hex);
+}
+
+static optinc_status meta_defaults(const optinc_circuit *c, optinc_onn_meta *m, optinc_error *err)
+{
+    memset(m, 0, sizeof *m);
+    int L = c->n_layers, out = c->layers[L - 1].rows;
+    m->fan_in = 4;
+    m->bits = 2 * out;
+    m->n_layers = L;
+    return optinc_onn_task_unit(&m->task, 4, m->bits, OPTINC_P_DIGIT_SUMS,
+                                OPTINC_ROUND_HALF_EVEN, err);
+}
+
+static optinc_status spec_meta(const char *path, optinc_onn_meta *m, optinc_error *err)
+{
+    optinc_spec *spec;
+    optinc_status st = optinc_spec_load(path, &spec, err);
+    if (st)
+        return st;
+    st = optinc_onn_meta_from_spec(spec, m, err);
+    optinc_spec_free(spec);
+    return st;
+}
+
+optinc_status optinc_onn_load(const char *path, optinc_circuit **c, optinc_onn_meta *meta,
+                              optinc_error *err)
+{
+    const char *dot = strrchr(path, '.');
+    int yaml = dot && (!strcmp(dot, ".yaml") || !strcmp(dot, ".yml"));
+    optinc_status st = optinc_circuit_load(path, c, err);
+    if (st)
+        return st;
+    if (yaml)
+        st = spec_meta(path, meta, err);
+    else {
+        char spec[1024], sha[80], dir[1024], joined[2100];
+        st = meta_defaults(*c, meta, err);
+        if (!st && !netlist_spec_ref(path, spec, sizeof spec, sha, sizeof sha)) {
+            /* the recorded path, as given when compiling: try it as is, next
+             * to the netlist, and next to the netlist's directory */
+            char cand[3][2300];
+            optinc_path_dir(path, dir, sizeof dir);
+            snprintf(cand[0], sizeof cand[0], "%s", spec);
+            optinc_path_join(dir, spec, cand[1], sizeof cand[1]);
+            snprintf(joined, sizeof joined, "%s/..", dir);
+            optinc_path_join(joined, spec, cand[2], sizeof cand[2]);
+            for (int i = 0; i < 3; i++)
+                if (sha_matches(cand[i], sha)) {
+                    st = spec_meta(cand[i], meta, err);
+                    break;
+                }
+        }
+    }
+    if (!st)
+        st = optinc_onn_meta_check(*c, meta, err);
+    if (st) {
+        optinc_circuit_free(*c);
+        *c = NULL;
+    }
+    return st;
+}

@@ -1,0 +1,268 @@
+/*
+ * onn_verify.c - the compiled ONN run on a (simulated) chip: the exhaustive
+ * verifier, the area report, and the aggregation table the data-parallel
+ * trainer uses.
+ *
+ * The verifier evaluates the circuit read back from its netlist (or compiled
+ * from its spec), never the training model, on the simulator's chip
+ * (sim.h): ideal devices (continuous phases, the decomposition's targets) or
+ * the programmed driver codes with static phase errors drawn per chip.
+ * Because those errors are static, each layer is a fixed matrix T' on a
+ * given chip; the verifier takes T' once per layer (optinc_chip_layer_transfer)
+ * and runs the batch through zgemm, which gives exactly the field the
+ * simulator's element-by-element propagation gives, a hundred times faster.
+ * Activation and gain follow optinc_chip_eval: y = act(gain . T' . x) with
+ * the simulator's built-in activations; the result digits are decoded from
+ * |y| (optinc_onn_decode).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "optinc/onn.h"
+#include "optinc/sim.h"
+
+/* A shallow copy of c whose layers carry the devices' phase error (the chip
+ * reads its error model from each layer's components). */
+static optinc_circuit *with_devices(const optinc_circuit *c, const optinc_onn_devices *dev)
+{
+    optinc_circuit *d = malloc(sizeof *d);
+    optinc_layer *L = malloc(sizeof *L * (size_t)c->n_layers);
+    if (!d || !L) {
+        free(d);
+        free(L);
+        return NULL;
+    }
+    *d = *c;
+    memcpy(L, c->layers, sizeof *L * (size_t)c->n_layers);
+    for (int l = 0; l < c->n_layers; l++)
+        L[l].components.mzi.phase_error_sigma_rad = dev->ideal ? 0 : dev->phase_sigma_rad;
+    d->layers = L;
+    return d;
+}
+
+static void without_devices(optinc_circuit *d)
+{
+    if (d) {
+        free(d->layers);
+        free(d);
+    }
+}
+
+typedef struct evaluator {
+    const optinc_circuit *c;
+    const optinc_onn_meta *m;
+    optinc_cmat *T[OPTINC_ONN_MAX_LAYERS];
+    optinc_cmat *x[OPTINC_ONN_MAX_LAYERS + 1];   /* layer inputs, batch columns */
+    int B;
+} evaluator;
+
+static void evaluator_free(evaluator *e)
+{
+    for (int l = 0; l < OPTINC_ONN_MAX_LAYERS; l++)
+        optinc_cmat_free(e->T[l]);
+    for (int l = 0; l <= OPTINC_ONN_MAX_LAYERS; l++)
+        optinc_cmat_free(e->x[l]);
+}
+
+static optinc_status evaluator_init(evaluator *e, const optinc_circuit *c,
+                                    const optinc_onn_meta *m, const optinc_onn_devices *dev,
+                                    int B, optinc_error *err)
+{
+    memset(e, 0, sizeof *e);
+    e->c = c;
+    e->m = m;
+    e->B = B;
+    optinc_circuit *dc = with_devices(c, dev);
+    if (!dc)
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    optinc_chip_options o;
+    optinc_chip_options_default(&o);
+    o.models = dev->ideal ? OPTINC_DEV_NONE : OPTINC_DEV_PHASE_ERROR;
+    o.drive_targets = dev->ideal;
+    optinc_chip *chip;
+    optinc_status st = optinc_chip_new(dc, &o, dev->chip_seed, &chip, err);
+    if (st) {
+        without_devices(dc);
+        return st;
+    }
+    for (int l = 0; l < c->n_layers && !st; l++)
+        if (!(e->T[l] = optinc_chip_layer_transfer(chip, l)))
+            st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    optinc_chip_free(chip);
+    without_devices(dc);
+    e->x[0] = optinc_cmat_new(c->layers[0].cols, B);
+    for (int l = 0; l < c->n_layers && !st && e->x[l]; l++)
+        e->x[l + 1] = optinc_cmat_new(c->layers[l].rows, B);
+    if (!st && !e->x[c->n_layers])
+        st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    if (st)
+        evaluator_free(e);
+    return st;
+}
+
+/* Runs the n (<= B) columns loaded into x[0]; leaves |y| in out (n x D). */
+static void evaluator_run(evaluator *e, int n, double *out)
+{
+    int L = e->c->n_layers;
+    for (int l = 0; l < L; l++) {
+        const optinc_layer *Y = &e->c->layers[l];
+        optinc_cmat_mul(e->T[l], e->x[l], e->x[l + 1]);
+        optinc_cmat *y = e->x[l + 1];
+        for (size_t i = 0; i < (size_t)y->rows * (size_t)y->cols; i++)
+            y->a[i] *= Y->gain;
+        optinc_activation_apply(Y->activation, y);
+    }
+    const optinc_cmat *y = e->x[L];
+    for (int b = 0; b < n; b++)
+        for (int j = 0; j < y->rows; j++)
+            out[(size_t)b * y->rows + j] = cabs(OPTINC_AT(y, j, b));
+}
+
+/* Loads P output p as column b of the input batch. */
+static void load_input(evaluator *e, int b, const int *p)
+{
+    int np = optinc_onn_task_inputs(&e->m->task), cols = e->x[0]->rows;
+    for (int k = 0; k < cols; k++)
+        OPTINC_AT(e->x[0], k, b) = k < np ? (double)p[k] : 1.0;
+}
+
+optinc_status optinc_onn_verify(const optinc_circuit *c, const optinc_onn_meta *m,
+                                const optinc_onn_devices *dev, uint64_t sample,
+                                optinc_onn_report *r, uint32_t *codes, optinc_error *err)
+{
+    memset(r, 0, sizeof *r);
+    optinc_status st = optinc_onn_meta_check(c, m, err);
+    if (st)
+        return st;
+    optinc_onn_domain d;
+    if ((st = optinc_onn_domain_init(&d, &m->task, err)))
+        return st;
+    enum { B = 512 };
+    evaluator e;
+    if ((st = evaluator_init(&e, c, m, dev, B, err))) {
+        optinc_onn_domain_free(&d);
+        return st;
+    }
+    int D = m->task.out_digits;
+    double *amp = malloc(sizeof *amp * B * (size_t)D), *cnt = malloc(sizeof *cnt * B);
+    uint64_t *idx = malloc(sizeof *idx * B), *want = malloc(sizeof *want * B);
+    if (!amp || !cnt || !idx || !want) {
+        st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory verifying the ONN");
+        goto out;
+    }
+    if (codes)
+        memset(codes, 0, sizeof *codes * d.size);
+    r->sampled = sample && d.reachable > sample;
+    optinc_rng rng;
+    optinc_rng_stream(&rng, dev->chip_seed, 0x5a3b1e);
+    uint64_t total = r->sampled ? sample : d.size, i = 0;
+    double ok = 0, weight = 0;
+    while (i < total) {
+        int n = 0;
+        for (; i < total && n < B; i++) {
+            uint64_t j = r->sampled ? optinc_rng_below(&rng, d.size) : i;
+            double w = optinc_onn_domain_count(&d, j);
+            if (w <= 0) {
+                if (r->sampled)
+                    i--;            /* draw again: only reachable points count */
+                continue;
+            }
+            int p[OPTINC_ONN_MAX_DIGITS];
+            optinc_onn_domain_point(&d, j, p);
+            load_input(&e, n, p);
+            idx[n] = j;
+            want[n] = optinc_onn_target(&m->task, p);
+            cnt[n++] = r->sampled ? 1.0 : w;
+        }
+        evaluator_run(&e, n, amp);
+        for (int k = 0; k < n; k++) {
+            uint64_t got = optinc_onn_decode(D, 1.0, amp + (size_t)k * D);
+            optinc_onn_report_add(r, got, want[k], cnt[k], &ok);
+            weight += cnt[k];
+            if (codes)
+                codes[idx[k]] = (uint32_t)got;
+        }
+    }
+    optinc_onn_report_finish(r, ok, weight);
+out:
+    free(amp); free(cnt); free(idx); free(want);
+    evaluator_free(&e);
+    optinc_onn_domain_free(&d);
+    return st;
+}
+
+void optinc_onn_area_of(const optinc_circuit *c, const optinc_onn_meta *m, optinc_onn_area *a)
+{
+    memset(a, 0, sizeof *a);
+    int L = c->n_layers;
+    for (int l = 0; l < L; l++) {
+        a->netlist_mzis += optinc_layer_mzis(&c->layers[l]);
+        a->netlist_attenuators += optinc_layer_attenuators(&c->layers[l]);
+        /* the model layer: the circuit's matrix without pass-through carriers */
+        optinc_onn_layer Y = {.rows = c->layers[l].rows - (L - l - 1),
+                              .cols = c->layers[l].cols - (L - l) + 1,
+                              .seg_rows = m->seg[2 * l], .seg_cols = m->seg[2 * l + 1]};
+        optinc_onn_cost x;
+        optinc_onn_layer_cost(&Y, 0, &x);
+        a->model.meshes += x.meshes;
+        a->model.attenuators += x.attenuators;
+        a->model.splitters += x.splitters;
+        a->model.combiners += x.combiners;
+        a->model.total += x.total;
+        optinc_onn_layer_cost(&Y, 1, &x);
+        a->svd.meshes += x.meshes;
+        a->svd.attenuators += x.attenuators;
+        a->svd.total += x.total;
+    }
+    a->ratio = a->svd.total > 0 ? a->model.total / a->svd.total : 0;
+}
+
+optinc_status optinc_onn_lut_build(const optinc_circuit *c, const optinc_onn_meta *m,
+                                   const optinc_onn_devices *dev, optinc_onn_lut **out,
+                                   optinc_error *err)
+{
+    optinc_onn_domain d;
+    optinc_status st = optinc_onn_domain_init(&d, &m->task, err);
+    if (st)
+        return st;
+    optinc_onn_lut *lut = calloc(1, sizeof *lut);
+    if (lut && d.size <= (1ull << 28))
+        lut->code = malloc(sizeof *lut->code * d.size);
+    if (!lut || !lut->code) {
+        free(lut);
+        optinc_onn_domain_free(&d);
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0,
+                           "no memory for a table of %llu entries (a table needs a P box of "
+                           "at most 2^28 points)", (unsigned long long)d.size);
+    }
+    lut->meta = *m;
+    lut->size = d.size;
+    optinc_onn_domain_free(&d);
+    if ((st = optinc_onn_verify(c, m, dev, 0, &lut->report, lut->code, err))) {
+        optinc_onn_lut_free(lut);
+        return st;
+    }
+    *out = lut;
+    return OPTINC_OK;
+}
+
+uint32_t optinc_onn_lut_lookup(const optinc_onn_lut *lut, const int *p)
+{
+    uint64_t i = 0, stride = 1;
+    int radix = lut->meta.task.pre == OPTINC_P_DIGIT_SUMS
+                    ? 3 * lut->meta.task.servers + 1
+                    : (int)((uint64_t)lut->meta.task.servers * lut->meta.task.in_max + 1);
+    for (int k = 0; k < optinc_onn_task_inputs(&lut->meta.task); k++) {
+        i += (uint64_t)p[k] * stride;
+        stride *= (uint64_t)radix;
+    }
+    return lut->code[i];
+}
+
+void optinc_onn_lut_free(optinc_onn_lut *lut)
+{
+    if (lut) {
+        free(lut->code);
+        free(lut);
+    }
+}

@@ -1,0 +1,409 @@
+/*
+ * test_onn.c - the OptINC ONN: encoding, P and its output space, the target
+ * and its rounding, the trainer, export -> compile -> exhaustive verification,
+ * the aggregation table, the counting model, and the shipped ONN through the
+ * command line.  Every expected value is computed independently (brute force
+ * over raw server inputs, C's rint, integer formulas), never taken from the
+ * code under test.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+#include "optinc/circuit.h"
+#include "optinc/onn.h"
+#include "optinc/spec.h"
+#include "testutil.h"
+
+/* ---- encoding -------------------------------------------------------------- */
+
+Test(onn, pam4_round_trip)
+{
+    uint8_t d[OPTINC_ONN_MAX_DIGITS];
+    for (uint32_t code = 0; code < 1u << 16; code++) {
+        optinc_pam4_encode(code, 8, d);
+        uint32_t back = 0;
+        for (int k = 0; k < 8; k++) {
+            cr_assert(d[k] <= 3);
+            back += (uint32_t)d[k] << (2 * k);
+        }
+        cr_assert_eq(back, code);
+        cr_assert_eq(optinc_pam4_decode(d, 8), code);
+    }
+}
+
+Test(onn, quantize_offset_binary)
+{
+    const float g0[4] = {0.5f, -1.0f, 0.25f, 0.0f}, g1[4] = {-0.75f, 0.125f, 1e-3f, 0.0f};
+    const float *g[2] = {g0, g1};
+    double scale = optinc_block_scale(g, 2, 4, 8);
+    cr_assert_float_eq(scale, 1.0 / 127, 1e-15);
+    uint32_t q[4];
+    optinc_quantize(g0, 4, scale, 8, q);
+    cr_assert_eq(q[1], 128 - 127);               /* -max -> offset - 127 */
+    cr_assert_eq(q[3], 128);                     /* zero -> the offset */
+    cr_assert_eq(q[0], 128 + 64);                /* 63.5 rounds half to even: 64 */
+    float back[4];
+    optinc_dequantize(q, 4, scale, 8, back);
+    for (int k = 0; k < 4; k++)
+        cr_assert(fabs(back[k] - g0[k]) <= scale / 2 + 1e-7);
+    /* clamping and all-zero blocks */
+    const float big[2] = {1000.0f, -1000.0f}, zero[2] = {0, 0};
+    optinc_quantize(big, 2, 1.0, 4, q);
+    cr_assert(q[0] == 15 && q[1] == 0);
+    const float *z[1] = {zero};
+    cr_assert_float_eq(optinc_block_scale(z, 1, 2, 8), 1.0, 0);
+    cr_assert_float_eq(optinc_block_overhead(1024, 8), 32.0 / 8192, 1e-15);
+}
+
+/* ---- target and rounding ------------------------------------------------- */
+
+Test(onn, target_rounding)
+{
+    for (int n = 2; n <= 5; n++)
+        for (int bits = 2; bits <= 6; bits += 2) {
+            optinc_onn_task he, hu;
+            cr_assert_eq(optinc_onn_task_unit(&he, n, bits, OPTINC_P_WEIGHTED_SUM,
+                                              OPTINC_ROUND_HALF_EVEN, NULL), OPTINC_OK);
+            cr_assert_eq(optinc_onn_task_unit(&hu, n, bits, OPTINC_P_WEIGHTED_SUM,
+                                              OPTINC_ROUND_HALF_UP, NULL), OPTINC_OK);
+            for (int s = 0; s <= n * ((1 << bits) - 1); s++) {
+                int p[1] = {s};
+                cr_assert_eq(optinc_onn_target(&he, p), (uint64_t)rint((double)s / n),
+                             "half even N=%d S=%d", n, s);
+                cr_assert_eq(optinc_onn_target(&hu, p), (uint64_t)((2 * s + n) / (2 * n)),
+                             "half up N=%d S=%d", n, s);
+                cr_assert(optinc_onn_target(&he, p) < 1u << bits);
+            }
+        }
+    /* the cases that differ for 4 servers: sums ending in .5 */
+    optinc_onn_task t;
+    optinc_onn_task_unit(&t, 4, 8, OPTINC_P_WEIGHTED_SUM, OPTINC_ROUND_HALF_EVEN, NULL);
+    int a[1] = {2}, b[1] = {6}, c[1] = {10};
+    cr_assert(optinc_onn_target(&t, a) == 0 && optinc_onn_target(&t, b) == 2 &&
+              optinc_onn_target(&t, c) == 2);
+    /* the digit-sum P gives the same target as the weighted sum */
+    optinc_onn_task ds;
+    optinc_onn_task_unit(&ds, 4, 8, OPTINC_P_DIGIT_SUMS, OPTINC_ROUND_HALF_EVEN, NULL);
+    optinc_rng rng;
+    optinc_rng_seed(&rng, 7);
+    for (int i = 0; i < 10000; i++) {
+        uint32_t v[4];
+        int p[OPTINC_ONN_MAX_DIGITS], w[1];
+        for (int k = 0; k < 4; k++)
+            v[k] = (uint32_t)optinc_rng_below(&rng, 256);
+        optinc_onn_preprocess(&ds, v, p);
+        optinc_onn_preprocess(&t, v, w);
+        cr_assert_eq(w[0], (int)(v[0] + v[1] + v[2] + v[3]));
+        cr_assert_eq(optinc_onn_target(&ds, p), optinc_onn_target(&t, w));
+    }
+}
+
+/* ---- P's output space -------------------------------------------------------- */
+
+/* Brute force: every raw input, its P output, the multiplicity of each. */
+static void check_domain(const optinc_onn_task *t)
+{
+    optinc_onn_domain d;
+    cr_assert_eq(optinc_onn_domain_init(&d, t, NULL), OPTINC_OK);
+    double *seen = calloc(d.size, sizeof *seen);
+    uint64_t raw = 1;
+    for (int i = 0; i < t->servers; i++)
+        raw *= (uint64_t)t->in_max + 1;
+    double m[OPTINC_ONN_MAX_DIGITS * 8 * OPTINC_ONN_MAX_DIGITS];
+    optinc_onn_preprocess_matrix(t, m);
+    int rows = optinc_onn_task_inputs(t), cols = t->servers * t->in_digits;
+    for (uint64_t r = 0; r < raw; r++) {
+        uint64_t x = r, idx = 0, stride = 1;
+        uint8_t dig[64];
+        for (int i = 0; i < t->servers; i++) {
+            uint32_t v = (uint32_t)(x % ((uint64_t)t->in_max + 1));
+            x /= (uint64_t)t->in_max + 1;
+            optinc_pam4_encode(v, t->in_digits, dig + i * t->in_digits);
+        }
+        for (int k = 0; k < rows; k++) {        /* P as the combiner matrix */
+            double s = 0;
+            for (int c = 0; c < cols; c++)
+                s += m[k * cols + c] * dig[c];
+            idx += (uint64_t)s * stride;
+            stride *= (uint64_t)d.radix[k];
+        }
+        cr_assert(idx < d.size);
+        seen[idx] += 1;
+    }
+    uint64_t distinct = 0;
+    for (uint64_t i = 0; i < d.size; i++) {
+        distinct += seen[i] > 0;
+        cr_assert_float_eq(optinc_onn_domain_count(&d, i), seen[i], 0, "point %llu",
+                           (unsigned long long)i);
+    }
+    cr_assert_eq(distinct, d.reachable);
+    if ((uint64_t)t->in_max + 1 == 1ull << (2 * t->in_digits))
+        cr_assert_float_eq((double)distinct, optinc_onn_domain_formula(t), 0);
+    free(seen);
+    optinc_onn_domain_free(&d);
+}
+
+Test(onn, p_output_space_formula)
+{
+    static const int cases[][2] = {{2, 2}, {2, 4}, {3, 4}, {4, 4}, {2, 8}, {3, 6}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        for (int pre = 0; pre < 2; pre++) {
+            optinc_onn_task t;
+            cr_assert_eq(optinc_onn_task_unit(&t, cases[i][0], cases[i][1], (optinc_preproc)pre,
+                                              OPTINC_ROUND_HALF_EVEN, NULL), OPTINC_OK);
+            check_domain(&t);
+        }
+    /* 4 servers, 8 bits: 13^4 digit sums, 1021 weighted sums */
+    optinc_onn_task t;
+    optinc_onn_task_unit(&t, 4, 8, OPTINC_P_DIGIT_SUMS, OPTINC_ROUND_HALF_EVEN, NULL);
+    cr_assert_float_eq(optinc_onn_domain_formula(&t), 28561, 0);
+    optinc_onn_task_unit(&t, 4, 8, OPTINC_P_WEIGHTED_SUM, OPTINC_ROUND_HALF_EVEN, NULL);
+    cr_assert_float_eq(optinc_onn_domain_formula(&t), 1021, 0);
+    /* the cascade's second level takes restricted values (exact group sums) */
+    for (int fan = 2; fan <= 3; fan++) {
+        cr_assert_eq(optinc_onn_task_cascade(&t, 2, fan, 2, OPTINC_P_DIGIT_SUMS,
+                                             OPTINC_ROUND_HALF_EVEN, NULL), OPTINC_OK);
+        cr_assert_eq(t.in_max, (uint32_t)(3 * fan));
+        check_domain(&t);
+    }
+}
+
+/* ---- the network: brute force against the exhaustive verifier ---------------- */
+
+static void random_net(optinc_onn *net, const optinc_onn_task *t, uint64_t seed)
+{
+    int hidden[2] = {6, 7};
+    cr_assert_eq(optinc_onn_alloc(net, t, hidden, 2, NULL, NULL), OPTINC_OK);
+    optinc_rng rng;
+    optinc_rng_seed(&rng, seed);
+    for (int l = 0; l < net->n_layers; l++)
+        for (int i = 0; i < net->layers[l].rows * net->layers[l].cols; i++)
+            net->layers[l].w[i] = optinc_rng_normal(&rng) + (l == 2 ? 0.3 : 0);
+}
+
+Test(onn, verifier_agrees_with_brute_force)
+{
+    optinc_onn_task t;
+    optinc_onn_task_unit(&t, 2, 2, OPTINC_P_DIGIT_SUMS, OPTINC_ROUND_HALF_EVEN, NULL);
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        optinc_onn net;
+        random_net(&net, &t, seed);
+        /* brute force over the 16 raw inputs, independent target */
+        int ok_raw = 0, ok_point[7] = {0}, seen[7] = {0};
+        for (uint32_t a = 0; a < 4; a++)
+            for (uint32_t b = 0; b < 4; b++) {
+                int p[1] = {(int)(a + b)};
+                uint64_t want = (a + b) / 2 + ((a + b) % 2 && ((a + b) / 2) % 2);
+                int good = optinc_onn_eval(&net, p) == want;
+                ok_raw += good;
+                ok_point[a + b] = good;
+                seen[a + b] = 1;
+            }
+        int points = 0, ok_points = 0;
+        for (int s = 0; s < 7; s++) {
+            points += seen[s];
+            ok_points += ok_point[s];
+        }
+        optinc_onn_report r;
+        cr_assert_eq(optinc_onn_check(&net, &r, NULL), OPTINC_OK);
+        cr_assert_eq(r.checked, (uint64_t)points);
+        cr_assert_eq(r.correct, (uint64_t)ok_points);
+        cr_assert_float_eq(r.weighted_accuracy, ok_raw / 16.0, 1e-15, "seed %llu",
+                           (unsigned long long)seed);
+        uint64_t h = 0;
+        for (int b = 0; b < 2 * OPTINC_ONN_HIST + 1; b++)
+            h += r.hist[b];
+        cr_assert_eq(h, r.checked);
+        cr_assert_eq(r.hist[OPTINC_ONN_HIST], r.correct);
+        optinc_onn_free(&net);
+    }
+}
+
+/* ---- training, export, compile, verify ----------------------------------------- */
+
+static void train_tiny(optinc_onn *net, uint64_t seed)
+{
+    optinc_onn_task t;
+    optinc_onn_task_unit(&t, 2, 4, OPTINC_P_DIGIT_SUMS, OPTINC_ROUND_HALF_EVEN, NULL);
+    /* layers 15x3 (five 3x3 segments), 16x16 (one segment), 2x17 (dense) */
+    int hidden[2] = {15, 16}, seg[6] = {3, 3, 16, 16, 0, 0};
+    cr_assert_eq(optinc_onn_alloc(net, &t, hidden, 2, seg, NULL), OPTINC_OK);
+    optinc_onn_train_opts o;
+    optinc_onn_train_defaults(&o);
+    o.seed = seed;
+    o.batch = 16;
+    o.max_epochs = 800;
+    o.lr = 1e-2;
+    optinc_onn_train_result res;
+    cr_assert_eq(optinc_onn_train(net, &o, 0, &res, NULL), OPTINC_OK);
+}
+
+Test(onn, train_export_compile_verify, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    optinc_onn net, again;
+    train_tiny(&net, 3);
+    train_tiny(&again, 3);
+    for (int l = 0; l < net.n_layers; l++)          /* same seed, same bits */
+        cr_assert(!memcmp(net.layers[l].w, again.layers[l].w,
+                          sizeof(double) * (size_t)net.layers[l].rows * net.layers[l].cols));
+    optinc_onn_free(&again);
+    /* the segmented layers are exactly of their hardware form: a 3x3 block
+     * of layer 1 and the 16x16 layer 2 have orthogonal rows */
+    const optinc_onn_layer *L1 = &net.layers[0], *L2 = &net.layers[1];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < i; j++) {
+            double d = 0;
+            for (int k = 0; k < 3; k++)
+                d += L1->w[i * 3 + k] * L1->w[j * 3 + k];
+            cr_assert(fabs(d) < 1e-12, "rows %d,%d of a segment: %g", i, j, d);
+        }
+    for (int i = 0; i < 16; i++)
+        for (int j = 0; j < i; j++) {
+            double d = 0;
+            for (int k = 0; k < 16; k++)
+                d += L2->w[i * 16 + k] * L2->w[j * 16 + k];
+            cr_assert(fabs(d) < 1e-12);
+        }
+    optinc_onn_report model;
+    cr_assert_eq(optinc_onn_check(&net, &model, NULL), OPTINC_OK);
+    cr_assert_eq(model.checked, 49);
+    cr_assert_float_eq(model.accuracy, 1.0, 0, "the tiny ONN trains to 100%%");
+
+    const char *spec_path = tu_scratch("tiny.yaml");
+    char path[4400];
+    snprintf(path, sizeof path, "%s", spec_path);
+    optinc_onn_export_opts eo = {"tiny", 8, 1, 0, 2, 4, "test"};
+    optinc_error err;
+    cr_assert_eq(optinc_onn_export(&net, path, &eo, &err), OPTINC_OK, "%s", err.message);
+    optinc_spec *spec;
+    optinc_circuit *c;
+    cr_assert_eq(optinc_spec_load(path, &spec, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(optinc_compile(spec, &c, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(c->layers[1].attenuators, OPTINC_ATT_OUTPUT);
+    cr_assert(c->layers[1].approximation_error < 1e-12, "exported exactly as Sigma.U");
+    optinc_onn_meta m;
+    cr_assert_eq(optinc_onn_meta_from_spec(spec, &m, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(m.seg[0], 3);
+    cr_assert_eq(m.seg[2], 16);
+
+    /* the model read back from the spec equals the one written */
+    optinc_onn back;
+    optinc_onn_meta mb;
+    cr_assert_eq(optinc_onn_from_spec(spec, &back, &mb, &err), OPTINC_OK, "%s", err.message);
+    for (int l = 0; l < net.n_layers; l++)
+        for (int i = 0; i < net.layers[l].rows * net.layers[l].cols; i++)
+            cr_assert_float_eq(back.layers[l].w[i], net.layers[l].w[i], 1e-12);
+    optinc_onn_free(&back);
+
+    optinc_onn_devices ideal = {1, 0, 1};
+    optinc_onn_report r;
+    optinc_onn_lut *lut;
+    cr_assert_eq(optinc_onn_verify(c, &m, &ideal, 0, &r, NULL, &err), OPTINC_OK, "%s",
+                 err.message);
+    cr_assert_eq(r.checked, 49);
+    cr_assert_float_eq(r.accuracy, 1.0, 0);
+    cr_assert_eq(optinc_onn_lut_build(c, &m, &ideal, &lut, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(lut->size, 49);
+    for (uint32_t a = 0; a < 16; a++)              /* every raw input through the table */
+        for (uint32_t b = 0; b < 16; b++) {
+            uint32_t v[2] = {a, b};
+            int p[OPTINC_ONN_MAX_DIGITS];
+            optinc_onn_preprocess(&m.task, v, p);
+            cr_assert_eq(optinc_onn_lut_lookup(lut, p), (uint32_t)rint((a + b) / 2.0));
+        }
+    optinc_onn_lut_free(lut);
+    /* device errors can only lose accuracy; the histogram counts every point */
+    optinc_onn_devices bad = {0, 0.3, 5};
+    cr_assert_eq(optinc_onn_verify(c, &m, &bad, 0, &r, NULL, &err), OPTINC_OK);
+    uint64_t h = 0;
+    for (int b = 0; b < 2 * OPTINC_ONN_HIST + 1; b++)
+        h += r.hist[b];
+    cr_assert_eq(h, 49);
+    optinc_circuit_free(c);
+    optinc_spec_free(spec);
+    optinc_onn_free(&net);
+}
+
+/* ---- counting model ------------------------------------------------------------ */
+
+Test(onn, counting_model)
+{
+    optinc_onn_cost c;
+    optinc_onn_layer L = {.rows = 128, .cols = 128};
+    optinc_onn_layer_cost(&L, 1, &c);
+    cr_assert_float_eq(c.total, 128.0 * 128, 0);               /* SVD: n^2 */
+    L.seg_rows = L.seg_cols = 128;
+    optinc_onn_layer_cost(&L, 0, &c);
+    cr_assert_float_eq(c.total, 128 * 127 / 2 + 128, 0);       /* Sigma.U: n(n+1)/2 */
+    optinc_onn_layer W = {.rows = 4, .cols = 128, .seg_rows = 4, .seg_cols = 4};
+    optinc_onn_layer_cost(&W, 0, &c);
+    cr_assert_float_eq(c.meshes, 32 * 6, 0);
+    cr_assert_float_eq(c.attenuators, 32 * 4, 0);
+    cr_assert_float_eq(c.combiners, 4 * 31, 0);
+    cr_assert_float_eq(c.splitters, 0, 0);
+    optinc_onn_layer_cost(&W, 1, &c);
+    cr_assert_float_eq(c.total, 6 + 128 * 127 / 2 + 4, 0);
+    optinc_onn_layer T = {.rows = 125, .cols = 5, .seg_rows = 5, .seg_cols = 5};
+    optinc_onn_layer_cost(&T, 0, &c);
+    cr_assert_float_eq(c.total, 25 * (10 + 5) + 5 * 24, 0);
+}
+
+/* ---- the shipped ONN through the command line ------------------------------------ */
+
+static double json_number(const char *json, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *p = strstr(json, pat);
+    return p ? strtod(p + strlen(pat), NULL) : NAN;
+}
+
+Test(onn, shipped_onn_verifies_exhaustively, .timeout = 120)
+{
+    tu_run a = tu_optinc_start((const char *[]){"onn", "verify", "netlists/onn4x8.pnl.sp",
+                                                "--json", NULL});
+    tu_run b = tu_optinc_start((const char *[]){"onn", "verify", "specs/onn4x8.yaml", "--json",
+                                                NULL});
+    tu_wait(&a);
+    tu_wait(&b);
+    tu_run *r[2] = {&a, &b};
+    for (int i = 0; i < 2; i++) {
+        cr_assert_eq(r[i]->status, 0, "%s", r[i]->err);
+        cr_assert_float_eq(json_number(r[i]->out, "accuracy"), 1.0, 0, "%s", r[i]->out);
+        cr_assert_float_eq(json_number(r[i]->out, "inputs_checked"), 28561, 0);
+        cr_assert(json_number(r[i]->out, "mzis") > 0);
+        double ratio = json_number(r[i]->out, "area_ratio");
+        cr_assert(ratio > 0.3 && ratio < 0.5, "area ratio %g", ratio);
+        cr_assert(strstr(r[i]->out, "\"histogram\": {\"0\": 28561}"), "%s", r[i]->out);
+        tu_run_free(r[i]);
+    }
+}
+
+Test(onn, command_line_errors)
+{
+    static const char *const cases[][8] = {
+        {"onn", NULL},
+        {"onn", "frobnicate", NULL},
+        {"onn", "verify", NULL},
+        {"onn", "verify", "specs/onn4x8.yaml", "--sigma", "-1", NULL},
+        {"onn", "train", "--epochs", "10", NULL},
+        {"onn", "train", "-o", "x.yaml", "--bits", "7", NULL},
+        {"onn", "export", "specs/onn4x8.yaml", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_run r = tu_optinc(cases[i]);
+        cr_assert_eq(r.status, 2, "case %zu: %s", i, r.err);
+        cr_assert(strstr(r.err, "error"), "case %zu", i);
+        tu_run_free(&r);
+    }
+    tu_run r = tu_optinc((const char *[]){"onn", "verify", "tests/bad/onn/missing.yaml", NULL});
+    cr_assert_neq(r.status, 0);
+    tu_run_free(&r);
+    static const char *const helps[] = {"train", "verify", "export", "cascade"};
+    for (int i = 0; i < 4; i++) {
+        tu_run h = tu_optinc((const char *[]){"onn", helps[i], "--help", NULL});
+        cr_assert_eq(h.status, 0);
+        cr_assert(strstr(h.out, "usage: optinc onn"));
+        tu_run_free(&h);
+    }
+}
