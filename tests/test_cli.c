@@ -134,3 +134,57 @@ Test(cli, compile_writes_netlist, .init = tu_scratch_init, .fini = tu_scratch_fi
     free(y);
     cr_expect_eq(tu_dir_count(tu_scratch_dir()), 2, "no temporary files are left");
 }
+
+/* Every option a command's --help names is documented in its man page, and
+ * every man page passes mandoc's linter. */
+Test(cli, man_pages_cover_help)
+{
+    const char *cmds[] = {"compile", "draw", "simulate", "onn", "train"};
+    for (int i = 0; i < 5; i++) {
+        char page[256];
+        snprintf(page, sizeof page, "man/optinc-%s.1", cmds[i]);
+        char *man = tu_read_file(page, NULL);
+        cr_assert(man, "%s exists", page);
+        tu_run r = tu_optinc(ARGS(cmds[i], "--help"));
+        cr_assert_eq(r.status, 0);
+        for (const char *p = r.out; (p = strstr(p, "--")); ) {
+            char opt[64];
+            size_t n = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
+            if (n == 0 || n >= sizeof opt - 1) {
+                p += 2;
+                continue;
+            }
+            memcpy(opt, p + 2, n);
+            opt[n] = '\0';
+            if (!strcmp(opt, "help")) {     /* the usage line itself */
+                p += 2 + n;
+                continue;
+            }
+            /* mdoc writes --name as "Fl -name". */
+            char want[80];
+            snprintf(want, sizeof want, "Fl -%s", opt);
+            cr_expect(strstr(man, want), "%s: option --%s of --help is not in %s", cmds[i], opt,
+                      page);
+            p += 2 + n;
+        }
+        tu_run_free(&r);
+        free(man);
+    }
+    DIR *d = opendir("man");
+    cr_assert(d);
+    struct dirent *e;
+    int pages = 0;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "man/%s", e->d_name);
+        tu_run r = tu_start((char *[]){"/usr/bin/mandoc", "-T", "lint", "-W", "warning", path, NULL});
+        tu_wait(&r);
+        cr_expect_eq(r.status, 0, "mandoc -T lint %s: %s%s", path, r.out, r.err);
+        tu_run_free(&r);
+        pages++;
+    }
+    closedir(d);
+    cr_expect_geq(pages, 8);
+}
