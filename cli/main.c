@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "optinc/matrix.h"
 
 static const struct command {
     const char *name;
@@ -31,6 +32,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    optinc_linalg_deterministic();
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -6,12 +6,26 @@
  * full vectors on this class of machine) and falls back to zgesvd when zgesdd
  * reports that it did not converge, as LAPACK's own drivers advise.
  */
+#define _GNU_SOURCE             /* RTLD_DEFAULT */
 #include <cblas.h>
+#include <dlfcn.h>
 #include <lapacke.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "optinc/matrix.h"
+
+void optinc_linalg_deterministic(void)
+{
+    /* OpenBLAS splits the sums of its level-3 kernels, and so of LAPACK,
+     * across threads, so the last bits of an SVD depend on the thread count.
+     * One thread makes netlists byte-identical on every machine.  Looked up
+     * at run time so the reference BLAS still links. */
+    void (*set_threads)(int);
+    *(void **)&set_threads = dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+    if (set_threads)
+        set_threads(1);
+}
 
 optinc_cmat *optinc_cmat_new(int rows, int cols)
 {

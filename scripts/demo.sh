@@ -4,7 +4,8 @@
 #      per-layer summaries;
 #   2. check each written netlist against its target by simulating it back;
 #   3. draw the 8x8 Reck mesh (PNG) and the 16x16 mesh (heat-map overview);
-#   4. simulate the 16x16 mesh on Monte-Carlo chips with device errors;
+#   4. simulate a 16x16 mesh on Monte-Carlo chips with device errors, and
+#      with phases corrected for each chip's couplers;
 #   5. verify the shipped, already trained OptINC ONN exhaustively from its
 #      netlist;
 #   6. a short data-parallel training, ring vs OptINC all-reduce.
@@ -35,8 +36,8 @@ step "drawings"
 "$OPTINC" draw specs/complex16.yaml -o "$OUT/draw" --format svg,png --overview
 ls "$OUT/draw"
 
-step "16x16 mesh on 20 simulated chips with the device errors of its spec"
-"$OPTINC" simulate specs/complex16.yaml --monte-carlo 20 --seed 1
+step "the same 16x16 unitary on 20 simulated chips with device errors, then calibrated"
+"$OPTINC" simulate specs/chip16.yaml --monte-carlo 20 --seed 1 --calibrate
 
 if [ -f specs/onn4x8.yaml ] && [ -f netlists/onn4x8.pnl.sp ]; then
     step "the shipped OptINC ONN (4 servers, 8-bit), verified exhaustively from its netlist"

@@ -21,6 +21,12 @@ typedef struct optinc_cmat {
 
 #define OPTINC_AT(m, r, c) ((m)->a[(size_t)(r) * (size_t)(m)->cols + (size_t)(c)])
 
+/* Pins the BLAS to one thread when it is OpenBLAS: its threaded kernels split
+ * sums differently with the thread count, which would change the last bits of
+ * decompositions (and so netlists) from one machine to another.  Programs call
+ * it once at start; the optinc command does. */
+void optinc_linalg_deterministic(void);
+
 optinc_cmat *optinc_cmat_new(int rows, int cols);           /* zero-filled; NULL on OOM */
 optinc_cmat *optinc_cmat_identity(int n);
 optinc_cmat *optinc_cmat_copy(const optinc_cmat *m);
