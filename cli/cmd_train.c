@@ -16,14 +16,18 @@
 #include "optinc/allreduce.h"
 #include "optinc/comm.h"
 #include "optinc/costmodel.h"
+#include "optinc/onn.h"
 #include "optinc/spec.h"
 #include "optinc/train.h"
+
+#define DEFAULT_ONN "netlists/onn4x8.pnl.sp"
 
 static const char usage_text[] =
     "usage: optinc train [SPEC] [--backend inproc|mpi] [--allreduce ring|optinc|exact|quantized]\n"
     "                    [--servers N] [--epochs E] [--seed S] [--batch B] [--lr X]\n"
     "                    [--momentum X] [--hidden W1,W2,...] [--bits B] [--block-size K]\n"
-    "                    [--onn NET.sp] [--inject-errors HIST] [--checkpoint-every K]\n"
+    "                    [--onn NET.sp|exact] [--programmed] [--phase-sigma RAD]\n"
+    "                    [--chip-seed S] [--inject-errors HIST|onn] [--checkpoint-every K]\n"
     "                    [--resume] [--stop-after STEPS] [--out DIR] [--data DIR]\n"
     "                    [--limit-train N] [--limit-test N] [--json] [--quiet]\n"
     "       optinc train --cost-model [--link-gbps X] [--latency-us X] [--tflops X]\n"
@@ -36,8 +40,10 @@ typedef struct opts {
     optinc_train_config cfg;
     int mpi, json, quiet, cost_model;
     int set_servers, set_epochs, set_batch, set_lr, set_momentum, set_hidden, set_allreduce,
-        set_ckpt, set_bits, set_block;
+        set_ckpt, set_bits, set_block, set_chip_seed, programmed;
     const char *spec, *onn, *inject;
+    double phase_sigma;
+    uint64_t chip_seed;
 } opts;
 
 static int parse_hidden(const char *s, optinc_train_config *cfg)
@@ -61,7 +67,8 @@ static int parse(int argc, char **argv, opts *o)
     enum {
         O_BACKEND = 256, O_ALLREDUCE, O_SERVERS, O_EPOCHS, O_SEED, O_BATCH, O_LR, O_MOMENTUM,
         O_HIDDEN, O_BITS, O_BLOCK, O_ONN, O_INJECT, O_CKPT, O_RESUME, O_STOP, O_OUT, O_DATA,
-        O_LTRAIN, O_LTEST, O_JSON, O_QUIET, O_COST, O_GBPS, O_LAT, O_TFLOPS, O_EFF
+        O_LTRAIN, O_LTEST, O_JSON, O_QUIET, O_COST, O_GBPS, O_LAT, O_TFLOPS, O_EFF, O_SIGMA,
+        O_CHIP, O_PROG
     };
     static const struct option lo[] = {
         {"backend", required_argument, NULL, O_BACKEND},
@@ -77,6 +84,9 @@ static int parse(int argc, char **argv, opts *o)
         {"block-size", required_argument, NULL, O_BLOCK},
         {"onn", required_argument, NULL, O_ONN},
         {"inject-errors", required_argument, NULL, O_INJECT},
+        {"phase-sigma", required_argument, NULL, O_SIGMA},
+        {"programmed", no_argument, NULL, O_PROG},
+        {"chip-seed", required_argument, NULL, O_CHIP},
         {"checkpoint-every", required_argument, NULL, O_CKPT},
         {"resume", no_argument, NULL, O_RESUME},
         {"stop-after", required_argument, NULL, O_STOP},
@@ -99,9 +109,15 @@ static int parse(int argc, char **argv, opts *o)
     double d;
     optind = 1;
     opterr = 0;
-    while ((ch = getopt_long(argc, argv, "+h", lo, NULL)) != -1) {
+    /* "-" hands back SPEC (a non-option) in place, wherever it stands */
+    while ((ch = getopt_long(argc, argv, "-h", lo, NULL)) != -1) {
         const char *a = optarg;
         switch (ch) {
+        case 1:
+            if (o->spec)
+                return cli_usage_error("train", "one SPEC at most, got '%s' too", a);
+            o->spec = a;
+            break;
         case 'h':
             fputs(usage_text, stdout);
             return 0;
@@ -170,6 +186,19 @@ static int parse(int argc, char **argv, opts *o)
             o->set_block = 1;
             break;
         case O_ONN: o->onn = a; break;
+        case O_SIGMA:
+            if (cli_parse_double(a, &d) || d < 0.0)
+                return cli_usage_error("train", "--phase-sigma needs radians >= 0");
+            o->phase_sigma = d;
+            o->programmed |= d > 0.0;
+            break;
+        case O_PROG: o->programmed = 1; break;
+        case O_CHIP:
+            if (cli_parse_long(a, 0, 0x7fffffffffffffffL, &v))
+                return cli_usage_error("train", "--chip-seed needs a whole number >= 0");
+            o->chip_seed = (uint64_t)v;
+            o->set_chip_seed = 1;
+            break;
         case O_INJECT: o->inject = a; break;
         case O_CKPT:
             if (cli_parse_long(a, 0, 0x7fffffffL, &v))
@@ -215,10 +244,6 @@ static int parse(int argc, char **argv, opts *o)
                                    argv[optind - 1]);
         }
     }
-    if (optind < argc)
-        o->spec = argv[optind++];
-    if (optind < argc)
-        return cli_usage_error("train", "one SPEC at most, got '%s' too", argv[optind]);
     if ((c->resume || c->checkpoint_every) && !c->out_dir[0])
         return cli_usage_error("train", "--resume and --checkpoint-every need --out DIR");
     return -1;
@@ -341,13 +366,28 @@ static void print_sha(FILE *f, const uint8_t *h)
         fprintf(f, "%02x", h[i]);
 }
 
-static void print_json(const opts *o, const optinc_train_result *r, const char *aggregator)
+static void print_json(const opts *o, const optinc_train_result *r, const char *aggregator,
+                       const optinc_onn_report *rep)
 {
     const optinc_train_config *c = &o->cfg;
     printf("{\"backend\": \"%s\", \"allreduce\": \"%s\", \"servers\": %d, \"epochs\": %d, "
            "\"steps\": %ld, \"params\": %zu, \"aggregator\": ", o->mpi ? "mpi" : "inproc",
            optinc_ar_kind_name(c->allreduce), c->servers, r->n_epochs, r->steps, r->params);
     cli_json_string(stdout, aggregator);
+    if (rep) {
+        printf(", \"onn_accuracy\": ");
+        cli_json_number(stdout, rep->accuracy);
+        printf(", \"onn_weighted_accuracy\": ");
+        cli_json_number(stdout, rep->weighted_accuracy);
+        printf(", \"onn_error_histogram\": {");
+        for (int k = 0, first = 1; k < 2 * OPTINC_ONN_HIST + 1; k++)
+            if (rep->hist[k]) {
+                printf("%s\"%d\": %llu", first ? "" : ", ", k - OPTINC_ONN_HIST,
+                       (unsigned long long)rep->hist[k]);
+                first = 0;
+            }
+        printf("}");
+    }
     printf(", \"test_accuracy\": ");
     cli_json_number(stdout, r->test_accuracy);
     printf(", \"train_accuracy\": ");
@@ -364,11 +404,22 @@ static void print_json(const opts *o, const optinc_train_result *r, const char *
     printf("\"}\n");
 }
 
-static void print_text(const opts *o, const optinc_train_result *r, const char *aggregator)
+static void print_text(const opts *o, const optinc_train_result *r, const char *aggregator,
+                       const optinc_onn_report *rep)
 {
     const optinc_train_config *c = &o->cfg;
     printf("optinc train: %s all-reduce (%s), %d servers, %s backend\n",
            optinc_ar_kind_name(c->allreduce), aggregator, c->servers, o->mpi ? "mpi" : "inproc");
+    if (rep) {
+        printf("ONN table: %llu of %llu P outputs exact (%.4f%%; %.4f%% of server inputs); "
+               "errors (LSB: count):", (unsigned long long)rep->correct,
+               (unsigned long long)rep->checked, 100.0 * rep->accuracy,
+               100.0 * rep->weighted_accuracy);
+        for (int k = 0; k < 2 * OPTINC_ONN_HIST + 1; k++)
+            if (rep->hist[k] && k != OPTINC_ONN_HIST)
+                printf(" %+d: %llu", k - OPTINC_ONN_HIST, (unsigned long long)rep->hist[k]);
+        printf("\n");
+    }
     printf("%5s %8s %10s %9s %9s %14s %12s\n", "epoch", "step", "loss", "train", "test",
            "bytes/server", "comm ms");
     for (int i = 0; i < r->n_epochs; i++) {
@@ -386,28 +437,93 @@ static void print_text(const opts *o, const optinc_train_result *r, const char *
     printf("\n");
 }
 
-/* Loads what the aggregation needs: the injected-error histogram, and the
- * table for optinc. */
+/* The compiled ONN simulated on every point of P's output space, on the
+ * chip of --phase-sigma/--chip-seed, as the trainer's aggregation table. */
+static optinc_status onn_table(const opts *o, optinc_agg_lut **lut, optinc_onn_report *rep,
+                               optinc_error *err)
+{
+    const char *path = o->onn ? o->onn : DEFAULT_ONN;
+    optinc_circuit *c = NULL;
+    optinc_onn_meta meta;
+    optinc_status st = optinc_onn_load(path, &c, &meta, err);
+    if (st) {
+        if (!o->onn && access(path, R_OK))
+            optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
+                        "no ONN netlist here: give --onn NET.sp (optinc onn train and "
+                        "optinc compile make one), or use --allreduce quantized for the "
+                        "exact aggregation");
+        return st;
+    }
+    const optinc_onn_task *t = &meta.task;
+    if (meta.level != 0 || t->pre != OPTINC_P_DIGIT_SUMS || t->servers != o->cfg.servers ||
+        meta.bits != o->cfg.bits || t->divisor != t->servers) {
+        optinc_circuit_free(c);
+        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
+                           "this ONN averages %d servers' %d-bit codes (%s, level %d); the run "
+                           "needs one unit with digit sums for %d servers and %d bits: give "
+                           "--servers and --bits to match, or another --onn",
+                           t->servers, meta.bits,
+                           t->pre == OPTINC_P_DIGIT_SUMS ? "digit sums" : "weighted sum",
+                           meta.level, o->cfg.servers, o->cfg.bits);
+    }
+    optinc_onn_devices dev = {!o->programmed, o->phase_sigma,
+                              o->set_chip_seed ? o->chip_seed : o->cfg.seed};
+    optinc_onn_lut *olut = NULL;
+    st = optinc_onn_lut_build(c, &meta, &dev, &olut, err);
+    optinc_circuit_free(c);
+    if (!st)
+        st = optinc_agg_lut_new(o->cfg.servers, o->cfg.bits, lut, err);
+    if (!st && olut->size != (*lut)->size)
+        st = optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
+                         "the ONN's table has %llu entries, expected %zu",
+                         (unsigned long long)olut->size, (*lut)->size);
+    if (!st) {
+        uint32_t top = (1u << o->cfg.bits) - 1;
+        for (size_t i = 0; i < (*lut)->size; i++)
+            (*lut)->code[i] = (uint16_t)(olut->code[i] < top ? olut->code[i] : top);
+        snprintf((*lut)->source, sizeof (*lut)->source, "%s", path);
+        *rep = olut->report;
+    }
+    optinc_onn_lut_free(olut);
+    return st;
+}
+
+/* Loads what the aggregation needs: the ONN's table for optinc (or to
+ * measure its errors for --inject-errors onn) and the injected-error
+ * histogram. */
 static optinc_status load_aggregator(opts *o, optinc_err_hist **hist, optinc_agg_lut **lut,
-                                     const char **name, optinc_error *err)
+                                     const char **name, optinc_onn_report *rep, int *have_rep,
+                                     optinc_error *err)
 {
     static const char *const names[] = {"float chunks around the ring", "",
                                         "float mean, servers in order",
                                         "quantized mean, rounded half to even"};
+    optinc_status st = OPTINC_OK;
+    int from_onn = o->inject && !strcmp(o->inject, "onn");
     *name = names[o->cfg.allreduce];
-    if (o->inject) {
-        optinc_status st = optinc_err_hist_load(o->inject, hist, err);
+    *have_rep = 0;
+    int exact = o->onn && !strcmp(o->onn, "exact");
+    if (from_onn && exact)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "--inject-errors onn measures a compiled ONN: give --onn NET.sp");
+    if (o->cfg.allreduce == OPTINC_AR_OPTINC || from_onn) {
+        st = exact ? optinc_agg_lut_exact(o->cfg.servers, o->cfg.bits, lut, err)
+                   : onn_table(o, lut, rep, err);
         if (st)
             return st;
+        *have_rep = !exact;
+        if (o->cfg.allreduce == OPTINC_AR_OPTINC) {
+            o->cfg.lut = *lut;
+            *name = (*lut)->source;
+        }
+    }
+    if (from_onn)
+        st = optinc_err_hist_from_counts(rep->hist, 2 * OPTINC_ONN_HIST + 1, OPTINC_ONN_HIST,
+                                         hist, err);
+    else if (o->inject)
+        st = optinc_err_hist_load(o->inject, hist, err);
+    if (!st && *hist)
         o->cfg.inject = *hist;
-    }
-    if (o->cfg.allreduce != OPTINC_AR_OPTINC)
-        return OPTINC_OK;
-    optinc_status st = optinc_agg_lut_exact(o->cfg.servers, o->cfg.bits, lut, err);
-    if (!st) {
-        o->cfg.lut = *lut;
-        *name = (*lut)->source;
-    }
     return st;
 }
 
@@ -449,8 +565,10 @@ int cmd_train(int argc, char **argv)
     optinc_err_hist *hist = NULL;
     optinc_agg_lut *lut = NULL;
     const char *aggregator = "";
+    optinc_onn_report rep;
+    int have_rep = 0;
     if (!st)
-        st = load_aggregator(&o, &hist, &lut, &aggregator, &err);
+        st = load_aggregator(&o, &hist, &lut, &aggregator, &rep, &have_rep, &err);
     st = optinc_comm_agree(&comm, st, &err);
     optinc_train_result res;
     memset(&res, 0, sizeof res);
@@ -473,7 +591,7 @@ int cmd_train(int argc, char **argv)
                      "in %s/metrics.csv)", o.cfg.out_dir);
     }
     if (!st && root)
-        (o.json ? print_json : print_text)(&o, &res, aggregator);
+        (o.json ? print_json : print_text)(&o, &res, aggregator, have_rep ? &rep : NULL);
     if (st && root)
         rc = cli_report(&err, st);
     else

@@ -4,14 +4,17 @@
  * formulas for N = 2..16, the aggregation table against direct evaluation,
  * rounding half to even, injected errors, histograms, the cost model.
  */
+#include <complex.h>
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "optinc/allreduce.h"
 #include "optinc/costmodel.h"
+#include "optinc/onn.h"
 #include "optinc/rng.h"
-#include "testutil.h"
+#include "optinc/sim.h"
+#include "trainutil.h"
 
 /* N random gradients of n floats (normal, scaled per server). */
 static float **grads_new(int N, size_t n, uint64_t seed)
@@ -418,4 +421,111 @@ Test(allreduce, cost_model)
     double scales = ceil(1e9 / OPTINC_AR_DEFAULT_BLOCK) * 32.0 / 800e9;
     cr_assert_float_eq(it.saving + scales / (it.compute_s + it.ring_s), share * 2.0 / 6.0,
                        1e-12);
+}
+
+/* ---- the compiled ONN as the aggregator ---------------------------------- */
+
+/* The small ONN of trainutil.h, loaded (compiled from its spec). */
+static optinc_circuit *tiny_onn(const char *dir, optinc_onn_meta *meta)
+{
+    char spec[4200];
+    optinc_error err;
+    optinc_circuit *c;
+    cr_assert_eq(tr_tiny_onn(dir, spec, sizeof spec), 0);
+    cr_assert_eq(optinc_onn_load(spec, &c, meta, &err), OPTINC_OK, "%s", err.message);
+    return c;
+}
+
+/* The output code of the circuit simulated element by element (the
+ * simulator's own propagation, not the verifier's layer matrices) for P
+ * outputs p (cols x n, one column per element). */
+static void simulate(const optinc_circuit *c, const optinc_onn_devices *dev, int **p, int n,
+                     uint16_t *out)
+{
+    optinc_layer *layers = malloc(sizeof *layers * (size_t)c->n_layers);
+    optinc_circuit dc = *c;
+    memcpy(layers, c->layers, sizeof *layers * (size_t)c->n_layers);
+    for (int l = 0; l < c->n_layers; l++)
+        layers[l].components.mzi.phase_error_sigma_rad = dev->ideal ? 0 : dev->phase_sigma_rad;
+    dc.layers = layers;
+    optinc_chip_options o;
+    optinc_chip_options_default(&o);
+    o.models = dev->ideal ? OPTINC_DEV_NONE : OPTINC_DEV_PHASE_ERROR;
+    o.drive_targets = dev->ideal;
+    optinc_chip *chip;
+    optinc_error err;
+    cr_assert_eq(optinc_chip_new(&dc, &o, dev->chip_seed, &chip, &err), OPTINC_OK, "%s",
+                 err.message);
+    optinc_cmat *in = optinc_cmat_new(c->layers[0].cols, n), *y = NULL;
+    for (int j = 0; j < n; j++)
+        for (int k = 0; k < in->rows; k++)
+            OPTINC_AT(in, k, j) = k < 2 ? p[k][j] : 1.0;       /* 2 digit sums, carriers */
+    cr_assert_eq(optinc_chip_eval(chip, in, &y, NULL, &err), OPTINC_OK, "%s", err.message);
+    for (int j = 0; j < n; j++) {
+        double amp[8];
+        for (int d = 0; d < y->rows; d++)
+            amp[d] = cabs(OPTINC_AT(y, d, j));
+        out[j] = (uint16_t)optinc_onn_decode(y->rows, 1.0, amp);
+    }
+    optinc_cmat_free(in);
+    optinc_cmat_free(y);
+    optinc_chip_free(chip);
+    free(layers);
+}
+
+/* The table filled from the compiled ONN aggregates exactly as the circuit
+ * simulated directly, on random gradient codes, for ideal devices and for a
+ * chip with phase errors; and it is imperfect in the way its report says. */
+Test(allreduce, onn_table_equals_direct_simulation, .timeout = 60)
+{
+    char *dir = tu_tempdir();
+    optinc_onn_meta meta;
+    optinc_circuit *c = tiny_onn(dir, &meta);
+    const optinc_onn_devices devs[2] = {{1, 0.0, 1}, {0, 0.05, 7}};
+    for (int d = 0; d < 2; d++) {
+        optinc_onn_lut *olut;
+        optinc_error err;
+        cr_assert_eq(optinc_onn_lut_build(c, &meta, &devs[d], &olut, &err), OPTINC_OK, "%s",
+                     err.message);
+        optinc_agg_lut *lut;
+        cr_assert_eq(optinc_agg_lut_new(4, 4, &lut, &err), OPTINC_OK);
+        cr_assert_eq(olut->size, lut->size);
+        for (size_t i = 0; i < lut->size; i++)
+            lut->code[i] = (uint16_t)olut->code[i];
+        optinc_ar_config cfg = {OPTINC_AR_OPTINC, 4, 4, 64, lut, NULL, 1};
+        optinc_allreduce *ar;
+        cr_assert_eq(optinc_allreduce_new(&cfg, &ar, &err), OPTINC_OK, "%s", err.message);
+        enum { n = 400 };
+        uint16_t codes[4][n], out[n], want[n];
+        const uint16_t *src[4] = {codes[0], codes[1], codes[2], codes[3]};
+        int p0[n], p1[n], *p[2] = {p0, p1};
+        optinc_rng rng;
+        optinc_rng_seed(&rng, 21 + (uint64_t)d);
+        for (int j = 0; j < n; j++) {
+            p0[j] = p1[j] = 0;
+            for (int i = 0; i < 4; i++) {
+                codes[i][j] = (uint16_t)optinc_rng_below(&rng, 16);
+                p0[j] += codes[i][j] & 3;
+                p1[j] += codes[i][j] >> 2;
+            }
+        }
+        optinc_ar_aggregate(ar, 0, 0, src, 0, n, out);
+        simulate(c, &devs[d], p, n, want);
+        int exact = 0;
+        for (int j = 0; j < n; j++) {
+            cr_assert_eq(out[j], want[j], "devices %d element %d: table %u, circuit %u", d, j,
+                         out[j], want[j]);
+            int64_t sum = codes[0][j] + codes[1][j] + codes[2][j] + codes[3][j];
+            exact += out[j] == optinc_agg_exact_code(4, 4, sum);
+        }
+        /* a briefly trained ONN is imperfect: some outputs differ from the
+         * exact average, as often as its verification says (within noise) */
+        cr_assert_lt(exact, n, "devices %d: the tiny ONN was expected to err", d);
+        optinc_allreduce_free(ar);
+        optinc_agg_lut_free(lut);
+        optinc_onn_lut_free(olut);
+    }
+    optinc_circuit_free(c);
+    tu_rmtree(dir);
+    free(dir);
 }

@@ -5,6 +5,7 @@
  * files, plots, and bad input.
  */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "optinc/dataset.h"
@@ -35,7 +36,7 @@ Test(train, learns_and_reports_json)
     cr_assert(dir);
     const char *kinds[] = {"ring", "optinc", "exact", "quantized"};
     for (int k = 0; k < 4; k++) {
-        tu_run r = train(dir, (const char *[]){"--allreduce", kinds[k], NULL});
+        tu_run r = train(dir, (const char *[]){"--allreduce", kinds[k], "--onn", "exact", NULL});
         cr_assert_eq(r.status, 0, "%s: %s", kinds[k], r.err);
         double acc = atof(tr_json(r.out, "test_accuracy"));
         cr_assert_gt(acc, 0.9, "%s: test accuracy %g", kinds[k], acc);
@@ -58,9 +59,12 @@ Test(train, learns_and_reports_json)
 Test(train, same_seed_same_bits)
 {
     char *dir = tr_dataset();
-    tu_run a = train(dir, (const char *[]){"--allreduce", "optinc", "--seed", "5", NULL});
-    tu_run b = train(dir, (const char *[]){"--allreduce", "optinc", "--seed", "5", NULL});
-    tu_run c = train(dir, (const char *[]){"--allreduce", "optinc", "--seed", "6", NULL});
+    char onn[4200];
+    cr_assert_eq(tr_tiny_onn(dir, onn, sizeof onn), 0);
+    const char *o[] = {"--allreduce", "optinc", "--onn", onn, "--bits", "4", "--seed", "5", NULL};
+    tu_run a = train(dir, o), b = train(dir, o);
+    o[7] = "6";
+    tu_run c = train(dir, o);
     cr_assert_eq(a.status + b.status + c.status, 0, "%s", c.err);
     char *sa = sha_of(a.out), *sb = sha_of(b.out), *sc = sha_of(c.out);
     cr_assert_str_eq(sa, sb);
@@ -82,15 +86,16 @@ Test(train, resume_gives_identical_result)
     char *dir = tr_dataset(), *full = tu_tempdir(), *cut = tu_tempdir();
     const char *kinds[] = {"ring", "optinc"};
     for (int k = 0; k < 2; k++) {
-        tu_run a = train(dir, (const char *[]){"--allreduce", kinds[k], "--out", full,
-                                               "--checkpoint-every", "5", NULL});
-        tu_run b = train(dir, (const char *[]){"--allreduce", kinds[k], "--out", cut,
-                                               "--checkpoint-every", "5", "--stop-after",
-                                               "23", NULL});
+        tu_run a = train(dir, (const char *[]){"--allreduce", kinds[k], "--onn", "exact",
+                                               "--out", full, "--checkpoint-every", "5", NULL});
+        tu_run b = train(dir, (const char *[]){"--allreduce", kinds[k], "--onn", "exact",
+                                               "--out", cut, "--checkpoint-every", "5",
+                                               "--stop-after", "23", NULL});
         cr_assert_eq(a.status + b.status, 0, "%s%s", a.err, b.err);
         cr_assert_str_eq(tr_json(b.out, "stopped"), "true");
-        tu_run c = train(dir, (const char *[]){"--allreduce", kinds[k], "--out", cut,
-                                               "--checkpoint-every", "5", "--resume", NULL});
+        tu_run c = train(dir, (const char *[]){"--allreduce", kinds[k], "--onn", "exact",
+                                               "--out", cut, "--checkpoint-every", "5",
+                                               "--resume", NULL});
         cr_assert_eq(c.status, 0, "%s", c.err);
         cr_assert_str_eq(tr_json(c.out, "resumed_from"), "20");
         char *sa = sha_of(a.out), *sc = sha_of(c.out);
@@ -123,8 +128,8 @@ Test(train, resume_gives_identical_result)
         tu_run_free(&c);
     }
     /* a checkpoint of other settings is refused */
-    tu_run d = train(dir, (const char *[]){"--allreduce", "optinc", "--lr", "0.01", "--out", cut,
-                                           "--resume", NULL});
+    tu_run d = train(dir, (const char *[]){"--allreduce", "optinc", "--onn", "exact", "--lr",
+                                           "0.01", "--out", cut, "--resume", NULL});
     cr_assert_eq(d.status, 2);
     cr_assert(strstr(d.err, "other settings"), "%s", d.err);
     tu_run_free(&d);
@@ -258,9 +263,9 @@ Test(train, injected_errors_change_the_run)
     char *dir = tr_dataset(), path[4200];
     snprintf(path, sizeof path, "%s/errors.hist", dir);
     cr_assert_eq(tu_write_file(path, "# test\np_error 0.01\n1 1\n-1 1\n"), 0);
-    tu_run a = train(dir, (const char *[]){"--allreduce", "optinc", NULL});
-    tu_run b = train(dir, (const char *[]){"--allreduce", "optinc", "--inject-errors", path,
-                                           NULL});
+    tu_run a = train(dir, (const char *[]){"--allreduce", "optinc", "--onn", "exact", NULL});
+    tu_run b = train(dir, (const char *[]){"--allreduce", "optinc", "--onn", "exact",
+                                           "--inject-errors", path, NULL});
     cr_assert_eq(a.status + b.status, 0, "%s", b.err);
     cr_assert_str_eq(tr_json(a.out, "injected_errors"), "0");
     long errors = atol(tr_json(b.out, "injected_errors"));
@@ -274,11 +279,43 @@ Test(train, injected_errors_change_the_run)
     tu_run_free(&b);
     snprintf(path, sizeof path, "%s/bad.hist", dir);
     cr_assert_eq(tu_write_file(path, "0 5\n1 two\n"), 0);
-    tu_run c = train(dir, (const char *[]){"--allreduce", "optinc", "--inject-errors", path,
+    tu_run c = train(dir, (const char *[]){"--allreduce", "quantized", "--inject-errors", path,
                                            NULL});
     cr_assert_eq(c.status, 2);
     cr_assert(strstr(c.err, "bad.hist:2:1: error:"), "%s", c.err);
     tu_run_free(&c);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* The compiled ONN aggregates: its table's accuracy is reported, it is
+ * refused for another task, and its verified errors can be injected. */
+Test(train, compiled_onn)
+{
+    char *dir = tr_dataset(), onn[4200];
+    cr_assert_eq(tr_tiny_onn(dir, onn, sizeof onn), 0);
+    tu_run a = train(dir, (const char *[]){"--allreduce", "optinc", "--onn", onn, "--bits", "4",
+                                           NULL});
+    cr_assert_eq(a.status, 0, "%s", a.err);
+    double acc = atof(tr_json(a.out, "onn_accuracy"));
+    cr_assert(acc > 0.3 && acc < 1.0, "the tiny ONN is imperfect: %g", acc);
+    cr_assert(strstr(a.out, "\"onn_error_histogram\": {"));
+    tu_run b = train(dir, (const char *[]){"--allreduce", "optinc", "--onn", onn, NULL});
+    cr_assert_eq(b.status, 2);
+    cr_assert(strstr(b.err, "4 servers' 4-bit codes") && strstr(b.err, "8 bits"), "%s", b.err);
+    tu_run c = train(dir, (const char *[]){"--allreduce", "quantized", "--onn", onn, "--bits",
+                                           "4", "--inject-errors", "onn", NULL});
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    /* 48 steps x 1108 outputs x the table's error rate */
+    double want = 48 * 1108 * (1.0 - acc), got = atof(tr_json(c.out, "injected_errors"));
+    cr_assert(fabs(got - want) < 6 * sqrt(want), "%g injected, %g expected", got, want);
+    tu_run d = train(dir, (const char *[]){"--allreduce", "optinc", "--onn", "exact",
+                                           "--inject-errors", "onn", NULL});
+    cr_assert_eq(d.status, 2);
+    tu_run_free(&a);
+    tu_run_free(&b);
+    tu_run_free(&c);
+    tu_run_free(&d);
     tu_rmtree(dir);
     free(dir);
 }

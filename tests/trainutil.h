@@ -5,12 +5,14 @@
  * Four classes of 8x8 images: class k lights quadrant k (pixels 160..255)
  * over noise (0..95), drawn from a fixed generator.  The files are written
  * uncompressed under the Fashion-MNIST names (gzread reads plain files).
+ * And a small compiled ONN to aggregate with.
  */
 #ifndef OPTINC_TRAINUTIL_H
 #define OPTINC_TRAINUTIL_H
 
 #include <stdint.h>
 #include <stdio.h>
+#include "optinc/onn.h"
 #include "testutil.h"
 
 static inline void tr_u32(FILE *f, uint32_t v)
@@ -62,6 +64,30 @@ static inline char *tr_dataset(void)
         return NULL;
     }
     return dir;
+}
+
+/* Trains a small ONN for 4 servers of 4-bit codes (169 P outputs; 12-12
+ * hidden, 300 epochs: imperfect on purpose, so that its errors show) and
+ * exports it as the spec dir/onn44.yaml (compiled when loaded), whose path
+ * goes to path; 0 on success. */
+static inline int tr_tiny_onn(const char *dir, char *path, size_t size)
+{
+    optinc_error err;
+    optinc_onn_task t;
+    optinc_onn net;
+    optinc_onn_train_opts o;
+    optinc_onn_train_result r;
+    int hidden[2] = {12, 12};
+    optinc_onn_export_opts eo = {"onn44", 0, 1, 0, 4, 4, NULL};
+    snprintf(path, size, "%s/onn44.yaml", dir);
+    if (optinc_onn_task_unit(&t, 4, 4, OPTINC_P_DIGIT_SUMS, OPTINC_ROUND_HALF_EVEN, &err) ||
+        optinc_onn_alloc(&net, &t, hidden, 2, NULL, &err))
+        return -1;
+    optinc_onn_train_defaults(&o);
+    o.max_epochs = 300;
+    int bad = optinc_onn_train(&net, &o, 0, &r, &err) || optinc_onn_export(&net, path, &eo, &err);
+    optinc_onn_free(&net);
+    return bad ? -1 : 0;
 }
 
 /* The value of "key": in a JSON line, as text up to the next , or } (NULL
