@@ -22,10 +22,18 @@
  *    merge).
  *  - YAML null (an empty value, "~", "null") means "not given": the default
  *    applies.
- *  - Resource limits: the file size and the nesting depth are checked before
- *    any schema walk; matrix sizes are checked before anything is allocated.
- *    libyaml's loader is not recursive, and aliases share nodes, so neither
- *    deep nesting nor alias bombs cost more than the file's own size.
+ *  - Resource limits (optinc-limits(7)): the file size first; then one pass
+ *    of libyaml's event parser checks the nesting depth and counts nodes,
+ *    anchors and aliases before the document is built, because libyaml has
+ *    no limits of its own: its time grows with the square of the flow
+ *    nesting and of the number of anchors (a 100 kB file of '[' took 49 s,
+ *    100,000 anchors 50 s) and its memory is ~90 bytes per byte of "1,1,"
+ *    (a 64 MiB spec would need 5 GB).  The pass stops at the first event
+ *    past a limit, so it costs no more than the file's size.  Matrix sizes,
+ *    their sum, the number of matrices and layers and the size of the
+ *    circuit the layers compile to are checked before anything is allocated
+ *    or generated.  Aliases share nodes and the walk visits only what the
+ *    schema asks for, so alias bombs cost nothing beyond the alias count.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -39,6 +47,7 @@
 #include <unistd.h>
 #include <yaml.h>
 #include "optinc/fileio.h"
+#include "optinc/limits.h"
 #include "optinc/matrix.h"
 #include "optinc/spec.h"
 
@@ -47,6 +56,7 @@ typedef struct ctx {
     yaml_document_t *doc;
     optinc_error *err;
     optinc_spec *spec;
+    long long cards;           /* the layers so far would compile to */
 } ctx;
 
 static yaml_node_t *node(ctx *c, int index) { return yaml_document_get_node(c->doc, index); }
@@ -606,6 +616,15 @@ static optinc_status parse_info(ctx *c, yaml_node_t *n)
 
 /* ------------------------------------------------------------ matrices -- */
 
+/* A layer of this matrix would need a mesh on more modes than the limit. */
+static optinc_status too_many_modes(ctx *c, yaml_node_t *v, const char *what, int k, long long d)
+{
+    char lim[160];
+    return fail(c, v, "'shape' in %s has %lld %s: its mesh would have more modes than %s; "
+                "or split the layer into smaller ones", what, d, k ? "columns" : "rows",
+                optinc_limit_text(OPTINC_LIMIT_MODES, lim, sizeof lim));
+}
+
 static optinc_status parse_shape(ctx *c, yaml_node_t *n, const char *what, int *rows, int *cols)
 {
     char buf[80];
@@ -620,14 +639,19 @@ static optinc_status parse_shape(ctx *c, yaml_node_t *n, const char *what, int *
         optinc_status st = whole(c, v, "shape", what, 0, &d[k], &u);
         if (st)
             return st;
-        if (d[k] < 1 || d[k] > OPTINC_MATRIX_DIM_MAX)
-            return fail(c, v, "'shape' in %s has %s %lld; each dimension must be 1..%d", what,
-                        k ? "cols" : "rows", d[k], OPTINC_MATRIX_DIM_MAX);
+        if (d[k] < 1)
+            return fail(c, v, "'shape' in %s has %s %lld; each dimension must be at least 1",
+                        what, k ? "cols" : "rows", d[k]);
+        if (d[k] > OPTINC_MATRIX_DIM_MAX)
+            return too_many_modes(c, v, what, k, d[k]);
     }
     if (d[0] * d[1] > OPTINC_MATRIX_ENTRIES_MAX)
         return fail(c, n, "'shape' [%lld, %lld] of %s has %lld entries, more than the limit "
                     "of %ld (2^26); split the weights over smaller layers", d[0], d[1], what,
                     d[0] * d[1], OPTINC_MATRIX_ENTRIES_MAX);
+    for (int k = 0; k < 2; k++)
+        if (d[k] > optinc_limit(OPTINC_LIMIT_MODES))
+            return too_many_modes(c, node(c, n->data.sequence.items.start[k]), what, k, d[k]);
     *rows = (int)d[0];
     *cols = (int)d[1];
     return OPTINC_OK;
@@ -817,12 +841,45 @@ static optinc_status parse_matrix(ctx *c, yaml_node_t *key, yaml_node_t *def,
     return parse_generate(c, src, m);
 }
 
+static optinc_status too_many(ctx *c, yaml_node_t *n, const char *what, size_t count)
+{
+    return fail(c, n, "'%s' has %zu entries, more than the limit of %d (OPTINC_LAYERS_MAX); "
+                "split the network over several specs", what, count, OPTINC_LAYERS_MAX);
+}
+
+/* The entries of all matrices together, before any is read or generated;
+ * a shape that is wrong is skipped here (c->err is swapped for a scratch
+ * record) and reported by parse_matrix, in file order. */
+static optinc_status check_total_entries(ctx *c, yaml_node_t *n)
+{
+    optinc_error scratch, *err = c->err;
+    long long total = 0;
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        yaml_node_t *shape = get(c, node(c, p->value), "shape");
+        int rows, cols;
+        c->err = &scratch;
+        int ok = shape && !parse_shape(c, shape, "", &rows, &cols);
+        c->err = err;
+        if (ok && strncmp(scalar_of(node(c, p->key)), "x-", 2) &&
+            (total += (long long)rows * cols) > OPTINC_MATRIX_ENTRIES_MAX)
+            return fail(c, shape, "with matrix '%.64s' the matrices hold %lld entries in total, "
+                        "more than the limit of %ld (2^26, 1 GiB of complex numbers); put "
+                        "fewer or smaller matrices in one spec", scalar_of(node(c, p->key)),
+                        total, OPTINC_MATRIX_ENTRIES_MAX);
+    }
+    return OPTINC_OK;
+}
+
 static optinc_status parse_matrices(ctx *c, yaml_node_t *n)
 {
     optinc_status st = check_map(c, n, "matrices", NULL);
     if (st)
         return st;
     size_t count = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+    if (count > OPTINC_LAYERS_MAX)
+        return too_many(c, n, "matrices", count);
+    if ((st = check_total_entries(c, n)))
+        return st;
     if (count && !(c->spec->matrices = calloc(count, sizeof *c->spec->matrices)))
         return optinc_fail(c->err, OPTINC_ERUN, c->path, 0, 0, "out of memory");
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
@@ -855,6 +912,25 @@ static optinc_status undefined_matrix(ctx *c, yaml_node_t *v, const char *what)
                                 c->spec->matrices[i].name);
     return fail(c, v, "%s uses matrix '%s', which is not defined under 'matrices'; define it "
                 "there%s%s", what, scalar_of(v), len ? " or use one of: " : "", list);
+}
+
+/* Adds the cards layer L compiles to (a mesh of n modes is n(n-1)/2 MZIs and n
+ * phase shifters; an attenuator column one card per channel) to the
+ * circuit's count, which must stay within the limit; v is the matrix node. */
+static optinc_status count_cards(ctx *c, yaml_node_t *v, const optinc_spec_layer *L)
+{
+    const optinc_spec_matrix *m = &c->spec->matrices[L->matrix];
+    long long r = m->rows, k = m->cols, n = r > k ? r : k;
+    if (L->attenuators == OPTINC_ATT_MIDDLE)
+        c->cards += r * (r + 1) / 2 + k * (k + 1) / 2 + (r < k ? r : k);
+    else
+        c->cards += n * (n + 1) / 2 + (L->attenuators == OPTINC_ATT_NONE ? 0 : n);
+    if (c->cards <= optinc_limit(OPTINC_LIMIT_CARDS))
+        return OPTINC_OK;
+    char lim[160];
+    return fail(c, v, "with layer '%s' the circuit would have %lld cards (MZIs, phase shifters "
+                "and attenuators), more than %s; or split the network over several specs",
+                L->name, c->cards, optinc_limit_text(OPTINC_LIMIT_CARDS, lim, sizeof lim));
 }
 
 static optinc_status parse_layer(ctx *c, yaml_node_t *n, int index)
@@ -901,6 +977,8 @@ static optinc_status parse_layer(ctx *c, yaml_node_t *n, int index)
     L->mesh = (optinc_mesh_kind)mesh;
     L->attenuators = (optinc_att_position)att;
     L->activation = (optinc_activation)act;
+    if ((st = count_cards(c, v, L)))
+        return st;
     if (index > 0) {
         const optinc_spec_matrix *prev = &s->matrices[s->layers[index - 1].matrix];
         const optinc_spec_matrix *cur = &s->matrices[L->matrix];
@@ -921,6 +999,8 @@ static optinc_status parse_layers(ctx *c, yaml_node_t *n)
         return fail(c, n, "'layers' must be a list of layers ('- name: L1 ...'), not %s",
                     describe(n, buf, sizeof buf));
     size_t count = (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    if (count > OPTINC_LAYERS_MAX)
+        return too_many(c, n, "layers", count);
     if (count && !(c->spec->layers = calloc(count, sizeof *c->spec->layers)))
         return optinc_fail(c->err, OPTINC_ERUN, c->path, 0, 0, "out of memory");
     for (size_t i = 0; i < count; i++) {
@@ -1210,43 +1290,6 @@ static optinc_status parse_root(ctx *c, yaml_node_t *root)
     return OPTINC_OK;
 }
 
-/* Nesting depth without recursion: libyaml numbers nodes in the order their
- * start events arrive, so a real child always has a larger index than its
- * parent (an alias refers back to a smaller one and adds no nesting). */
-static optinc_status check_depth(ctx *c)
-{
-    int n = (int)(c->doc->nodes.top - c->doc->nodes.start);
-    int *depth = calloc((size_t)n + 1, sizeof *depth);
-    optinc_status st = OPTINC_OK;
-    if (!depth)
-        return optinc_fail(c->err, OPTINC_ERUN, c->path, 0, 0, "out of memory");
-    depth[1] = 1;
-    for (int i = 1; i <= n && !st; i++) {
-        yaml_node_t *p = node(c, i);
-        int kids[2];
-        if (p->type == YAML_SEQUENCE_NODE) {
-            for (yaml_node_item_t *it = p->data.sequence.items.start;
-                 it < p->data.sequence.items.top; it++)
-                if (*it > i)
-                    depth[*it] = depth[i] + 1;
-        } else if (p->type == YAML_MAPPING_NODE) {
-            for (yaml_node_pair_t *q = p->data.mapping.pairs.start;
-                 q < p->data.mapping.pairs.top; q++) {
-                kids[0] = q->key;
-                kids[1] = q->value;
-                for (int k = 0; k < 2; k++)
-                    if (kids[k] > i)
-                        depth[kids[k]] = depth[i] + 1;
-            }
-        }
-        if (depth[i] > OPTINC_SPEC_DEPTH_MAX)
-            st = fail(c, p, "the YAML is nested more than %d levels deep, the limit; a spec "
-                      "needs about 6, so flatten this part", OPTINC_SPEC_DEPTH_MAX);
-    }
-    free(depth);
-    return st;
-}
-
 static optinc_status syntax_error(ctx *c, yaml_parser_t *p, const char *text, size_t len)
 {
     if (p->error == YAML_MEMORY_ERROR)
@@ -1277,6 +1320,68 @@ static optinc_status syntax_error(ctx *c, yaml_parser_t *p, const char *text, si
                                                        "control characters"
                        : tab ? "YAML does not allow tabs in indentation, indent with spaces"
                              : "check indentation, brackets, colons and quotes");
+}
+
+static optinc_status too_much(ctx *c, const yaml_event_t *ev, const char *verb, long limit,
+                              const char *unit, const char *name, const char *fix)
+{
+    return optinc_fail(c->err, OPTINC_EINPUT, c->path, (int)ev->start_mark.line + 1,
+                       (int)ev->start_mark.column + 1, "the YAML %s %ld %s, the limit (%s); %s",
+                       verb, limit, unit, name, fix);
+}
+
+/* The limits on the YAML itself, in one pass of events (see the top): the
+ * nesting depth (the root is level 1; a scalar counts as a level, as a node
+ * does), the number of nodes, anchors and aliases. */
+static optinc_status check_yaml_limits(ctx *c, const char *text, size_t len)
+{
+    yaml_parser_t p;
+    yaml_event_t ev;
+    long depth = 0, nodes = 0, anchors = 0, aliases = 0;
+    optinc_status st = OPTINC_OK;
+    if (!yaml_parser_initialize(&p))
+        return optinc_fail(c->err, OPTINC_ERUN, c->path, 0, 0, "out of memory");
+    yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+    for (int done = 0; !done && !st;) {
+        if (!yaml_parser_parse(&p, &ev)) {
+            st = syntax_error(c, &p, text, len);
+            break;
+        }
+        const yaml_char_t *anchor = NULL;
+        long level = 0;
+        if (ev.type == YAML_SCALAR_EVENT) {
+            anchor = ev.data.scalar.anchor;
+            level = depth + 1;
+        } else if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+            anchor = ev.type == YAML_SEQUENCE_START_EVENT ? ev.data.sequence_start.anchor
+                                                          : ev.data.mapping_start.anchor;
+            level = ++depth;
+        } else if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT) {
+            depth--;
+        } else if (ev.type == YAML_STREAM_END_EVENT) {
+            done = 1;
+        }
+        if (level > OPTINC_SPEC_DEPTH_MAX)
+            st = too_much(c, &ev, "is nested more than", OPTINC_SPEC_DEPTH_MAX,
+                          "levels deep", "OPTINC_SPEC_DEPTH_MAX",
+                          "a spec needs about 6, so flatten this part");
+        else if (level && ++nodes > OPTINC_SPEC_NODES_MAX)
+            st = too_much(c, &ev, "has more than", OPTINC_SPEC_NODES_MAX,
+                          "nodes (values, lists and mappings)", "OPTINC_SPEC_NODES_MAX",
+                          "put large matrices in .npy or .csv files and refer to them with "
+                          "'file:'");
+        else if (anchor && ++anchors > OPTINC_SPEC_ANCHORS_MAX)
+            st = too_much(c, &ev, "defines more than", OPTINC_SPEC_ANCHORS_MAX,
+                          "anchors (&name)", "OPTINC_SPEC_ANCHORS_MAX",
+                          "write the repeated parts out instead");
+        else if (ev.type == YAML_ALIAS_EVENT && ++aliases > OPTINC_SPEC_ALIASES_MAX)
+            st = too_much(c, &ev, "uses more than", OPTINC_SPEC_ALIASES_MAX,
+                          "aliases (*name)", "OPTINC_SPEC_ALIASES_MAX",
+                          "write the repeated parts out, or put large matrices in .npy files");
+        yaml_event_delete(&ev);
+    }
+    yaml_parser_delete(&p);
+    return st;
 }
 
 static optinc_status read_spec_file(const char *path, char **text, size_t *len,
@@ -1318,7 +1423,9 @@ static optinc_status load_document(ctx *c, const char *text, size_t len)
 {
     yaml_parser_t parser;
     yaml_document_t doc, extra;
-    optinc_status st;
+    optinc_status st = check_yaml_limits(c, text, len);
+    if (st)
+        return st;
     if (!yaml_parser_initialize(&parser))
         return optinc_fail(c->err, OPTINC_ERUN, c->path, 0, 0, "out of memory");
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
@@ -1343,7 +1450,7 @@ static optinc_status load_document(ctx *c, const char *text, size_t len)
         else
             st = OPTINC_OK;
         yaml_document_delete(&extra);
-        if (!st && !(st = check_depth(c)))
+        if (!st)
             st = parse_root(c, root);
     }
     yaml_document_delete(&doc);
@@ -1373,7 +1480,7 @@ optinc_status optinc_spec_load(const char *path, optinc_spec **out, optinc_error
         return st;
     }
     optinc_sha256(text, len, s->sha256);
-    ctx c = {s->path, NULL, err, s};
+    ctx c = {s->path, NULL, err, s, 0};
     st = load_document(&c, text, len);
     free(text);
     if (st) {

@@ -48,6 +48,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "optinc/fileio.h"
+#include "optinc/limits.h"
 #include "optinc/netlist.h"
 
 /* ================================================================= cards */
@@ -128,6 +129,8 @@ typedef struct cell {
     int param0, nparams;    /* defaults: cparams[param0 ..] */
     int nnets;              /* local nets: ports 0..nports-1, then internal */
     int state;              /* recursion check: 0 new, 1 on stack, 2 done */
+    int height;             /* levels of cells from this one down (when done) */
+    long size;              /* flattened: cards + instances + their parameters (saturated) */
 } cell;
 
 typedef struct inst {
@@ -734,6 +737,13 @@ static int card_id(const reader *r, int file, tok t)
     return -1;
 }
 
+static int too_many_params(reader *r, int file, tok at)
+{
+    return fail_at(r, file, at.off, "more than %d parameters here, the reader's limit "
+                   "(OPTINC_NETLIST_PARAMS_MAX) for the globals, a .subckt or an instance",
+                   OPTINC_NETLIST_PARAMS_MAX);
+}
+
 /* k=v tokens of statement s from index i on, into a param list (duplicates
  * refused); values resolve against the globals defined so far. */
 static int parse_params(reader *r, int s, int i, param **arr, int *n, size_t *cap, int start)
@@ -747,7 +757,9 @@ static int parse_params(reader *r, int s, int i, param **arr, int *n, size_t *ca
         if (need_name(r, file, k, "parameter"))
             return -1;
         const char *kp = tp(r, file, k);
-        if (find_param(*arr + start, *n - start, kp, (int)k.len))
+        if (*n - start == OPTINC_NETLIST_PARAMS_MAX)
+            return too_many_params(r, file, k);
+        if (*n > start && find_param(*arr + start, *n - start, kp, (int)k.len))
             return fail_at(r, file, k.off, "parameter '%.*s' is given twice", (int)k.len, kp);
         double x;
         if (value_of(r, file, v, NULL, &x))
@@ -790,7 +802,15 @@ static int parse_subckt(reader *r, int s)
     c->stmt = s;
     c->first = r->ninsts;
     int i = 2;
-    for (; i < st->ntok && !split_param(r, file, *stok(r, s, i), &k, &v); i++) {
+    while (i < st->ntok && !split_param(r, file, *stok(r, s, i), &k, &v))
+        i++;
+    if (i - 2 > 2 * optinc_limit(OPTINC_LIMIT_MODES)) {
+        char lim[160];
+        return fail_at(r, file, name.off, ".subckt '%.*s' has %d ports, more than twice %s",
+                       (int)name.len, tp(r, file, name), i - 2,
+                       optinc_limit_text(OPTINC_LIMIT_MODES, lim, sizeof lim));
+    }
+    for (i = 2; i < st->ntok && !split_param(r, file, *stok(r, s, i), &k, &v); i++) {
         tok p = *stok(r, s, i);
         if (need_name(r, file, p, "port"))
             return -1;
@@ -821,6 +841,8 @@ static int parse_instance(reader *r, int s, int in_cell)
     if (model < 1)
         return fail_at(r, file, name.off, "instance '%.*s' has no model: write NAME NETS... "
                        "MODEL [key=value ...]", (int)name.len, tp(r, file, name));
+    if (st->ntok - 1 - model > OPTINC_NETLIST_PARAMS_MAX)
+        return too_many_params(r, file, *stok(r, s, model + 1 + OPTINC_NETLIST_PARAMS_MAX));
     for (int i = 1; i <= model; i++) {
         tok t = *stok(r, s, i);
         if (split_param(r, file, t, &k, &v))
@@ -1082,27 +1104,46 @@ out:
     return rc;
 }
 
-/* No cell may instantiate itself, directly or through others. */
-static int check_recursion(reader *r, int ci)
+/* No cell may instantiate itself, directly or through others, nor nest more
+ * than OPTINC_NETLIST_NEST_MAX levels deep (flattening recurses once per
+ * level).  depth is the number of cells above ci on the current path; the
+ * height of every finished cell is kept, so each cell is walked once.  The
+ * walk also sizes each cell's flattening (what flatten() will make and copy:
+ * one per card, one per cell instance plus one per parameter it copies), so
+ * a hierarchy that multiplies out to billions is refused before it starts;
+ * sizes saturate just past OPTINC_CARDS_CAP. */
+static int check_recursion(reader *r, int ci, int depth)
 {
     cell *c = &r->cells[ci];
-    if (c->state == 2)
+    if (c->state == 2 && depth + c->height <= OPTINC_NETLIST_NEST_MAX)
         return 0;
     c->state = 1;
+    c->height = 1;
+    c->size = 0;
     for (int i = c->first; i < c->first + c->n; i++) {
         int m = r->insts[i].model - N_CARDS;
-        if (m < 0)
+        if (m < 0) {
+            c->size = c->size < OPTINC_CARDS_CAP ? c->size + 1 : OPTINC_CARDS_CAP + 1;
             continue;
-        if (r->cells[m].state == 1) {
-            int s = r->insts[i].stmt, file = r->stmts[s].file;
-            tok t = *stok(r, s, 1 + r->insts[i].nnets);
+        }
+        int s = r->insts[i].stmt, file = r->stmts[s].file;
+        tok t = *stok(r, s, 1 + r->insts[i].nnets);
+        if (r->cells[m].state == 1)
             return fail_at(r, file, t.off, "recursive cell: instantiating '%.*s' here makes "
                            "'%.*s' contain itself", (int)t.len, tp(r, file, t),
                            (int)stok(r, c->stmt, 1)->len,
                            tp(r, r->stmts[c->stmt].file, *stok(r, c->stmt, 1)));
-        }
-        if (check_recursion(r, m))
+        if (depth + 2 > OPTINC_NETLIST_NEST_MAX)
+            return fail_at(r, file, t.off, "cells nest more than %d levels deep here, the "
+                           "reader's limit (OPTINC_NETLIST_NEST_MAX); optinc writes 3 levels, "
+                           "so flatten part of the hierarchy", OPTINC_NETLIST_NEST_MAX);
+        if (check_recursion(r, m, depth + 1))
             return -1;
+        if (r->cells[m].height + 1 > c->height)
+            c->height = r->cells[m].height + 1;
+        c->size += 1 + r->cells[m].nparams + r->cells[m].size;
+        if (c->size > OPTINC_CARDS_CAP)
+            c->size = OPTINC_CARDS_CAP + 1;
     }
     c->state = 2;
     return 0;
@@ -1114,7 +1155,7 @@ static int check(reader *r)
         if (check_cell(r, ci))
             return -1;
     for (int ci = 0; ci < r->ncells; ci++)
-        if (check_recursion(r, ci))
+        if (check_recursion(r, ci, 0))
             return -1;
     int s = r->top, file = r->stmts[s].file;
     int nnets = r->stmts[s].ntok - 2;
@@ -1130,6 +1171,16 @@ static int check(reader *r)
     if (m < N_CARDS)
         return fail_at(r, file, stok(r, s, 1 + nnets)->off, "the top instance line must "
                        "instantiate a .subckt, not the card '%s'", cards[m].name);
+    const cell *top = &r->cells[m - N_CARDS];
+    if (top->size > optinc_limit(OPTINC_LIMIT_CARDS)) {
+        char lim[160];
+        tok t = *stok(r, s, 1 + nnets);
+        return fail_at(r, file, t.off, "'%.*s' flattens to %s%ld cards and cell instances "
+                       "(with one per parameter a cell instance copies), more than %s",
+                       (int)t.len, tp(r, file, t), top->size > OPTINC_CARDS_CAP ? "over " : "",
+                       top->size > OPTINC_CARDS_CAP ? OPTINC_CARDS_CAP : top->size,
+                       optinc_limit_text(OPTINC_LIMIT_CARDS, lim, sizeof lim));
+    }
     for (int i = 1; i <= nnets; i++)
         for (int j = 1; j < i; j++)
             if (stok(r, s, i)->len == stok(r, s, j)->len
@@ -1743,8 +1794,14 @@ static int meta_layer(reader *r, const meta *m, optinc_layer *L)
         double d;
         int w;
         if (teq(r, file, k, "rows") || teq(r, file, k, "cols")) {
-            if (int_value(r, file, v, 1, OPTINC_MATRIX_DIM_MAX, &x))
+            if (int_value(r, file, v, 1, INT_MAX, &x))
                 return -1;
+            if (x > optinc_limit(OPTINC_LIMIT_MODES)) {
+                char lim[160];
+                return fail_at(r, file, v.off, "layer '%s' has %lld %s, more modes than %s",
+                               L->name, x, teq(r, file, k, "rows") ? "rows" : "columns",
+                               optinc_limit_text(OPTINC_LIMIT_MODES, lim, sizeof lim));
+            }
             *(teq(r, file, k, "rows") ? &L->rows : &L->cols) = (int)x;
             seen |= teq(r, file, k, "rows") ? 1 : 2;
         } else if (teq(r, file, k, "gain")) {
@@ -1982,7 +2039,7 @@ static int flatten_top(reader *r)
         if (j < c->nports)
             r->end0[g] = -(1 + j);
     }
-    scope sc = {r->cparams + c->param0, c->nparams};
+    scope sc = {c->nparams ? r->cparams + c->param0 : NULL, c->nparams};
     if (flatten(r, r->top_cell, 0, -1, &sc))
         return -1;
     return fuse_mzis(r);
@@ -2074,16 +2131,25 @@ static optinc_status build(reader *r, optinc_circuit **out)
     const cell *top = &r->cells[r->top_cell];
     int file = r->stmts[top->stmt].file;
     tok name = *stok(r, top->stmt, 1);
-    int nl = 0;
+    int nl = 0, nsect = 0;
     for (int i = 0; i < r->nmetas; i++) {
         const meta *m = &r->metas[i];
-        if (m->key.len > 6 && !strncmp(tp(r, m->file, m->key), "layer.", 6)
-            && !memchr(tp(r, m->file, m->key) + 6, '.', m->key.len - 6))
-            nl++;
+        if (m->key.len > 6 && !strncmp(tp(r, m->file, m->key), "layer.", 6)) {
+            if (memchr(tp(r, m->file, m->key) + 6, '.', m->key.len - 6))
+                nsect++;
+            else
+                nl++;
+        }
     }
     if (!nl) {
         fail_at(r, 0, 0, "no '*! layer.NAME = rows=.. cols=.. gain=..' header lines: optinc "
                 "rebuilds a circuit layer by layer from them (see optinc-netlist(5))");
+        return r->st;
+    }
+    if (nl > OPTINC_LAYERS_MAX || nsect > 8 * OPTINC_LAYERS_MAX) {
+        fail_at(r, 0, 0, "more than %d layers (or %d device section lines), the reader's "
+                "limit (OPTINC_LAYERS_MAX); split the network over several netlists",
+                OPTINC_LAYERS_MAX, 8 * OPTINC_LAYERS_MAX);
         return r->st;
     }
     if (name.len >= OPTINC_NAME_MAX) {

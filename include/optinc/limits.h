@@ -1,0 +1,52 @@
+/*
+ * limits.h - the resource limits optinc puts on its inputs (optinc-limits(7)).
+ *
+ * A spec or a netlist is a small program: a few bytes can ask for a
+ * 10^6-mode mesh (5 * 10^11 MZIs), a hierarchy that flattens to 10^15 cards,
+ * or YAML that makes a parser run for hours.  optinc refuses such inputs
+ * before it allocates or computes anything, with a message that names the
+ * limit and says how to get under it or raise it.  Two kinds:
+ *
+ *  - Soft limits on the size of the circuit, which a bigger machine may want
+ *    to raise.  Their defaults are what a laptop compiles in seconds and
+ *    writes as a netlist the reader accepts; the environment variable of the
+ *    same name raises (or lowers) them, up to a hard cap that keeps every
+ *    index within its integer type.
+ *  - Hard limits on the shape of the text (nesting, counts that keep the
+ *    readers' checks linear), compile-time constants here and in spec.h,
+ *    netlist.h and fileio.h: no real input comes near them.
+ */
+#ifndef OPTINC_LIMITS_H
+#define OPTINC_LIMITS_H
+
+typedef enum optinc_limit_id {
+    OPTINC_LIMIT_MODES,   /* OPTINC_MAX_MODES: rows and cols of a layer (modes of a mesh) */
+    OPTINC_LIMIT_CARDS    /* OPTINC_MAX_CARDS: cards of a compiled circuit or a flattened
+                           * netlist (MZIs, phase shifters, attenuators, cell instances) */
+} optinc_limit_id;
+
+#define OPTINC_MODES_DEFAULT 1024L        /* 523,776 MZIs per mesh, ~8 s to decompose */
+#define OPTINC_MODES_CAP 65536L           /* = OPTINC_MATRIX_DIM_MAX */
+#define OPTINC_CARDS_DEFAULT (1L << 23)   /* 8,388,608: eight 1024 x 1024 layers */
+#define OPTINC_CARDS_CAP (1L << 28)       /* card ends are int indices: 4 per card */
+
+/* The limit in force: the value of the environment variable named
+ * optinc_limit_name(id) when it is a whole number in 1..cap, else the
+ * default. */
+long optinc_limit(optinc_limit_id id);
+const char *optinc_limit_name(optinc_limit_id id);
+
+/* "the limit of 1024 (OPTINC_MAX_MODES); to go past it set the environment
+ * variable OPTINC_MAX_MODES (at most 65536)": the tail of every message about
+ * a soft limit.  Returns buf. */
+char *optinc_limit_text(optinc_limit_id id, char *buf, unsigned size);
+
+/* Hard limits on the text. */
+#define OPTINC_LAYERS_MAX 4096            /* layers, or matrices, in a spec or netlist */
+#define OPTINC_SPEC_NODES_MAX (1L << 22)  /* YAML nodes in a spec: ~180 bytes each */
+#define OPTINC_SPEC_ANCHORS_MAX 1024      /* YAML &anchors in a spec */
+#define OPTINC_SPEC_ALIASES_MAX 65536     /* YAML *aliases in a spec */
+#define OPTINC_NETLIST_NEST_MAX 64        /* levels of .subckt instantiation, top included */
+#define OPTINC_NETLIST_PARAMS_MAX 4096    /* .param entries of one scope (globals, a cell) */
+
+#endif

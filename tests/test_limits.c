@@ -1,0 +1,464 @@
+/*
+ * test_limits.c - resource limits (optinc-limits(7)): inputs that would need
+ * absurd memory or time are refused before the work starts, with the
+ * position of what asks for it and a message that names the limit and how to
+ * raise it or get under it.
+ *
+ * Each case builds the input (most are too big or too repetitive to keep as
+ * files) in a scratch directory and checks the status, LINE:COL and message
+ * fragments from the library; the small fixtures under tests/bad/limits/ go
+ * through the program too (exit 2, "FILE:LINE:COL: error:", no output file).
+ * Soft limits are changed with setenv(): Criterion runs every test in its own
+ * process, so a change never leaks into another test.  The .timeout of a
+ * test is only a guard against a limit that stopped working (the parsers'
+ * time then grows with the square of the input): the cases finish in well
+ * under a second each.
+ */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "optinc/limits.h"
+#include "optinc/netlist.h"
+#include "optinc/spec.h"
+#include "testutil.h"
+
+/* A growing text buffer for the generated inputs. */
+typedef struct text { char *s; size_t n, cap; } text;
+
+static void add(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void add(text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    while (t->n + (size_t)need + 1 > t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 4096;
+        t->s = realloc(t->s, t->cap);
+        cr_assert_not_null(t->s);
+    }
+    va_start(ap, fmt);
+    vsnprintf(t->s + t->n, t->cap - t->n, fmt, ap);
+    va_end(ap);
+    t->n += (size_t)need;
+}
+
+/* Writes t to the scratch file name and frees it; returns the path. */
+static const char *save(text *t, const char *name)
+{
+    cr_assert_eq(tu_write_file(tu_scratch(name), t->s), 0);
+    free(t->s);
+    *t = (text){0};
+    return tu_scratch_last();
+}
+
+/* The expected failure: status, position (0 = not checked) and up to three
+ * fragments of the message. */
+static void expect_fail(optinc_status st, const optinc_error *err, int line, int col,
+                        const char *f1, const char *f2, const char *f3)
+{
+    cr_expect_eq(st, OPTINC_EINPUT, "status %d: %s", st, err->message);
+    if (line)
+        cr_expect(err->line == line && err->column == col, "at %d:%d, want %d:%d: %s",
+                  err->line, err->column, line, col, err->message);
+    const char *frag[3] = {f1, f2, f3};
+    for (int i = 0; i < 3; i++)
+        if (frag[i])
+            cr_expect(strstr(err->message, frag[i]), "message lacks '%s': %s", frag[i],
+                      err->message);
+}
+
+static optinc_status load_spec(const char *path, optinc_error *err)
+{
+    optinc_spec *s = (optinc_spec *)1;
+    optinc_status st = optinc_spec_load(path, &s, err);
+    if (st)
+        cr_expect_null(s, "no spec on failure");
+    optinc_spec_free(st ? NULL : s);
+    return st;
+}
+
+static optinc_status load_netlist(const char *path, optinc_error *err)
+{
+    optinc_circuit *c = (optinc_circuit *)1;
+    optinc_status st = optinc_netlist_read(path, &c, err);
+    if (st)
+        cr_expect_null(c, "no circuit on failure");
+    optinc_circuit_free(st ? NULL : c);
+    return st;
+}
+
+static const char spec_head[] = "schema_version: 1\nname: limits\n";
+
+/* ---------------------------------------------------------------- soft limits -- */
+
+Test(limits, soft_limits_read_the_environment)
+{
+    cr_expect_eq(optinc_limit(OPTINC_LIMIT_MODES), OPTINC_MODES_DEFAULT);
+    cr_expect_eq(optinc_limit(OPTINC_LIMIT_CARDS), OPTINC_CARDS_DEFAULT);
+    cr_expect_str_eq(optinc_limit_name(OPTINC_LIMIT_MODES), "OPTINC_MAX_MODES");
+    cr_expect_str_eq(optinc_limit_name(OPTINC_LIMIT_CARDS), "OPTINC_MAX_CARDS");
+    setenv("OPTINC_MAX_MODES", "4096", 1);
+    cr_expect_eq(optinc_limit(OPTINC_LIMIT_MODES), 4096);
+    /* Not a whole number in 1..cap: the default stays in force. */
+    const char *bad[] = {"", "0", "-5", "12x", "65537", "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        setenv("OPTINC_MAX_MODES", bad[i], 1);
+        cr_expect_eq(optinc_limit(OPTINC_LIMIT_MODES), OPTINC_MODES_DEFAULT, "'%s'", bad[i]);
+    }
+    setenv("OPTINC_MAX_MODES", "65536", 1);
+    cr_expect_eq(optinc_limit(OPTINC_LIMIT_MODES), OPTINC_MODES_CAP);
+    char buf[200];
+    setenv("OPTINC_MAX_CARDS", "12345", 1);
+    cr_expect_str_eq(optinc_limit_text(OPTINC_LIMIT_CARDS, buf, sizeof buf),
+                     "the limit of 12345 (OPTINC_MAX_CARDS); to go past it set the environment "
+                     "variable OPTINC_MAX_CARDS (at most 268435456)");
+}
+
+/* ----------------------------------------------------------------------- spec -- */
+
+Test(limits, mesh_of_a_million_modes, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    optinc_error err = {0};
+    text t = {0};
+    add(&t, "%smatrices:\n  W:\n    shape: [1000000, 1000000]\n"
+            "    generate: {kind: haar_unitary}\n", spec_head);
+    optinc_status st = load_spec(save(&t, "m.yaml"), &err);
+    expect_fail(st, &err, 5, 13, "has 1000000 rows", "OPTINC_MAX_MODES", "at most 65536");
+    /* Columns past the limit point at the columns. */
+    add(&t, "%smatrices:\n  W: {shape: [2, 1025], generate: {kind: gaussian}}\n", spec_head);
+    st = load_spec(save(&t, "c.yaml"), &err);
+    expect_fail(st, &err, 4, 18, "has 1025 columns", "limit of 1024 (OPTINC_MAX_MODES)", NULL);
+}
+
+Test(limits, modes_limit_is_raised_by_the_environment, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    optinc_error err = {0};
+    text t = {0};
+    add(&t, "%smatrices:\n  W: {shape: [2048, 3], generate: {kind: gaussian}}\n", spec_head);
+    const char *path = save(&t, "w.yaml");
+    expect_fail(load_spec(path, &err), &err, 4, 15, "2048 rows", "limit of 1024", NULL);
+    setenv("OPTINC_MAX_MODES", "2048", 1);
+    cr_expect_eq(load_spec(path, &err), OPTINC_OK, "%s", err.message);
+    setenv("OPTINC_MAX_MODES", "16", 1);
+    add(&t, "%smatrices:\n  W: {shape: [17, 3], generate: {kind: gaussian}}\n", spec_head);
+    expect_fail(load_spec(save(&t, "s.yaml"), &err), &err, 4, 15, "17 rows", "limit of 16",
+                NULL);
+}
+
+Test(limits, huge_generate_refused_before_generating, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    /* 65 generated 1024 x 1024 matrices: 1.1 GiB in all.  The total is
+     * checked before the first is generated, at the shape that crosses it. */
+    optinc_error err = {0};
+    text t = {0};
+    add(&t, "%smatrices:\n", spec_head);
+    for (int i = 0; i < 65; i++)
+        add(&t, "  W%d: {shape: [1024, 1024], generate: {kind: haar_unitary}}\n", i);
+    expect_fail(load_spec(save(&t, "g.yaml"), &err), &err, 3 + 65, 16, "with matrix 'W64'",
+                "68157440 entries in total", "limit of 67108864");
+    /* One matrix alone past the entry limit keeps its own message. */
+    add(&t, "%smatrices:\n  W: {shape: [65536, 1025], generate: {kind: gaussian}}\n",
+        spec_head);
+    expect_fail(load_spec(save(&t, "one.yaml"), &err), &err, 4, 14, "67174400 entries",
+                "more than the limit of 67108864 (2^26)", NULL);
+}
+
+Test(limits, circuit_cards, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    /* Eight 1024 x 1024 layers: 8 * (2 * 524800 + 1024) = 8404992 cards. */
+    optinc_error err = {0};
+    text t = {0};
+    add(&t, "%smatrices:\n  W: {shape: [1024, 1024], generate: {kind: gaussian}}\nlayers:\n",
+        spec_head);
+    for (int i = 1; i <= 8; i++)
+        add(&t, "  - {name: L%d, matrix: W}\n", i);
+    expect_fail(load_spec(save(&t, "c.yaml"), &err), &err, 13, 24, "with layer 'L8'",
+                "8404992 cards", "limit of 8388608 (OPTINC_MAX_CARDS)");
+    /* A lower limit from the environment, counted per attenuator position:
+     * 4x4 none = 10, input = 14, middle 2x4 = 3 + 10 + 2. */
+    setenv("OPTINC_MAX_CARDS", "38", 1);
+    add(&t, "%smatrices:\n  A: {shape: [4, 4], generate: {kind: gaussian}}\n"
+            "  B: {shape: [2, 4], generate: {kind: gaussian}}\nlayers:\n"
+            "  - {name: L1, matrix: A, attenuators: none}\n"
+            "  - {name: L2, matrix: A, attenuators: input}\n"
+            "  - {name: L3, matrix: B}\n", spec_head);
+    const char *path = save(&t, "s.yaml");
+    expect_fail(load_spec(path, &err), &err, 9, 24, "39 cards", "limit of 38", NULL);
+    setenv("OPTINC_MAX_CARDS", "39", 1);
+    cr_expect_eq(load_spec(path, &err), OPTINC_OK, "%s", err.message);
+}
+
+Test(limits, too_many_layers_or_matrices, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    optinc_error err = {0};
+    text t = {0};
+    add(&t, "%smatrices:\n  W: {shape: [1, 1], data: [[1]]}\nlayers:\n", spec_head);
+    for (int i = 0; i <= OPTINC_LAYERS_MAX; i++)
+        add(&t, "  - {name: L%d, matrix: W}\n", i);
+    expect_fail(load_spec(save(&t, "l.yaml"), &err), &err, 6, 3, "'layers' has 4097 entries",
+                "OPTINC_LAYERS_MAX", NULL);
+    add(&t, "%smatrices:\n", spec_head);
+    for (int i = 0; i <= OPTINC_LAYERS_MAX; i++)
+        add(&t, "  W%d: {shape: [1, 1], data: [[1]]}\n", i);
+    expect_fail(load_spec(save(&t, "m.yaml"), &err), &err, 4, 3, "'matrices' has 4097 entries",
+                "limit of 4096", NULL);
+}
+
+/* --------------------------------------------------------------------- YAML -- */
+
+Test(limits, yaml_nesting_every_way, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    /* Flow mappings, block mappings, compact block lists and flow lists one
+     * level too deep: the root is level 1, x-deep's value level 2.  Keys are
+     * nodes too, so the first node at level 65 is the key of the 63rd flow
+     * mapping. */
+    optinc_error err = {0};
+    text t = {0};
+    add(&t, "%sx-deep: ", spec_head);
+    for (int k = 0; k < 64; k++)
+        add(&t, "{a: ");
+    expect_fail(load_spec(save(&t, "fm.yaml"), &err), &err, 3, 9 + 62 * 4 + 1,
+                "nested more than 64 levels deep", "OPTINC_SPEC_DEPTH_MAX", NULL);
+    add(&t, "%sx-deep:\n", spec_head);
+    for (int k = 0; k < 64; k++)
+        add(&t, "%*sk:\n", k + 1, "");
+    expect_fail(load_spec(save(&t, "bm.yaml"), &err), &err, 3 + 63, 64, "64 levels", NULL,
+                NULL);
+    add(&t, "%sx-deep:\n", spec_head);
+    for (int k = 0; k < 64; k++)
+        add(&t, "- ");
+    expect_fail(load_spec(save(&t, "bs.yaml"), &err), &err, 4, 1 + 2 * 63, "64 levels", NULL,
+                NULL);
+    /* A scalar counts as a level of its own. */
+    add(&t, "%sx-deep: ", spec_head);
+    for (int k = 0; k < 63; k++)
+        add(&t, "[");
+    add(&t, "1");
+    for (int k = 0; k < 63; k++)
+        add(&t, "]");
+    expect_fail(load_spec(save(&t, "sc.yaml"), &err), &err, 3, 9 + 63, "64 levels", NULL, NULL);
+}
+
+Test(limits, yaml_bombs, .init = tu_scratch_init, .fini = tu_scratch_fini, .timeout = 60)
+{
+    optinc_error err = {0};
+    text t = {0};
+    /* 100,000 '[': libyaml alone takes time quadratic in this (49 s). */
+    add(&t, "%sx-deep: ", spec_head);
+    for (int k = 0; k < 100000; k++)
+        add(&t, "[");
+    expect_fail(load_spec(save(&t, "flow.yaml"), &err), &err, 3, 9 + 63, "64 levels", NULL,
+                NULL);
+    /* 1025 anchors: libyaml checks each against all before it (quadratic). */
+    add(&t, "%sx-list:\n", spec_head);
+    for (int k = 0; k <= OPTINC_SPEC_ANCHORS_MAX; k++)
+        add(&t, "  - &a%d %d\n", k, k);
+    expect_fail(load_spec(save(&t, "anchors.yaml"), &err), &err, 4 + OPTINC_SPEC_ANCHORS_MAX, 5,
+                "more than 1024 anchors", "OPTINC_SPEC_ANCHORS_MAX", NULL);
+    /* 65537 aliases of one anchor. */
+    add(&t, "%sx-one: &a 1\nx-list: [", spec_head);
+    for (int k = 0; k <= OPTINC_SPEC_ALIASES_MAX; k++)
+        add(&t, "*a,");
+    add(&t, "*a]\n");
+    expect_fail(load_spec(save(&t, "aliases.yaml"), &err), &err, 4,
+                10 + 3 * OPTINC_SPEC_ALIASES_MAX, "more than 65536 aliases",
+                "OPTINC_SPEC_ALIASES_MAX", NULL);
+    /* An alias bomb stays cheap: each level refers to the one before ten
+     * times (10^9 values if expanded), and the schema walk never expands. */
+    add(&t, "%sx-l0: &l0 [1, 1, 1, 1, 1, 1, 1, 1, 1, 1]\n", spec_head);
+    for (int k = 1; k < 9; k++)
+        add(&t, "x-l%d: &l%d [*l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d]\n", k,
+            k, k - 1, k - 1, k - 1, k - 1, k - 1, k - 1, k - 1, k - 1, k - 1, k - 1);
+    cr_expect_eq(load_spec(save(&t, "lol.yaml"), &err), OPTINC_OK, "%s", err.message);
+}
+
+Test(limits, yaml_node_count, .init = tu_scratch_init, .fini = tu_scratch_fini, .timeout = 60)
+{
+    /* One flow list of 4194305 values: the document would take ~750 MB. */
+    optinc_error err = {0};
+    text t = {0};
+    add(&t, "%sx-flat: [", spec_head);
+    for (long k = 0; k < OPTINC_SPEC_NODES_MAX; k++)
+        add(&t, "1,");
+    add(&t, "1]\n");
+    /* The root mapping, its 3 keys and 2 scalar values are 6 nodes and the
+     * list the 7th, so value k (0-based) is node 8 + k: the limit falls on
+     * value OPTINC_SPEC_NODES_MAX - 7, at column 10 + 2k. */
+    expect_fail(load_spec(save(&t, "flat.yaml"), &err), &err, 3,
+                (int)(10 + 2 * (OPTINC_SPEC_NODES_MAX - 7)), "more than 4194304 nodes",
+                "OPTINC_SPEC_NODES_MAX", "'file:'");
+}
+
+/* ------------------------------------------------------------------- netlist -- */
+
+static const char net_head[] = "*! layer.L1 = rows=1 cols=1 gain=1 attenuators=none\n";
+
+Test(limits, netlist_hierarchy_that_multiplies_out, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    /* 10 levels of 10 instances: 10^9 cards from 1.5 kB, refused before
+     * anything is flattened; also cells with nothing in them (10^9 cell
+     * instances, no card). */
+    optinc_error err = {0};
+    for (int empty = 0; empty < 2; empty++) {
+        text t = {0};
+        add(&t, "%s", net_head);
+        if (empty)
+            add(&t, ".subckt c0\n.ends\n");
+        else
+            add(&t, ".subckt c0 in0 out0\nP in0 out0 ps phase_rad=0\n.ends\n");
+        for (int k = 1; k < 10; k++) {
+            add(&t, empty ? ".subckt c%d\n" : ".subckt c%d in0 out0\n", k);
+            for (int j = 0; j < 10; j++)
+                if (empty)
+                    add(&t, "E%d c%d\n", j, k - 1);
+                else
+                    add(&t, "X%d %s%d %s%d c%d\n", j, j ? "n" : "in", j, j == 9 ? "out" : "n",
+                        j == 9 ? 0 : j + 1, k - 1);
+            add(&t, ".ends\n");
+        }
+        add(&t, empty ? "top c9\n.end\n" : "top in0 out0 c9\n.end\n");
+        /* header 1 line, c0 2 or 3, then 12 lines per level */
+        expect_fail(load_netlist(save(&t, "bomb.sp"), &err), &err, empty ? 112 : 113,
+                    empty ? 5 : 14,
+                    "'c9' flattens to over 268435456 cards and cell instances",
+                    "limit of 8388608 (OPTINC_MAX_CARDS)", "set the environment variable");
+    }
+    /* Parameters copied into every instance count too: 4000 x 4000. */
+    setenv("OPTINC_MAX_CARDS", "16000000", 1);
+    text t = {0};
+    add(&t, "%s.subckt c0 in0 out0", net_head);
+    for (int p = 0; p < 4000; p++)
+        add(&t, " p%d=1", p);
+    add(&t, "\nP in0 out0 ps phase_rad=p0\n.ends\n.subckt c1 in0 out0\n");
+    for (int j = 0; j < 4000; j++)
+        add(&t, "X%d %s%d %s%d c0\n", j, j ? "n" : "in", j, j == 3999 ? "out" : "n",
+            j == 3999 ? 0 : j + 1);
+    add(&t, ".ends\ntop in0 out0 c1\n.end\n");
+    expect_fail(load_netlist(save(&t, "params.sp"), &err), &err, 4007, 14,
+                "'c1' flattens to 16008000 cards", "limit of 16000000", NULL);
+}
+
+Test(limits, netlist_cells_nested_too_deep, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    /* A chain of cells, the innermost defined first or last: either way the
+     * error is at the instance that makes level 65. */
+    optinc_error err = {0};
+    for (int order = 0; order < 2; order++) {
+        for (int levels = 64; levels <= 65; levels++) {
+            text t = {0};
+            add(&t, "%s", net_head);
+            for (int i = 0; i < levels; i++) {
+                int k = order ? levels - 1 - i : i;
+                if (k == levels - 1)
+                    add(&t, ".subckt c%d in0 out0\nP in0 out0 ps phase_rad=0\n.ends\n", k);
+                else
+                    add(&t, ".subckt c%d in0 out0\nX in0 out0 c%d\n.ends\n", k, k + 1);
+            }
+            add(&t, "top in0 out0 c0\n.end\n");
+            optinc_status st = load_netlist(save(&t, "chain.sp"), &err);
+            if (levels == 64) {
+                cr_expect_eq(st, OPTINC_OK, "64 levels are fine: %s", err.message);
+                continue;
+            }
+            /* order 0: c63's instance of c64 is on line 2 + 3 * 63 + 1. */
+            int line = order ? 2 + 3 * 1 + 1 : 2 + 3 * 63 + 1;
+            expect_fail(st, &err, line, 12, "cells nest more than 64 levels deep",
+                        "OPTINC_NETLIST_NEST_MAX", NULL);
+        }
+    }
+}
+
+Test(limits, netlist_parameters_and_ports, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    optinc_error err = {0};
+    text t = {0};
+    /* 4097 globals on one .param line (their duplicate check is quadratic). */
+    add(&t, "%s.param", net_head);
+    for (int p = 0; p <= OPTINC_NETLIST_PARAMS_MAX; p++)
+        add(&t, " p%d=1", p);
+    add(&t, "\n.end\n");
+    expect_fail(load_netlist(save(&t, "g.sp"), &err), &err, 2,
+                8 + 5 * 10 + 6 * 90 + 7 * 900 + 8 * 3096, "more than 4096 parameters",
+                "OPTINC_NETLIST_PARAMS_MAX", NULL);
+    /* An instance with 4097 overrides, spread over '+' lines. */
+    add(&t, "%s.subckt c in0 out0 w=1\nP in0 out0 ps phase_rad=w\n.ends\n"
+            ".subckt top in0 out0\nX in0 out0 c\n", net_head);
+    for (int p = 0; p <= OPTINC_NETLIST_PARAMS_MAX; p++)
+        add(&t, "+ w=%d\n", p);
+    add(&t, ".ends\ntop in0 out0 top\n.end\n");
+    expect_fail(load_netlist(save(&t, "o.sp"), &err), &err, 7 + OPTINC_NETLIST_PARAMS_MAX, 3,
+                "more than 4096 parameters", NULL, NULL);
+    /* A cell with more ports than two meshes' worth of modes. */
+    add(&t, "%s.subckt wide", net_head);
+    for (int p = 0; p < 2049; p++)
+        add(&t, " p%d", p);
+    add(&t, "\n.ends\n.end\n");
+    expect_fail(load_netlist(save(&t, "p.sp"), &err), &err, 2, 9, "'wide' has 2049 ports",
+                "more than twice the limit of 1024 (OPTINC_MAX_MODES)", NULL);
+}
+
+Test(limits, netlist_header, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    optinc_error err = {0};
+    text t = {0};
+    add(&t, "*! layer.L1 = rows=1 cols=70000 gain=1 attenuators=none\n"
+            ".subckt t in0 out0\nP in0 out0 ps phase_rad=0\n.ends\nt in0 out0 t\n.end\n");
+    expect_fail(load_netlist(save(&t, "m.sp"), &err), &err, 1, 27, "70000 columns",
+                "OPTINC_MAX_MODES", NULL);
+    for (int i = 0; i <= OPTINC_LAYERS_MAX; i++)
+        add(&t, "*! layer.L%d = rows=1 cols=1 gain=1 attenuators=none\n", i);
+    add(&t, ".subckt t in0 out0\nP in0 out0 ps phase_rad=0\n.ends\nt in0 out0 t\n.end\n");
+    expect_fail(load_netlist(save(&t, "l.sp"), &err), &err, 0, 0, "more than 4096 layers",
+                "OPTINC_LAYERS_MAX", NULL);
+}
+
+/* ---------------------------------------------------------- the program -- */
+
+/* tests/bad/limits/: each fixture through the program; X.expect holds
+ * "FILE:LINE:COL: fragment" as for the netlist fixtures. */
+Test(limits, fixtures_through_the_program, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    static const char *const names[] = {
+        "mesh_million_modes.yaml", "mesh_2048_modes.yaml", "generate_total.yaml",
+        "circuit_cards.yaml",      "hierarchy_bomb.pnl.sp", "nested_cells.pnl.sp",
+        "header_modes.pnl.sp",
+    };
+    enum { N = sizeof names / sizeof names[0] };
+    tu_run runs[N];
+    char out[N][4400];
+    for (int i = 0; i < N; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "tests/bad/limits/%s", names[i]);
+        snprintf(out[i], sizeof out[i], "%s/out%d.npy", tu_scratch_dir(), i);
+        int is_spec = strstr(names[i], ".yaml") != NULL;
+        runs[i] = is_spec ? tu_optinc_start((const char *[]){"compile", path, "-o", out[i], NULL})
+                          : tu_optinc_start((const char *[]){"simulate", path, "--matrix",
+                                                             out[i], NULL});
+    }
+    for (int i = 0; i < N; i++) {
+        tu_wait(&runs[i]);
+        char exp_path[256], want[512], head[300];
+        snprintf(exp_path, sizeof exp_path, "tests/bad/limits/%.*s.expect",
+                 (int)strcspn(names[i], "."), names[i]);
+        char *exp = tu_read_file(exp_path, NULL);
+        cr_assert_not_null(exp, "%s has no .expect file", names[i]);
+        cr_assert_eq(sscanf(exp, "%299[^ ] %511[^\n]", head, want), 2, "%s", exp_path);
+        free(exp);
+        char full[400];
+        snprintf(full, sizeof full, "tests/bad/limits/%s error: ", head);
+        cr_expect_eq(runs[i].status, 2, "%s: exit %d: %s", names[i], runs[i].status,
+                     runs[i].err);
+        cr_expect(runs[i].err && !strncmp(runs[i].err, full, strlen(full)) &&
+                  strstr(runs[i].err, want), "%s: stderr '%s', want '%s...%s'", names[i],
+                  runs[i].err, full, want);
+        cr_expect(access(out[i], F_OK) != 0, "%s: an output file was written", names[i]);
+        tu_run_free(&runs[i]);
+    }
+    cr_expect_eq(tu_dir_count(tu_scratch_dir()), 0, "nothing left behind");
+}
