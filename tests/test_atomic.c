@@ -1,0 +1,420 @@
+/*
+ * test_atomic.c - every file optinc writes appears complete or not at all,
+ * also when the program is killed while writing it.
+ *
+ * optinc writes each output to ".NAME.tmpXXXXXX" beside the target and
+ * renames it over the target when complete (optinc_out_*, fileio.h).  So:
+ *
+ *  - after any kill the target holds either what it held before or exactly
+ *    what an uninterrupted run writes, byte for byte;
+ *  - a kill between the temporary file's creation and the rename leaves that
+ *    dot-file behind, and nothing else: it is never the target, matches no
+ *    "*.sp" style glob and no optinc command reads it (tests/README);
+ *  - a write that fails (disk full, file too large) removes the temporary
+ *    file, keeps the old target and exits 1 with a message.
+ *
+ * The kills come three ways: SIGKILL at random moments (half of them timed
+ * into the write phase by watching for the temporary file), and, to be sure
+ * of hitting the middle of a write on any machine, RLIMIT_FSIZE, which kills
+ * the program with SIGXFSZ at an exact byte (or, with SIGXFSZ ignored, makes
+ * that write fail with EFBIG, as a full disk would).  A reader polling the
+ * target while a writer replaces it over and over never sees anything but
+ * one of the complete versions.
+ */
+#include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "testutil.h"
+
+/* ------------------------------------------------------------- helpers -- */
+
+/* Writes NAME.yaml, a spec of one n x n Haar-random unitary layer, to the
+ * scratch directory; returns its path (free it). */
+static char *unitary_spec(const char *name, int n, int seed)
+{
+    char text[512], file[300];
+    snprintf(text, sizeof text,
+             "schema_version: 1\nname: %s\nmatrices:\n"
+             "  W: {shape: [%d, %d], dtype: complex, generate: {kind: haar_unitary, seed: %d}}\n"
+             "layers:\n  - {name: L1, matrix: W, attenuators: none}\n", name, n, n, seed);
+    snprintf(file, sizeof file, "%s.yaml", name);
+    cr_assert_eq(tu_write_file(tu_scratch(file), text), 0);
+    return strdup(tu_scratch_last());
+}
+
+typedef struct child {
+    pid_t pid;
+    int err_fd;          /* read end of the child's stderr */
+} child;
+
+/* Starts "$OPTINC args..." with stdout to /dev/null and stderr to a pipe
+ * (pipes are not subject to RLIMIT_FSIZE); fsize > 0 limits the size of every
+ * file the program writes, and ignore_xfsz makes going past it an EFBIG error
+ * instead of a kill.  No core files. */
+static child start(const char *const *args, long fsize, int ignore_xfsz)
+{
+    const char *argv[32];
+    int n = 0, fds[2];
+    argv[n++] = tu_optinc_path();
+    while (*args && n < 31)
+        argv[n++] = *args++;
+    argv[n] = NULL;
+    cr_assert_eq(pipe(fds), 0);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        struct rlimit none = {0, 0}, lim = {(rlim_t)fsize, (rlim_t)fsize};
+        int null = open("/dev/null", O_RDWR);
+        dup2(null, 0);
+        dup2(null, 1);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        setrlimit(RLIMIT_CORE, &none);
+        if (fsize > 0)
+            setrlimit(RLIMIT_FSIZE, &lim);
+        signal(SIGXFSZ, ignore_xfsz ? SIG_IGN : SIG_DFL);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    return (child){pid, fds[0]};
+}
+
+/* Waits for the child; returns its exit status, or 128 + signal; *err gets
+ * what it wrote to stderr (free it) when err is not NULL. */
+static int finish(child *c, char **err)
+{
+    char buf[8192];
+    size_t len = 0;
+    ssize_t got;
+    while ((got = read(c->err_fd, buf + len, sizeof buf - 1 - len)) > 0)
+        len += (size_t)got;
+    buf[len] = '\0';
+    close(c->err_fd);
+    int ws;
+    cr_assert_eq(waitpid(c->pid, &ws, 0), c->pid);
+    if (err)
+        *err = strdup(buf);
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
+static int run(const char *const *args)
+{
+    child c = start(args, 0, 0);
+    return finish(&c, NULL);
+}
+
+/* The directory's entries other than the expected target, as one string of
+ * names; *temps counts the dot-temporaries of the target among them. */
+static void leftovers(const char *dir, const char *target, char *names, size_t size, int *temps)
+{
+    char prefix[300];
+    snprintf(prefix, sizeof prefix, ".%s.tmp", target);
+    DIR *d = opendir(dir);
+    cr_assert_not_null(d);
+    names[0] = '\0';
+    *temps = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, target))
+            continue;
+        if (!strncmp(e->d_name, prefix, strlen(prefix)) &&
+            strlen(e->d_name) == strlen(prefix) + 6)
+            (*temps)++;
+        snprintf(names + strlen(names), size - strlen(names), " %s", e->d_name);
+    }
+    closedir(d);
+}
+
+static void remove_temps(const char *dir, const char *target)
+{
+    char prefix[300], path[4600];
+    snprintf(prefix, sizeof prefix, ".%s.tmp", target);
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d));)
+        if (!strncmp(e->d_name, prefix, strlen(prefix))) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    if (d)
+        closedir(d);
+}
+
+static int temp_exists(const char *dir, const char *target)
+{
+    char names[4096];
+    int temps;
+    leftovers(dir, target, names, sizeof names, &temps);
+    return temps > 0;
+}
+
+/* 1 when the file at path holds exactly len bytes equal to want. */
+static int same(const char *path, const char *want, size_t len)
+{
+    size_t n;
+    char *got = tu_read_file(path, &n);
+    int eq = got && n == len && !memcmp(got, want, len);
+    free(got);
+    return eq;
+}
+
+static void sleep_us(long us)
+{
+    struct timespec t = {us / 1000000, (us % 1000000) * 1000};
+    nanosleep(&t, NULL);
+}
+
+/* One output of one command: how to run it to path, and its two versions. */
+typedef struct output {
+    const char *name;         /* the target's file name in dir */
+    char dir[4400], path[4600];
+    char *old, *ref;          /* complete contents: before, and what the run writes */
+    size_t old_len, ref_len;
+} output;
+
+/* Runs args (with "OUT" replaced by the target) to completion. */
+static void run_to(const char *const *args, const char *path)
+{
+    const char *a[32];
+    int n = 0;
+    for (; args[n]; n++)
+        a[n] = strcmp(args[n], "OUT") ? args[n] : path;
+    a[n] = NULL;
+    cr_assert_eq(run(a), 0, "%s did not run", args[0]);
+}
+
+static child start_to(const char *const *args, const char *path, long fsize, int ignore)
+{
+    const char *a[32];
+    int n = 0;
+    for (; args[n]; n++)
+        a[n] = strcmp(args[n], "OUT") ? args[n] : path;
+    a[n] = NULL;
+    return start(a, fsize, ignore);
+}
+
+/* Makes the reference (a full run of args) and the old version (a full run
+ * of old_args) of the target name in a fresh directory, and leaves the old
+ * version in place. */
+static void prepare(output *o, const char *name, const char *const *args,
+                    const char *const *old_args)
+{
+    o->name = name;
+    snprintf(o->dir, sizeof o->dir, "%s/out", tu_scratch_dir());
+    mkdir(o->dir, 0777);
+    snprintf(o->path, sizeof o->path, "%s/%s", o->dir, name);
+    run_to(args, o->path);
+    o->ref = tu_read_file(o->path, &o->ref_len);
+    run_to(old_args, o->path);
+    o->old = tu_read_file(o->path, &o->old_len);
+    cr_assert(o->ref && o->old && o->ref_len > 4096, "reference of %zu bytes", o->ref_len);
+    cr_assert(o->old_len != o->ref_len || memcmp(o->old, o->ref, o->ref_len),
+              "old and new must differ");
+}
+
+/* After a run that was killed or failed: the target is complete (old or new)
+ * and at most one dot-temporary (when allowed) is beside it; returns whether
+ * there was one. */
+static int check_target(const output *o, int temp_allowed, const char *when)
+{
+    int is_old = same(o->path, o->old, o->old_len), is_new = same(o->path, o->ref, o->ref_len);
+    cr_expect(is_old || is_new, "%s: %s is neither the old nor the new version", when, o->path);
+    char names[4096];
+    int temps;
+    leftovers(o->dir, o->name, names, sizeof names, &temps);
+    cr_expect(temps <= (temp_allowed ? 1 : 0) && (int)(strlen(names) > 0) == (temps > 0),
+              "%s: left behind:%s", when, names);
+    return temps;
+}
+
+static void free_output(output *o)
+{
+    free(o->old);
+    free(o->ref);
+}
+
+/* ---------------------------------------------------------------- tests -- */
+
+/* SIGKILL at random moments, 16 times: each time the target is complete. */
+Test(atomic, compile_killed_at_random_moments, .init = tu_scratch_init,
+     .fini = tu_scratch_fini, .timeout = 120)
+{
+    char *big = unitary_spec("big", 192, 3), *small = unitary_spec("small", 24, 5);
+    const char *args[] = {"compile", big, "-o", "OUT", "--reproducible", "--quiet", NULL};
+    const char *old_args[] = {"compile", small, "-o", "OUT", "--reproducible", "--quiet", NULL};
+    output o;
+    prepare(&o, "net.sp", args, old_args);
+    unsigned seed = 20240607;
+    int mid_write = 0, finished = 0;
+    enum { N = 16 };
+    for (int i = 0; i < N; i++) {
+        child c = start_to(args, o.path, 0, 0);
+        if (i % 2 == 0) {
+            /* into the write phase: wait for the temporary file, then up to
+             * 40 ms more (writing the 2 MB netlist takes ~60 ms) */
+            for (int k = 0; k < 20000 && !temp_exists(o.dir, o.name); k++)
+                sleep_us(100);
+            sleep_us(rand_r(&seed) % 40000);
+        } else {
+            sleep_us(rand_r(&seed) % 400000);   /* anywhere in the run */
+        }
+        kill(c.pid, SIGKILL);
+        int status = finish(&c, NULL);
+        finished += status == 0;
+        char when[64];
+        snprintf(when, sizeof when, "kill %d (exit %d)", i, status);
+        mid_write += check_target(&o, 1, when);
+        /* A stale temporary never stops a reader of the target. */
+        if (i == N - 1)
+            cr_expect_eq(run((const char *[]){"simulate", o.path, "--ideal", NULL}), 0);
+        remove_temps(o.dir, o.name);
+    }
+    cr_log_info("%d kills: %d mid-write (temporary left), %d after the run ended", N, mid_write,
+                finished);
+    cr_expect_geq(mid_write, 1, "no kill landed in the middle of a write");
+    free_output(&o);
+    free(big);
+    free(small);
+}
+
+/* Killed at exact bytes of the write by RLIMIT_FSIZE (SIGXFSZ), for three
+ * writers: the netlist (compile -o), a matrix (simulate --matrix, .npy) and
+ * a drawing (draw, .svg). */
+Test(atomic, killed_at_exact_bytes, .init = tu_scratch_init, .fini = tu_scratch_fini,
+     .timeout = 120)
+{
+    char *big = unitary_spec("big", 48, 3), *small = unitary_spec("small", 8, 5);
+    const char *compile[] = {"compile", big, "-o", "OUT", "--reproducible", "--quiet", NULL};
+    const char *compile_old[] = {"compile", small, "-o", "OUT", "--reproducible", "--quiet",
+                                 NULL};
+    const char *matrix[] = {"simulate", big, "--ideal", "--matrix", "OUT", NULL};
+    const char *matrix_old[] = {"simulate", small, "--ideal", "--matrix", "OUT", NULL};
+    struct {
+        const char *name;
+        const char *const *args, *const *old;
+    } writers[] = {{"net.sp", compile, compile_old}, {"t.npy", matrix, matrix_old}};
+    for (size_t w = 0; w < sizeof writers / sizeof writers[0]; w++) {
+        output o;
+        prepare(&o, writers[w].name, writers[w].args, writers[w].old);
+        long cut[] = {1, 4096, (long)o.ref_len / 2, (long)o.ref_len - 1};
+        for (int k = 0; k < 4; k++) {
+            child c = start_to(writers[w].args, o.path, cut[k], 0);
+            int status = finish(&c, NULL);
+            char when[128];
+            snprintf(when, sizeof when, "%s cut at %ld of %zu bytes", o.name, cut[k], o.ref_len);
+            cr_expect_eq(status, 128 + SIGXFSZ, "%s: exit %d", when, status);
+            cr_expect(same(o.path, o.old, o.old_len), "%s: the old file changed", when);
+            cr_expect_eq(check_target(&o, 1, when), 1, "%s: no temporary", when);
+            /* the partial bytes are only ever in the temporary */
+            char names[4096];
+            int temps;
+            leftovers(o.dir, o.name, names, sizeof names, &temps);
+            char tmp[8600];
+            snprintf(tmp, sizeof tmp, "%s/%s", o.dir, names + 1);
+            struct stat sb;
+            cr_expect(stat(tmp, &sb) == 0 && sb.st_size == cut[k], "%s: temporary of %ld bytes",
+                      when, (long)sb.st_size);
+            remove_temps(o.dir, o.name);
+        }
+        free_output(&o);
+        unlink(o.path);
+        rmdir(o.dir);
+    }
+    /* draw: each file of the directory whole, or the old one */
+    char dir[4400], svg[4600];
+    snprintf(dir, sizeof dir, "%s/drawing", tu_scratch_dir());
+    const char *draw[] = {"draw", big, "-o", dir, "--format", "svg", NULL};
+    cr_assert_eq(run(draw), 0);
+    snprintf(svg, sizeof svg, "%s/big_L1.svg", dir);
+    size_t len;
+    char *ref = tu_read_file(svg, &len);
+    cr_assert_not_null(ref, "draw wrote no %s", svg);
+    child c = start(draw, (long)len / 2, 0);
+    cr_expect_eq(finish(&c, NULL), 128 + SIGXFSZ);
+    cr_expect(same(svg, ref, len), "the drawing changed");
+    free(ref);
+    free(big);
+    free(small);
+}
+
+/* A write that fails (EFBIG, as a full disk gives ENOSPC) is an error of
+ * the run: exit 1, a message, the old file kept and no temporary left. */
+Test(atomic, failed_write_keeps_the_old_file, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    char *big = unitary_spec("big", 48, 3), *small = unitary_spec("small", 8, 5);
+    const char *compile[] = {"compile", big, "-o", "OUT", "--reproducible", "--quiet", NULL};
+    const char *compile_old[] = {"compile", small, "-o", "OUT", "--reproducible", "--quiet",
+                                 NULL};
+    const char *matrix[] = {"simulate", big, "--ideal", "--matrix", "OUT", NULL};
+    const char *matrix_old[] = {"simulate", small, "--ideal", "--matrix", "OUT", NULL};
+    struct {
+        const char *name;
+        const char *const *args, *const *old;
+    } writers[] = {{"net.sp", compile, compile_old}, {"t.npy", matrix, matrix_old}};
+    for (size_t w = 0; w < 2; w++) {
+        output o;
+        prepare(&o, writers[w].name, writers[w].args, writers[w].old);
+        char *err = NULL;
+        child c = start_to(writers[w].args, o.path, (long)o.ref_len / 2, 1);
+        int status = finish(&c, &err);
+        cr_expect_eq(status, 1, "%s: exit %d: %s", o.name, status, err);
+        cr_expect(strstr(err, "error: cannot write") && strstr(err, "File too large"),
+                  "%s: %s", o.name, err);
+        cr_expect(same(o.path, o.old, o.old_len), "%s: the old file changed", o.name);
+        check_target(&o, 0, o.name);
+        free(err);
+        free_output(&o);
+        unlink(o.path);
+        rmdir(o.dir);
+    }
+    free(big);
+    free(small);
+}
+
+/* While a writer replaces the target again and again (two versions, in
+ * turn), a reader that opens and reads it whenever it can only ever sees one
+ * of the two, whole. */
+Test(atomic, readers_never_see_a_partial_file, .init = tu_scratch_init,
+     .fini = tu_scratch_fini, .timeout = 120)
+{
+    char *a = unitary_spec("a", 96, 3), *b = unitary_spec("b", 64, 5);
+    const char *args_a[] = {"compile", a, "-o", "OUT", "--reproducible", "--quiet", NULL};
+    const char *args_b[] = {"compile", b, "-o", "OUT", "--reproducible", "--quiet", NULL};
+    output o;
+    prepare(&o, "net.sp", args_a, args_b);
+    int reads = 0, seen[2] = {0, 0};
+    for (int round = 0; round < 8; round++) {
+        child c = start_to(round % 2 ? args_b : args_a, o.path, 0, 0);
+        for (;;) {
+            int done = waitpid(c.pid, NULL, WNOHANG) == c.pid;
+            size_t n;
+            char *got = tu_read_file(o.path, &n);
+            cr_assert_not_null(got, "the target vanished");
+            int is_a = n == o.ref_len && !memcmp(got, o.ref, n);
+            int is_b = n == o.old_len && !memcmp(got, o.old, n);
+            cr_assert(is_a || is_b, "read %d: %zu bytes that are neither version", reads, n);
+            seen[is_a]++;
+            reads++;
+            free(got);
+            if (done) {
+                c.pid = -1;
+                break;
+            }
+        }
+        close(c.err_fd);
+    }
+    cr_log_info("%d whole reads (%d of one version, %d of the other)", reads, seen[1], seen[0]);
+    cr_expect_gt(seen[0], 0);
+    cr_expect_gt(seen[1], 0);
+    check_target(&o, 0, "after the writers");
+    free_output(&o);
+    free(a);
+    free(b);
+}
