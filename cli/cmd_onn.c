@@ -50,28 +50,29 @@ static const char train_usage[] =
     "  --phase-bits B      phase drivers of the compiled meshes (8)\n";
 
 static const char verify_usage[] =
-    "usage: optinc onn verify SPEC|NET [--json] [--programmed] [--sigma RAD] [--chips K]\n"
-    "         [--chip-seed S] [--sample N] [--servers N] [--bits B] [--level L]\n"
-    "         [--rounding R]\n"
+    "usage: optinc onn verify SPEC|NET [--json] [--programmed] [--sigma RAD] [--continuous]\n"
+    "         [--chips K] [--chip-seed S] [--sample N] [--servers N] [--bits B] [--level L]\n"
+    "         [--rounding R] [--preprocessing P]\n"
     "Evaluates the compiled ONN on every P output and compares each decoded result\n"
     "with the rounded average.  Ideal devices unless --programmed or --sigma.\n"
     "  --json           print {accuracy, inputs_checked, mzis, area_ratio, histogram ...}\n"
     "  --programmed     use the programmed phase-driver codes (quantized phases)\n"
     "  --sigma RAD      static phase error of every phase shifter (implies --programmed)\n"
+    "  --continuous     with --sigma: drivers realize the unquantized targets\n"
     "  --chips K        Monte-Carlo over K chips (1)  --chip-seed S   first chip (1)\n"
     "  --sample N       check N random points when the P box is larger (1000000)\n"
     "  --servers, --bits, --level, --rounding  the task of a netlist whose spec is gone\n";
 
 static const char export_usage[] =
     "usage: optinc onn export SPEC|NET [--hist FILE] [--lut FILE] [--programmed]\n"
-    "         [--sigma RAD] [--chip-seed S]\n"
+    "         [--sigma RAD] [--continuous] [--chip-seed S]\n"
     "Writes what 'optinc train' needs from a compiled ONN on one chip.\n"
     "  --hist FILE   error histogram (DELTA COUNT lines, counts over raw server inputs)\n"
     "  --lut FILE    aggregation table (INDEX CODE lines, index = sum_k p_k (3N+1)^k)\n";
 
 static const char cascade_usage[] =
     "usage: optinc onn cascade LEVEL1 LEVEL2 [--json] [--sample N] [--seed S]\n"
-    "         [--programmed] [--sigma RAD] [--chip-seed S]\n"
+    "         [--programmed] [--sigma RAD] [--continuous] [--chip-seed S]\n"
     "Checks a two-level cascade: each level exhaustively, then N random end-to-end\n"
     "inputs of fan_in^2 servers (100000), and reports the hardware overhead.\n";
 
@@ -81,7 +82,7 @@ enum {
     OPT_SERVERS = 256, OPT_BITS, OPT_LEVEL, OPT_PRE, OPT_ROUND, OPT_HIDDEN, OPT_SEGMENTS,
     OPT_RESUME, OPT_EPOCHS, OPT_LR, OPT_BATCH, OPT_SEED, OPT_MARGIN, OPT_BOOST, OPT_NOISE,
     OPT_SAMPLE, OPT_PHASE_BITS, OPT_NAME, OPT_QUIET, OPT_JSON, OPT_PROGRAMMED, OPT_SIGMA,
-    OPT_CHIPS, OPT_CHIP_SEED, OPT_HIST, OPT_LUT
+    OPT_CHIPS, OPT_CHIP_SEED, OPT_HIST, OPT_LUT, OPT_CONTINUOUS
 };
 
 typedef struct task_opts {
@@ -159,10 +160,12 @@ static int parse_devices(const char *cmd, int ch, optinc_onn_devices *d)
     long v;
     switch (ch) {
     case OPT_PROGRAMMED: d->ideal = 0; return 0;
+    case OPT_CONTINUOUS: d->ideal = OPTINC_ONN_CONTINUOUS; return 0;
     case OPT_SIGMA:
         if (cli_parse_double(optarg, &d->phase_sigma_rad) || d->phase_sigma_rad < 0)
             return cli_usage_error(cmd, "--sigma takes a phase error >= 0 in rad");
-        d->ideal = 0;
+        if (d->ideal == 1)
+            d->ideal = 0;
         return 0;
     case OPT_CHIP_SEED:
         if (cli_parse_long(optarg, 0, 0x7fffffffL, &v))
@@ -175,11 +178,12 @@ static int parse_devices(const char *cmd, int ch, optinc_onn_devices *d)
 
 static const char *devices_text(const optinc_onn_devices *d, char *buf, size_t n)
 {
-    if (d->ideal)
+    if (d->ideal == 1)
         snprintf(buf, n, "ideal (continuous phases, no errors)");
     else
-        snprintf(buf, n, "programmed phase-driver codes, phase error sigma %g rad, chip seed "
-                 "%llu", d->phase_sigma_rad, (unsigned long long)d->chip_seed);
+        snprintf(buf, n, "%s, phase error sigma %g rad, chip seed %llu",
+                 d->ideal ? "continuous phases" : "programmed phase-driver codes",
+                 d->phase_sigma_rad, (unsigned long long)d->chip_seed);
     return buf;
 }
 
@@ -482,6 +486,7 @@ static int onn_verify(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"json", no_argument, NULL, OPT_JSON}, {"programmed", no_argument, NULL, OPT_PROGRAMMED},
+        {"continuous", no_argument, NULL, OPT_CONTINUOUS},
         {"sigma", required_argument, NULL, OPT_SIGMA}, {"chips", required_argument, NULL, OPT_CHIPS},
         {"chip-seed", required_argument, NULL, OPT_CHIP_SEED},
         {"sample", required_argument, NULL, OPT_SAMPLE},
@@ -571,8 +576,9 @@ static int onn_verify(int argc, char **argv)
         cli_json_number(stdout, acc_min);
         printf(", \"accuracy_max\": ");
         cli_json_number(stdout, acc_max);
-        printf(", \"devices\": {\"ideal\": %s, \"phase_sigma_rad\": ", v.dev.ideal ? "true" : "false");
-        cli_json_number(stdout, v.dev.ideal ? 0 : v.dev.phase_sigma_rad);
+        printf(", \"devices\": {\"ideal\": %s, \"drivers\": \"%s\", \"phase_sigma_rad\": ",
+               v.dev.ideal == 1 ? "true" : "false", v.dev.ideal ? "continuous" : "programmed");
+        cli_json_number(stdout, v.dev.ideal == 1 ? 0 : v.dev.phase_sigma_rad);
         printf(", \"chip_seed\": %llu}", (unsigned long long)v.dev.chip_seed);
         printf(", \"task\": {\"servers\": %d, \"bits\": %d, \"level\": %d, \"rounding\": \"%s\", "
                "\"p_outputs\": %d}", m.fan_in, m.bits, m.level,
@@ -619,6 +625,7 @@ static int onn_export(int argc, char **argv)
     static const struct option longopts[] = {
         {"hist", required_argument, NULL, OPT_HIST}, {"lut", required_argument, NULL, OPT_LUT},
         {"programmed", no_argument, NULL, OPT_PROGRAMMED},
+        {"continuous", no_argument, NULL, OPT_CONTINUOUS},
         {"sigma", required_argument, NULL, OPT_SIGMA},
         {"chip-seed", required_argument, NULL, OPT_CHIP_SEED},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
@@ -688,6 +695,7 @@ static int onn_cascade(int argc, char **argv)
         {"json", no_argument, NULL, OPT_JSON}, {"sample", required_argument, NULL, OPT_SAMPLE},
         {"seed", required_argument, NULL, OPT_SEED},
         {"programmed", no_argument, NULL, OPT_PROGRAMMED},
+        {"continuous", no_argument, NULL, OPT_CONTINUOUS},
         {"sigma", required_argument, NULL, OPT_SIGMA},
         {"chip-seed", required_argument, NULL, OPT_CHIP_SEED},
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};

@@ -530,17 +530,12 @@ static void point_row(const optinc_onn *net, const int *p, float *x, float *y)
         y[j] = (float)(v & 3);
 }
 
-/* All reachable points, or `sample` random reachable points of a bigger box. */
-static int dataset_make(dataset *ds, const optinc_onn *net, const optinc_onn_domain *d,
-                        uint64_t sample, optinc_rng *rng)
+/* Fills ds->n rows: every reachable point in order, or (sampled) random
+ * reachable points of the box. */
+static void dataset_fill(dataset *ds, const optinc_onn *net, const optinc_onn_domain *d,
+                         int sampled, optinc_rng *rng)
 {
     int n_in = optinc_onn_task_inputs(&net->task) + 1, D = net->task.out_digits;
-    int sampled = sample && d->reachable > sample;
-    ds->n = sampled ? sample : d->reachable;
-    ds->x = fcalloc(ds->n * (size_t)n_in);
-    ds->y = fcalloc(ds->n * (size_t)D);
-    if (!ds->x || !ds->y)
-        return -1;
     size_t k = 0;
     for (uint64_t i = 0; k < ds->n; i++) {
         uint64_t j = sampled ? optinc_rng_below(rng, d->size) : i;
@@ -551,6 +546,21 @@ static int dataset_make(dataset *ds, const optinc_onn *net, const optinc_onn_dom
         point_row(net, p, ds->x + k * n_in, ds->y + k * D);
         k++;
     }
+}
+
+/* All reachable points, or `sample` random reachable points of a bigger box
+ * (drawn again every epoch by the caller). */
+static int dataset_make(dataset *ds, const optinc_onn *net, const optinc_onn_domain *d,
+                        uint64_t sample, optinc_rng *rng)
+{
+    int n_in = optinc_onn_task_inputs(&net->task) + 1, D = net->task.out_digits;
+    int sampled = sample && d->reachable > sample;
+    ds->n = sampled ? sample : d->reachable;
+    ds->x = fcalloc(ds->n * (size_t)n_in);
+    ds->y = fcalloc(ds->n * (size_t)D);
+    if (!ds->x || !ds->y)
+        return -1;
+    dataset_fill(ds, net, d, sampled, rng);
     return 0;
 }
 
@@ -669,7 +679,21 @@ optinc_status optinc_onn_train(optinc_onn *net, const optinc_onn_train_opts *o, 
     double target_err = 0.5 - o->margin, max_err = 1, acc = 0, loss = 0;
     int epoch = 0;
     while (epoch < o->max_epochs) {
-        size_t n = 0;
+        if (sampled && epoch)
+            dataset_fill(&ds, net, &d, 1, &t.rng);
+        /* Noise-aware training judges hardness on the clean weights, where
+         * most points may miss the margin for a long time; its extra visits
+         * are capped at one more epoch's worth (every multiplicity halved
+         * until they fit). */
+        size_t n = 0, extra;
+        do {
+            extra = 0;
+            for (size_t i = 0; o->noise > 0 && i < ds.n; i++)
+                extra += mult[i] - 1u;
+            if (extra > ds.n)
+                for (size_t i = 0; i < ds.n; i++)
+                    mult[i] = mult[i] > 1 ? (uint8_t)(mult[i] / 2) : 1;
+        } while (extra > ds.n);
         for (size_t i = 0; i < ds.n; i++)
             for (int k = 0; k < mult[i]; k++)
                 perm[n++] = i;

@@ -35,7 +35,7 @@ static optinc_circuit *with_devices(const optinc_circuit *c, const optinc_onn_de
     *d = *c;
     memcpy(L, c->layers, sizeof *L * (size_t)c->n_layers);
     for (int l = 0; l < c->n_layers; l++)
-        L[l].components.mzi.phase_error_sigma_rad = dev->ideal ? 0 : dev->phase_sigma_rad;
+        L[l].components.mzi.phase_error_sigma_rad = dev->ideal == 1 ? 0 : dev->phase_sigma_rad;
     d->layers = L;
     return d;
 }
@@ -77,8 +77,8 @@ static optinc_status evaluator_init(evaluator *e, const optinc_circuit *c,
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
     optinc_chip_options o;
     optinc_chip_options_default(&o);
-    o.models = dev->ideal ? OPTINC_DEV_NONE : OPTINC_DEV_PHASE_ERROR;
-    o.drive_targets = dev->ideal;
+    o.models = dev->ideal == 1 ? OPTINC_DEV_NONE : OPTINC_DEV_PHASE_ERROR;
+    o.drive_targets = dev->ideal != 0;
     optinc_chip *chip;
     optinc_status st = optinc_chip_new(dc, &o, dev->chip_seed, &chip, err);
     if (st) {

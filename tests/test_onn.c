@@ -168,6 +168,43 @@ Test(onn, p_output_space_formula)
     }
 }
 
+/* The cascade's two targets compose to the single rounding of the whole
+ * average, for every raw input of fan_in^2 servers: no double rounding. */
+Test(onn, cascade_targets_compose)
+{
+    for (int fan = 2; fan <= 4; fan++) {
+        int bits = fan == 4 ? 2 : 4, D = bits / 2;
+        optinc_onn_task t1, t2;
+        cr_assert_eq(optinc_onn_task_cascade(&t1, 1, fan, bits, OPTINC_P_DIGIT_SUMS,
+                                             OPTINC_ROUND_HALF_EVEN, NULL), OPTINC_OK);
+        cr_assert_eq(optinc_onn_task_cascade(&t2, 2, fan, bits, OPTINC_P_DIGIT_SUMS,
+                                             OPTINC_ROUND_HALF_EVEN, NULL), OPTINC_OK);
+        cr_assert_eq(t1.out_digits, D + 1);
+        cr_assert_eq(t2.in_digits, D + 1);
+        optinc_rng rng;
+        optinc_rng_seed(&rng, (uint64_t)fan);
+        for (int s = 0; s < 20000; s++) {
+            uint32_t groups[4], codes[4];
+            uint64_t total = 0;
+            for (int g = 0; g < fan; g++) {
+                for (int i = 0; i < fan; i++) {
+                    codes[i] = (uint32_t)optinc_rng_below(&rng, 1u << bits);
+                    total += codes[i];
+                }
+                int p[OPTINC_ONN_MAX_DIGITS];
+                optinc_onn_preprocess(&t1, codes, p);
+                groups[g] = (uint32_t)optinc_onn_target(&t1, p);
+                cr_assert_eq(groups[g], codes[0] + codes[1] + (fan > 2 ? codes[2] : 0) +
+                                            (fan > 3 ? codes[3] : 0));
+            }
+            int p[OPTINC_ONN_MAX_DIGITS];
+            optinc_onn_preprocess(&t2, groups, p);
+            cr_assert_eq(optinc_onn_target(&t2, p),
+                         (uint64_t)rint((double)total / (fan * fan)));
+        }
+    }
+}
+
 /* ---- the network: brute force against the exhaustive verifier ---------------- */
 
 static void random_net(optinc_onn *net, const optinc_onn_task *t, uint64_t seed)
@@ -364,10 +401,14 @@ Test(onn, shipped_onn_verifies_exhaustively, .timeout = 120)
                                                 "--json", NULL});
     tu_run b = tu_optinc_start((const char *[]){"onn", "verify", "specs/onn4x8.yaml", "--json",
                                                 NULL});
+    tu_run c = tu_optinc_start((const char *[]){"onn", "verify",
+                                                "specs/cascade/onn16x8_level1.yaml", "--json",
+                                                NULL});
     tu_wait(&a);
     tu_wait(&b);
-    tu_run *r[2] = {&a, &b};
-    for (int i = 0; i < 2; i++) {
+    tu_wait(&c);
+    tu_run *r[3] = {&a, &b, &c};
+    for (int i = 0; i < 3; i++) {
         cr_assert_eq(r[i]->status, 0, "%s", r[i]->err);
         cr_assert_float_eq(json_number(r[i]->out, "accuracy"), 1.0, 0, "%s", r[i]->out);
         cr_assert_float_eq(json_number(r[i]->out, "inputs_checked"), 28561, 0);
@@ -399,11 +440,24 @@ Test(onn, command_line_errors)
     tu_run r = tu_optinc((const char *[]){"onn", "verify", "tests/bad/onn/missing.yaml", NULL});
     cr_assert_neq(r.status, 0);
     tu_run_free(&r);
+    /* every option a subcommand's --help names is in optinc-onn(1) */
+    char *man = tu_read_file("man/optinc-onn.1", NULL);
+    cr_assert(man);
     static const char *const helps[] = {"train", "verify", "export", "cascade"};
     for (int i = 0; i < 4; i++) {
         tu_run h = tu_optinc((const char *[]){"onn", helps[i], "--help", NULL});
         cr_assert_eq(h.status, 0);
         cr_assert(strstr(h.out, "usage: optinc onn"));
+        for (const char *p = h.out; (p = strstr(p, "--")); p += 2) {
+            char want[80];
+            size_t n = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
+            if (n && n < 60) {
+                snprintf(want, sizeof want, "Fl -%.*s", (int)n, p + 2);
+                cr_expect(strstr(man, want), "onn %s: --%.*s is not in optinc-onn(1)", helps[i],
+                          (int)n, p + 2);
+            }
+        }
         tu_run_free(&h);
     }
+    free(man);
 }

@@ -299,10 +299,14 @@ optinc_status optinc_onn_meta_check(const optinc_circuit *c, const optinc_onn_me
 
 /* The devices a circuit is evaluated on. */
 typedef struct optinc_onn_devices {
-    int ideal;                 /* 1: continuous phases (the decomposition targets), no errors */
+    int ideal;                 /* 1: continuous phases (the decomposition targets), no errors;
+                                  0: the drivers' codes with the phase error below;
+                                  OPTINC_ONN_CONTINUOUS: the targets with the phase error */
     double phase_sigma_rad;    /* static phase error of every phase shifter (chip draw) */
     uint64_t chip_seed;
 } optinc_onn_devices;
+
+#define OPTINC_ONN_CONTINUOUS 2
 
 /* Evaluates circuit c (with meta m) on every reachable P output, or on
  * `sample` random ones when the box is bigger (0: always exhaustive), on the

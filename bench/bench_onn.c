@@ -1,0 +1,79 @@
+/*
+ * bench_onn.c - what the ONN costs to train and to verify, in CPU time.
+ *
+ *   training   epochs of the shipped architecture (4 -> 125 -> 126 -> 127 -> 4,
+ *              4 servers, 8 bits, 28,561 P outputs), dense and with its
+ *              unitary-diagonal segments (the Cayley parameterization adds one
+ *              LU inversion per segment and step);
+ *   verify     the shipped netlist on every P output, ideal and on a chip
+ *              with 8-bit drivers and 0.01 rad phase errors.
+ * Run from the repository root (it reads netlists/onn4x8.pnl.sp).  CPU time
+ * of this process, so a shared machine does not distort the figures.
+ */
+#include <stdio.h>
+#include <time.h>
+#include "optinc/onn.h"
+
+static double cpu(void) { return (double)clock() / CLOCKS_PER_SEC; }
+
+static int bench_train(const char *what, const int *seg)
+{
+    optinc_onn_task t;
+    optinc_onn net;
+    optinc_error err;
+    int hidden[3] = {125, 126, 127};
+    if (optinc_onn_task_unit(&t, 4, 8, OPTINC_P_DIGIT_SUMS, OPTINC_ROUND_HALF_EVEN, &err) ||
+        optinc_onn_alloc(&net, &t, hidden, 3, seg, &err)) {
+        fprintf(stderr, "bench_onn: %s\n", err.message);
+        return 1;
+    }
+    optinc_onn_train_opts o;
+    optinc_onn_train_defaults(&o);
+    o.max_epochs = 5;
+    o.eval_every = 5;
+    optinc_onn_train_result r;
+    double t0 = cpu();
+    optinc_status st = optinc_onn_train(&net, &o, 0, &r, &err);
+    double dt = cpu() - t0;
+    optinc_onn_free(&net);
+    if (st) {
+        fprintf(stderr, "bench_onn: %s\n", err.message);
+        return 1;
+    }
+    printf("%-34s %10.3f s/epoch  %12.0f points/s\n", what, dt / o.max_epochs,
+           28561.0 * o.max_epochs / dt);
+    return 0;
+}
+
+static int bench_verify(const char *what, const optinc_onn_devices *dev)
+{
+    optinc_circuit *c;
+    optinc_onn_meta m;
+    optinc_onn_report r;
+    optinc_error err;
+    if (optinc_onn_load("netlists/onn4x8.pnl.sp", &c, &m, &err)) {
+        fprintf(stderr, "bench_onn: %s\n", err.message);
+        return 1;
+    }
+    double t0 = cpu();
+    optinc_status st = optinc_onn_verify(c, &m, dev, 0, &r, NULL, &err);
+    double dt = cpu() - t0;
+    optinc_circuit_free(c);
+    if (st) {
+        fprintf(stderr, "bench_onn: %s\n", err.message);
+        return 1;
+    }
+    printf("%-34s %10.3f s        %12.0f points/s  accuracy %.6f\n", what, dt,
+           (double)r.checked / dt, r.accuracy);
+    return 0;
+}
+
+int main(void)
+{
+    static const int seg[8] = {5, 5, 126, 126, 127, 127, 4, 4};
+    optinc_onn_devices ideal = {1, 0, 1}, chip = {0, 0.01, 1};
+    printf("%-34s %s\n", "ONN (4 servers, 8 bits)", "CPU time");
+    return bench_train("train, dense", NULL) || bench_train("train, unitary-diagonal", seg) ||
+           bench_verify("verify netlist, ideal", &ideal) ||
+           bench_verify("verify netlist, 8-bit, 0.01 rad", &chip);
+}
