@@ -240,6 +240,28 @@ static void free_output(output *o)
     free(o->ref);
 }
 
+/* Two writers of one file each: the netlist (compile -o) and a matrix
+ * (simulate --matrix, .npy); args write the version of spec big, old that of
+ * spec small. */
+typedef struct writer {
+    const char *name;
+    const char *args[8], *old[8];
+} writer;
+
+static void two_writers(writer w[2], const char *big, const char *small)
+{
+    for (int v = 0; v < 2; v++) {
+        const char *spec = v ? small : big;
+        const char **net = v ? w[0].old : w[0].args, **mat = v ? w[1].old : w[1].args;
+        const char *n[] = {"compile", spec, "-o", "OUT", "--reproducible", "--quiet", NULL};
+        const char *m[] = {"simulate", spec, "--ideal", "--matrix", "OUT", NULL};
+        memcpy(net, n, sizeof n);
+        memcpy(mat, m, sizeof m);
+    }
+    w[0].name = "net.sp";
+    w[1].name = "t.npy";
+}
+
 /* ---------------------------------------------------------------- tests -- */
 
 /* SIGKILL at random moments, 16 times: each time the target is complete. */
@@ -291,16 +313,9 @@ Test(atomic, killed_at_exact_bytes, .init = tu_scratch_init, .fini = tu_scratch_
      .timeout = 120)
 {
     char *big = unitary_spec("big", 48, 3), *small = unitary_spec("small", 8, 5);
-    const char *compile[] = {"compile", big, "-o", "OUT", "--reproducible", "--quiet", NULL};
-    const char *compile_old[] = {"compile", small, "-o", "OUT", "--reproducible", "--quiet",
-                                 NULL};
-    const char *matrix[] = {"simulate", big, "--ideal", "--matrix", "OUT", NULL};
-    const char *matrix_old[] = {"simulate", small, "--ideal", "--matrix", "OUT", NULL};
-    struct {
-        const char *name;
-        const char *const *args, *const *old;
-    } writers[] = {{"net.sp", compile, compile_old}, {"t.npy", matrix, matrix_old}};
-    for (size_t w = 0; w < sizeof writers / sizeof writers[0]; w++) {
+    writer writers[2];
+    two_writers(writers, big, small);
+    for (size_t w = 0; w < 2; w++) {
         output o;
         prepare(&o, writers[w].name, writers[w].args, writers[w].old);
         long cut[] = {1, 4096, (long)o.ref_len / 2, (long)o.ref_len - 1};
@@ -349,15 +364,8 @@ Test(atomic, killed_at_exact_bytes, .init = tu_scratch_init, .fini = tu_scratch_
 Test(atomic, failed_write_keeps_the_old_file, .init = tu_scratch_init, .fini = tu_scratch_fini)
 {
     char *big = unitary_spec("big", 48, 3), *small = unitary_spec("small", 8, 5);
-    const char *compile[] = {"compile", big, "-o", "OUT", "--reproducible", "--quiet", NULL};
-    const char *compile_old[] = {"compile", small, "-o", "OUT", "--reproducible", "--quiet",
-                                 NULL};
-    const char *matrix[] = {"simulate", big, "--ideal", "--matrix", "OUT", NULL};
-    const char *matrix_old[] = {"simulate", small, "--ideal", "--matrix", "OUT", NULL};
-    struct {
-        const char *name;
-        const char *const *args, *const *old;
-    } writers[] = {{"net.sp", compile, compile_old}, {"t.npy", matrix, matrix_old}};
+    writer writers[2];
+    two_writers(writers, big, small);
     for (size_t w = 0; w < 2; w++) {
         output o;
         prepare(&o, writers[w].name, writers[w].args, writers[w].old);
