@@ -155,6 +155,13 @@ static optinc_status task_apply(const task_opts *t, optinc_onn_meta *m, optinc_e
                     : optinc_onn_task_unit(&m->task, m->fan_in, m->bits, pre, r, err);
 }
 
+/* The device options verify, export and cascade share (parse_devices). */
+#define DEVICE_OPTIONS                                                                    \
+    {"programmed", no_argument, NULL, OPT_PROGRAMMED},                                   \
+        {"continuous", no_argument, NULL, OPT_CONTINUOUS},                               \
+        {"sigma", required_argument, NULL, OPT_SIGMA},                                   \
+        {"chip-seed", required_argument, NULL, OPT_CHIP_SEED}
+
 static int parse_devices(const char *cmd, int ch, optinc_onn_devices *d)
 {
     long v;
@@ -375,7 +382,7 @@ static int onn_train(int argc, char **argv)
         fputc('\n', stderr);
     optinc_onn_report rep;
     if (!st)
-        st = optinc_onn_check(&net, &rep, &err);
+        st = optinc_onn_check(&net, 1000000, &rep, &err);
     if (st) {
         optinc_onn_free(&net);
         return cli_report(&err, st);
@@ -406,9 +413,10 @@ static int onn_train(int argc, char **argv)
         printf("%s: %d epochs, %.1f min wall, %.1f min CPU\n", output, res.epochs,
                ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)) / 60,
                res.seconds / 60);
-        printf("model accuracy %.6f (%llu/%llu P outputs), over raw inputs %.6f, largest "
+        printf("model accuracy %.6f (%llu/%llu %sP outputs), over raw inputs %.6f, largest "
                "output error %.3f levels\n", rep.accuracy, (unsigned long long)rep.correct,
-               (unsigned long long)rep.checked, rep.weighted_accuracy, res.max_error);
+               (unsigned long long)rep.checked, rep.sampled ? "random " : "",
+               rep.weighted_accuracy, res.max_error);
         printf("area: %.0f MZI-equivalents = %.1f%% of the SVD realization (%.0f)\n",
                model.total, 100 * ratio, svd.total);
     }
@@ -485,10 +493,8 @@ static optinc_status load_onn(const char *path, const task_opts *t, optinc_circu
 static int onn_verify(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON}, {"programmed", no_argument, NULL, OPT_PROGRAMMED},
-        {"continuous", no_argument, NULL, OPT_CONTINUOUS},
-        {"sigma", required_argument, NULL, OPT_SIGMA}, {"chips", required_argument, NULL, OPT_CHIPS},
-        {"chip-seed", required_argument, NULL, OPT_CHIP_SEED},
+        {"json", no_argument, NULL, OPT_JSON}, {"chips", required_argument, NULL, OPT_CHIPS},
+        DEVICE_OPTIONS,
         {"sample", required_argument, NULL, OPT_SAMPLE},
         {"servers", required_argument, NULL, OPT_SERVERS}, {"bits", required_argument, NULL, OPT_BITS},
         {"level", required_argument, NULL, OPT_LEVEL}, {"rounding", required_argument, NULL, OPT_ROUND},
@@ -624,10 +630,7 @@ static int onn_export(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"hist", required_argument, NULL, OPT_HIST}, {"lut", required_argument, NULL, OPT_LUT},
-        {"programmed", no_argument, NULL, OPT_PROGRAMMED},
-        {"continuous", no_argument, NULL, OPT_CONTINUOUS},
-        {"sigma", required_argument, NULL, OPT_SIGMA},
-        {"chip-seed", required_argument, NULL, OPT_CHIP_SEED},
+        DEVICE_OPTIONS,
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     optinc_onn_devices dev = {1, 0, 1};
     const char *hist = NULL, *lutp = NULL;
@@ -694,10 +697,7 @@ static int onn_cascade(int argc, char **argv)
     static const struct option longopts[] = {
         {"json", no_argument, NULL, OPT_JSON}, {"sample", required_argument, NULL, OPT_SAMPLE},
         {"seed", required_argument, NULL, OPT_SEED},
-        {"programmed", no_argument, NULL, OPT_PROGRAMMED},
-        {"continuous", no_argument, NULL, OPT_CONTINUOUS},
-        {"sigma", required_argument, NULL, OPT_SIGMA},
-        {"chip-seed", required_argument, NULL, OPT_CHIP_SEED},
+        DEVICE_OPTIONS,
         {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
     optinc_onn_devices dev = {1, 0, 1};
     long sample = 100000, seed = 1;

@@ -321,3 +321,32 @@ double optinc_onn_domain_count(const optinc_onn_domain *d, uint64_t i)
     }
     return c;
 }
+
+/* ---- walking the domain ---------------------------------------------------- */
+
+void optinc_onn_walk_init(optinc_onn_walk *w, const optinc_onn_domain *d, uint64_t sample,
+                          uint64_t seed)
+{
+    w->d = d;
+    w->next = 0;
+    w->sampled = sample && d->reachable > sample;
+    w->left = w->sampled ? sample : d->reachable;
+    optinc_rng_stream(&w->rng, seed, 0x5a3b1e);
+}
+
+int optinc_onn_walk_next(optinc_onn_walk *w, uint64_t *index, int *p, double *count)
+{
+    if (!w->left)
+        return 0;
+    for (;;) {
+        uint64_t i = w->sampled ? optinc_rng_below(&w->rng, w->d->size) : w->next++;
+        double c = optinc_onn_domain_count(w->d, i);
+        if (c > 0) {
+            w->left--;
+            *index = i;
+            *count = c;
+            optinc_onn_domain_point(w->d, i, p);
+            return 1;
+        }
+    }
+}

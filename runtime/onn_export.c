@@ -103,7 +103,7 @@ static void data_dir_of(const char *spec_path, char *dir, size_t n, char *rel, s
 optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
                                 const optinc_onn_export_opts *o, optinc_error *err)
 {
-    char dir[1024], rel[512], path[1600];
+    char dir[1024], rel[1024], path[1600];
     data_dir_of(spec_path, dir, sizeof dir, rel, sizeof rel);
     if (mkdir(dir, 0777) && errno != EEXIST)
         return optinc_fail(err, OPTINC_ERUN, dir, 0, 0, "cannot create the directory for the "

@@ -176,7 +176,8 @@ void optinc_onn_report_finish(optinc_onn_report *r, double weighted_ok, double w
     r->weighted_accuracy = weight_total > 0 ? weighted_ok / weight_total : 0;
 }
 
-optinc_status optinc_onn_check(const optinc_onn *net, optinc_onn_report *r, optinc_error *err)
+optinc_status optinc_onn_check(const optinc_onn *net, uint64_t sample, optinc_onn_report *r,
+                               optinc_error *err)
 {
     optinc_onn_domain d;
     optinc_status st = optinc_onn_domain_init(&d, &net->task, err);
@@ -193,23 +194,21 @@ optinc_status optinc_onn_check(const optinc_onn *net, optinc_onn_report *r, opti
         st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory checking the ONN");
         goto out;
     }
+    optinc_onn_walk walk;
+    optinc_onn_walk_init(&walk, &d, sample, 1);
+    r->sampled = walk.sampled;
     double ok = 0, total = 0;
-    uint64_t i = 0;
-    while (i < d.size) {
-        int n = 0;
-        for (; i < d.size && n < B; i++) {
-            double c = optinc_onn_domain_count(&d, i);
-            if (c <= 0)
-                continue;
-            int p[OPTINC_ONN_MAX_DIGITS];
-            optinc_onn_domain_point(&d, i, p);
+    for (int n = B; n == B;) {
+        uint64_t idx;
+        int p[OPTINC_ONN_MAX_DIGITS];
+        for (n = 0; n < B && optinc_onn_walk_next(&walk, &idx, p, &cnt[n]); n++) {
             optinc_onn_input(net, p, x + (size_t)n * n_in);
             want[n] = optinc_onn_target(&net->task, p);
-            cnt[n++] = c;
         }
         forward_batch(net, n, x, y, b0, b1);
         for (int k = 0; k < n; k++) {
-            optinc_onn_report_add(r, optinc_onn_decode(D, net->out_scale, y + (size_t)k * D), want[k], cnt[k], &ok);
+            uint64_t got = optinc_onn_decode(D, net->out_scale, y + (size_t)k * D);
+            optinc_onn_report_add(r, got, want[k], cnt[k], &ok);
             total += cnt[k];
         }
     }

@@ -152,29 +152,18 @@ optinc_status optinc_onn_verify(const optinc_circuit *c, const optinc_onn_meta *
     }
     if (codes)
         memset(codes, 0, sizeof *codes * d.size);
-    r->sampled = sample && d.reachable > sample;
-    optinc_rng rng;
-    optinc_rng_stream(&rng, dev->chip_seed, 0x5a3b1e);
-    uint64_t total = r->sampled ? sample : d.size, i = 0;
+    optinc_onn_walk walk;
+    optinc_onn_walk_init(&walk, &d, sample, dev->chip_seed);
+    r->sampled = walk.sampled;
     double ok = 0, weight = 0;
-    while (i < total) {
-        int n = 0;
-        for (; i < total && n < B; i++) {
-            uint64_t j = r->sampled ? optinc_rng_below(&rng, d.size) : i;
-            double w = optinc_onn_domain_count(&d, j);
-            if (w <= 0) {
-                if (r->sampled)
-                    i--;            /* draw again: only reachable points count */
-                continue;
-            }
-            int p[OPTINC_ONN_MAX_DIGITS];
-            optinc_onn_domain_point(&d, j, p);
+    for (int n = B; n == B;) {
+        int p[OPTINC_ONN_MAX_DIGITS];
+        for (n = 0; n < B && optinc_onn_walk_next(&walk, &idx[n], p, &cnt[n]); n++) {
             load_input(&e, n, p);
-            idx[n] = j;
             want[n] = optinc_onn_target(&m->task, p);
-            cnt[n++] = r->sampled ? 1.0 : w;
         }
-        evaluator_run(&e, n, amp);
+        if (n)
+            evaluator_run(&e, n, amp);
         for (int k = 0; k < n; k++) {
             uint64_t got = optinc_onn_decode(D, 1.0, amp + (size_t)k * D);
             optinc_onn_report_add(r, got, want[k], cnt[k], &ok);

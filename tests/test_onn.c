@@ -242,7 +242,7 @@ Test(onn, verifier_agrees_with_brute_force)
             ok_points += ok_point[s];
         }
         optinc_onn_report r;
-        cr_assert_eq(optinc_onn_check(&net, &r, NULL), OPTINC_OK);
+        cr_assert_eq(optinc_onn_check(&net, 0, &r, NULL), OPTINC_OK);
         cr_assert_eq(r.checked, (uint64_t)points);
         cr_assert_eq(r.correct, (uint64_t)ok_points);
         cr_assert_float_eq(r.weighted_accuracy, ok_raw / 16.0, 1e-15, "seed %llu",
@@ -302,7 +302,7 @@ Test(onn, train_export_compile_verify, .init = tu_scratch_init, .fini = tu_scrat
             cr_assert(fabs(d) < 1e-12);
         }
     optinc_onn_report model;
-    cr_assert_eq(optinc_onn_check(&net, &model, NULL), OPTINC_OK);
+    cr_assert_eq(optinc_onn_check(&net, 0, &model, NULL), OPTINC_OK);
     cr_assert_eq(model.checked, 49);
     cr_assert_float_eq(model.accuracy, 1.0, 0, "the tiny ONN trains to 100%%");
 

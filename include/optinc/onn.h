@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include "optinc/circuit.h"
 #include "optinc/error.h"
+#include "optinc/rng.h"
 #include "optinc/spec.h"
 
 #define OPTINC_ONN_MAX_DIGITS 16      /* b <= 32 */
@@ -117,6 +118,21 @@ void optinc_onn_domain_free(optinc_onn_domain *d);
 void optinc_onn_domain_point(const optinc_onn_domain *d, uint64_t i, int *p);
 /* Raw inputs mapped onto box index i (as a double: (2^32)^N overflows). */
 double optinc_onn_domain_count(const optinc_onn_domain *d, uint64_t i);
+/* A walk over the reachable points of a domain: all of them in index order,
+ * or (sample > 0 and fewer than the reachable points) `sample` points drawn
+ * uniformly from the box with replacement, unreachable draws redrawn. */
+typedef struct optinc_onn_walk {
+    const optinc_onn_domain *d;
+    uint64_t next, left;
+    int sampled;
+    optinc_rng rng;
+} optinc_onn_walk;
+
+void optinc_onn_walk_init(optinc_onn_walk *w, const optinc_onn_domain *d, uint64_t sample,
+                          uint64_t seed);
+/* The next point: box index, P output p and its raw-input count; 0 at the end. */
+int optinc_onn_walk_next(optinc_onn_walk *w, uint64_t *index, int *p, double *count);
+
 /* The formula for the number of distinct P outputs of an unrestricted task:
  * (3N+1)^D for digit sums, N*(4^D - 1) + 1 for a weighted sum. */
 double optinc_onn_domain_formula(const optinc_onn_task *t);
@@ -224,7 +240,8 @@ typedef struct optinc_onn_report {
     uint64_t checked;          /* P outputs evaluated */
     uint64_t correct;
     double accuracy;           /* correct / checked */
-    double weighted_accuracy;  /* over raw server inputs (uniform codes) */
+    double weighted_accuracy;  /* over raw server inputs (uniform codes); estimated from the
+                                  counts of the points drawn when sampled */
     uint64_t hist[2 * OPTINC_ONN_HIST + 1];   /* over P outputs */
     double whist[2 * OPTINC_ONN_HIST + 1];    /* over raw server inputs */
     int sampled;               /* 1 when a random sample of the box was checked */
@@ -235,8 +252,10 @@ void optinc_onn_report_add(optinc_onn_report *r, uint64_t got, uint64_t want, do
                            double *weighted_ok);
 void optinc_onn_report_finish(optinc_onn_report *r, double weighted_ok, double weight_total);
 
-/* Exhaustive check of the model itself (no circuit). */
-optinc_status optinc_onn_check(const optinc_onn *net, optinc_onn_report *r, optinc_error *err);
+/* Check of the model itself (no circuit) on every reachable P output, or on
+ * `sample` random ones when there are more (0: always exhaustive). */
+optinc_status optinc_onn_check(const optinc_onn *net, uint64_t sample, optinc_onn_report *r,
+                               optinc_error *err);
 
 /* ---- the ONN as a circuit ---------------------------------------------------
  *
