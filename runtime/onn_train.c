@@ -307,7 +307,8 @@ static int trainer_init(trainer *t, optinc_onn *net, const optinc_onn_train_opts
                 } else {
                     if (random_orthogonal(T->sc, &r, S->U0))
                         return -1;
-                    /* He-like: a row spans gc segments; E|row|^2 = 2 C / sc... */
+                    /* A row spans gc segments with norm |s| each, so |row|^2 =
+                     * gc s^2 = 2: the expected norm of a He-initialized row. */
                     double sv = sqrt(2.0 * T->sc / T->C);
                     for (int i = 0; i < T->sr; i++)
                         S->s[i] = (float)(sv * (optinc_rng_uniform(&r) < 0.5 ? -1 : 1));
