@@ -626,6 +626,43 @@ static int onn_verify(int argc, char **argv)
 
 /* ---- export ---------------------------------------------------------------- */
 
+/* The exact error histogram of a table: every error value (not the
+ * verifier's +-OPTINC_ONN_HIST bins), counted over raw server inputs. */
+static optinc_status write_hist(const char *path, const char *src, const char *devices,
+                                const optinc_onn_lut *lut, optinc_error *err)
+{
+    optinc_onn_domain d;
+    optinc_status st = optinc_onn_domain_init(&d, &lut->meta.task, err);
+    if (st)
+        return st;
+    long top = (1L << (2 * lut->meta.task.out_digits)) - 1;
+    double *bin = calloc((size_t)(2 * top + 1), sizeof *bin);
+    if (!bin) {
+        optinc_onn_domain_free(&d);
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    }
+    optinc_onn_walk w;
+    optinc_onn_walk_init(&w, &d, 0, 0);
+    uint64_t i;
+    int p[OPTINC_ONN_MAX_DIGITS];
+    double c;
+    while (optinc_onn_walk_next(&w, &i, p, &c))
+        bin[(long)lut->code[i] - (long)optinc_onn_target(&lut->meta.task, p) + top] += c;
+    optinc_onn_domain_free(&d);
+    optinc_out out;
+    if (!(st = optinc_out_open(&out, path, err))) {
+        fprintf(out.f, "# optinc onn export: output errors of %s in LSBs\n# devices: %s\n"
+                       "# DELTA COUNT, counts over uniformly distributed raw server codes\n",
+                src, devices);
+        for (long b = 0; b <= 2 * top; b++)
+            if (bin[b] > 0)
+                fprintf(out.f, "%ld %.17g\n", b - top, bin[b]);
+        st = optinc_out_commit(&out, err);
+    }
+    free(bin);
+    return st;
+}
+
 static int onn_export(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -668,15 +705,8 @@ static int onn_export(int argc, char **argv)
     char dt[256];
     devices_text(&dev, dt, sizeof dt);
     optinc_out out;
-    if (!st && hist && !(st = optinc_out_open(&out, hist, &err))) {
-        fprintf(out.f, "# optinc onn export: output errors of %s in LSBs\n# devices: %s\n"
-                       "# DELTA COUNT, counts over uniformly distributed raw server codes\n",
-                argv[optind], dt);
-        for (int b = 0; b < 2 * OPTINC_ONN_HIST + 1; b++)
-            if (lut->report.whist[b] > 0)
-                fprintf(out.f, "%d %.17g\n", b - OPTINC_ONN_HIST, lut->report.whist[b]);
-        st = optinc_out_commit(&out, &err);
-    }
+    if (!st && hist)
+        st = write_hist(hist, argv[optind], dt, lut, &err);
     if (!st && lutp && !(st = optinc_out_open(&out, lutp, &err))) {
         fprintf(out.f, "# optinc onn export: aggregation table of %s\n# devices: %s\n"
                        "# INDEX CODE, index = sum_k p_k (3N+1)^k, N = %d, %d digits\n",

@@ -395,7 +395,8 @@ static double json_number(const char *json, const char *key)
     return p ? strtod(p + strlen(pat), NULL) : NAN;
 }
 
-Test(onn, shipped_onn_verifies_exhaustively, .timeout = 120)
+Test(onn, shipped_onn_verifies_exhaustively, .timeout = 120, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
 {
     tu_run a = tu_optinc_start((const char *[]){"onn", "verify", "netlists/onn4x8.pnl.sp",
                                                 "--json", NULL});
@@ -404,9 +405,18 @@ Test(onn, shipped_onn_verifies_exhaustively, .timeout = 120)
     tu_run c = tu_optinc_start((const char *[]){"onn", "verify",
                                                 "specs/cascade/onn16x8_level1.yaml", "--json",
                                                 NULL});
+    const char *hist = tu_scratch("hist.txt");
+    tu_run h = tu_optinc_start((const char *[]){"onn", "export", "netlists/onn4x8.pnl.sp",
+                                                "--hist", hist, NULL});
     tu_wait(&a);
     tu_wait(&b);
     tu_wait(&c);
+    tu_wait(&h);
+    cr_assert_eq(h.status, 0, "%s", h.err);
+    char *text = tu_read_file(tu_scratch_last(), NULL);
+    cr_assert(text && strstr(text, "\n0 4294967296\n"), "every raw input exact: %s", text);
+    free(text);
+    tu_run_free(&h);
     tu_run *r[3] = {&a, &b, &c};
     for (int i = 0; i < 3; i++) {
         cr_assert_eq(r[i]->status, 0, "%s", r[i]->err);

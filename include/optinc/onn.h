@@ -219,7 +219,9 @@ typedef struct optinc_onn_train_result {
 /* Trains net (initialized here from opts->seed, or continued when `resume`)
  * on the exhaustive set of P outputs of its task.  Segmented layers are
  * trained directly in their (s, Q) parameterization (Q = rows of U0 . Cayley(A),
- * A skew), so the result is exactly of the hardware's form. */
+ * A skew), so the result is exactly of the hardware's form.  The same
+ * options give bit-identical weights when BLAS runs on one thread
+ * (optinc_linalg_deterministic(), which the optinc program calls). */
 optinc_status optinc_onn_train(optinc_onn *net, const optinc_onn_train_opts *opts, int resume,
                                optinc_onn_train_result *res, optinc_error *err);
 
