@@ -5,9 +5,17 @@
  *
  * Settings come from the command line, then the spec's train: (and
  * allreduce:) section, then the defaults of optinc_train_defaults().  Under
- * MPI every rank runs this same code; only rank 0 prints.
+ * MPI every rank runs this same code; only rank 0 prints, except when a rank
+ * dies or hangs: then each rank whose watchdog fires (comm.h) prints why and
+ * ends the job with MPI_Abort, and rank 0, when mpirun stops it with
+ * SIGTERM, says where the last checkpoint is.
+ *
+ * OPTINC_TEST_FAULT=kill:RANK:STEP or hang:RANK:STEP makes rank RANK raise
+ * SIGKILL, or stop forever, after step STEP: the fault tests' way to break a
+ * run at a known point (tests/test_mpi_fault.c).
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +37,8 @@ static const char usage_text[] =
     "                    [--onn NET.sp|exact] [--programmed] [--phase-sigma RAD]\n"
     "                    [--chip-seed S] [--inject-errors HIST|onn] [--checkpoint-every K]\n"
     "                    [--resume] [--stop-after STEPS] [--out DIR] [--data DIR]\n"
-    "                    [--limit-train N] [--limit-test N] [--json] [--quiet]\n"
+    "                    [--limit-train N] [--limit-test N] [--step-timeout SECONDS]\n"
+    "                    [--json] [--quiet]\n"
     "       optinc train --cost-model [--link-gbps X] [--latency-us X] [--tflops X]\n"
     "                    [--efficiency X] [--bits B]\n"
     "Trains a 784-256-128-10 MLP on Fashion-MNIST over N emulated servers whose gradients\n"
@@ -42,7 +51,7 @@ typedef struct opts {
     int set_servers, set_epochs, set_batch, set_lr, set_momentum, set_hidden, set_allreduce,
         set_ckpt, set_bits, set_block, set_chip_seed, programmed;
     const char *spec, *onn, *inject;
-    double phase_sigma;
+    double phase_sigma, step_timeout_s;
     uint64_t chip_seed;
 } opts;
 
@@ -68,7 +77,7 @@ static int parse(int argc, char **argv, opts *o)
         O_BACKEND = 256, O_ALLREDUCE, O_SERVERS, O_EPOCHS, O_SEED, O_BATCH, O_LR, O_MOMENTUM,
         O_HIDDEN, O_BITS, O_BLOCK, O_ONN, O_INJECT, O_CKPT, O_RESUME, O_STOP, O_OUT, O_DATA,
         O_LTRAIN, O_LTEST, O_JSON, O_QUIET, O_COST, O_GBPS, O_LAT, O_TFLOPS, O_EFF, O_SIGMA,
-        O_CHIP, O_PROG
+        O_CHIP, O_PROG, O_TIMEOUT
     };
     static const struct option lo[] = {
         {"backend", required_argument, NULL, O_BACKEND},
@@ -94,6 +103,7 @@ static int parse(int argc, char **argv, opts *o)
         {"data", required_argument, NULL, O_DATA},
         {"limit-train", required_argument, NULL, O_LTRAIN},
         {"limit-test", required_argument, NULL, O_LTEST},
+        {"step-timeout", required_argument, NULL, O_TIMEOUT},
         {"json", no_argument, NULL, O_JSON},
         {"quiet", no_argument, NULL, O_QUIET},
         {"cost-model", no_argument, NULL, O_COST},
@@ -220,6 +230,12 @@ static int parse(int argc, char **argv, opts *o)
                 return cli_usage_error("train", "--limit-%s needs a sample count >= 1",
                                        ch == O_LTRAIN ? "train" : "test");
             *(ch == O_LTRAIN ? &c->limit_train : &c->limit_test) = (int)v;
+            break;
+        case O_TIMEOUT:
+            if (cli_parse_double(a, &d) || d < 0.0 || d > 1e6)
+                return cli_usage_error("train", "--step-timeout needs seconds in 0..1e6 "
+                                       "(0 waits forever)");
+            o->step_timeout_s = d;
             break;
         case O_JSON: o->json = 1; break;
         case O_QUIET: o->quiet = 1; break;
@@ -348,9 +364,8 @@ static int cost_model(const opts *o)
 
 /* ---- training ------------------------------------------------------------- */
 
-static void progress_bar(void *ctx, const optinc_train_progress *p)
+static void progress_bar(const optinc_train_progress *p)
 {
-    (void)ctx;
     int width = 30, filled = (int)(width * p->step / (p->steps ? p->steps : 1));
     fprintf(stderr, "\r[%.*s%*s] epoch %d/%d step %ld/%ld loss %.4f", filled,
             "##############################", width - filled, "", p->epoch, p->epochs, p->step,
@@ -358,6 +373,80 @@ static void progress_bar(void *ctx, const optinc_train_progress *p)
     if (p->step == p->steps)
         fputc('\n', stderr);
     fflush(stderr);
+}
+
+/* ---- watching a run: the bar, rank 0's note, injected faults ------------- */
+
+typedef struct watch {
+    const optinc_train_config *cfg;
+    int rank;
+    int bar;                  /* draw the progress bar (rank 0 on a terminal) */
+    int note;                 /* keep the SIGTERM note current (rank 0 under MPI) */
+    long noted;               /* the checkpoint step the note speaks of */
+    char fault;               /* OPTINC_TEST_FAULT: 'k'ill or 'h'ang; 0: none */
+    int fault_rank;
+    long fault_step;
+} watch;
+
+/* What rank 0 prints when mpirun stops it with SIGTERM (it does so when
+ * another rank dies or aborts, or when the user interrupts mpirun).  The
+ * handler may only write(), so the text is made beforehand, into the buffer
+ * the handler is not reading, which then becomes the current one. */
+static char note_text[2][1024];
+static volatile sig_atomic_t note_now, note_off;
+
+static void on_sigterm(int sig)
+{
+    const char *m = note_text[note_now];
+    size_t n = 0;
+    while (m[n] && !note_off)
+        n++;
+    ssize_t ignored = write(STDERR_FILENO, m, n);
+    (void)ignored;
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void note_checkpoint(watch *w, long saved)
+{
+    char advice[700];
+    int next = !note_now;
+    optinc_train_resume_advice(w->cfg, saved, advice, sizeof advice);
+    snprintf(note_text[next], sizeof note_text[next], "optinc train: rank 0: stopped by mpirun "
+             "(a rank failed, or the job was cancelled); %s\n", advice);
+    note_now = next;
+    w->noted = saved;
+}
+
+/* OPTINC_TEST_FAULT=kill:RANK:STEP | hang:RANK:STEP (tests only); -1 if malformed. */
+static int test_fault(watch *w)
+{
+    const char *s = getenv("OPTINC_TEST_FAULT");
+    char act[8];
+    int end = 0;
+    if (!s || !*s)
+        return 0;
+    if (sscanf(s, "%7[a-z]:%d:%ld%n", act, &w->fault_rank, &w->fault_step, &end) != 3 ||
+        s[end] || (strcmp(act, "kill") && strcmp(act, "hang")))
+        return -1;
+    w->fault = act[0];
+    return 0;
+}
+
+/* The trainer's progress callback. */
+static void on_step(void *ctx, const optinc_train_progress *p)
+{
+    watch *w = ctx;
+    if (w->bar)
+        progress_bar(p);
+    if (w->note && p->checkpoint_step != w->noted)
+        note_checkpoint(w, p->checkpoint_step);
+    if (w->fault && w->rank == w->fault_rank && p->step == w->fault_step) {
+        if (w->fault == 'k')
+            raise(SIGKILL);
+        for (;;)
+            pause();
+    }
 }
 
 static void print_sha(FILE *f, const uint8_t *h)
@@ -374,6 +463,15 @@ static void print_json(const opts *o, const optinc_train_result *r, const char *
            "\"steps\": %ld, \"params\": %zu, \"aggregator\": ", o->mpi ? "mpi" : "inproc",
            optinc_ar_kind_name(c->allreduce), c->servers, r->n_epochs, r->steps, r->params);
     cli_json_string(stdout, aggregator);
+    printf(", \"batch\": %d, \"hidden\": [", c->batch);
+    for (int l = 0; l < c->n_hidden; l++)
+        printf("%s%d", l ? ", " : "", c->hidden[l]);
+    printf("], \"lr\": ");
+    cli_json_number(stdout, c->lr);
+    printf(", \"momentum\": ");
+    cli_json_number(stdout, c->momentum);
+    printf(", \"seed\": %llu, \"bits\": %d, \"block_size\": %d, \"checkpoint_every\": %ld",
+           (unsigned long long)c->seed, c->bits, c->block_size, c->checkpoint_every);
     if (rep) {
         printf(", \"onn_accuracy\": ");
         cli_json_number(stdout, rep->accuracy);
@@ -532,11 +630,15 @@ int cmd_train(int argc, char **argv)
     opts o;
     memset(&o, 0, sizeof o);
     optinc_train_defaults(&o.cfg);
+    o.step_timeout_s = OPTINC_COMM_DEFAULT_TIMEOUT_S;
     int rc = parse(argc, argv, &o);
     if (rc >= 0)
         return rc;
     if (o.cost_model)
         return cost_model(&o);
+    watch w = {&o.cfg, 0, 0, 0, -2, 0, 0, 0};
+    if (test_fault(&w))
+        return cli_usage_error("train", "OPTINC_TEST_FAULT is kill:RANK:STEP or hang:RANK:STEP");
     optinc_error err;
     optinc_error_clear(&err);
     optinc_spec *spec = NULL;
@@ -559,9 +661,20 @@ int cmd_train(int argc, char **argv)
                              "--servers %d but mpirun started %d ranks: use mpirun -np %d",
                              o.cfg.servers, comm.servers, o.cfg.servers);
         o.cfg.servers = comm.servers;
+        comm.timeout_s = o.step_timeout_s;
     } else
         optinc_comm_inproc(&comm, o.cfg.servers);
     int root = comm.rank == 0;
+    w.rank = comm.rank;
+    w.bar = root && !o.quiet && isatty(STDERR_FILENO);
+    w.note = root && o.mpi;
+    if (w.note) {
+        note_checkpoint(&w, -1);
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_sigterm;
+        sigaction(SIGTERM, &sa, NULL);
+    }
     optinc_err_hist *hist = NULL;
     optinc_agg_lut *lut = NULL;
     const char *aggregator = "";
@@ -573,9 +686,16 @@ int cmd_train(int argc, char **argv)
     optinc_train_result res;
     memset(&res, 0, sizeof res);
     if (!st) {
-        if (root && !o.quiet && isatty(STDERR_FILENO))
-            o.cfg.progress = progress_bar;
+        if (w.bar || w.note || w.fault) {
+            o.cfg.progress = on_step;
+            o.cfg.progress_ctx = &w;
+        }
         st = optinc_train(&o.cfg, &comm, &res, &err);
+    }
+    int failed = optinc_comm_failed(&comm);
+    if (failed) {   /* each rank that noticed; optinc_comm_finalize() ends the job */
+        note_off = 1;
+        fprintf(stderr, "optinc train: %s\n", err.message);
     }
     if (!st && root && o.cfg.resume && !res.resumed_from && !o.quiet)
         cli_warn("no checkpoint in %s: started from step 0", o.cfg.out_dir);
@@ -592,7 +712,7 @@ int cmd_train(int argc, char **argv)
     }
     if (!st && root)
         (o.json ? print_json : print_text)(&o, &res, aggregator, have_rep ? &rep : NULL);
-    if (st && root)
+    if (st && root && !failed)
         rc = cli_report(&err, st);
     else
         rc = (int)st;

@@ -50,6 +50,7 @@
 #include "optinc/limits.h"
 #include "optinc/matrix.h"
 #include "optinc/spec.h"
+#include "optinc/train.h"
 
 typedef struct ctx {
     const char *path;          /* the spec file, for error records */
@@ -1234,23 +1235,14 @@ static void spec_defaults(optinc_spec *s)
     optinc_components_defaults(&s->components);
     optinc_spec_allreduce *a = &s->allreduce;
     a->enabled = 1;
-    a->gradient_bits = 8;
-    a->block_size = 256;
+    a->gradient_bits = OPTINC_AR_DEFAULT_BITS;     /* the trainer's, allreduce.h */
+    a->block_size = OPTINC_AR_DEFAULT_BLOCK;
     snprintf(a->preprocessing, sizeof a->preprocessing, "digit_sums");
     a->hidden[0] = a->hidden[1] = 64;
     a->n_hidden = 2;
     a->activation = OPTINC_ACT_RELU_EO;
     a->cascade_levels = 1;
-    optinc_spec_train *t = &s->train;
-    snprintf(t->dataset, sizeof t->dataset, "fashion_mnist");
-    t->servers = 4;
-    t->epochs = 1;
-    t->batch = 64;
-    t->lr = 0.1;
-    t->momentum = 0.9;
-    t->hidden[0] = 128;
-    t->n_hidden = 1;
-    snprintf(t->allreduce, sizeof t->allreduce, "ring");
+    optinc_train_spec_defaults(&s->train);    /* a field left out trains as without a spec */
 }
 
 static optinc_status parse_root(ctx *c, yaml_node_t *root)

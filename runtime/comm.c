@@ -17,6 +17,7 @@ void optinc_comm_inproc(optinc_comm *comm, int servers)
     comm->rank = 0;
     comm->first = 0;
     comm->count = servers;
+    comm->timeout_s = 0.0;
 }
 
 optinc_status optinc_comm_allreduce(const optinc_comm *comm, optinc_allreduce *ar, uint64_t step,

@@ -77,28 +77,35 @@ void optinc_train_defaults(optinc_train_config *cfg)
     optinc_costmodel_defaults(&cfg->cost);
 }
 
+void optinc_train_spec_defaults(optinc_spec_train *t)
+{
+    optinc_train_config cfg;
+    optinc_train_defaults(&cfg);
+    snprintf(t->dataset, sizeof t->dataset, "fashion_mnist");
+    t->servers = cfg.servers;
+    t->epochs = cfg.epochs;
+    t->batch = cfg.batch;
+    t->checkpoint_every = (int)cfg.checkpoint_every;
+    memcpy(t->hidden, cfg.hidden, sizeof t->hidden);
+    t->n_hidden = cfg.n_hidden;
+    t->lr = cfg.lr;
+    t->momentum = cfg.momentum;
+    snprintf(t->allreduce, sizeof t->allreduce, "%s", optinc_ar_kind_name(cfg.allreduce));
+}
+
 void optinc_train_apply_spec(optinc_train_config *cfg, const optinc_spec_train *t)
 {
     if (!t->present)
         return;
-    if (t->servers)
-        cfg->servers = t->servers;
-    if (t->epochs)
-        cfg->epochs = t->epochs;
-    if (t->batch)
-        cfg->batch = t->batch;
-    if (t->checkpoint_every)
-        cfg->checkpoint_every = t->checkpoint_every;
-    if (t->n_hidden) {
-        memcpy(cfg->hidden, t->hidden, sizeof cfg->hidden);
-        cfg->n_hidden = t->n_hidden;
-    }
-    if (t->lr > 0.0)
-        cfg->lr = t->lr;
-    if (t->momentum > 0.0)
-        cfg->momentum = t->momentum;
-    if (t->allreduce[0])
-        optinc_ar_kind_parse(t->allreduce, &cfg->allreduce);
+    cfg->servers = t->servers;
+    cfg->epochs = t->epochs;
+    cfg->batch = t->batch;
+    cfg->checkpoint_every = t->checkpoint_every;
+    memcpy(cfg->hidden, t->hidden, sizeof cfg->hidden);
+    cfg->n_hidden = t->n_hidden;
+    cfg->lr = t->lr;
+    cfg->momentum = t->momentum;
+    optinc_ar_kind_parse(t->allreduce, &cfg->allreduce);
 }
 
 /* ---- the model ----------------------------------------------------------- */
@@ -233,12 +240,12 @@ static double backward(const mlp *m, const float *w, work *wk, int rows, const u
     return loss;
 }
 
-/* Fraction of the test set classified right, in fixed batches spread over
- * the servers; integer counts are summed over the processes. */
-static double evaluate(const mlp *m, const float *w, work *wk, const optinc_dataset *test,
-                       const optinc_comm *comm, int *idx)
+/* *acc = the fraction of the test set classified right, in fixed batches
+ * spread over the servers; integer counts are summed over the processes. */
+static optinc_status evaluate(const mlp *m, const float *w, work *wk, const optinc_dataset *test,
+                              const optinc_comm *comm, int *idx, double *acc, optinc_error *err)
 {
-    int64_t right = 0;
+    int64_t right = 0, total;
     for (int b = 0, lo = 0; lo < test->n; b++, lo += EVAL_BATCH) {
         int owner = b % comm->servers;
         if (owner < comm->first || owner >= comm->first + comm->count)
@@ -252,7 +259,9 @@ static double evaluate(const mlp *m, const float *w, work *wk, const optinc_data
         for (int r = 0; r < rows; r++)
             right += argmax(wk->act[m->layers] + (size_t)r * (size_t)C, C) == test->labels[lo + r];
     }
-    return (double)optinc_comm_sum(comm, right) / (double)test->n;
+    optinc_status st = optinc_comm_sum(comm, right, &total, err);
+    *acc = (double)total / (double)test->n;
+    return st;
 }
 
 /* The order of epoch e: a Fisher-Yates shuffle from the epoch's stream. */
@@ -533,8 +542,8 @@ static optinc_status setup(const optinc_train_config *cfg, const optinc_comm *co
 }
 
 /* Closes epoch `e` (0-based): test accuracy and the metrics row. */
-static void close_epoch(const optinc_train_config *cfg, const optinc_comm *comm, run *r,
-                        const mlp *m, long e)
+static optinc_status close_epoch(const optinc_train_config *cfg, const optinc_comm *comm, run *r,
+                                 const mlp *m, long e, optinc_error *err)
 {
     state *s = &r->s;
     optinc_train_epoch *row = &s->hist[s->n_hist++];
@@ -550,12 +559,14 @@ static void close_epoch(const optinc_train_config *cfg, const optinc_comm *comm,
     row->step = s->step;
     row->train_loss = s->loss_sum / s->samples;
     row->train_accuracy = s->correct / s->samples;
-    row->test_accuracy = evaluate(m, s->w, &r->wk, r->test, comm, r->idx);
+    optinc_status st = evaluate(m, s->w, &r->wk, r->test, comm, r->idx, &row->test_accuracy,
+                                err);
     row->bytes_sent_per_server = d.bytes_sent[worst];
     row->comm_time_s = optinc_cost_comm_time(&cfg->cost, &d, worst);
     row->injected_errors = s->stats.injected_errors - s->epoch_start.injected_errors;
     s->loss_sum = s->correct = s->samples = 0.0;
     s->epoch_start = s->stats;
+    return st;
 }
 
 /* One step: local gradients, all-reduce, metrics, update. */
@@ -580,9 +591,10 @@ static optinc_status step(const optinc_train_config *cfg, const optinc_comm *com
     }
     optinc_status st = optinc_comm_allreduce(comm, r->ar, (uint64_t)s->step, r->grads, m->params,
                                              &s->stats, err);
+    if (!st)
+        st = optinc_comm_allgather(comm, local, all, 2, err);
     if (st)
         return st;
-    optinc_comm_allgather(comm, local, all, 2);
     for (int i = 0; i < N; i++) {
         s->loss_sum += all[2 * i];
         s->correct += all[2 * i + 1];
@@ -598,6 +610,28 @@ static optinc_status step(const optinc_train_config *cfg, const optinc_comm *com
     return OPTINC_OK;
 }
 
+void optinc_train_resume_advice(const optinc_train_config *cfg, long saved, char *buf,
+                                size_t size)
+{
+    if (saved > 0)
+        snprintf(buf, size, "checkpoint at step %ld: rerun with --resume", saved);
+    else if (cfg->resume || cfg->checkpoint_every)
+        snprintf(buf, size, "no checkpoint of this run yet: rerun with --resume, which starts "
+                 "from %s/checkpoint.bin if there is one", cfg->out_dir);
+    else
+        snprintf(buf, size, "no checkpoints: give --checkpoint-every K to be able to resume");
+}
+
+/* Completes the message of a failed exchange (a rank died or hangs, see
+ * comm.h) with what the caller does and how to go on from there. */
+static void fault_advice(const optinc_train_config *cfg, long saved, optinc_error *err)
+{
+    char advice[700];
+    size_t k = strlen(err->message);
+    optinc_train_resume_advice(cfg, saved, advice, sizeof advice);
+    snprintf(err->message + k, sizeof err->message - k, "; aborting (%s)", advice);
+}
+
 /* Writes a file on rank 0 and makes every rank agree on the outcome. */
 static optinc_status rank0_write(const optinc_comm *comm, optinc_status st, optinc_error *err)
 {
@@ -611,6 +645,7 @@ optinc_status optinc_train(const optinc_train_config *cfg, const optinc_comm *co
     run r;
     mlp m;
     memset(&r, 0, sizeof r);
+    memset(&m, 0, sizeof m);
     optinc_status st = optinc_comm_agree(comm, setup(cfg, comm, &r, &m, err), err);
     long spe = st ? 1 : r.train->n / ((long)cfg->servers * cfg->batch);
     long total = (long)cfg->epochs * spe;
@@ -632,7 +667,7 @@ optinc_status optinc_train(const optinc_train_config *cfg, const optinc_comm *co
         st = optinc_comm_agree(comm, st, err);
     }
     snapshot snap = {&r.s, hash, m.params};
-    long ordered = -1;
+    long ordered = -1, saved = res->resumed_from ? res->resumed_from : -1;
     while (!st && r.s.step < total) {
         long e = r.s.step / spe;
         if (e != ordered) {
@@ -642,19 +677,21 @@ optinc_status optinc_train(const optinc_train_config *cfg, const optinc_comm *co
         if ((st = step(cfg, comm, &r, &m, spe, err)))
             break;
         if (r.s.step % spe == 0) {
-            close_epoch(cfg, comm, &r, &m, e);
-            if (cfg->out_dir[0])
+            st = close_epoch(cfg, comm, &r, &m, e, err);
+            if (!st && cfg->out_dir[0])
                 st = rank0_write(comm, comm->rank ? OPTINC_OK
                                                   : write_file(cfg->out_dir, "metrics.csv",
                                                                put_csv, &r.s, err), err);
         }
-        if (!st && cfg->checkpoint_every && r.s.step % cfg->checkpoint_every == 0)
+        if (!st && cfg->checkpoint_every && r.s.step % cfg->checkpoint_every == 0) {
             st = rank0_write(comm, comm->rank ? OPTINC_OK
                                               : write_file(cfg->out_dir, "checkpoint.bin",
                                                            put_checkpoint, &snap, err), err);
+            saved = st ? saved : r.s.step;
+        }
         if (cfg->progress && !st) {
             optinc_train_progress p = {(int)((r.s.step - 1) / spe) + 1, cfg->epochs, r.s.step,
-                                       total, 0.0};
+                                       total, 0.0, saved};
             if (r.s.samples > 0)
                 p.loss = r.s.loss_sum / r.s.samples;
             else if (r.s.n_hist)
@@ -677,6 +714,8 @@ optinc_status optinc_train(const optinc_train_config *cfg, const optinc_comm *co
         }
         st = rank0_write(comm, w, err);
     }
+    if (st && optinc_comm_failed(comm))
+        fault_advice(cfg, saved, err);
     if (!st) {
         res->steps = r.s.step;
         res->params = m.params;

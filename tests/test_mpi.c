@@ -10,21 +10,6 @@
 #include <string.h>
 #include "trainutil.h"
 
-/* mpirun on PATH, as an absolute path (posix_spawn does not search). */
-static const char *mpirun(void)
-{
-    static char found[4200];
-    const char *path = getenv("PATH");
-    while (path && *path) {
-        size_t len = strcspn(path, ":");
-        snprintf(found, sizeof found, "%.*s/mpirun", (int)len, path);
-        if (len && access(found, X_OK) == 0)
-            return found;
-        path += len + (path[len] == ':');
-    }
-    return NULL;
-}
-
 /* Runs the small training in process and on 4 MPI ranks with the extra
  * options (NULL-terminated); compares. */
 static void compare(const char *dir, const char *kind, const char *const *extra)
@@ -34,7 +19,7 @@ static void compare(const char *dir, const char *kind, const char *const *extra)
                             "--allreduce", kind};
     const char *args[32], *margs[40];
     int n = 0, m = 0;
-    margs[m++] = mpirun();
+    margs[m++] = tr_mpirun();
     margs[m++] = "-np";
     margs[m++] = "4";
     margs[m++] = tu_optinc_path();
@@ -45,20 +30,10 @@ static void compare(const char *dir, const char *kind, const char *const *extra)
     margs[m++] = "--backend";
     margs[m++] = "mpi";
     args[n] = margs[m] = NULL;
-    /* OpenMPI's own allocations outlive MPI_Finalize; under the sanitizer
-     * build leak checking stays on for the in-process run only */
     tu_run a = tu_optinc_start(args);
-    const char *lsan = getenv("LSAN_OPTIONS");
-    char *saved = lsan ? strdup(lsan) : NULL;
-    setenv("LSAN_OPTIONS", "detect_leaks=0", 1);
-    tu_run b = tu_start((char *const *)margs);
-    if (saved)
-        setenv("LSAN_OPTIONS", saved, 1);
-    else
-        unsetenv("LSAN_OPTIONS");
-    free(saved);
+    tu_run b = tr_start_mpi(margs);
     tu_wait(&a);
-    tu_wait(&b);
+    cr_assert(tr_wait_within(&b, 300), "%s: mpirun did not end within 300 s", kind);
     cr_assert_eq(a.status, 0, "%s", a.err);
     cr_assert_eq(b.status, 0, "%s: %s", kind, b.err);
     /* rank 0 alone prints one JSON line */
@@ -77,7 +52,7 @@ static void compare(const char *dir, const char *kind, const char *const *extra)
 
 Test(mpi, bit_identical_to_inproc)
 {
-    cr_assert(mpirun(), "mpirun not found: install openmpi-bin");
+    cr_assert(tr_mpirun(), "mpirun not found: install openmpi-bin");
     char *dir = tr_dataset(), hist[4200];
     cr_assert(dir);
     snprintf(hist, sizeof hist, "%s/errors.hist", dir);
@@ -96,11 +71,10 @@ Test(mpi, bit_identical_to_inproc)
 
 Test(mpi, servers_must_match_ranks)
 {
-    const char *args[] = {mpirun(), "-np", "2", tu_optinc_path(), "train", "--backend", "mpi",
+    const char *args[] = {tr_mpirun(), "-np", "2", tu_optinc_path(), "train", "--backend", "mpi",
                           "--servers", "4", "--data", "/nonexistent", NULL};
-    setenv("LSAN_OPTIONS", "detect_leaks=0", 1);    /* see compare() */
-    tu_run r = tu_start((char *const *)args);
-    tu_wait(&r);
+    tu_run r = tr_start_mpi(args);
+    cr_assert(tr_wait_within(&r, 300), "mpirun did not end within 300 s");
     cr_assert_neq(r.status, 0);
     cr_assert(strstr(r.err, "--servers 4 but mpirun started 2 ranks"), "%s", r.err);
     tu_run_free(&r);

@@ -12,6 +12,7 @@
 #include "optinc/fileio.h"
 #include "optinc/matrix.h"
 #include "optinc/spec.h"
+#include "optinc/train.h"
 #include "testutil.h"
 
 /* Writes text as DIR/spec.yaml and loads it; fails the test on an error. */
@@ -343,7 +344,7 @@ Test(spec, allreduce_and_train_defaults, .init = tu_scratch_init, .fini = tu_scr
     const optinc_spec_allreduce *a = &s->allreduce;
     cr_expect_eq(a->enabled, 1);
     cr_expect_eq(a->gradient_bits, 8);
-    cr_expect_eq(a->block_size, 256);
+    cr_expect_eq(a->block_size, OPTINC_AR_DEFAULT_BLOCK);
     cr_expect_str_eq(a->preprocessing, "digit_sums");
     cr_expect_eq(a->n_hidden, 2);
     cr_expect_eq(a->hidden[0], 64);
@@ -351,13 +352,19 @@ Test(spec, allreduce_and_train_defaults, .init = tu_scratch_init, .fini = tu_scr
     cr_expect_eq(a->n_approximate_layers, 0);
     cr_expect_eq(a->cascade_fan_in, 4);
     cr_expect_eq(a->cascade_levels, 1);
+    /* train: {} holds the trainer's own defaults (train.h) */
     const optinc_spec_train *t = &s->train;
+    optinc_train_config d;
+    optinc_train_defaults(&d);
     cr_expect_eq(t->present, 1);
-    cr_expect_eq(t->servers, 4);
-    cr_expect_eq(t->epochs, 1);
-    cr_expect_eq(t->batch, 64);
-    cr_expect_eq(t->lr, 0.1);
-    cr_expect_eq(t->momentum, 0.9);
+    cr_expect_eq(t->servers, d.servers);
+    cr_expect_eq(t->epochs, d.epochs);
+    cr_expect_eq(t->batch, d.batch);
+    cr_expect_eq(t->lr, d.lr);
+    cr_expect_eq(t->momentum, d.momentum);
+    cr_expect_eq(t->n_hidden, d.n_hidden);
+    cr_expect_arr_eq(t->hidden, d.hidden, sizeof d.hidden);
+    cr_expect_eq(t->checkpoint_every, 0);
     cr_expect_str_eq(t->allreduce, "ring");
     cr_expect_str_eq(t->onn, "");
     optinc_spec_free(s);

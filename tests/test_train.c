@@ -319,3 +319,47 @@ Test(train, compiled_onn)
     tu_rmtree(dir);
     free(dir);
 }
+
+/* A spec whose train: (and allreduce:) sections leave keys out trains with
+ * exactly the settings, and so the weights, of no spec at all: the loader's
+ * defaults are the trainer's.  Keys it gives win, 0 included. */
+Test(train, spec_defaults_are_the_trainers)
+{
+    char *dir = tr_dataset(), spec[4200], zero[4200];
+    cr_assert(dir);
+    snprintf(spec, sizeof spec, "%s/omits.yaml", dir);
+    snprintf(zero, sizeof zero, "%s/zero.yaml", dir);
+    cr_assert_eq(tu_write_file(spec, "schema_version: 1\nname: omits\n"
+                                     "allreduce: {servers: 4}\ntrain: {dataset: fashion_mnist}\n"),
+                 0);
+    cr_assert_eq(tu_write_file(zero, "schema_version: 1\nname: zero\n"
+                                     "train: {momentum: 0, hidden: [32]}\n"), 0);
+    tu_run a = tu_optinc_start((const char *[]){"train", "--data", dir, "--json", "--quiet",
+                                                NULL});
+    tu_run b = tu_optinc_start((const char *[]){"train", spec, "--data", dir, "--json",
+                                                "--quiet", NULL});
+    tu_run c = tu_optinc_start((const char *[]){"train", zero, "--data", dir, "--json",
+                                                "--quiet", "--epochs", "1", NULL});
+    tu_wait(&a);
+    tu_wait(&b);
+    tu_wait(&c);
+    cr_assert_eq(a.status + b.status + c.status, 0, "%s%s%s", a.err, b.err, c.err);
+    cr_assert_str_eq(a.out, b.out);
+    /* the defaults of train.h and optinc-train(1) */
+    cr_assert_str_eq(tr_json(a.out, "epochs"), "10");
+    cr_assert_str_eq(tr_json(a.out, "batch"), "64");
+    cr_assert(strstr(a.out, "\"hidden\": [256, 128]"), "%s", a.out);
+    cr_assert_float_eq(atof(tr_json(a.out, "lr")), 0.05, 1e-15);
+    cr_assert_float_eq(atof(tr_json(a.out, "momentum")), 0.9, 1e-15);
+    cr_assert_str_eq(tr_json(a.out, "bits"), "8");
+    cr_assert_str_eq(tr_json(a.out, "block_size"), "1024");
+    cr_assert_str_eq(tr_json(a.out, "allreduce"), "\"ring\"");
+    cr_assert_str_eq(tr_json(c.out, "momentum"), "0");
+    cr_assert(strstr(c.out, "\"hidden\": [32]"), "%s", c.out);
+    cr_assert_str_eq(tr_json(c.out, "epochs"), "1");
+    tu_run_free(&a);
+    tu_run_free(&b);
+    tu_run_free(&c);
+    tu_rmtree(dir);
+    free(dir);
+}

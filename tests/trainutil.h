@@ -5,13 +5,15 @@
  * Four classes of 8x8 images: class k lights quadrant k (pixels 160..255)
  * over noise (0..95), drawn from a fixed generator.  The files are written
  * uncompressed under the Fashion-MNIST names (gzread reads plain files).
- * And a small compiled ONN to aggregate with.
+ * And a small compiled ONN to aggregate with, and how to start mpirun.
  */
 #ifndef OPTINC_TRAINUTIL_H
 #define OPTINC_TRAINUTIL_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 #include "optinc/onn.h"
 #include "testutil.h"
 
@@ -104,6 +106,88 @@ static inline const char *tr_json(const char *json, const char *key)
     size_t n = strcspn(p, ",}");
     snprintf(buf, sizeof buf, "%.*s", (int)n, p);
     return buf;
+}
+
+/* mpirun on PATH, as an absolute path (posix_spawn does not search); NULL
+ * when there is none. */
+static inline const char *tr_mpirun(void)
+{
+    static char found[4200];
+    const char *path = getenv("PATH");
+    while (path && *path) {
+        size_t len = strcspn(path, ":");
+        snprintf(found, sizeof found, "%.*s/mpirun", (int)len, path);
+        if (len && access(found, X_OK) == 0)
+            return found;
+        path += len + (path[len] == ':');
+    }
+    return NULL;
+}
+
+/* The session folder of the running mpirun (one at a time per process). */
+static inline char **tr_mpi_session(void)
+{
+    static char *dir;
+    return &dir;
+}
+
+/* tu_start() for an mpirun command line; finish it with tr_wait_within().
+ * OpenMPI's own allocations outlive MPI_Finalize, so under the sanitizer
+ * build leak checking is off for it.  Each mpirun gets its own session folder
+ * (orte_tmpdir_base): mpiruns started at the same moment, by parallel tests
+ * or other users, otherwise race to create and remove /tmp/ompi.HOST.UID and
+ * one fails with "mkdir ... File exists". */
+static inline tu_run tr_start_mpi(const char *const *argv)
+{
+    const char *lsan = getenv("LSAN_OPTIONS");
+    char *saved = lsan ? strdup(lsan) : NULL;
+    char **session = tr_mpi_session();
+    *session = tu_tempdir();
+    setenv("LSAN_OPTIONS", "detect_leaks=0", 1);
+    if (*session)
+        setenv("OMPI_MCA_orte_tmpdir_base", *session, 1);
+    tu_run r = tu_start((char *const *)argv);
+    unsetenv("OMPI_MCA_orte_tmpdir_base");
+    if (saved)
+        setenv("LSAN_OPTIONS", saved, 1);
+    else
+        unsetenv("LSAN_OPTIONS");
+    free(saved);
+    return r;
+}
+
+/* tu_wait() that gives up after `seconds`: the program is then terminated
+ * (SIGTERM, which mpirun passes on to its ranks, then SIGKILL) and 0 is
+ * returned; 1 when it ended by itself in time.  A guard against hangs, not a
+ * measurement.  Removes the session folder of tr_start_mpi(). */
+static inline int tr_wait_within(tu_run *r, int seconds)
+{
+    int ws, in_time = 1;
+    struct timespec tick = {0, 50000000};
+    for (long waited = 0; r->pid_ > 0; waited += 50) {
+        pid_t got = waitpid(r->pid_, &ws, WNOHANG);
+        if (got == r->pid_) {
+            r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+            r->pid_ = -1;
+        } else if (got < 0) {
+            r->pid_ = -1;
+        } else if (waited == 1000L * seconds) {
+            in_time = 0;
+            kill(r->pid_, SIGTERM);
+        } else if (waited == 1000L * seconds + 5000) {
+            kill(r->pid_, SIGKILL);
+        } else {
+            nanosleep(&tick, NULL);
+        }
+    }
+    tu_wait(r);
+    char **session = tr_mpi_session();
+    if (*session) {
+        tu_rmtree(*session);
+        free(*session);
+        *session = NULL;
+    }
+    return in_time;
 }
 
 #endif

@@ -37,6 +37,7 @@ typedef struct optinc_train_progress {
     int epoch, epochs;             /* 1-based epoch in progress */
     long step, steps;              /* global steps done, and in all */
     double loss;                   /* mean training loss of the epoch so far */
+    long checkpoint_step;          /* of the last checkpoint written or resumed; -1: none */
 } optinc_train_progress;
 
 typedef struct optinc_train_config {
@@ -89,17 +90,32 @@ typedef struct optinc_train_result {
 } optinc_train_result;
 
 /* Defaults: 4 servers, 10 epochs, batch 64, hidden 256-128, lr 0.05,
- * momentum 0.9, seed 1, ring, 8 bits, blocks of 1024, cost model defaults. */
+ * momentum 0.9, seed 1, ring, 8 bits, blocks of 1024, cost model defaults.
+ * The one place they are written down: the spec loader's train: defaults
+ * come from here too (optinc_train_spec_defaults). */
 void optinc_train_defaults(optinc_train_config *cfg);
-/* Overrides cfg with the fields a spec's train: section sets (nonzero ones). */
+/* The fields of a train: section set to the defaults above (dataset
+ * fashion_mnist, no checkpoints); the spec loader starts every spec from it,
+ * so a field a spec leaves out trains as if there were no spec. */
+void optinc_train_spec_defaults(optinc_spec_train *t);
+/* Overrides cfg with every field of a spec's train: section, when the spec
+ * has one (fields it leaves out hold the defaults). */
 void optinc_train_apply_spec(optinc_train_config *cfg, const optinc_spec_train *t);
 
 /* Trains on comm (whose server count must equal cfg->servers).  Collective
  * under MPI: every rank calls it, and every rank gets the same result and
- * the same status. */
+ * the same status, except after a fault of the communicator (a rank died or
+ * hangs: optinc_comm_failed), where each rank that noticed returns OPTINC_ERUN
+ * with a message that names the missing ranks and the step of the last
+ * checkpoint, and the caller must end the job (optinc_comm_abort). */
 optinc_status optinc_train(const optinc_train_config *cfg, const optinc_comm *comm,
                            optinc_train_result *res, optinc_error *err);
 void optinc_train_result_free(optinc_train_result *res);
+/* How to go on with a run that stopped when its last checkpoint was at step
+ * `saved` (optinc_train_progress.checkpoint_step; -1 for none), e.g.
+ * "checkpoint at step 20: rerun with --resume". */
+void optinc_train_resume_advice(const optinc_train_config *cfg, long saved, char *buf,
+                                size_t size);
 
 /* Plots out_dir/metrics.csv into curves.svg and curves.png with gnuplot
  * (script kept as curves.gp).  *have_gnuplot is set to 0, and nothing is

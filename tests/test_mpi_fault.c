@@ -1,0 +1,156 @@
+/*
+ * test_mpi_fault.c - faults in distributed runs: a rank that dies or hangs
+ * under `mpirun -np 4 optinc train --backend mpi` ends the whole job with a
+ * message within 30 seconds (never a hang), the checkpoints written before
+ * survive, and --resume from them ends with the weights of an uninterrupted
+ * run.
+ *
+ * The faults are injected with the test-only OPTINC_TEST_FAULT=ACTION:RANK:STEP
+ * (cli/cmd_train.c): rank 2 raises SIGKILL, or stops forever, after step 23 of
+ * 48, with a checkpoint every 5 steps, so the last checkpoint is at step 20.
+ * A killed rank is noticed by mpirun itself, which stops the others (rank 0
+ * then says where the checkpoint is); a hung one by the watchdog of the
+ * survivors (--step-timeout, backend_mpi.c), and so is a killed one when the
+ * launcher keeps the job going (mpirun --enable-recovery).
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include "trainutil.h"
+
+#define DEADLINE_S 30
+
+/* The data set and the output folder of each test. */
+static char *dir, *out;
+
+/* The small training of the other trainer tests on dir, with checkpoints in
+ * ckpt (NULL: none), in process (mpi_opts NULL) or on 4 ranks under mpirun
+ * with mpi_opts (NULL-terminated, may be empty) and the fault given; extra
+ * options for optinc after the common ones.  Fails the test unless the run
+ * ends within DEADLINE_S seconds. */
+static tu_run train(const char *ckpt, const char *const *mpi_opts, const char *fault,
+                    const char *const *extra)
+{
+    const char *common[] = {"train", "--data", dir, "--hidden", "16", "--batch", "8",
+                            "--epochs", "3", "--seed", "3", "--json", "--quiet"};
+    const char *argv[48];
+    int n = 0;
+    if (mpi_opts) {
+        argv[n++] = tr_mpirun();
+        argv[n++] = "-np";
+        argv[n++] = "4";
+        for (int i = 0; mpi_opts[i]; i++)
+            argv[n++] = mpi_opts[i];
+    }
+    argv[n++] = tu_optinc_path();
+    for (size_t i = 0; i < sizeof common / sizeof common[0]; i++)
+        argv[n++] = common[i];
+    if (ckpt) {
+        argv[n++] = "--out";
+        argv[n++] = ckpt;
+        argv[n++] = "--checkpoint-every";
+        argv[n++] = "5";
+    }
+    if (mpi_opts) {
+        argv[n++] = "--backend";
+        argv[n++] = "mpi";
+    }
+    for (int i = 0; extra && extra[i]; i++)
+        argv[n++] = extra[i];
+    argv[n] = NULL;
+    if (fault)
+        setenv("OPTINC_TEST_FAULT", fault, 1);
+    tu_run r = mpi_opts ? tr_start_mpi(argv) : tu_start((char *const *)argv);
+    unsetenv("OPTINC_TEST_FAULT");
+    int in_time = tr_wait_within(&r, DEADLINE_S);
+    cr_assert(in_time, "the run did not end within %d s:\n%s", DEADLINE_S, r.err);
+    return r;
+}
+
+static void setup(void)
+{
+    dir = tr_dataset();
+    out = tu_tempdir();
+    if (!dir || !out || !tr_mpirun())
+        cr_assert_fail("no scratch data, or mpirun not found (install openmpi-bin)");
+}
+
+static void teardown(void)
+{
+    tu_rmtree(dir);
+    tu_rmtree(out);
+    free(dir);
+    free(out);
+}
+
+/* A run on 4 ranks (mpirun options mpi_opts) broken by fault at step 23:
+ * it must end without a result and leave the checkpoint of step 20 (and no
+ * final weights).  Returns its exit status; *err its standard error (free). */
+static int broken_run(const char *const *mpi_opts, const char *fault, char **err)
+{
+    tu_run r = train(out, mpi_opts, fault, (const char *[]){"--step-timeout", "5", NULL});
+    cr_assert_str_eq(r.out, "", "a result from a broken run");
+    char path[4200];
+    snprintf(path, sizeof path, "%s/checkpoint.bin", out);
+    cr_assert_eq(access(path, R_OK), 0, "the checkpoint is lost");
+    snprintf(path, sizeof path, "%s/weights.f32", out);
+    cr_assert_neq(access(path, R_OK), 0, "a broken run wrote final weights");
+    *err = r.err;
+    r.err = NULL;
+    tu_run_free(&r);
+    return r.status;
+}
+
+/* --resume in out, on MPI with mpi_opts or in process (NULL), goes on from
+ * step 20 to the weights of an uninterrupted run. */
+static void resume_matches(const char *const *mpi_opts)
+{
+    tu_run a = train(NULL, NULL, NULL, NULL);
+    tu_run r = train(out, mpi_opts, NULL, (const char *[]){"--resume", NULL});
+    cr_assert_eq(a.status + r.status, 0, "%s%s", a.err, r.err);
+    cr_assert_str_eq(tr_json(r.out, "resumed_from"), "20");
+    char *sha = strdup(tr_json(a.out, "weights_sha256"));
+    cr_assert_str_eq(tr_json(r.out, "weights_sha256"), sha);
+    free(sha);
+    tu_run_free(&a);
+    tu_run_free(&r);
+}
+
+/* The watchdog's message on the ranks that waited for rank 2. */
+#define NO_PROGRESS ": no progress from rank 2 for 5 s; aborting (checkpoint at step 20: " \
+                    "rerun with --resume)"
+
+Test(mpi_fault, killed_rank_ends_the_job_and_resume_continues, .init = setup,
+     .fini = teardown)
+{
+    char *err;
+    const char *no_opts[] = {NULL};
+    int status = broken_run(no_opts, "kill:2:23", &err);
+    cr_assert_neq(status, 0, "%s", err);
+    cr_assert(strstr(err, "optinc train: rank 0: stopped by mpirun") &&
+              strstr(err, "checkpoint at step 20: rerun with --resume"), "%s", err);
+    free(err);
+    resume_matches(no_opts);
+}
+
+Test(mpi_fault, hung_rank_times_out_and_resume_continues, .init = setup, .fini = teardown)
+{
+    char *err;
+    int status = broken_run((const char *[]){NULL}, "hang:2:23", &err);
+    cr_assert_neq(status, 0, "%s", err);
+    cr_assert(strstr(err, NO_PROGRESS), "%s", err);
+    free(err);
+    resume_matches(NULL);    /* a checkpoint does not depend on the backend */
+}
+
+/* With recovery enabled mpirun lets the job go on when a rank dies; the
+ * survivors' watchdog still ends it and names the dead rank.  (OpenMPI 4.1's
+ * mpirun then exits 0 after MPI_Abort, so only the message is checked.) */
+Test(mpi_fault, watchdog_catches_a_dead_rank_the_launcher_ignores, .init = setup,
+     .fini = teardown)
+{
+    char *err;
+    broken_run((const char *[]){"--enable-recovery", NULL}, "kill:2:23", &err);
+    cr_assert(strstr(err, NO_PROGRESS), "%s", err);
+    free(err);
+}
