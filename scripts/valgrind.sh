@@ -1,0 +1,70 @@
+#!/bin/sh
+# Runs the Criterion test binaries given under valgrind memcheck (make
+# valgrind): every test process and every program a test starts ($OPTINC ...)
+# is checked, with the suppressions for OpenBLAS and Graphviz in
+# tests/valgrind/*.supp.  Passes when every test passes and every process
+# reports 0 errors, definite leaks included ("definitely lost" counts as an
+# error; "possibly lost" and "still reachable" memory of the libraries does
+# not).
+#
+# Criterion runs each test in a process of its own, started by exec, hence
+# --trace-children=yes; -j1 keeps the run to one core and the logs apart.
+# One log per process: $OPTINC_BUILD/valgrind/<binary>/<pid>.log; a process
+# that execs a program valgrind does not trace (sh for system(), popen())
+# leaves a log without a summary, which is not an error.
+#
+# Not run under valgrind (the normal and SAN=1 runs cover them):
+#   test_mpi                     starts mpirun (OpenMPI's own leaks and
+#                                uninitialised bytes need ~30 suppressions)
+#   allreduce/onn_table_equals*  simulates every input of an ONN: past its
+#                                60 s timeout at memcheck's ~50x slowdown
+#   atomic/compile_killed*,      kill programs at chosen moments: timing, not
+#   atomic/killed_at*,           memory, is what they test, and under valgrind
+#   atomic/readers*              each moment costs 30x longer
+#   limits/yaml_node_count       an 8 MB YAML file: minutes under memcheck for
+#                                a path (the event pass) other cases cover
+# Programs a test starts that are not optinc (mpirun, gnuplot, sh) are not
+# traced, nor the optinc programs test_netlist starts: its bad-fixture test
+# reads every fixture in process (checked) and then through the program,
+# 46 runs that would pass its 60 s timeout under memcheck.
+build=${OPTINC_BUILD:-build}
+supp=""
+for s in tests/valgrind/*.supp; do
+    supp="$supp --suppressions=$s"
+done
+status=0
+for t in "$@"; do
+    name=$(basename "$t")
+    filter=""
+    skip='*/mpirun,*/mpiexec,*/orterun,*/orted,*/gnuplot,*/sh'
+    case $name in
+        test_mpi) echo "$name: skipped (starts mpirun)"; continue ;;
+        test_allreduce) filter='allreduce/!(onn_table_equals_direct_simulation)' ;;
+        test_atomic) filter='atomic/!(compile_killed*|killed_at*|readers*)' ;;
+        test_limits) filter='limits/!(yaml_node_count)' ;;
+        test_netlist) skip="$skip,*/optinc" ;;
+    esac
+    logs=$build/valgrind/$name
+    rm -rf "$logs"
+    mkdir -p "$logs"
+    out=$(valgrind --trace-children=yes \
+              --trace-children-skip="$skip" \
+              --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
+              --num-callers=40 --error-exitcode=9 $supp --log-file="$logs/%p.log" \
+              "$t" -j1 ${filter:+--filter "$filter"} --xml="$logs/report.xml" 2>&1)
+    rc=$?
+    syn=$(printf '%s\n' "$out" | grep 'Synthesis:' | tail -n 1)
+    bad=$(grep -l 'ERROR SUMMARY: [1-9]' "$logs"/*.log)
+    nlogs=$(ls "$logs"/*.log | wc -l)
+    untraced=$(grep -L 'ERROR SUMMARY' "$logs"/*.log | wc -l)
+    if [ $rc -ne 0 ] || [ -n "$bad" ] || [ -z "$syn" ]; then
+        status=1
+        printf '%s\n' "$out" | grep -v '^\[----\] *$' | tail -n 30
+        for b in $bad; do
+            echo "== $b"
+            grep -v '^==[0-9]*== *$' "$b" | head -n 60
+        done
+    fi
+    echo "$name: $syn; $nlogs processes ($untraced left for an untraced program), $(echo "$bad" | grep -c .) with errors"
+done
+exit $status
