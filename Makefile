@@ -5,13 +5,24 @@
 #   make bench      benchmark tables against zgesdd / zgemm / MPI_Allreduce
 #   make install    PREFIX=/usr/local (program, liboptinc, headers, man pages, optinc.pc)
 #   make netlists   regenerate the golden netlists/ from specs/
+#   make fuzz       libFuzzer targets in fuzz/ (clang), each for FUZZ_TIME seconds (60)
+#   make valgrind   the tests that do not start MPI, under valgrind memcheck
 #   SAN=1           build everything with AddressSanitizer + UBSan (in build-san/)
 
 VERSION  := 0.1.0
 PREFIX   ?= /usr/local
 CC       ?= cc
 PKGS     := lapacke blas yaml-0.1 libgvc zlib ompi-c
-ifeq ($(SAN),1)
+ifeq ($(FUZZ),1)
+# The library with libFuzzer coverage, ASan and UBSan, for the fuzz targets.
+# glibc defines CMPLX only for gcc; clang has the same builtin.
+BUILD    := build/fuzz
+CC       := clang
+SANFLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+            -fno-sanitize-recover=undefined
+CFLAGS   += -D'CMPLX(x,y)=__builtin_complex((double)(x),(double)(y))'
+OPT      := -O1 -g
+else ifeq ($(SAN),1)
 BUILD    := build-san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 OPT      := -O1 -g
@@ -34,6 +45,9 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
+FUZZERS  := $(FUZZ_SRC:fuzz/%.c=build/fuzz/bin/%)
+FUZZ_TIME?= 60
 LIBA     := $(BUILD)/liboptinc.a
 LIBSO    := $(BUILD)/liboptinc.so
 PROG     := $(BUILD)/optinc
@@ -44,7 +58,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export OPENBLAS_NUM_THREADS=1
 
-.PHONY: all deps demo check bench install uninstall clean netlists lint fuzz
+.PHONY: all deps demo check bench install uninstall clean netlists lint fuzz fuzzers valgrind
 all: $(PROG) $(LIBSO)
 
 deps:
@@ -77,6 +91,23 @@ $(BUILD)/bench/%: bench/%.c $(LIBA)
 check: deps
 	@$(MAKE) --no-print-directory $(PROG) $(TESTS)
 	@OPTINC=$(abspath $(PROG)) OPTINC_BUILD=$(abspath $(BUILD)) sh scripts/run-tests.sh $(TESTS)
+
+# Each fuzz target runs FUZZ_TIME seconds on its corpus (fuzz/corpus/<target>/
+# seeds, new finds in fuzz/corpus-work/); see scripts/fuzz.sh.
+fuzz: deps
+	@$(MAKE) --no-print-directory FUZZ=1 fuzzers
+	@FUZZ_TIME=$(FUZZ_TIME) sh scripts/fuzz.sh $(FUZZERS)
+
+fuzzers: $(FUZZERS)
+
+build/fuzz/bin/%: fuzz/%.c fuzz/fuzz.h $(LIBA)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -fsanitize=fuzzer $< -o $@ $(LIBA) $(LDFLAGS) $(PKG_LIBS)
+
+# Memcheck over the Criterion tests, with tests/valgrind/*.supp.
+valgrind: deps
+	@$(MAKE) --no-print-directory $(PROG) $(TESTS)
+	@OPTINC=$(abspath $(PROG)) OPTINC_BUILD=$(abspath $(BUILD)) sh scripts/valgrind.sh $(TESTS)
 
 demo: deps
 	@$(MAKE) --no-print-directory $(PROG)
