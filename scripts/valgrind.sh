@@ -14,7 +14,7 @@
 # leaves a log without a summary, which is not an error.
 #
 # Not run under valgrind (the normal and SAN=1 runs cover them):
-#   test_mpi                     starts mpirun (OpenMPI's own leaks and
+#   test_mpi, test_mpi_*         start mpirun (OpenMPI's own leaks and
 #                                uninitialised bytes need ~30 suppressions)
 #   allreduce/onn_table_equals*  simulates every input of an ONN: past its
 #                                60 s timeout at memcheck's ~50x slowdown
@@ -38,7 +38,7 @@ for t in "$@"; do
     filter=""
     skip='*/mpirun,*/mpiexec,*/orterun,*/orted,*/gnuplot,*/sh'
     case $name in
-        test_mpi) echo "$name: skipped (starts mpirun)"; continue ;;
+        test_mpi | test_mpi_*) echo "$name: skipped (starts mpirun)"; continue ;;
         test_allreduce) filter='allreduce/!(onn_table_equals_direct_simulation)' ;;
         test_atomic) filter='atomic/!(compile_killed*|killed_at*|readers*)' ;;
         test_limits) filter='limits/!(yaml_node_count)' ;;
