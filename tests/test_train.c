@@ -186,7 +186,8 @@ Test(train, command_line)
     const char *bad[][4] = {{"--allreduce", "tree", NULL}, {"--servers", "0", NULL},
                             {"--bits", "7", NULL},          {"--resume", NULL},
                             {"--backend", "tcp", NULL},     {"--frobnicate", NULL},
-                            {"--lr", "-1", NULL},           {"a.yaml", "b.yaml", NULL}};
+                            {"--lr", "-1", NULL},           {"a.yaml", "b.yaml", NULL},
+                            {"--step-timeout", "-1", NULL}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         const char *args[6] = {"train"};
         for (int k = 0; bad[i][k]; k++)
@@ -196,6 +197,13 @@ Test(train, command_line)
         cr_assert(strstr(r.err, "optinc train: error:"), "%s", r.err);
         tu_run_free(&r);
     }
+    /* a malformed test fault is refused, not ignored */
+    setenv("OPTINC_TEST_FAULT", "kill:2", 1);
+    r = tu_optinc((const char *[]){"train", NULL});
+    unsetenv("OPTINC_TEST_FAULT");
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "OPTINC_TEST_FAULT is kill:RANK:STEP"), "%s", r.err);
+    tu_run_free(&r);
     /* --backend mpi outside mpirun says how to start it */
     r = tu_optinc((const char *[]){"train", "--backend", "mpi", NULL});
     cr_assert_eq(r.status, 2);
