@@ -713,6 +713,11 @@ optinc_status optinc_onn_train(optinc_onn *net, const optinc_onn_train_opts *o, 
             }
             double progress = (epoch + (double)i / (double)n) / o->max_epochs;
             double lr = o->lr * 0.5 * (1 + cos(M_PI * progress));
+            /* A resumed network is already good: Adam's first steps (sign
+             * steps of size lr, its moments being new) would undo that, so
+             * the rate warms up over the first 5% of the schedule. */
+            if (resume && progress < 0.05)
+                lr *= progress / 0.05;
             double l;
             if (train_step(&t, B, bx, by, lr, &l)) {
                 st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0,
