@@ -139,9 +139,11 @@ double optinc_onn_domain_formula(const optinc_onn_task *t);
 
 /* ---- the network ---------------------------------------------------------- */
 
-/* Layer l maps cols inputs to rows outputs: y = act(W x).  The input layer's
- * last input is the carrier mode (the bias light, a constant amplitude split
- * from the unit's laser); no other layer has a bias.  A layer with segments
+/* Layer l maps cols inputs to rows outputs: y = act(W x).  Every layer's
+ * last input is its carrier (the bias light, a constant amplitude split from
+ * the unit's laser), so cols = (P outputs or the previous layer's rows) + 1;
+ * the other inputs are the P outputs or the previous layer's outputs.  A
+ * layer with segments
  * (seg_rows x seg_cols > 0) is cut into blocks of that size, each exactly
  * diag(s) . Q with Q's rows orthonormal (the unitary-diagonal form, one mesh
  * of seg_cols modes and seg_rows attenuators per segment). */
