@@ -16,8 +16,9 @@
 # Not run under valgrind (the normal and SAN=1 runs cover them):
 #   test_mpi, test_mpi_*         start mpirun (OpenMPI's own leaks and
 #                                uninitialised bytes need ~30 suppressions)
-#   allreduce/onn_table_equals*  simulates every input of an ONN: past its
-#                                60 s timeout at memcheck's ~50x slowdown
+#   allreduce/onn_table_equals*, simulate or verify every input of an ONN:
+#   onn/shipped_onn_verifies*    past their 60 s and 120 s timeouts at
+#                                memcheck's ~50x slowdown
 #   atomic/compile_killed*,      kill programs at chosen moments: timing, not
 #   atomic/killed_at*,           memory, is what they test, and under valgrind
 #   atomic/readers*              each moment costs 30x longer
@@ -42,6 +43,7 @@ for t in "$@"; do
         test_allreduce) filter='allreduce/!(onn_table_equals_direct_simulation)' ;;
         test_atomic) filter='atomic/!(compile_killed*|killed_at*|readers*)' ;;
         test_limits) filter='limits/!(yaml_node_count)' ;;
+        test_onn) filter='onn/!(shipped_onn_verifies_exhaustively)' ;;
         test_netlist) skip="$skip,*/optinc" ;;
     esac
     logs=$build/valgrind/$name
