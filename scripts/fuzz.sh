@@ -7,7 +7,8 @@
 #
 #   fuzz/corpus/<target>/     the seed corpus, committed (read only here),
 #                              and the bad-input fixtures of the format
-#                              (tests/bad/spec/, tests/bad/netlist/, ...)
+#                              (tests/bad/spec/ or netlist/, and limits/;
+#                              tests/bad/matrix/ for the matrix readers)
 #   fuzz/corpus-work/<target>/ what the fuzzer adds (ignored by git; kept
 #                              between runs so a later run starts from there)
 #   fuzz/<target>.dict         tokens of the format, when present
@@ -25,11 +26,13 @@ mkdir -p build/fuzz/artifacts
 for f in "$@"; do
     name=$(basename "$f")
     case $name in
-        fuzz_spec) fixtures=tests/bad/spec ;;
-        fuzz_netlist) fixtures=tests/bad/netlist ;;
-        *) fixtures=tests/bad/matrix ;;
+        fuzz_spec | fuzz_netlist) kinds="${name#fuzz_} limits" ;;
+        *) kinds=matrix ;;
     esac
-    [ -d "$fixtures" ] || fixtures=""
+    fixtures=""
+    for k in $kinds; do
+        [ -d "tests/bad/$k" ] && fixtures="$fixtures tests/bad/$k"
+    done
     replay=$(find "fuzz/corpus/$name" $fixtures -type f | sort)
     if ! "$f" -timeout=10 -rss_limit_mb=2048 $replay >"build/fuzz/$name.replay.log" 2>&1; then
         echo "$name: a regression input fails:"
