@@ -269,10 +269,11 @@ Test(atomic, compile_killed_at_random_moments, .init = tu_scratch_init,
      .fini = tu_scratch_fini, .timeout = 120)
 {
     char *big = unitary_spec("big", 192, 3), *small = unitary_spec("small", 24, 5);
-    const char *args[] = {"compile", big, "-o", "OUT", "--reproducible", "--quiet", NULL};
-    const char *old_args[] = {"compile", small, "-o", "OUT", "--reproducible", "--quiet", NULL};
+    writer w[2];
+    two_writers(w, big, small);
+    const char *const *args = w[0].args;
     output o;
-    prepare(&o, "net.sp", args, old_args);
+    prepare(&o, w[0].name, args, w[0].old);
     unsigned seed = 20240607;
     int mid_write = 0, finished = 0;
     enum { N = 16 };
@@ -393,10 +394,11 @@ Test(atomic, readers_never_see_a_partial_file, .init = tu_scratch_init,
      .fini = tu_scratch_fini, .timeout = 120)
 {
     char *a = unitary_spec("a", 96, 3), *b = unitary_spec("b", 64, 5);
-    const char *args_a[] = {"compile", a, "-o", "OUT", "--reproducible", "--quiet", NULL};
-    const char *args_b[] = {"compile", b, "-o", "OUT", "--reproducible", "--quiet", NULL};
+    writer w[2];
+    two_writers(w, a, b);
+    const char *const *args_a = w[0].args, *const *args_b = w[0].old;
     output o;
-    prepare(&o, "net.sp", args_a, args_b);
+    prepare(&o, w[0].name, args_a, args_b);
     int reads = 0, seen[2] = {0, 0};
     for (int round = 0; round < 8; round++) {
         child c = start_to(round % 2 ? args_b : args_a, o.path, 0, 0);
