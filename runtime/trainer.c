@@ -389,6 +389,9 @@ static int hist_reserve(state *s, int n)
     optinc_train_epoch *h = realloc(s->hist, (size_t)n * sizeof *h);
     if (!h)
         return -1;
+    /* Zeroed, padding included: whole entries go into checkpoint.bin, and
+     * uninitialised padding would make checkpoints differ byte for byte. */
+    memset(h + s->cap_hist, 0, (size_t)(n - s->cap_hist) * sizeof *h);
     s->hist = h;
     s->cap_hist = n;
     return 0;
