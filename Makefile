@@ -67,7 +67,7 @@ all: $(PROG) $(LIBSO)
 deps:
 	@sh scripts/install-deps.sh
 
-$(BUILD)/%.o: %.c $(wildcard include/optinc/*.h)
+$(BUILD)/%.o: %.c $(wildcard include/optinc/*.h compiler/*.h runtime/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) -c $< -o $@
 

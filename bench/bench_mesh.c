@@ -1,7 +1,10 @@
 /*
  * bench_mesh.c - decomposition speed against LAPACK and BLAS, measured in the
  * same run on the same Haar-random matrices: Clements and Reck against one
- * zgesdd (the SVD every layer needs anyway) and one zgemm of the same N.
+ * zgesdd (the SVD every layer needs anyway) and one zgemm of the same N, and
+ * the reconstruction of the Clements mesh's transfer matrix from its MZIs
+ * (what `optinc compile` does to report each layer's error) against the
+ * same zgemm.
  * Each figure is the process CPU time (one OpenBLAS thread), best of a few
  * repetitions: CPU time, unlike wall time, is not inflated when other jobs
  * share the two cores.
@@ -67,14 +70,26 @@ static double best(double (*f)(const optinc_cmat *), const optinc_cmat *U, int r
 }
 
 static double clements(const optinc_cmat *U) { return time_mesh(U, OPTINC_MESH_CLEMENTS); }
+
+static double rebuild(const optinc_cmat *U)
+{
+    optinc_mesh *m;
+    optinc_mesh_decompose(U, OPTINC_MESH_CLEMENTS, NULL, &m, NULL);
+    double t0 = now();
+    optinc_cmat *T = optinc_mesh_matrix(m);
+    double t = now() - t0;
+    optinc_cmat_free(T);
+    optinc_mesh_free(m);
+    return t;
+}
 static double reck(const optinc_cmat *U) { return time_mesh(U, OPTINC_MESH_RECK); }
 
 int main(void)
 {
     static const int sizes[] = {64, 128, 256, 512, 1024};
     printf("Decomposition of a Haar unitary vs LAPACK zgesdd and BLAS zgemm (CPU seconds, best of reps)\n");
-    printf("%6s %10s %10s %10s %10s %12s %12s\n", "N", "clements", "reck", "zgesdd", "zgemm",
-           "clem/gesdd", "clem/zgemm");
+    printf("%6s %10s %10s %10s %10s %12s %12s %10s %12s\n", "N", "clements", "reck", "zgesdd",
+           "zgemm", "clem/gesdd", "clem/zgemm", "rebuild", "rebuild/zgemm");
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         int n = sizes[i], reps = n >= 1024 ? 2 : n >= 512 ? 3 : 5;
         optinc_rng rng;
@@ -82,8 +97,9 @@ int main(void)
         optinc_cmat *U = optinc_cmat_haar(n, &rng);
         double tc = best(clements, U, reps), tr = best(reck, U, reps);
         double ts = best(time_gesdd, U, reps), tg = best(time_gemm, U, reps);
-        printf("%6d %10.4f %10.4f %10.4f %10.4f %12.3f %12.3f\n", n, tc, tr, ts, tg, tc / ts,
-               tc / tg);
+        double tb = best(rebuild, U, reps);
+        printf("%6d %10.4f %10.4f %10.4f %10.4f %12.3f %12.3f %10.4f %12.3f\n", n, tc, tr, ts,
+               tg, tc / ts, tc / tg, tb, tb / tg);
         fflush(stdout);
         optinc_cmat_free(U);
     }

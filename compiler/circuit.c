@@ -127,18 +127,18 @@ int optinc_layer_columns(const optinc_layer *L)
 
 /* ------------------------------------------------------------------ transfer */
 
-void optinc_stage_apply(const optinc_stage *s, const optinc_cmat *in, optinc_cmat *out)
+optinc_status optinc_stage_apply(const optinc_stage *s, const optinc_cmat *in, optinc_cmat *out)
 {
     int B = in->cols;
     if (s->kind == OPTINC_STAGE_MESH) {
         memcpy(out->a, in->a, (size_t)in->rows * (size_t)B * sizeof *in->a);
-        optinc_mesh_apply(s->mesh, out);
-        return;
+        return optinc_mesh_apply(s->mesh, out);
     }
     memset(out->a, 0, (size_t)out->rows * (size_t)B * sizeof *out->a);
     for (int k = 0; k < s->n_att; k++)
         for (int b = 0; b < B; b++)
             OPTINC_AT(out, k, b) = s->att[k].t * OPTINC_AT(in, k, b);
+    return OPTINC_OK;
 }
 
 optinc_cmat *optinc_layer_transfer(const optinc_layer *L)
@@ -146,8 +146,10 @@ optinc_cmat *optinc_layer_transfer(const optinc_layer *L)
     optinc_cmat *M = optinc_cmat_identity(L->cols);
     for (int s = 0; M && s < L->n_stages; s++) {
         optinc_cmat *next = optinc_cmat_new(L->stage[s].modes_out, L->cols);
-        if (next)
-            optinc_stage_apply(&L->stage[s], M, next);
+        if (next && optinc_stage_apply(&L->stage[s], M, next) != OPTINC_OK) {
+            optinc_cmat_free(next);
+            next = NULL;
+        }
         optinc_cmat_free(M);
         M = next;
     }

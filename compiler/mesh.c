@@ -479,33 +479,71 @@ void optinc_mzi_matrix(double theta, double phi, double complex m[4])
     m[3] = 0.5 * (1 - et);
 }
 
-void optinc_mesh_apply(const optinc_mesh *mesh, optinc_cmat *M)
+/* The reconstruction propagates M through the mesh a chunk of MESH_CHUNK
+ * columns at a time with the simulator's planar kernel: a chunk of 1024 modes
+ * is 256 KB and stays in cache while every MZI passes over it. */
+#define MESH_CHUNK 16
+#define REAL double
+#define SFX _mesh
+#define CHUNK MESH_CHUNK
+#include "chunk_kernel.h"
+#undef REAL
+#undef SFX
+#undef CHUNK
+
+/* t: 8 numbers per MZI (re, im of its 2x2), scr: 2 per mode (e^{i screen}). */
+HOT static void mesh_chunk(const optinc_mesh *mesh, const double *t, const double *scr,
+                           double *re, double *im)
 {
-    int nc = M->cols;
     for (int i = 0; i < mesh->n_mzi; i++) {
-        const optinc_mzi *z = &mesh->mzi[i];
-        double complex t[4];
-        optinc_mzi_matrix(z->theta.rad, z->phi.rad, t);
-        double complex *restrict x = M->a + (size_t)z->mode * nc;
-        double complex *restrict y = x + nc;
-        for (int k = 0; k < nc; k++) {
-            double complex u = x[k], v = y[k];
-            x[k] = t[0] * u + t[1] * v;
-            y[k] = t[2] * u + t[3] * v;
+        size_t x = (size_t)mesh->mzi[i].mode * MESH_CHUNK, y = x + MESH_CHUNK;
+        rotate_mesh(re + x, im + x, re + y, im + y, t + 8 * (size_t)i);
+    }
+    for (int r = 0; r < mesh->modes; r++)
+        phase_mesh(re + (size_t)r * MESH_CHUNK, im + (size_t)r * MESH_CHUNK, scr[2 * r],
+                   scr[2 * r + 1]);
+}
+
+optinc_status optinc_mesh_apply(const optinc_mesh *mesh, optinc_cmat *M)
+{
+    int n = mesh->modes;
+    double *t = zalloc_large(sizeof *t * (8 * (size_t)mesh->n_mzi + 2 * (size_t)n));
+    double *planes = malloc(sizeof *planes * 2 * MESH_CHUNK * (size_t)n);
+    if (!t || !planes) {
+        free(t);
+        free(planes);
+        return OPTINC_ERUN;
+    }
+    double *scr = t + 8 * (size_t)mesh->n_mzi;
+    for (int i = 0; i < mesh->n_mzi; i++) {
+        double complex m[4];
+        optinc_mzi_matrix(mesh->mzi[i].theta.rad, mesh->mzi[i].phi.rad, m);
+        for (int k = 0; k < 4; k++) {
+            t[8 * (size_t)i + 2 * k] = creal(m[k]);
+            t[8 * (size_t)i + 2 * k + 1] = cimag(m[k]);
         }
     }
-    for (int r = 0; r < mesh->modes; r++) {
-        double complex e = cexp(I * mesh->screen[r].rad);
-        double complex *x = M->a + (size_t)r * nc;
-        for (int k = 0; k < nc; k++)
-            x[k] *= e;
+    for (int r = 0; r < n; r++) {
+        scr[2 * r] = cos(mesh->screen[r].rad);
+        scr[2 * r + 1] = sin(mesh->screen[r].rad);
     }
+    double *re = planes, *im = planes + MESH_CHUNK * (size_t)n;
+    for (int b0 = 0; b0 < M->cols; b0 += MESH_CHUNK) {
+        chunk_load_mesh(M, b0, re, im);
+        mesh_chunk(mesh, t, scr, re, im);
+        chunk_store_mesh(M, b0, re, im);
+    }
+    free(t);
+    free(planes);
+    return OPTINC_OK;
 }
 
 optinc_cmat *optinc_mesh_matrix(const optinc_mesh *mesh)
 {
     optinc_cmat *M = optinc_cmat_identity(mesh->modes);
-    if (M)
-        optinc_mesh_apply(mesh, M);
+    if (M && optinc_mesh_apply(mesh, M) != OPTINC_OK) {
+        optinc_cmat_free(M);
+        return NULL;
+    }
     return M;
 }

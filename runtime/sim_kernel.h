@@ -2,50 +2,19 @@
  * sim_kernel.h - private: the propagation kernel, written once and included
  * by sim.c twice, with REAL = double (SFX _d) and REAL = float (SFX _f).
  *
- * The batch is processed in chunks of SIM_BC vectors.  A chunk is held as two
- * planes (real parts, imaginary parts) of modes x SIM_BC, so every 2x2 update
- * is four independent streams of SIM_BC contiguous numbers with no complex
- * shuffles, and the whole layer (every MZI of every stage) runs over one chunk
- * while it sits in L1/L2 cache.  The trip count is a compile-time constant,
- * so the compiler vectorizes the loops at -O2 without a scalar tail.
+ * The batch is processed in chunks of SIM_BC vectors with the planar chunk
+ * operations of compiler/chunk_kernel.h (shared with the compiler's
+ * reconstruction); the whole layer (every MZI of every stage) runs over one
+ * chunk while it sits in L1/L2 cache.
  */
+
+#define CHUNK SIM_BC
+#include "../compiler/chunk_kernel.h"
+#undef CHUNK
 
 #define SIM_CAT_(a, b) a##b
 #define SIM_CAT(a, b) SIM_CAT_(a, b)
 #define FN(name) SIM_CAT(name, SFX)
-
-/* (x, y) := t . (x, y) on one chunk; t = re, im of t00 t01 t10 t11. */
-static inline void FN(rotate)(REAL *restrict xr, REAL *restrict xi, REAL *restrict yr,
-                              REAL *restrict yi, const REAL *restrict t)
-{
-    const REAL ar = t[0], ai = t[1], br = t[2], bi = t[3];
-    const REAL cr = t[4], ci = t[5], dr = t[6], di = t[7];
-    for (int j = 0; j < SIM_BC; j++) {
-        REAL ur = xr[j], ui = xi[j], vr = yr[j], vi = yi[j];
-        xr[j] = ar * ur - ai * ui + br * vr - bi * vi;
-        xi[j] = ar * ui + ai * ur + br * vi + bi * vr;
-        yr[j] = cr * ur - ci * ui + dr * vr - di * vi;
-        yi[j] = cr * ui + ci * ur + dr * vi + di * vr;
-    }
-}
-
-/* x := (sr + i si) . x on one chunk. */
-static inline void FN(phase)(REAL *restrict xr, REAL *restrict xi, REAL sr, REAL si)
-{
-    for (int j = 0; j < SIM_BC; j++) {
-        REAL ur = xr[j], ui = xi[j];
-        xr[j] = sr * ur - si * ui;
-        xi[j] = sr * ui + si * ur;
-    }
-}
-
-static inline void FN(scale)(REAL *restrict xr, REAL *restrict xi, REAL a)
-{
-    for (int j = 0; j < SIM_BC; j++) {
-        xr[j] *= a;
-        xi[j] *= a;
-    }
-}
 
 /* Every stage of a layer on one chunk (planes of max-modes x SIM_BC). */
 SIM_CLONES static void FN(run_chunk)(const chip_layer *cl, const chip_prog *const *progs,
@@ -81,26 +50,10 @@ SIM_CLONES static void FN(run_chunk)(const chip_layer *cl, const chip_prog *cons
 static void FN(run)(const chip_layer *cl, const chip_prog *const *progs, const optinc_cmat *in,
                     optinc_cmat *out, REAL *restrict re, REAL *restrict im)
 {
-    int B = in->cols;
-    for (int b0 = 0; b0 < B; b0 += SIM_BC) {
-        int nb = B - b0 < SIM_BC ? B - b0 : SIM_BC;
-        for (int r = 0; r < in->rows; r++) {
-            const double complex *src = in->a + (size_t)r * B + b0;
-            REAL *xr = re + (size_t)r * SIM_BC, *xi = im + (size_t)r * SIM_BC;
-            for (int j = 0; j < nb; j++) {
-                xr[j] = (REAL)creal(src[j]);
-                xi[j] = (REAL)cimag(src[j]);
-            }
-            for (int j = nb; j < SIM_BC; j++)
-                xr[j] = xi[j] = 0;
-        }
+    for (int b0 = 0; b0 < in->cols; b0 += SIM_BC) {
+        FN(chunk_load)(in, b0, re, im);
         FN(run_chunk)(cl, progs, re, im);
-        for (int r = 0; r < out->rows; r++) {
-            double complex *dst = out->a + (size_t)r * B + b0;
-            const REAL *xr = re + (size_t)r * SIM_BC, *xi = im + (size_t)r * SIM_BC;
-            for (int j = 0; j < nb; j++)
-                dst[j] = CMPLX((double)xr[j], (double)xi[j]);
-        }
+        FN(chunk_store)(out, b0, re, im);
     }
 }
 

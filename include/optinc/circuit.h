@@ -79,9 +79,10 @@ int optinc_layer_attenuators(const optinc_layer *L);
 int optinc_layer_columns(const optinc_layer *L);
 
 /* T of a layer (rows x cols) rebuilt from the programmed physical elements
- * only; W ~= gain . T. */
+ * only; W ~= gain . T.  NULL when out of memory. */
 optinc_cmat *optinc_layer_transfer(const optinc_layer *L);
-/* Applies one stage to a batch: out (modes_out x B) = stage . in (modes_in x B). */
-void optinc_stage_apply(const optinc_stage *s, const optinc_cmat *in, optinc_cmat *out);
+/* Applies one stage to a batch: out (modes_out x B) = stage . in (modes_in x B).
+ * OPTINC_ERUN when out of memory. */
+optinc_status optinc_stage_apply(const optinc_stage *s, const optinc_cmat *in, optinc_cmat *out);
 
 #endif

@@ -71,9 +71,11 @@ void optinc_mesh_free(optinc_mesh *mesh);
 /* The 2x2 matrix of one physical MZI (row-major m[0..3]). */
 void optinc_mzi_matrix(double theta, double phi, double complex m[4]);
 
-/* Transfer matrix of the mesh rebuilt from the programmed phases only. */
+/* Transfer matrix of the mesh rebuilt from the programmed phases only
+ * (NULL when out of memory). */
 optinc_cmat *optinc_mesh_matrix(const optinc_mesh *mesh);
-/* M := mesh . M, in place (M has mesh->modes rows, any number of columns). */
-void optinc_mesh_apply(const optinc_mesh *mesh, optinc_cmat *M);
+/* M := mesh . M, in place (M has mesh->modes rows, any number of columns).
+ * OPTINC_ERUN when out of memory, M unchanged. */
+optinc_status optinc_mesh_apply(const optinc_mesh *mesh, optinc_cmat *M);
 
 #endif
