@@ -33,8 +33,9 @@
 /* The hot loops are also compiled for AVX2 and picked at load time (an
  * ifunc): twice the vector width of the x86-64 baseline.  Every operation in
  * them is an exact IEEE or integer operation element by element (no FMA is
- * enabled), so both versions give the same bits. */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && defined(__linux__)
+ * enabled), so both versions give the same bits.  GCC only, like mesh.c and
+ * sim.c: clang before 16 names the clones in a way other files cannot link. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
 #define HOT __attribute__((target_clones("avx2", "default")))
 #else
 #define HOT
