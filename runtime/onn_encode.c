@@ -1,7 +1,8 @@
 /*
- * onn_encode.c - the arithmetic around the ONN: block quantization, offset
- * binary, PAM4, the preprocessing P, the rounded-average target, and the
- * exact enumeration of P's outputs with their multiplicities.
+ * onn_encode.c - the arithmetic around the ONN: PAM4 digits of the offset-
+ * binary codes, the preprocessing P, the rounded-average target, and the
+ * exact enumeration of P's outputs with their multiplicities.  The codes
+ * themselves come from the gradients' one block quantizer, in allreduce.c.
  *
  * Why it is laid out so: every number the ONN must learn is fixed here, in
  * integers, so that "100% accuracy" has one meaning everywhere (training,
@@ -20,39 +21,6 @@
 #include "optinc/onn.h"
 
 /* ---- encoding ------------------------------------------------------------ */
-
-double optinc_block_scale(const float *const *grads, int servers, size_t n, int bits)
-{
-    double m = 0;
-    for (int i = 0; i < servers; i++)
-        for (size_t k = 0; k < n; k++)
-            if (fabs((double)grads[i][k]) > m)
-                m = fabs((double)grads[i][k]);
-    if (!(m > 0))
-        return 1.0;
-    return m / (double)((1u << (bits - 1)) - 1u);
-}
-
-void optinc_quantize(const float *g, size_t n, double scale, int bits, uint32_t *codes)
-{
-    double off = (double)(1ull << (bits - 1)), top = (double)((1ull << bits) - 1);
-    for (size_t k = 0; k < n; k++) {
-        double q = rint((double)g[k] / scale) + off;
-        codes[k] = (uint32_t)(q < 0 ? 0 : q > top ? top : q);
-    }
-}
-
-void optinc_dequantize(const uint32_t *codes, size_t n, double scale, int bits, float *g)
-{
-    double off = (double)(1ull << (bits - 1));
-    for (size_t k = 0; k < n; k++)
-        g[k] = (float)(((double)codes[k] - off) * scale);
-}
-
-double optinc_block_overhead(size_t block_size, int bits)
-{
-    return 32.0 / ((double)block_size * bits);
-}
 
 void optinc_pam4_encode(uint32_t code, int digits, uint8_t *d)
 {

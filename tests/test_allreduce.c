@@ -265,6 +265,40 @@ Test(allreduce, optinc_equals_quantized_and_direct)
     }
 }
 
+/* The one quantizer of the gradients (the ONN's inputs): offset binary
+ * under the block's shared maximum, half to even, clamped to 1..2^b-1. */
+Test(allreduce, quantize_offset_binary_half_even)
+{
+    optinc_allreduce *ar = plan(OPTINC_AR_QUANTIZED, 2, NULL, NULL);   /* 8 bits */
+    const float g0[4] = {0.5f, -1.0f, 0.25f, 0.0f}, g1[4] = {-0.75f, 0.125f, 1e-3f, 0.0f};
+    float m0, m1;
+    optinc_ar_block_absmax(ar, g0, 4, &m0);
+    optinc_ar_block_absmax(ar, g1, 4, &m1);
+    float absmax = m0 > m1 ? m0 : m1;
+    cr_assert_eq(absmax, 1.0f);
+    uint16_t q[4];
+    optinc_ar_quantize(ar, g0, 0, 4, &absmax, q);
+    cr_assert_eq(q[0], 128 + 64);                /* 63.5 LSB rounds half to even: 64 */
+    cr_assert_eq(q[1], 128 - 127);               /* -max -> the lowest code, 1 */
+    cr_assert_eq(q[2], 128 + 32);                /* 31.75 LSB -> 32 */
+    cr_assert_eq(q[3], 128);                     /* zero -> the offset */
+    float back[4];
+    optinc_ar_decode(ar, q, 0, 4, &absmax, back);
+    for (int k = 0; k < 4; k++)
+        cr_assert(fabsf(back[k] - g0[k]) <= 0.5f / 127 + 1e-7f, "%d: %g", k, back[k]);
+    /* values beyond the shared maximum clamp to 1..255; an all-zero block
+     * quantizes to the offset and decodes to zero */
+    const float big[2] = {1.0f, -1.0f};
+    float half = 0.5f, zero = 0.0f;
+    optinc_ar_quantize(ar, big, 0, 2, &half, q);
+    cr_assert(q[0] == 255 && q[1] == 1, "%u %u", q[0], q[1]);
+    optinc_ar_quantize(ar, big, 0, 2, &zero, q);
+    cr_assert(q[0] == 128 && q[1] == 128);
+    optinc_ar_decode(ar, q, 0, 2, &zero, back);
+    cr_assert(back[0] == 0.0f && back[1] == 0.0f);
+    optinc_allreduce_free(ar);
+}
+
 Test(allreduce, zero_and_extreme_blocks)
 {
     int N = 3;

@@ -31,30 +31,6 @@ Test(onn, pam4_round_trip)
     }
 }
 
-Test(onn, quantize_offset_binary)
-{
-    const float g0[4] = {0.5f, -1.0f, 0.25f, 0.0f}, g1[4] = {-0.75f, 0.125f, 1e-3f, 0.0f};
-    const float *g[2] = {g0, g1};
-    double scale = optinc_block_scale(g, 2, 4, 8);
-    cr_assert_float_eq(scale, 1.0 / 127, 1e-15);
-    uint32_t q[4];
-    optinc_quantize(g0, 4, scale, 8, q);
-    cr_assert_eq(q[1], 128 - 127);               /* -max -> offset - 127 */
-    cr_assert_eq(q[3], 128);                     /* zero -> the offset */
-    cr_assert_eq(q[0], 128 + 64);                /* 63.5 rounds half to even: 64 */
-    float back[4];
-    optinc_dequantize(q, 4, scale, 8, back);
-    for (int k = 0; k < 4; k++)
-        cr_assert(fabs(back[k] - g0[k]) <= scale / 2 + 1e-7);
-    /* clamping and all-zero blocks */
-    const float big[2] = {1000.0f, -1000.0f}, zero[2] = {0, 0};
-    optinc_quantize(big, 2, 1.0, 4, q);
-    cr_assert(q[0] == 15 && q[1] == 0);
-    const float *z[1] = {zero};
-    cr_assert_float_eq(optinc_block_scale(z, 1, 2, 8), 1.0, 0);
-    cr_assert_float_eq(optinc_block_overhead(1024, 8), 32.0 / 8192, 1e-15);
-}
-
 /* ---- target and rounding ------------------------------------------------- */
 
 Test(onn, target_rounding)

@@ -1,6 +1,7 @@
 /*
- * onn.h - the OptINC optical neural network: gradient encoding (block
- * quantization, offset binary, PAM4), the optical preprocessing P, the ONN
+ * onn.h - the OptINC optical neural network: PAM4 digits of the gradients'
+ * offset-binary codes (quantized by the all-reduce, allreduce.h), the
+ * optical preprocessing P, the ONN
  * itself (an MLP whose linear layers are MZI meshes and whose nonlinearity is
  * an electro-optic ReLU), its hardware-aware trainer, its export to a spec,
  * the exhaustive verifier of the compiled circuit, the two-level cascade, and
@@ -27,21 +28,6 @@
 
 #define OPTINC_ONN_MAX_DIGITS 16      /* b <= 32 */
 #define OPTINC_ONN_MAX_LAYERS (OPTINC_MAX_HIDDEN + 1)
-
-/* ---- gradient encoding (server side) ---------------------------------- */
-
-/* The per-block scale all servers share: max |g| over the block of every
- * server divided by 2^(bits-1) - 1 (1 when the block is all zeros).  grads[i]
- * points at server i's block of n values. */
-double optinc_block_scale(const float *const *grads, int servers, size_t n, int bits);
-/* Offset-binary codes: q = clamp(rint(g/scale) + 2^(bits-1), 0, 2^bits - 1),
- * rint rounding half to even. */
-void optinc_quantize(const float *g, size_t n, double scale, int bits, uint32_t *codes);
-/* g = (q - 2^(bits-1)) * scale.  Accepts the ONN's averaged codes. */
-void optinc_dequantize(const uint32_t *codes, size_t n, double scale, int bits, float *g);
-/* Extra traffic of the shared scale (one float32 per block and server,
- * exchanged as a max over the servers) relative to the codes: 32/(block*bits). */
-double optinc_block_overhead(size_t block_size, int bits);
 
 /* PAM4: a code of `digits` base-4 digits, least significant first. */
 void optinc_pam4_encode(uint32_t code, int digits, uint8_t *d);
