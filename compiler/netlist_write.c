@@ -85,6 +85,32 @@ static void put_phase(FILE *f, const char *rad, const char *code, const char *ta
         fprintf(f, " %s=%.17g", target, p->target_rad);
 }
 
+/* A phase that " RAD=x" alone says everything about: no code, target = x. */
+static int phase_is_plain(const optinc_phase *p)
+{
+    return p->code < 0 && !memcmp(&p->target_rad, &p->rad, sizeof p->rad);
+}
+
+/* The .subckt mzi2x2 takes only the two phases, so only an MZI whose two
+ * phases are plain can be an instance of it; the others are written out as
+ * their four cards, which carry codes and targets (as in flat files). */
+static int mzi_fits_cell(const optinc_mzi *z)
+{
+    return phase_is_plain(&z->theta) && phase_is_plain(&z->phi);
+}
+
+static int any_mzi_fits_cell(const optinc_circuit *c)
+{
+    for (int l = 0; l < c->n_layers; l++)
+        for (int s = 0; s < c->layers[l].n_stages; s++) {
+            const optinc_stage *st = &c->layers[l].stage[s];
+            for (int i = 0; st->kind == OPTINC_STAGE_MESH && i < st->mesh->n_mzi; i++)
+                if (mzi_fits_cell(&st->mesh->mzi[i]))
+                    return 1;
+        }
+    return 0;
+}
+
 static void put_ps_params(const writer *w, const optinc_phase *p)
 {
     put_phase(w->f, "phase_rad", "code", "phase_target_rad", p);
@@ -126,12 +152,11 @@ static void put_mzi(writer *w, const optinc_stage *s, const optinc_mzi *z)
         snprintf(out[j], NET_MAX, "%s%s_%c_c%d_m%d", w->prefix, w->L->name, s->tag, z->column,
                  m + j);
     const char *nets[4] = {w->cur[m], w->cur[m + 1], out[0], out[1]};
-    if (w->opt->expand_mzi && w->opt->flatten) {
+    if (w->opt->expand_mzi && (w->opt->flatten || !mzi_fits_cell(z))) {
         char pfx[NET_MAX + 2];
         snprintf(pfx, sizeof pfx, "%s__", name);
         put_mzi_body(w, pfx, nets, &z->theta, &z->phi);
     } else if (w->opt->expand_mzi) {
-        /* mzi2x2 takes only the two phases: codes and targets need a card. */
         fprintf(f, "%s %s %s %s %s mzi2x2 theta_rad=%.17g phi_rad=%.17g\n", name, nets[0],
                 nets[1], nets[2], nets[3], z->theta.rad, z->phi.rad);
     } else {
@@ -345,7 +370,7 @@ optinc_status optinc_netlist_write_stream(const optinc_circuit *c, FILE *f,
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory writing the netlist");
 
     put_header(&w);
-    if (opt->expand_mzi && !opt->flatten) {
+    if (opt->expand_mzi && !opt->flatten && any_mzi_fits_cell(c)) {
         static const char *const ports[4] = {"in0", "in1", "out0", "out1"};
         fputs("\n.subckt mzi2x2 in0 in1 out0 out1 theta_rad=0 phi_rad=0\n", f);
         put_mzi_body(&w, "", ports, NULL, NULL);

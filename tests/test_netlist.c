@@ -194,13 +194,11 @@ static void check_round_trips(const optinc_circuit *c, const char *dir)
         double d = transfer_diff(c, r);
         cr_assert_leq(d, 1e-12, "%s flatten=%d expand=%d: transfer differs by %g", c->name,
                       o->flatten, o->expand_mzi, d);
-        if (o->flatten) {
-            /* Flat files keep codes and targets, so they round-trip exactly. */
-            assert_same_circuit(c, r);
-            again = write_mem(r, o, NULL);
-            assert_same_text(text, again, "flattened");
-            free(again);
-        }
+        /* Every form keeps codes and targets, so every one round-trips exactly. */
+        assert_same_circuit(c, r);
+        again = write_mem(r, o, NULL);
+        assert_same_text(text, again, c->name);
+        free(again);
         free(text);
         optinc_circuit_free(r);
     }
