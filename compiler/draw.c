@@ -618,7 +618,13 @@ static Agraph_t *new_graph(const char *name, const char *engine, const char *tit
     gv_attr(g, AGRAPH, "label", title);
     gv_attr(g, AGRAPH, "labelloc", "t");
     gv_attr(g, AGRAPH, "labeljust", "l");
-    gv_attr(g, AGRAPH, "fontname", "Arial");
+    /* Monospace for the title: Graphviz sizes the drawing from its built-in
+     * metrics, and for Courier those (0.6 em a character) are what any
+     * monospace font gd finds draws, so a long title is never cut off at the
+     * right edge of a PNG (with Arial's metrics, DejaVu Sans overran).  Not
+     * plain "Courier": gd maps that PostScript name to a Type 1 font that
+     * Debian lacks and falls back to a bitmap font without UTF-8. */
+    gv_attr(g, AGRAPH, "fontname", "Courier New");
     gv_attr(g, AGRAPH, "bgcolor", "white");
     gv_attr(g, AGRAPH, "truecolor", "true");
     gv_attr(g, AGRAPH, "pad", "0.2");
