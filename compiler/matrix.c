@@ -5,11 +5,24 @@
  * The SVD uses zgesdd (divide and conquer, about 6x faster than zgesvd with
  * full vectors on this class of machine) and falls back to zgesvd when zgesdd
  * reports that it did not converge, as LAPACK's own drivers advise.
+ *
+ * Every array LAPACK works on here is ours and has slack on both sides.
+ * OpenBLAS 0.3.21 (Debian 12's) has a zgemv kernel for Haswell and Zen that
+ * reads up to 32 bytes before and after the matrix it is given (OpenBLAS
+ * issue #4013, fixed in 0.3.22), and LAPACK's Householder steps call it on
+ * the SVD's and QR's arrays: harmless inside a larger block, a crash when the
+ * array ends at an unmapped page.  Fuzzing the spec loader hit that crash.
+ * LAPACKE's row-major entry points would copy into transposed arrays of
+ * their own, so the calls below do the same transposes into padded arrays
+ * and use the column-major _work entry points with padded workspace; the
+ * arithmetic, and so every bit of the result, is what LAPACKE's row-major
+ * path gives.
  */
 #define _GNU_SOURCE             /* RTLD_DEFAULT */
 #include <cblas.h>
 #include <dlfcn.h>
 #include <lapacke.h>
+#include <lapacke_utils.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,27 +148,100 @@ double optinc_cmat_unitarity_error(const optinc_cmat *m)
     return e;
 }
 
+/* ---- padded arrays for LAPACK ------------------------------------------- */
+
+/* Slack on each side of an array for an m x n problem: four columns of the
+ * largest matrix.  The over-reads measured (valgrind, every shape up to
+ * 40 x 40) reach a few hundred bytes and grow with the column length. */
+static size_t slack_for(int m, int n)
+{
+    return 64 + 4 * sizeof(double complex) * (size_t)(m > n ? m : n);
+}
+
+static void *slack_alloc(size_t bytes, size_t slack)
+{
+    char *p = calloc(1, bytes + 2 * slack);
+    return p ? p + slack : NULL;
+}
+
+static void slack_free(void *p, size_t slack)
+{
+    if (p)
+        free((char *)p - slack);
+}
+
+/* A padded column-major copy of the row-major m x n matrix a. */
+static double complex *colmajor_copy(const double complex *a, int m, int n, size_t slack)
+{
+    double complex *t = slack_alloc(sizeof *t * (size_t)m * (size_t)n, slack);
+    if (t)
+        LAPACKE_zge_trans(LAPACK_ROW_MAJOR, m, n, a, n, t, m);
+    return t;
+}
+
+/* W = U . diag(s) . Vh with zgesdd, or zgesvd when `qr_iteration`; returns
+ * LAPACK's info (-1000 when out of memory).  u is m x m, vh n x n. */
+static lapack_int svd_padded(const optinc_cmat *W, int qr_iteration, double *s, optinc_cmat *u,
+                             optinc_cmat *vh)
+{
+    int m = W->rows, n = W->cols, k = m < n ? m : n, mx = m < n ? n : m;
+    size_t lrwork = (size_t)k * (size_t)(5 * k + 7 > 2 * mx + 2 * k + 1 ? 5 * k + 7
+                                                                        : 2 * mx + 2 * k + 1);
+    size_t pad = slack_for(m, n);
+    double complex *a = colmajor_copy(W->a, m, n, pad), *work = NULL, query;
+    double complex *ut = slack_alloc(sizeof *ut * (size_t)m * (size_t)m, pad);
+    double complex *vt = slack_alloc(sizeof *vt * (size_t)n * (size_t)n, pad);
+    double *rwork = slack_alloc(sizeof *rwork * lrwork, pad);
+    lapack_int *iwork = slack_alloc(sizeof *iwork * 8 * (size_t)k, pad), info = -1000;
+    if (a && ut && vt && rwork && iwork) {
+        info = qr_iteration
+            ? LAPACKE_zgesvd_work(LAPACK_COL_MAJOR, 'A', 'A', m, n, a, m, s, ut, m, vt, n,
+                                  &query, -1, rwork)
+            : LAPACKE_zgesdd_work(LAPACK_COL_MAJOR, 'A', m, n, a, m, s, ut, m, vt, n, &query,
+                                  -1, rwork, iwork);
+        lapack_int lwork = (lapack_int)creal(query);
+        if (info == 0 && !(work = slack_alloc(sizeof *work * (size_t)(lwork > 1 ? lwork : 1), pad)))
+            info = -1000;
+        if (info == 0)
+            info = qr_iteration
+                ? LAPACKE_zgesvd_work(LAPACK_COL_MAJOR, 'A', 'A', m, n, a, m, s, ut, m, vt, n,
+                                      work, lwork, rwork)
+                : LAPACKE_zgesdd_work(LAPACK_COL_MAJOR, 'A', m, n, a, m, s, ut, m, vt, n, work,
+                                      lwork, rwork, iwork);
+        if (info == 0) {
+            LAPACKE_zge_trans(LAPACK_COL_MAJOR, m, m, ut, m, u->a, m);
+            LAPACKE_zge_trans(LAPACK_COL_MAJOR, n, n, vt, n, vh->a, n);
+        }
+    }
+    slack_free(a, pad);
+    slack_free(ut, pad);
+    slack_free(vt, pad);
+    slack_free(rwork, pad);
+    slack_free(iwork, pad);
+    slack_free(work, pad);
+    return info;
+}
+
 optinc_status optinc_svd(const optinc_cmat *W, optinc_cmat **U, double **sigma,
                          optinc_cmat **Vh, optinc_error *err)
 {
     int m = W->rows, n = W->cols, k = m < n ? m : n;
-    optinc_cmat *a = optinc_cmat_copy(W);
     optinc_cmat *u = optinc_cmat_new(m, m);
     optinc_cmat *vh = optinc_cmat_new(n, n);
     double *s = calloc((size_t)k + 1, sizeof *s);
-    double *superb = calloc((size_t)k + 1, sizeof *superb);
     optinc_status st = OPTINC_OK;
-    if (!a || !u || !vh || !s || !superb) {
+    if (!u || !vh || !s) {
         st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory in SVD of a %dx%d matrix", m, n);
         goto out;
     }
     if (k > 0) {
-        lapack_int info = LAPACKE_zgesdd(LAPACK_ROW_MAJOR, 'A', m, n, a->a, n, s, u->a, m,
-                                         vh->a, n);
-        if (info > 0) {         /* did not converge: the slower QR-iteration driver */
-            memcpy(a->a, W->a, (size_t)m * (size_t)n * sizeof *a->a);
-            info = LAPACKE_zgesvd(LAPACK_ROW_MAJOR, 'A', 'A', m, n, a->a, n, s, u->a, m,
-                                  vh->a, n, superb);
+        lapack_int info = svd_padded(W, 0, s, u, vh);
+        if (info > 0)           /* did not converge: the slower QR-iteration driver */
+            info = svd_padded(W, 1, s, u, vh);
+        if (info == -1000) {
+            st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory in SVD of a %dx%d matrix",
+                             m, n);
+            goto out;
         }
         if (info != 0) {
             st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0,
@@ -172,11 +258,9 @@ optinc_status optinc_svd(const optinc_cmat *W, optinc_cmat **U, double **sigma,
     *U = u; *Vh = vh; *sigma = s;
     u = vh = NULL; s = NULL;
 out:
-    optinc_cmat_free(a);
     optinc_cmat_free(u);
     optinc_cmat_free(vh);
     free(s);
-    free(superb);
     return st;
 }
 
@@ -197,33 +281,54 @@ optinc_cmat *optinc_cmat_gaussian(int rows, int cols, int complex_entries, optin
     return m;
 }
 
+/* Q of the QR factorization of the row-major n x n matrix q, in place, with
+ * the phases of R's diagonal in phase[]; 0 on success. */
+static int qr_padded(optinc_cmat *q, double complex *phase)
+{
+    int n = q->rows, rc = -1;
+    size_t pad = slack_for(n, n);
+    double complex *a = colmajor_copy(q->a, n, n, pad), *tau = slack_alloc(sizeof *tau * (size_t)n, pad);
+    double complex *work = NULL, query;
+    if (a && tau && LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, n, n, a, n, tau, &query, -1) == 0) {
+        lapack_int lwork = (lapack_int)creal(query);
+        work = slack_alloc(sizeof *work * (size_t)(lwork > 1 ? lwork : 1), pad);
+        if (work && LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, n, n, a, n, tau, work, lwork) == 0) {
+            for (int i = 0; i < n; i++) {
+                double complex r = a[(size_t)i * n + i];
+                phase[i] = cabs(r) > 0 ? r / cabs(r) : 1.0;
+            }
+            slack_free(work, pad);
+            work = NULL;
+            if (LAPACKE_zungqr_work(LAPACK_COL_MAJOR, n, n, n, a, n, tau, &query, -1) == 0) {
+                lwork = (lapack_int)creal(query);
+                work = slack_alloc(sizeof *work * (size_t)(lwork > 1 ? lwork : 1), pad);
+                if (work && LAPACKE_zungqr_work(LAPACK_COL_MAJOR, n, n, n, a, n, tau, work,
+                                                lwork) == 0) {
+                    LAPACKE_zge_trans(LAPACK_COL_MAJOR, n, n, a, n, q->a, n);
+                    rc = 0;
+                }
+            }
+        }
+    }
+    slack_free(a, pad);
+    slack_free(tau, pad);
+    slack_free(work, pad);
+    return rc;
+}
+
 optinc_cmat *optinc_cmat_haar(int n, optinc_rng *rng)
 {
     optinc_cmat *q = optinc_cmat_gaussian(n, n, 1, rng);
-    double complex *tau = calloc((size_t)n + 1, sizeof *tau);
     double complex *phase = calloc((size_t)n + 1, sizeof *phase);
-    if (!q || !tau || !phase)
-        goto fail;
-    if (n > 0) {
-        if (LAPACKE_zgeqrf(LAPACK_ROW_MAJOR, n, n, q->a, n, tau) != 0)
-            goto fail;
-        /* Q alone is not Haar-distributed: divide out the phases of R's diagonal. */
-        for (int i = 0; i < n; i++) {
-            double complex r = OPTINC_AT(q, i, i);
-            phase[i] = cabs(r) > 0 ? r / cabs(r) : 1.0;
-        }
-        if (LAPACKE_zungqr(LAPACK_ROW_MAJOR, n, n, n, q->a, n, tau) != 0)
-            goto fail;
-        for (int r = 0; r < n; r++)
-            for (int c = 0; c < n; c++)
-                OPTINC_AT(q, r, c) *= phase[c];
+    if (!q || !phase || (n > 0 && qr_padded(q, phase) != 0)) {
+        optinc_cmat_free(q);
+        free(phase);
+        return NULL;
     }
-    free(tau);
+    /* Q alone is not Haar-distributed: divide out the phases of R's diagonal. */
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c < n; c++)
+            OPTINC_AT(q, r, c) *= phase[c];
     free(phase);
     return q;
-fail:
-    optinc_cmat_free(q);
-    free(tau);
-    free(phase);
-    return NULL;
 }

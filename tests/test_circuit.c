@@ -1,7 +1,8 @@
 /*
  * test_circuit.c - optinc_compile on hand-built specs: reconstruction of
  * real/complex M x N matrices from the physical elements, degenerate matrices,
- * the attenuator column, the unitary-diagonal forms, and input errors.
+ * the attenuator column, the unitary-diagonal forms, and input errors; and
+ * the SVD under it for every small shape.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -99,6 +100,39 @@ static void compile_and_check(const optinc_cmat *W, optinc_att_position att,
     }
     optinc_circuit_free(c);
     free_spec(s);
+}
+
+/* optinc_svd on every shape up to 24 x 24: U and Vh unitary, s descending
+ * and >= 0, W = U.diag(s).Vh.  Under `make valgrind` this is also the guard
+ * for the padded LAPACK arrays (matrix.c): OpenBLAS 0.3.21's zgemv reads
+ * outside the arrays it is given, and those reads must land in our slack. */
+Test(circuit, svd_every_small_shape)
+{
+    optinc_rng rng;
+    optinc_rng_seed(&rng, 24);
+    for (int m = 1; m <= 24; m++)
+        for (int n = 1; n <= 24; n++) {
+            optinc_cmat *W = optinc_cmat_gaussian(m, n, (m + n) % 2, &rng), *U, *Vh;
+            double *s;
+            cr_assert_eq(optinc_svd(W, &U, &s, &Vh, NULL), OPTINC_OK);
+            cr_assert_leq(optinc_cmat_unitarity_error(U), 1e-13, "%dx%d: U", m, n);
+            cr_assert_leq(optinc_cmat_unitarity_error(Vh), 1e-13, "%dx%d: Vh", m, n);
+            optinc_cmat *S = optinc_cmat_new(m, n), *US = optinc_cmat_new(m, n);
+            optinc_cmat *R = optinc_cmat_new(m, n);
+            for (int i = 0; i < (m < n ? m : n); i++) {
+                cr_assert_geq(s[i], 0.0);
+                cr_assert(i == 0 || s[i] <= s[i - 1], "%dx%d: s not descending", m, n);
+                OPTINC_AT(S, i, i) = s[i];
+            }
+            optinc_cmat_mul(U, S, US);
+            optinc_cmat_mul(US, Vh, R);
+            double d = optinc_cmat_max_abs_diff(R, W);
+            cr_assert_leq(d, 1e-13 * s[0], "%dx%d: max|W - U.S.Vh| = %g", m, n, d);
+            optinc_cmat *all[] = {W, U, Vh, S, US, R};
+            for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
+                optinc_cmat_free(all[k]);
+            free(s);
+        }
 }
 
 Test(circuit, random_rectangular)
