@@ -179,6 +179,14 @@ static double complex *colmajor_copy(const double complex *a, int m, int n, size
     return t;
 }
 
+/* The workspace a LAPACK query (lwork = -1) asked for, padded; its length
+ * in *lwork. */
+static double complex *padded_work(double complex query, size_t pad, lapack_int *lwork)
+{
+    *lwork = (lapack_int)creal(query) > 1 ? (lapack_int)creal(query) : 1;
+    return slack_alloc(sizeof(double complex) * (size_t)*lwork, pad);
+}
+
 /* W = U . diag(s) . Vh with zgesdd, or zgesvd when `qr_iteration`; returns
  * LAPACK's info (-1000 when out of memory).  u is m x m, vh n x n. */
 static lapack_int svd_padded(const optinc_cmat *W, int qr_iteration, double *s, optinc_cmat *u,
@@ -199,8 +207,8 @@ static lapack_int svd_padded(const optinc_cmat *W, int qr_iteration, double *s, 
                                   &query, -1, rwork)
             : LAPACKE_zgesdd_work(LAPACK_COL_MAJOR, 'A', m, n, a, m, s, ut, m, vt, n, &query,
                                   -1, rwork, iwork);
-        lapack_int lwork = (lapack_int)creal(query);
-        if (info == 0 && !(work = slack_alloc(sizeof *work * (size_t)(lwork > 1 ? lwork : 1), pad)))
+        lapack_int lwork;
+        if (info == 0 && !(work = padded_work(query, pad, &lwork)))
             info = -1000;
         if (info == 0)
             info = qr_iteration
@@ -288,26 +296,22 @@ static int qr_padded(optinc_cmat *q, double complex *phase)
     int n = q->rows, rc = -1;
     size_t pad = slack_for(n, n);
     double complex *a = colmajor_copy(q->a, n, n, pad), *tau = slack_alloc(sizeof *tau * (size_t)n, pad);
-    double complex *work = NULL, query;
-    if (a && tau && LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, n, n, a, n, tau, &query, -1) == 0) {
-        lapack_int lwork = (lapack_int)creal(query);
-        work = slack_alloc(sizeof *work * (size_t)(lwork > 1 ? lwork : 1), pad);
-        if (work && LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, n, n, a, n, tau, work, lwork) == 0) {
-            for (int i = 0; i < n; i++) {
-                double complex r = a[(size_t)i * n + i];
-                phase[i] = cabs(r) > 0 ? r / cabs(r) : 1.0;
-            }
-            slack_free(work, pad);
-            work = NULL;
-            if (LAPACKE_zungqr_work(LAPACK_COL_MAJOR, n, n, n, a, n, tau, &query, -1) == 0) {
-                lwork = (lapack_int)creal(query);
-                work = slack_alloc(sizeof *work * (size_t)(lwork > 1 ? lwork : 1), pad);
-                if (work && LAPACKE_zungqr_work(LAPACK_COL_MAJOR, n, n, n, a, n, tau, work,
-                                                lwork) == 0) {
-                    LAPACKE_zge_trans(LAPACK_COL_MAJOR, n, n, a, n, q->a, n);
-                    rc = 0;
-                }
-            }
+    double complex *work = NULL, qr_query, q_query;
+    lapack_int lwork = 0;
+    /* One workspace for both steps, the larger of the two asked for (a
+     * longer one than asked leaves LAPACK's blocking, and so the bits, as
+     * they are). */
+    if (a && tau && LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, n, n, a, n, tau, &qr_query, -1) == 0 &&
+        LAPACKE_zungqr_work(LAPACK_COL_MAJOR, n, n, n, a, n, tau, &q_query, -1) == 0)
+        work = padded_work(creal(qr_query) > creal(q_query) ? qr_query : q_query, pad, &lwork);
+    if (work && LAPACKE_zgeqrf_work(LAPACK_COL_MAJOR, n, n, a, n, tau, work, lwork) == 0) {
+        for (int i = 0; i < n; i++) {
+            double complex r = a[(size_t)i * n + i];
+            phase[i] = cabs(r) > 0 ? r / cabs(r) : 1.0;
+        }
+        if (LAPACKE_zungqr_work(LAPACK_COL_MAJOR, n, n, n, a, n, tau, work, lwork) == 0) {
+            LAPACKE_zge_trans(LAPACK_COL_MAJOR, n, n, a, n, q->a, n);
+            rc = 0;
         }
     }
     slack_free(a, pad);
