@@ -74,6 +74,12 @@ static void port_net(const writer *w, int out, int k, char *buf)
 
 /* ------------------------------------------------------------------ params */
 
+/* A target is written only when it differs, bit for bit, from the value. */
+static int target_is_value(const optinc_phase *p)
+{
+    return !memcmp(&p->target_rad, &p->rad, sizeof p->rad);
+}
+
 /* " RAD=x [CODE=c] [TARGET=t]" of one programmed phase. */
 static void put_phase(FILE *f, const char *rad, const char *code, const char *target,
                       const optinc_phase *p)
@@ -81,14 +87,14 @@ static void put_phase(FILE *f, const char *rad, const char *code, const char *ta
     fprintf(f, " %s=%.17g", rad, p->rad);
     if (p->code >= 0)
         fprintf(f, " %s=%d", code, p->code);
-    if (memcmp(&p->target_rad, &p->rad, sizeof p->rad))
+    if (!target_is_value(p))
         fprintf(f, " %s=%.17g", target, p->target_rad);
 }
 
 /* A phase that " RAD=x" alone says everything about: no code, target = x. */
 static int phase_is_plain(const optinc_phase *p)
 {
-    return p->code < 0 && !memcmp(&p->target_rad, &p->rad, sizeof p->rad);
+    return p->code < 0 && target_is_value(p);
 }
 
 /* The .subckt mzi2x2 takes only the two phases, so only an MZI whose two
