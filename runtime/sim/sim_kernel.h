@@ -3,13 +3,13 @@
  * by sim.c twice, with REAL = double (SFX _d) and REAL = float (SFX _f).
  *
  * The batch is processed in chunks of SIM_BC vectors with the planar chunk
- * operations of compiler/chunk_kernel.h (shared with the compiler's
+ * operations of compiler/core/chunk_kernel.h (shared with the compiler's
  * reconstruction); the whole layer (every MZI of every stage) runs over one
  * chunk while it sits in L1/L2 cache.
  */
 
 #define CHUNK SIM_BC
-#include "../compiler/chunk_kernel.h"
+#include "compiler/core/chunk_kernel.h"
 #undef CHUNK
 
 #define SIM_CAT_(a, b) a##b

@@ -1,6 +1,6 @@
 /*
  * netlist_dialect.c - the vocabulary of the PNL netlist (optinc-netlist(5))
- * that its writer (netlist_write.c) and its reader (runtime/netlist_read.c)
+ * that its writer (netlist_write.c) and its reader (netlist_read.c)
  * must agree on: the device-parameter keys of the `*! layer.NAME.SECTION`
  * header lines, the words for mesh kinds, attenuator positions and
  * activations, and the stage plan of a layer.

@@ -486,7 +486,7 @@ void optinc_mzi_matrix(double theta, double phi, double complex m[4])
 #define REAL double
 #define SFX _mesh
 #define CHUNK MESH_CHUNK
-#include "chunk_kernel.h"
+#include "compiler/core/chunk_kernel.h"
 #undef REAL
 #undef SFX
 #undef CHUNK
