@@ -9,9 +9,11 @@
  *
  *  - Soft limits on the size of the circuit, which a bigger machine may want
  *    to raise.  Their defaults are what a laptop compiles in seconds and
- *    writes as a netlist the reader accepts; the environment variable of the
- *    same name raises (or lowers) them, up to a hard cap that keeps every
- *    index within its integer type.
+ *    writes as a netlist the reader accepts.  They travel in an explicit
+ *    optinc_limits that the caller fills (the library never reads the
+ *    environment); the optinc program fills it from the environment
+ *    variables of the same names, up to a hard cap that keeps every index
+ *    within its integer type.
  *  - Hard limits on the shape of the text (nesting, counts that keep the
  *    readers' checks linear), compile-time constants here and in spec.h,
  *    netlist.h and fileio.h: no real input comes near them.
@@ -21,8 +23,9 @@
 
 typedef enum optinc_limit_id {
     OPTINC_LIMIT_MODES,   /* OPTINC_MAX_MODES: rows and cols of a layer (modes of a mesh) */
-    OPTINC_LIMIT_CARDS    /* OPTINC_MAX_CARDS: cards of a compiled circuit or a flattened
+    OPTINC_LIMIT_CARDS,   /* OPTINC_MAX_CARDS: cards of a compiled circuit or a flattened
                            * netlist (MZIs, phase shifters, attenuators, cell instances) */
+    OPTINC_LIMIT_COUNT
 } optinc_limit_id;
 
 #define OPTINC_MODES_DEFAULT 1024L        /* 523,776 MZIs per mesh, ~8 s to decompose */
@@ -30,15 +33,32 @@ typedef enum optinc_limit_id {
 #define OPTINC_CARDS_DEFAULT (1L << 23)   /* 8,388,608: eight 1024 x 1024 layers */
 #define OPTINC_CARDS_CAP (1L << 28)       /* card ends are int indices: 4 per card */
 
-/* The limit in force: the value of the environment variable named
- * optinc_limit_name(id) when it is a whole number in 1..cap, else the
- * default. */
-long optinc_limit(optinc_limit_id id);
-const char *optinc_limit_name(optinc_limit_id id);
+/* The soft limits a reader or the compiler enforces.  A NULL
+ * `const optinc_limits *` everywhere means the defaults. */
+typedef struct optinc_limits {
+    long value[OPTINC_LIMIT_COUNT];
+} optinc_limits;
 
+/* Every limit at its default. */
+void optinc_limits_init(optinc_limits *lim);
+/* Sets limit id from text, as the environment variable optinc_limit_name(id)
+ * spells it: a whole decimal number in 1..cap.  Returns 0, or -1 and leaves
+ * the limit unchanged when text is NULL, empty or not such a number (the
+ * messages print the limit in force, so a typo shows there). */
+int optinc_limits_set(optinc_limits *lim, optinc_limit_id id, const char *text);
+/* The limit in force: lim's value, or the default when lim is NULL. */
+long optinc_limits_get(const optinc_limits *lim, optinc_limit_id id);
+/* "OPTINC_MAX_MODES": the name of the limit and of its environment variable. */
+const char *optinc_limit_name(optinc_limit_id id);
 /* "the limit of 1024 (OPTINC_MAX_MODES); to go past it set the environment
  * variable OPTINC_MAX_MODES (at most 65536)": the tail of every message about
  * a soft limit.  Returns buf. */
+char *optinc_limits_text(const optinc_limits *lim, optinc_limit_id id, char *buf,
+                         unsigned size);
+
+/* Transitional, removed once every reader takes an optinc_limits: the
+ * limits of the environment variables, read on each call. */
+long optinc_limit(optinc_limit_id id);
 char *optinc_limit_text(optinc_limit_id id, char *buf, unsigned size);
 
 /* Hard limits on the text. */

@@ -1,0 +1,128 @@
+/*
+ * text.h - inputs held in memory, the files they come from, and the one line
+ * and token reader of optinc's line-oriented formats (netlist, calibration,
+ * error histograms, .csv).
+ *
+ * Every reader of optinc takes its input as bytes with a display name (the
+ * name its messages print, FILE in FILE:LINE:COL), the way libyaml's parser
+ * takes a string beside a file.  A reader that needs another file (a
+ * netlist's .include, a spec's `file:` matrix, a training spec's ONN) asks a
+ * resolver for it by the name written in the input; the default resolver
+ * reads it from the file system relative to the folder of the input that
+ * names it.  So a fuzzer or a test hands a reader a buffer and a resolver of
+ * its own, and the path versions of the readers are thin wrappers.
+ *
+ * Positions.  Line numbers start at 1; a column is the byte offset in its
+ * line plus 1, so a tab counts one column.  Lines end at '\n'; a '\r' before
+ * it belongs to the line's blanks.
+ */
+#ifndef OPTINC_TEXT_H
+#define OPTINC_TEXT_H
+
+#include <stddef.h>
+#include "optinc/error.h"
+#include "optinc/limits.h"
+
+/* Bytes and the name messages give them.  Owns nothing. */
+typedef struct optinc_input {
+    const char *name;
+    const char *data;
+    size_t len;
+} optinc_input;
+
+/* A file read whole into memory: data[len] is an extra '\0'.  name is the
+ * path it was read from, as the messages print it. */
+typedef struct optinc_blob {
+    char *data;
+    size_t len;
+    char name[1024];
+} optinc_blob;
+
+/* Reads the regular file at path whole, refusing, as bad input (status 2)
+ * and without blocking, what is not a regular file (a FIFO, a device, a
+ * folder) and a file larger than max_bytes.  what names the file in messages
+ * ("netlist", "calibration file").  On failure *b is empty. */
+optinc_status optinc_blob_read(const char *path, size_t max_bytes, const char *what,
+                               optinc_blob *b, optinc_error *err);
+void optinc_blob_free(optinc_blob *b);
+/* The input view of a blob. */
+optinc_input optinc_blob_input(const optinc_blob *b);
+
+/* Finds the file an input names: from is the display name of the input that
+ * names it, rel the name as written there.  Fills *out (freed by the caller
+ * with optinc_blob_free); max_bytes and what as for optinc_blob_read. */
+typedef optinc_status (*optinc_resolver)(void *ctx, const char *from, const char *rel,
+                                         size_t max_bytes, const char *what, optinc_blob *out,
+                                         optinc_error *err);
+
+/* The default resolver: rel from the file system, relative to the folder of
+ * from (absolute when rel starts with '/'); ctx is unused. */
+optinc_status optinc_resolve_file(void *ctx, const char *from, const char *rel,
+                                  size_t max_bytes, const char *what, optinc_blob *out,
+                                  optinc_error *err);
+
+/* What every reader takes besides its input.  A NULL options pointer, or
+ * NULL members, mean the default limits and optinc_resolve_file. */
+typedef struct optinc_read_opts {
+    const optinc_limits *limits;
+    optinc_resolver resolve;
+    void *resolve_ctx;
+} optinc_read_opts;
+
+/* Resolves rel named in from through opts (or the default resolver). */
+optinc_status optinc_read_resolve(const optinc_read_opts *opts, const char *from,
+                                  const char *rel, size_t max_bytes, const char *what,
+                                  optinc_blob *out, optinc_error *err);
+/* The limits of opts (NULL: the defaults). */
+const optinc_limits *optinc_read_limits(const optinc_read_opts *opts);
+
+/* ------------------------------------------------------------------------
+ * The line reader.
+ */
+
+/* One physical line of an input. */
+typedef struct optinc_line {
+    const char *s;        /* its first byte (not '\0'-terminated) */
+    size_t len;           /* without the '\n' */
+    size_t off;           /* offset of s in the input */
+    int number;           /* 1-based */
+} optinc_line;
+
+typedef struct optinc_lines {
+    optinc_input in;
+    size_t next;          /* offset of the next line */
+    int number;           /* of the line last returned */
+} optinc_lines;
+
+/* Starts reading in line by line.  A text format holds no NUL byte: one is
+ * bad input at its position ("NUL byte: a WHAT is a text file"), which is
+ * why this and not each reader checks. */
+optinc_status optinc_lines_init(optinc_lines *r, const optinc_input *in, const char *what,
+                                optinc_error *err);
+/* The next line into *l; 0 at the end of the input. */
+int optinc_lines_next(optinc_lines *r, optinc_line *l);
+
+/* Line and column of byte offset off of in (off may be in->len: the end). */
+void optinc_text_position(const optinc_input *in, size_t off, int *line, int *col);
+
+/* One blank-separated token of a line. */
+typedef struct optinc_token {
+    const char *s;
+    int len;
+    int col;              /* 1-based column in its line */
+} optinc_token;
+
+/* Splits l at blanks (space, tab, '\r', '\f', '\v') into t[0 .. max); a
+ * comment character (0: none) ends the line.  Returns the number of tokens,
+ * which may exceed max (only max are stored). */
+int optinc_tokens(const optinc_line *l, char comment, optinc_token *t, int max);
+/* 1 when the token is exactly s. */
+int optinc_token_is(const optinc_token *t, const char *s);
+/* The token as a C string in buf; -1 when it does not fit. */
+int optinc_token_cstr(const optinc_token *t, char *buf, size_t size);
+/* The token as a whole decimal number / a finite number (strtod); -1 when it
+ * is not one. */
+int optinc_token_long(const optinc_token *t, long *v);
+int optinc_token_double(const optinc_token *t, double *v);
+
+#endif
