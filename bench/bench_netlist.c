@@ -77,7 +77,7 @@ int main(int argc, char **argv)
             return 1;
         }
         double t1 = clock_s(CLOCK_MONOTONIC), c1 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
-        if (optinc_netlist_read(path, &r, &err)) {
+        if (optinc_netlist_read(path, NULL, &r, &err)) {
             fprintf(stderr, "bench_netlist: %s:%d:%d: %s\n", err.file, err.line, err.column,
                     err.message);
             return 1;

@@ -51,7 +51,7 @@ static int bench_verify(const char *what, const optinc_onn_devices *dev)
     optinc_onn_meta m;
     optinc_onn_report r;
     optinc_error err;
-    if (optinc_onn_load("netlists/onn4x8.pnl.sp", &c, &m, &err)) {
+    if (optinc_onn_load("netlists/onn4x8.pnl.sp", NULL, &c, &m, &err)) {
         fprintf(stderr, "bench_onn: %s\n", err.message);
         return 1;
     }

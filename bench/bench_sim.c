@@ -38,7 +38,7 @@ static optinc_circuit *mesh_circuit(int n)
     fclose(f);
     optinc_spec *spec = NULL;
     optinc_circuit *c = NULL;
-    if (optinc_spec_load(path, &spec, NULL) || optinc_compile(spec, &c, NULL))
+    if (optinc_spec_load(path, NULL, &spec, NULL) || optinc_compile(spec, &c, NULL))
         c = NULL;
     optinc_spec_free(spec);
     remove(path);

@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include "optinc/error.h"
+#include "optinc/text.h"
 
 int cmd_compile(int argc, char **argv);
 int cmd_draw(int argc, char **argv);
@@ -18,6 +19,9 @@ int cmd_simulate(int argc, char **argv);
 int cmd_onn(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 
+/* What the readers get: the soft limits of the environment variables
+ * OPTINC_MAX_MODES / OPTINC_MAX_CARDS (optinc-limits(7)), read once. */
+const optinc_read_opts *cli_read_opts(void);
 /* Prints err as "FILE:LINE:COL: error: MESSAGE" on stderr; returns its status
  * (the exit code). */
 int cli_report(const optinc_error *err, optinc_status status);

@@ -126,7 +126,7 @@ int cmd_compile(int argc, char **argv)
     optinc_error err = {0};
     optinc_spec *spec = NULL;
     optinc_circuit *c = NULL;
-    optinc_status st = optinc_spec_load(path, &spec, &err);
+    optinc_status st = optinc_spec_load(path, cli_read_opts(), &spec, &err);
     if (!st)
         st = optinc_compile(spec, &c, &err);
     if (st) {

@@ -69,7 +69,7 @@ int cmd_draw(int argc, char **argv)
 
     optinc_circuit *c = NULL;
     optinc_drawer *d = NULL;
-    optinc_status st = optinc_circuit_load(input, &c, &err);
+    optinc_status st = optinc_circuit_load(input, cli_read_opts(), &c, &err);
     if (st)
         return cli_report(&err, st);
     for (int i = 0; i < c->n_warnings; i++)

@@ -340,7 +340,7 @@ static int onn_train(int argc, char **argv)
     int seg[2 * OPTINC_ONN_MAX_LAYERS];
     if (resume) {
         optinc_spec *spec;
-        if ((st = optinc_spec_load(resume, &spec, &err)))
+        if ((st = optinc_spec_load(resume, cli_read_opts(), &spec, &err)))
             return cli_report(&err, st);
         st = optinc_onn_from_spec(spec, &net, &meta, &err);
         optinc_spec_free(spec);
@@ -462,11 +462,11 @@ typedef struct verify_cli {
 static optinc_status load_onn(const char *path, const task_opts *t, optinc_circuit **c,
                               optinc_onn_meta *m, optinc_error *err)
 {
-    optinc_status st = optinc_onn_load(path, c, m, err);
+    optinc_status st = optinc_onn_load(path, cli_read_opts(), c, m, err);
     if (st == OPTINC_EINPUT && !*c && (t->servers > 0 || t->bits > 0 || t->level >= 0)) {
         /* the defaults did not fit this circuit: retry with the options */
         optinc_circuit *raw;
-        if ((st = optinc_circuit_load(path, &raw, err)))
+        if ((st = optinc_circuit_load(path, cli_read_opts(), &raw, err)))
             return st;
         memset(m, 0, sizeof *m);
         m->n_layers = raw->n_layers;

@@ -325,7 +325,7 @@ int cmd_simulate(int argc, char **argv)
     optinc_mc_result *mc = NULL;
     optinc_fidelity *compiled = NULL;
     int *has_target = NULL;
-    optinc_status st = optinc_circuit_load(a.circuit, &c, &err);
+    optinc_status st = optinc_circuit_load(a.circuit, cli_read_opts(), &c, &err);
     if (st)
         return cli_report(&err, st);
     for (int i = 0; i < c->n_warnings; i++)

@@ -543,7 +543,7 @@ static optinc_status onn_table(const opts *o, optinc_agg_lut **lut, optinc_onn_r
     const char *path = o->onn ? o->onn : DEFAULT_ONN;
     optinc_circuit *c = NULL;
     optinc_onn_meta meta;
-    optinc_status st = optinc_onn_load(path, &c, &meta, err);
+    optinc_status st = optinc_onn_load(path, cli_read_opts(), &c, &meta, err);
     if (st) {
         if (!o->onn && access(path, R_OK))
             optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
@@ -643,7 +643,7 @@ int cmd_train(int argc, char **argv)
     optinc_error_clear(&err);
     optinc_spec *spec = NULL;
     optinc_status st = OPTINC_OK;
-    if (o.spec && (st = optinc_spec_load(o.spec, &spec, &err)))
+    if (o.spec && (st = optinc_spec_load(o.spec, cli_read_opts(), &spec, &err)))
         return cli_report(&err, st);
     if (spec)
         apply_spec(&o, spec);

@@ -53,6 +53,19 @@ int main(int argc, char **argv)
     return 2;
 }
 
+const optinc_read_opts *cli_read_opts(void)
+{
+    static optinc_limits lim;
+    static optinc_read_opts opts;
+    if (!opts.limits) {
+        optinc_limits_init(&lim);
+        for (int id = 0; id < OPTINC_LIMIT_COUNT; id++)
+            optinc_limits_set(&lim, (optinc_limit_id)id, getenv(optinc_limit_name(id)));
+        opts.limits = &lim;
+    }
+    return &opts;
+}
+
 int cli_report(const optinc_error *err, optinc_status status)
 {
     char buf[2300];

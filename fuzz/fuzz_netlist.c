@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fz_file("p.inc", (const uint8_t *)".param w=1.5\n", 13);
     optinc_circuit *c = NULL;
     optinc_error err;
-    if (optinc_netlist_read(fz_file("net.pnl.sp", data, size), &c, &err) == OPTINC_OK)
+    if (optinc_netlist_read(fz_file("net.pnl.sp", data, size), NULL, &c, &err) == OPTINC_OK)
         optinc_circuit_free(c);
     return 0;
 }

@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     optinc_spec *spec = NULL;
     optinc_circuit *c = NULL;
     optinc_error err;
-    if (optinc_spec_load(fz_file("spec.yaml", data, size), &spec, &err) == OPTINC_OK &&
+    if (optinc_spec_load(fz_file("spec.yaml", data, size), NULL, &spec, &err) == OPTINC_OK &&
         optinc_compile(spec, &c, &err) == OPTINC_OK)
         optinc_circuit_free(c);
     optinc_spec_free(spec);

@@ -60,7 +60,7 @@ static inline optinc_circuit *su_spec_circuit(const char *yaml)
     optinc_circuit *c;
     optinc_error err;
     char msg[2300];
-    optinc_status st = optinc_spec_load(path, &spec, &err);
+    optinc_status st = optinc_spec_load(path, NULL, &spec, &err);
     cr_assert_eq(st, OPTINC_OK, "%s", optinc_error_format(&err, msg, sizeof msg));
     st = optinc_compile(spec, &c, &err);
     cr_assert_eq(st, OPTINC_OK, "%s", optinc_error_format(&err, msg, sizeof msg));

@@ -466,7 +466,7 @@ static optinc_circuit *tiny_onn(const char *dir, optinc_onn_meta *meta)
     optinc_error err;
     optinc_circuit *c;
     cr_assert_eq(tr_tiny_onn(dir, spec, sizeof spec), 0);
-    cr_assert_eq(optinc_onn_load(spec, &c, meta, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(optinc_onn_load(spec, NULL, &c, meta, &err), OPTINC_OK, "%s", err.message);
     return c;
 }
 

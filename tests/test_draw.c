@@ -72,7 +72,7 @@ static optinc_circuit *compile_spec(const char *path)
     optinc_spec *spec = NULL;
     optinc_circuit *c = NULL;
     optinc_error err;
-    cr_assert_eq(optinc_spec_load(path, &spec, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(optinc_spec_load(path, NULL, &spec, &err), OPTINC_OK, "%s", err.message);
     cr_assert_eq(optinc_compile(spec, &c, &err), OPTINC_OK, "%s", err.message);
     optinc_spec_free(spec);
     return c;

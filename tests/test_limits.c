@@ -8,8 +8,10 @@
  * files) in a scratch directory and checks the status, LINE:COL and message
  * fragments from the library; the small fixtures under tests/bad/limits/ go
  * through the program too (exit 2, "FILE:LINE:COL: error:", no output file).
- * Soft limits are changed with setenv(): Criterion runs every test in its own
- * process, so a change never leaks into another test.  The .timeout of a
+ * Soft limits are set in the optinc_limits the readers get (set_limit());
+ * Criterion runs every test in its own process, so a change never leaks into
+ * another test.  The program fills its limits from the environment, which
+ * the test through the program checks.  The .timeout of a
  * test is only a guard against a limit that stopped working (the parsers'
  * time then grows with the square of the input): the cases finish in well
  * under a second each.
@@ -70,10 +72,31 @@ static void expect_fail(optinc_status st, const optinc_error *err, int line, int
                       err->message);
 }
 
+/* The soft limits the readers get: the defaults until a test sets one. */
+static optinc_limits lim;
+static int lim_set;
+
+static const optinc_read_opts *opts(void)
+{
+    static optinc_read_opts o;
+    if (!lim_set) {
+        optinc_limits_init(&lim);
+        lim_set = 1;
+    }
+    o.limits = &lim;
+    return &o;
+}
+
+static void set_limit(optinc_limit_id id, const char *value)
+{
+    opts();
+    cr_assert_eq(optinc_limits_set(&lim, id, value), 0, "'%s'", value);
+}
+
 static optinc_status load_spec(const char *path, optinc_error *err)
 {
     optinc_spec *s = (optinc_spec *)1;
-    optinc_status st = optinc_spec_load(path, &s, err);
+    optinc_status st = optinc_spec_load(path, opts(), &s, err);
     if (st)
         cr_expect_null(s, "no spec on failure");
     optinc_spec_free(st ? NULL : s);
@@ -83,7 +106,7 @@ static optinc_status load_spec(const char *path, optinc_error *err)
 static optinc_status load_netlist(const char *path, optinc_error *err)
 {
     optinc_circuit *c = (optinc_circuit *)1;
-    optinc_status st = optinc_netlist_read(path, &c, err);
+    optinc_status st = optinc_netlist_read(path, opts(), &c, err);
     if (st)
         cr_expect_null(c, "no circuit on failure");
     optinc_circuit_free(st ? NULL : c);
@@ -94,25 +117,28 @@ static const char spec_head[] = "schema_version: 1\nname: limits\n";
 
 /* ---------------------------------------------------------------- soft limits -- */
 
-Test(limits, soft_limits_read_the_environment)
+Test(limits, soft_limits_are_set_from_their_text)
 {
-    cr_expect_eq(optinc_limit(OPTINC_LIMIT_MODES), OPTINC_MODES_DEFAULT);
-    cr_expect_eq(optinc_limit(OPTINC_LIMIT_CARDS), OPTINC_CARDS_DEFAULT);
+    optinc_limits l;
+    optinc_limits_init(&l);
+    cr_expect_eq(optinc_limits_get(&l, OPTINC_LIMIT_MODES), OPTINC_MODES_DEFAULT);
+    cr_expect_eq(optinc_limits_get(NULL, OPTINC_LIMIT_CARDS), OPTINC_CARDS_DEFAULT);
     cr_expect_str_eq(optinc_limit_name(OPTINC_LIMIT_MODES), "OPTINC_MAX_MODES");
     cr_expect_str_eq(optinc_limit_name(OPTINC_LIMIT_CARDS), "OPTINC_MAX_CARDS");
-    setenv("OPTINC_MAX_MODES", "4096", 1);
-    cr_expect_eq(optinc_limit(OPTINC_LIMIT_MODES), 4096);
-    /* Not a whole number in 1..cap: the default stays in force. */
+    cr_expect_eq(optinc_limits_set(&l, OPTINC_LIMIT_MODES, "4096"), 0);
+    cr_expect_eq(optinc_limits_get(&l, OPTINC_LIMIT_MODES), 4096);
+    /* Not a whole number in 1..cap: refused, and the value in force stays. */
     const char *bad[] = {"", "0", "-5", "12x", "65537", "99999999999999999999"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        setenv("OPTINC_MAX_MODES", bad[i], 1);
-        cr_expect_eq(optinc_limit(OPTINC_LIMIT_MODES), OPTINC_MODES_DEFAULT, "'%s'", bad[i]);
+        cr_expect_eq(optinc_limits_set(&l, OPTINC_LIMIT_MODES, bad[i]), -1, "'%s'", bad[i]);
+        cr_expect_eq(optinc_limits_get(&l, OPTINC_LIMIT_MODES), 4096, "'%s'", bad[i]);
     }
-    setenv("OPTINC_MAX_MODES", "65536", 1);
-    cr_expect_eq(optinc_limit(OPTINC_LIMIT_MODES), OPTINC_MODES_CAP);
+    cr_expect_eq(optinc_limits_set(&l, OPTINC_LIMIT_MODES, NULL), -1);
+    cr_expect_eq(optinc_limits_set(&l, OPTINC_LIMIT_MODES, "65536"), 0);
+    cr_expect_eq(optinc_limits_get(&l, OPTINC_LIMIT_MODES), OPTINC_MODES_CAP);
     char buf[200];
-    setenv("OPTINC_MAX_CARDS", "12345", 1);
-    cr_expect_str_eq(optinc_limit_text(OPTINC_LIMIT_CARDS, buf, sizeof buf),
+    cr_expect_eq(optinc_limits_set(&l, OPTINC_LIMIT_CARDS, "12345"), 0);
+    cr_expect_str_eq(optinc_limits_text(&l, OPTINC_LIMIT_CARDS, buf, sizeof buf),
                      "the limit of 12345 (OPTINC_MAX_CARDS); to go past it set the environment "
                      "variable OPTINC_MAX_CARDS (at most 268435456)");
 }
@@ -133,7 +159,7 @@ Test(limits, mesh_of_a_million_modes, .init = tu_scratch_init, .fini = tu_scratc
     expect_fail(st, &err, 4, 18, "has 1025 columns", "limit of 1024 (OPTINC_MAX_MODES)", NULL);
 }
 
-Test(limits, modes_limit_is_raised_by_the_environment, .init = tu_scratch_init,
+Test(limits, modes_limit_is_raised_by_its_setting, .init = tu_scratch_init,
      .fini = tu_scratch_fini)
 {
     optinc_error err = {0};
@@ -141,9 +167,9 @@ Test(limits, modes_limit_is_raised_by_the_environment, .init = tu_scratch_init,
     add(&t, "%smatrices:\n  W: {shape: [2048, 3], generate: {kind: gaussian}}\n", spec_head);
     const char *path = save(&t, "w.yaml");
     expect_fail(load_spec(path, &err), &err, 4, 15, "2048 rows", "limit of 1024", NULL);
-    setenv("OPTINC_MAX_MODES", "2048", 1);
+    set_limit(OPTINC_LIMIT_MODES, "2048");
     cr_expect_eq(load_spec(path, &err), OPTINC_OK, "%s", err.message);
-    setenv("OPTINC_MAX_MODES", "16", 1);
+    set_limit(OPTINC_LIMIT_MODES, "16");
     add(&t, "%smatrices:\n  W: {shape: [17, 3], generate: {kind: gaussian}}\n", spec_head);
     expect_fail(load_spec(save(&t, "s.yaml"), &err), &err, 4, 15, "17 rows", "limit of 16",
                 NULL);
@@ -181,7 +207,7 @@ Test(limits, circuit_cards, .init = tu_scratch_init, .fini = tu_scratch_fini)
                 "8404992 cards", "limit of 8388608 (OPTINC_MAX_CARDS)");
     /* A lower limit from the environment, counted per attenuator position:
      * 4x4 none = 10, input = 14, middle 2x4 = 3 + 10 + 2. */
-    setenv("OPTINC_MAX_CARDS", "38", 1);
+    set_limit(OPTINC_LIMIT_CARDS, "38");
     add(&t, "%smatrices:\n  A: {shape: [4, 4], generate: {kind: gaussian}}\n"
             "  B: {shape: [2, 4], generate: {kind: gaussian}}\nlayers:\n"
             "  - {name: L1, matrix: A, attenuators: none}\n"
@@ -189,7 +215,7 @@ Test(limits, circuit_cards, .init = tu_scratch_init, .fini = tu_scratch_fini)
             "  - {name: L3, matrix: B}\n", spec_head);
     const char *path = save(&t, "s.yaml");
     expect_fail(load_spec(path, &err), &err, 9, 24, "39 cards", "limit of 38", NULL);
-    setenv("OPTINC_MAX_CARDS", "39", 1);
+    set_limit(OPTINC_LIMIT_CARDS, "39");
     cr_expect_eq(load_spec(path, &err), OPTINC_OK, "%s", err.message);
 }
 
@@ -330,7 +356,7 @@ Test(limits, netlist_hierarchy_that_multiplies_out, .init = tu_scratch_init,
                     "limit of 8388608 (OPTINC_MAX_CARDS)", "set the environment variable");
     }
     /* Parameters copied into every instance count too: 4000 x 4000. */
-    setenv("OPTINC_MAX_CARDS", "16000000", 1);
+    set_limit(OPTINC_LIMIT_CARDS, "16000000");
     text t = {0};
     add(&t, "%s.subckt c0 in0 out0", net_head);
     for (int p = 0; p < 4000; p++)
@@ -422,6 +448,34 @@ Test(limits, netlist_header, .init = tu_scratch_init, .fini = tu_scratch_fini)
 
 /* tests/bad/limits/: each fixture through the program; X.expect holds
  * "FILE:LINE:COL: fragment" as for the netlist fixtures. */
+/* The program takes its soft limits from the environment variables of their
+ * names; a value that is not a whole number in 1..cap leaves the default. */
+Test(limits, the_program_reads_the_environment, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    text t = {0};
+    add(&t, "%smatrices:\n  W: {shape: [17, 3], generate: {kind: gaussian}}\n"
+        "layers:\n  - {name: L1, matrix: W}\n", spec_head);
+    const char *path = strdup(save(&t, "s.yaml"));
+    const char *values[] = {"16", "16x", NULL};
+    const int want[] = {2, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        if (values[i])
+            setenv("OPTINC_MAX_MODES", values[i], 1);
+        else
+            unsetenv("OPTINC_MAX_MODES");
+        tu_run r = tu_optinc_start((const char *[]){"compile", path, NULL});
+        tu_wait(&r);
+        cr_expect_eq(r.status, want[i], "OPTINC_MAX_MODES=%s: exit %d: %s", values[i],
+                     r.status, r.err);
+        if (want[i])
+            cr_expect(strstr(r.err, "4:15: error: ") && strstr(r.err, "limit of 16 "
+                      "(OPTINC_MAX_MODES)"), "%s", r.err);
+        tu_run_free(&r);
+    }
+    unsetenv("OPTINC_MAX_MODES");
+    free((char *)path);
+}
+
 Test(limits, fixtures_through_the_program, .init = tu_scratch_init, .fini = tu_scratch_fini)
 {
     static const char *const names[] = {

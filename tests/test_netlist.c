@@ -32,7 +32,7 @@ static optinc_circuit *load(const char *path)
     optinc_error err = {0};
     optinc_circuit *c = NULL;
     char buf[2300];
-    optinc_status st = optinc_circuit_load(path, &c, &err);
+    optinc_status st = optinc_circuit_load(path, NULL, &c, &err);
     cr_assert_eq(st, OPTINC_OK, "%s: %s", path, optinc_error_format(&err, buf, sizeof buf));
     return c;
 }
@@ -516,7 +516,7 @@ Test(netlist, bad_fixtures, .timeout = 60)
         optinc_error err = {0};
         optinc_circuit *c = NULL;
         char buf[2300];
-        optinc_status st = optinc_netlist_read(path, &c, &err);
+        optinc_status st = optinc_netlist_read(path, NULL, &c, &err);
         optinc_error_format(&err, buf, sizeof buf);
         cr_expect_eq(st, OPTINC_EINPUT, "%s: status %d (%s)", path, st, buf);
         cr_expect_null(c);
@@ -556,7 +556,7 @@ Test(netlist, limits)
         cr_assert_eq(tu_write_file(path, d <= OPTINC_NETLIST_INCLUDE_DEPTH_MAX ? text : "\n"), 0);
     }
     snprintf(path, sizeof path, "%s/d0.inc", dir);
-    cr_assert_eq(optinc_netlist_read(path, &c, &err), OPTINC_EINPUT);
+    cr_assert_eq(optinc_netlist_read(path, NULL, &c, &err), OPTINC_EINPUT);
     cr_assert(strstr(err.message, "OPTINC_NETLIST_INCLUDE_DEPTH_MAX"), "%s", err.message);
 
     /* A line longer than 1 MiB. */
@@ -567,7 +567,7 @@ Test(netlist, limits)
         fputc('x', f);
     fputs("\n.end\n", f);
     fclose(f);
-    cr_assert_eq(optinc_netlist_read(path, &c, &err), OPTINC_EINPUT);
+    cr_assert_eq(optinc_netlist_read(path, NULL, &c, &err), OPTINC_EINPUT);
     cr_assert(strstr(err.message, "OPTINC_NETLIST_LINE_MAX"), "%s", err.message);
     cr_assert_eq(err.line, 2);
 
@@ -576,12 +576,12 @@ Test(netlist, limits)
     f = fopen(path, "w");
     cr_assert_eq(ftruncate(fileno(f), OPTINC_NETLIST_BYTES_MAX + 1), 0);
     fclose(f);
-    cr_assert_eq(optinc_netlist_read(path, &c, &err), OPTINC_EINPUT);
+    cr_assert_eq(optinc_netlist_read(path, NULL, &c, &err), OPTINC_EINPUT);
     cr_assert(strstr(err.message, "256 MiB"), "%s", err.message);
 
     /* A missing file is bad input, not a crash. */
     snprintf(path, sizeof path, "%s/none.sp", dir);
-    cr_assert_eq(optinc_netlist_read(path, &c, &err), OPTINC_EINPUT);
+    cr_assert_eq(optinc_netlist_read(path, NULL, &c, &err), OPTINC_EINPUT);
     cr_assert_null(c);
     tu_rmtree(dir);
     free(dir);

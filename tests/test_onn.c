@@ -290,7 +290,7 @@ Test(onn, train_export_compile_verify, .init = tu_scratch_init, .fini = tu_scrat
     cr_assert_eq(optinc_onn_export(&net, path, &eo, &err), OPTINC_OK, "%s", err.message);
     optinc_spec *spec;
     optinc_circuit *c;
-    cr_assert_eq(optinc_spec_load(path, &spec, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(optinc_spec_load(path, NULL, &spec, &err), OPTINC_OK, "%s", err.message);
     cr_assert_eq(optinc_compile(spec, &c, &err), OPTINC_OK, "%s", err.message);
     cr_assert_eq(c->layers[1].attenuators, OPTINC_ATT_OUTPUT);
     cr_assert(c->layers[1].approximation_error < 1e-12, "exported exactly as Sigma.U");

@@ -378,7 +378,7 @@ Test(sim, calibration_file_errors)
     optinc_spec *spec;
     optinc_circuit *c;
     optinc_error err;
-    cr_assert_eq(optinc_spec_load("tests/bad/calibration/circuit.yaml", &spec, &err), OPTINC_OK,
+    cr_assert_eq(optinc_spec_load("tests/bad/calibration/circuit.yaml", NULL, &spec, &err), OPTINC_OK,
                  "%s", err.message);
     cr_assert_eq(optinc_compile(spec, &c, &err), OPTINC_OK);
     char *dir = tu_tempdir(), path[4200];
@@ -517,7 +517,7 @@ Test(cli, simulate_netlist_matrix_matches_the_target)
     optinc_spec *spec;
     optinc_cmat *M;
     int cplx;
-    cr_assert_eq(optinc_spec_load("specs/real4.yaml", &spec, NULL), OPTINC_OK);
+    cr_assert_eq(optinc_spec_load("specs/real4.yaml", NULL, &spec, NULL), OPTINC_OK);
     cr_assert_eq(optinc_npy_read(mat, &M, &cplx, NULL), OPTINC_OK);
     const optinc_spec_matrix *W = &spec->matrices[spec->layers[0].matrix];
     cr_assert_eq(M->rows, W->rows);

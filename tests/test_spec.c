@@ -21,7 +21,7 @@ static optinc_spec *load_text(const char *text)
     optinc_spec *s = NULL;
     optinc_error err = {0};
     cr_assert_eq(tu_write_file(tu_scratch("spec.yaml"), text), 0);
-    optinc_status st = optinc_spec_load(tu_scratch_last(), &s, &err);
+    optinc_status st = optinc_spec_load(tu_scratch_last(), NULL, &s, &err);
     cr_assert_eq(st, OPTINC_OK, "%s:%d:%d: %s", err.file, err.line, err.column, err.message);
     return s;
 }
@@ -445,7 +445,7 @@ Test(bad_spec, catalogue_library)
         snprintf(file, sizeof file, BAD_DIR "%s", bad_specs[i].yaml);
         optinc_spec *s = (optinc_spec *)1;
         optinc_error err = {0};
-        cr_expect_eq(optinc_spec_load(file, &s, &err), OPTINC_EINPUT, "%s", file);
+        cr_expect_eq(optinc_spec_load(file, NULL, &s, &err), OPTINC_EINPUT, "%s", file);
         cr_expect_null(s, "%s", file);
         expect_error(&bad_specs[i], &err);
     }
@@ -508,7 +508,7 @@ Test(bad_spec, oversized_file_is_refused, .init = tu_scratch_init, .fini = tu_sc
     fclose(f);
     optinc_spec *s = NULL;
     optinc_error err = {0};
-    cr_expect_eq(optinc_spec_load(tu_scratch_last(), &s, &err), OPTINC_EINPUT);
+    cr_expect_eq(optinc_spec_load(tu_scratch_last(), NULL, &s, &err), OPTINC_EINPUT);
     cr_expect(strstr(err.message, "more than the limit of 64 MiB") != NULL, "%s", err.message);
     cr_expect_str_eq(err.file, tu_scratch_last());
 }
@@ -527,7 +527,7 @@ Test(bad_spec, deep_nesting_is_refused, .init = tu_scratch_init, .fini = tu_scra
     cr_assert_eq(tu_write_file(tu_scratch("deep.yaml"), text), 0);
     optinc_spec *s = NULL;
     optinc_error err = {0};
-    cr_expect_eq(optinc_spec_load(tu_scratch_last(), &s, &err), OPTINC_EINPUT);
+    cr_expect_eq(optinc_spec_load(tu_scratch_last(), NULL, &s, &err), OPTINC_EINPUT);
     cr_expect(strstr(err.message, "more than 64 levels") != NULL, "%s", err.message);
     cr_expect_eq(err.line, 3);
     cr_expect_eq(err.column, 9 + 63);
@@ -535,7 +535,7 @@ Test(bad_spec, deep_nesting_is_refused, .init = tu_scratch_init, .fini = tu_scra
     text[strlen("schema_version: 1\nname: deep\nx-deep: ")] = ' ';
     text[n - 1] = ' ';
     cr_assert_eq(tu_write_file(tu_scratch_last(), text), 0);
-    cr_expect_eq(optinc_spec_load(tu_scratch_last(), &s, &err), OPTINC_OK, "%s", err.message);
+    cr_expect_eq(optinc_spec_load(tu_scratch_last(), NULL, &s, &err), OPTINC_OK, "%s", err.message);
     optinc_spec_free(s);
 }
 
@@ -543,6 +543,6 @@ Test(bad_spec, missing_spec_file)
 {
     optinc_spec *s = NULL;
     optinc_error err = {0};
-    cr_expect_eq(optinc_spec_load(BAD_DIR "does_not_exist.yaml", &s, &err), OPTINC_EINPUT);
+    cr_expect_eq(optinc_spec_load(BAD_DIR "does_not_exist.yaml", NULL, &s, &err), OPTINC_EINPUT);
     cr_expect(strstr(err.message, "No such file") != NULL, "%s", err.message);
 }

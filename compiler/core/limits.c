@@ -55,24 +55,3 @@ char *optinc_limits_text(const optinc_limits *lim, optinc_limit_id id, char *buf
              limits[id].name, limits[id].cap);
     return buf;
 }
-
-static optinc_limits from_environment(void)
-{
-    optinc_limits lim;
-    optinc_limits_init(&lim);
-    for (int id = 0; id < OPTINC_LIMIT_COUNT; id++)
-        optinc_limits_set(&lim, (optinc_limit_id)id, getenv(limits[id].name));
-    return lim;
-}
-
-long optinc_limit(optinc_limit_id id)
-{
-    optinc_limits lim = from_environment();
-    return optinc_limits_get(&lim, id);
-}
-
-char *optinc_limit_text(optinc_limit_id id, char *buf, unsigned size)
-{
-    optinc_limits lim = from_environment();
-    return optinc_limits_text(&lim, id, buf, size);
-}

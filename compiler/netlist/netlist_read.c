@@ -160,6 +160,7 @@ typedef struct htab {       /* (ptr, len) -> id, open addressing */
 
 typedef struct reader {
     optinc_error *err;
+    const optinc_limits *lim;   /* NULL: the defaults */
     optinc_status st;
     source *files; int nfiles;
     size_t total_bytes;
@@ -804,11 +805,11 @@ static int parse_subckt(reader *r, int s)
     int i = 2;
     while (i < st->ntok && !split_param(r, file, *stok(r, s, i), &k, &v))
         i++;
-    if (i - 2 > 2 * optinc_limit(OPTINC_LIMIT_MODES)) {
+    if (i - 2 > 2 * optinc_limits_get(r->lim, OPTINC_LIMIT_MODES)) {
         char lim[160];
         return fail_at(r, file, name.off, ".subckt '%.*s' has %d ports, more than twice %s",
                        (int)name.len, tp(r, file, name), i - 2,
-                       optinc_limit_text(OPTINC_LIMIT_MODES, lim, sizeof lim));
+                       optinc_limits_text(r->lim, OPTINC_LIMIT_MODES, lim, sizeof lim));
     }
     for (i = 2; i < st->ntok && !split_param(r, file, *stok(r, s, i), &k, &v); i++) {
         tok p = *stok(r, s, i);
@@ -1172,14 +1173,14 @@ static int check(reader *r)
         return fail_at(r, file, stok(r, s, 1 + nnets)->off, "the top instance line must "
                        "instantiate a .subckt, not the card '%s'", cards[m].name);
     const cell *top = &r->cells[m - N_CARDS];
-    if (top->size > optinc_limit(OPTINC_LIMIT_CARDS)) {
+    if (top->size > optinc_limits_get(r->lim, OPTINC_LIMIT_CARDS)) {
         char lim[160];
         tok t = *stok(r, s, 1 + nnets);
         return fail_at(r, file, t.off, "'%.*s' flattens to %s%ld cards and cell instances "
                        "(with one per parameter a cell instance copies), more than %s",
                        (int)t.len, tp(r, file, t), top->size > OPTINC_CARDS_CAP ? "over " : "",
                        top->size > OPTINC_CARDS_CAP ? OPTINC_CARDS_CAP : top->size,
-                       optinc_limit_text(OPTINC_LIMIT_CARDS, lim, sizeof lim));
+                       optinc_limits_text(r->lim, OPTINC_LIMIT_CARDS, lim, sizeof lim));
     }
     for (int i = 1; i <= nnets; i++)
         for (int j = 1; j < i; j++)
@@ -1796,11 +1797,11 @@ static int meta_layer(reader *r, const meta *m, optinc_layer *L)
         if (teq(r, file, k, "rows") || teq(r, file, k, "cols")) {
             if (int_value(r, file, v, 1, INT_MAX, &x))
                 return -1;
-            if (x > optinc_limit(OPTINC_LIMIT_MODES)) {
+            if (x > optinc_limits_get(r->lim, OPTINC_LIMIT_MODES)) {
                 char lim[160];
                 return fail_at(r, file, v.off, "layer '%s' has %lld %s, more modes than %s",
                                L->name, x, teq(r, file, k, "rows") ? "rows" : "columns",
-                               optinc_limit_text(OPTINC_LIMIT_MODES, lim, sizeof lim));
+                               optinc_limits_text(r->lim, OPTINC_LIMIT_MODES, lim, sizeof lim));
             }
             *(teq(r, file, k, "rows") ? &L->rows : &L->cols) = (int)x;
             seen |= teq(r, file, k, "rows") ? 1 : 2;
@@ -2204,9 +2205,10 @@ static void reader_free(reader *r)
     free(r->stk);
 }
 
-optinc_status optinc_netlist_read(const char *path, optinc_circuit **out, optinc_error *err)
+optinc_status optinc_netlist_read(const char *path, const optinc_read_opts *opts,
+                                  optinc_circuit **out, optinc_error *err)
 {
-    reader r = {.err = err, .top = -1};
+    reader r = {.err = err, .lim = optinc_read_limits(opts), .top = -1};
     *out = NULL;
     optinc_status st;
     if (load_source(&r, path, -1, (tok){0, 0}) < 0 || lex_file(&r, 0, 0) || parse(&r)
@@ -2218,16 +2220,17 @@ optinc_status optinc_netlist_read(const char *path, optinc_circuit **out, optinc
     return st;
 }
 
-optinc_status optinc_circuit_load(const char *path, optinc_circuit **out, optinc_error *err)
+optinc_status optinc_circuit_load(const char *path, const optinc_read_opts *opts,
+                                  optinc_circuit **out, optinc_error *err)
 {
     size_t n = strlen(path);
     if ((n > 5 && !strcmp(path + n - 5, ".yaml")) || (n > 4 && !strcmp(path + n - 4, ".yml"))) {
         optinc_spec *spec = NULL;
-        optinc_status st = optinc_spec_load(path, &spec, err);
+        optinc_status st = optinc_spec_load(path, opts, &spec, err);
         if (!st)
             st = optinc_compile(spec, out, err);
         optinc_spec_free(spec);
         return st;
     }
-    return optinc_netlist_read(path, out, err);
+    return optinc_netlist_read(path, opts, out, err);
 }

@@ -58,6 +58,7 @@ typedef struct ctx {
     optinc_error *err;
     optinc_spec *spec;
     long long cards;           /* the layers so far would compile to */
+    const optinc_limits *lim;  /* NULL: the defaults */
 } ctx;
 
 static yaml_node_t *node(ctx *c, int index) { return yaml_document_get_node(c->doc, index); }
@@ -623,7 +624,7 @@ static optinc_status too_many_modes(ctx *c, yaml_node_t *v, const char *what, in
     char lim[160];
     return fail(c, v, "'shape' in %s has %lld %s: its mesh would have more modes than %s; "
                 "or split the layer into smaller ones", what, d, k ? "columns" : "rows",
-                optinc_limit_text(OPTINC_LIMIT_MODES, lim, sizeof lim));
+                optinc_limits_text(c->lim, OPTINC_LIMIT_MODES, lim, sizeof lim));
 }
 
 static optinc_status parse_shape(ctx *c, yaml_node_t *n, const char *what, int *rows, int *cols)
@@ -651,7 +652,7 @@ static optinc_status parse_shape(ctx *c, yaml_node_t *n, const char *what, int *
                     "of %ld (2^26); split the weights over smaller layers", d[0], d[1], what,
                     d[0] * d[1], OPTINC_MATRIX_ENTRIES_MAX);
     for (int k = 0; k < 2; k++)
-        if (d[k] > optinc_limit(OPTINC_LIMIT_MODES))
+        if (d[k] > optinc_limits_get(c->lim, OPTINC_LIMIT_MODES))
             return too_many_modes(c, node(c, n->data.sequence.items.start[k]), what, k, d[k]);
     *rows = (int)d[0];
     *cols = (int)d[1];
@@ -926,12 +927,12 @@ static optinc_status count_cards(ctx *c, yaml_node_t *v, const optinc_spec_layer
         c->cards += r * (r + 1) / 2 + k * (k + 1) / 2 + (r < k ? r : k);
     else
         c->cards += n * (n + 1) / 2 + (L->attenuators == OPTINC_ATT_NONE ? 0 : n);
-    if (c->cards <= optinc_limit(OPTINC_LIMIT_CARDS))
+    if (c->cards <= optinc_limits_get(c->lim, OPTINC_LIMIT_CARDS))
         return OPTINC_OK;
     char lim[160];
     return fail(c, v, "with layer '%s' the circuit would have %lld cards (MZIs, phase shifters "
                 "and attenuators), more than %s; or split the network over several specs",
-                L->name, c->cards, optinc_limit_text(OPTINC_LIMIT_CARDS, lim, sizeof lim));
+                L->name, c->cards, optinc_limits_text(c->lim, OPTINC_LIMIT_CARDS, lim, sizeof lim));
 }
 
 static optinc_status parse_layer(ctx *c, yaml_node_t *n, int index)
@@ -1450,7 +1451,8 @@ static optinc_status load_document(ctx *c, const char *text, size_t len)
     return st;
 }
 
-optinc_status optinc_spec_load(const char *path, optinc_spec **out, optinc_error *err)
+optinc_status optinc_spec_load(const char *path, const optinc_read_opts *opts, optinc_spec **out,
+                               optinc_error *err)
 {
     char *text = NULL;
     size_t len = 0;
@@ -1472,7 +1474,7 @@ optinc_status optinc_spec_load(const char *path, optinc_spec **out, optinc_error
         return st;
     }
     optinc_sha256(text, len, s->sha256);
-    ctx c = {s->path, NULL, err, s, 0};
+    ctx c = {s->path, NULL, err, s, 0, optinc_read_limits(opts)};
     st = load_document(&c, text, len);
     free(text);
     if (st) {

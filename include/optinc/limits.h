@@ -56,11 +56,6 @@ const char *optinc_limit_name(optinc_limit_id id);
 char *optinc_limits_text(const optinc_limits *lim, optinc_limit_id id, char *buf,
                          unsigned size);
 
-/* Transitional, removed once every reader takes an optinc_limits: the
- * limits of the environment variables, read on each call. */
-long optinc_limit(optinc_limit_id id);
-char *optinc_limit_text(optinc_limit_id id, char *buf, unsigned size);
-
 /* Hard limits on the text. */
 #define OPTINC_LAYERS_MAX 4096            /* layers, or matrices, in a spec or netlist */
 #define OPTINC_SPEC_NODES_MAX (1L << 22)  /* YAML nodes in a spec: ~180 bytes each */

@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include "optinc/circuit.h"
+#include "optinc/text.h"
 
 typedef struct optinc_netlist_options {
     int flatten;          /* one flat cell, hierarchy joined with "__" */
@@ -26,10 +27,12 @@ optinc_status optinc_netlist_write_stream(const optinc_circuit *c, FILE *f,
                                           const optinc_netlist_options *opt,
                                           optinc_error *err);
 /* Reads and validates a netlist; rebuilds the compiled circuit. */
-optinc_status optinc_netlist_read(const char *path, optinc_circuit **out, optinc_error *err);
+optinc_status optinc_netlist_read(const char *path, const optinc_read_opts *opts,
+                                  optinc_circuit **out, optinc_error *err);
 
 /* A spec (.yaml/.yml: load + compile) or a netlist (anything else). */
-optinc_status optinc_circuit_load(const char *path, optinc_circuit **out, optinc_error *err);
+optinc_status optinc_circuit_load(const char *path, const optinc_read_opts *opts,
+                                  optinc_circuit **out, optinc_error *err);
 
 /* ------------------------------------------------------------------------
  * Reader limits: larger inputs are refused with a message naming the limit.

@@ -298,8 +298,8 @@ optinc_status optinc_onn_meta_from_spec(const optinc_spec *spec, optinc_onn_meta
  * recorded sha256; otherwise meta->spec_path is "" and meta holds the
  * defaults for the circuit's shape (4 servers, digit sums, half to even, one
  * unit), which the caller may override. */
-optinc_status optinc_onn_load(const char *path, optinc_circuit **c, optinc_onn_meta *meta,
-                              optinc_error *err);
+optinc_status optinc_onn_load(const char *path, const optinc_read_opts *opts, optinc_circuit **c,
+                              optinc_onn_meta *meta, optinc_error *err);
 /* Checks that circuit c has the shape meta describes. */
 optinc_status optinc_onn_meta_check(const optinc_circuit *c, const optinc_onn_meta *meta,
                                     optinc_error *err);

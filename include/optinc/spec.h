@@ -15,6 +15,7 @@
 #include <complex.h>
 #include <stdint.h>
 #include "optinc/error.h"
+#include "optinc/text.h"
 
 #define OPTINC_NAME_MAX 64        /* identifiers: [A-Za-z_][A-Za-z0-9_]*, < 64 chars */
 #define OPTINC_MAX_HIDDEN 16
@@ -131,7 +132,8 @@ typedef struct optinc_spec {
 
 /* Loads and validates the spec at path.  On failure returns OPTINC_EINPUT (or
  * OPTINC_ERUN for I/O trouble) with err pointing at the offending node. */
-optinc_status optinc_spec_load(const char *path, optinc_spec **out, optinc_error *err);
+optinc_status optinc_spec_load(const char *path, const optinc_read_opts *opts, optinc_spec **out,
+                               optinc_error *err);
 void optinc_spec_free(optinc_spec *spec);
 
 /* The defaults every components table starts from. */

@@ -361,10 +361,11 @@ static optinc_status meta_defaults(const optinc_circuit *c, optinc_onn_meta *m, 
                                 OPTINC_ROUND_HALF_EVEN, err);
 }
 
-static optinc_status spec_meta(const char *path, optinc_onn_meta *m, optinc_error *err)
+static optinc_status spec_meta(const char *path, const optinc_read_opts *opts, optinc_onn_meta *m,
+                               optinc_error *err)
 {
     optinc_spec *spec;
-    optinc_status st = optinc_spec_load(path, &spec, err);
+    optinc_status st = optinc_spec_load(path, opts, &spec, err);
     if (st)
         return st;
     st = optinc_onn_meta_from_spec(spec, m, err);
@@ -372,16 +373,16 @@ static optinc_status spec_meta(const char *path, optinc_onn_meta *m, optinc_erro
     return st;
 }
 
-optinc_status optinc_onn_load(const char *path, optinc_circuit **c, optinc_onn_meta *meta,
-                              optinc_error *err)
+optinc_status optinc_onn_load(const char *path, const optinc_read_opts *opts, optinc_circuit **c,
+                              optinc_onn_meta *meta, optinc_error *err)
 {
     const char *dot = strrchr(path, '.');
     int yaml = dot && (!strcmp(dot, ".yaml") || !strcmp(dot, ".yml"));
-    optinc_status st = optinc_circuit_load(path, c, err);
+    optinc_status st = optinc_circuit_load(path, opts, c, err);
     if (st)
         return st;
     if (yaml)
-        st = spec_meta(path, meta, err);
+        st = spec_meta(path, opts, meta, err);
     else {
         char spec[1024], sha[80], dir[1024], joined[2100];
         st = meta_defaults(*c, meta, err);
@@ -396,7 +397,7 @@ optinc_status optinc_onn_load(const char *path, optinc_circuit **c, optinc_onn_m
             optinc_path_join(joined, spec, cand[2], sizeof cand[2]);
             for (int i = 0; i < 3; i++)
                 if (sha_matches(cand[i], sha)) {
-                    st = spec_meta(cand[i], meta, err);
+                    st = spec_meta(cand[i], opts, meta, err);
                     break;
                 }
         }
