@@ -127,7 +127,7 @@ Test(mesh, degenerate_unitaries)
     }
 }
 
-/* T(theta, phi) = e^{i theta} . MZ(pi - 2 theta, phi + pi) (algorithms.md §4.4),
+/* T(theta, phi) = e^{i theta} . MZ(pi - 2 theta, phi + pi) (mesh.c, step 3),
  * and MZ is unitary. */
 Test(mesh, mzi_convention)
 {

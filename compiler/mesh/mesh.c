@@ -1,8 +1,8 @@
 /*
  * mesh.c - Clements and Reck decompositions of a unitary into physical MZIs.
  *
- * The nulling sequences are those of algorithms.md §4 (Strawberry Fields'
- * order): Clements alternates column operations W := W.T^-1 (even
+ * The nulling sequences are Strawberry Fields' order (Clements et al.,
+ * Optica 3, 1460 (2016); Reck et al., PRL 73, 58 (1994)): Clements alternates column operations W := W.T^-1 (even
  * anti-diagonals) and row operations W := T.W (odd ones) until W is diagonal;
  * Reck nulls U^H column by column with row operations only.  Both produce
  * "T elements" T(theta, phi) = R(theta).diag(e^{i phi}, 1), which are then
@@ -11,7 +11,8 @@
  *   2. placed into physical columns as early as their modes allow,
  *   3. turned into physical MZIs, T = e^{i theta}.MZ(pi - 2 theta, phi + pi),
  *      carrying each common output phase forward into the next element's
- *      external phase and finally into the output screen (algorithms.md §4.4),
+ *      external phase and finally into the output screen (the MZI convention
+ *      of optinc-netlist(5): MZ = B.diag(e^{i theta},1).B.diag(e^{i phi},1)),
  *   4. quantized to the phase driver's codes.
  *
  * Why it is O(N^3) and fast: each element touches only the two rows or
@@ -448,7 +449,9 @@ optinc_status optinc_mesh_decompose(const optinc_cmat *U, optinc_mesh_kind kind,
         free(screen);
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory decomposing %dx%d", n, n);
     }
-    /* Reck works on U^H (algorithms.md §4.3, the output-screen variant). */
+    /* Reck works on V = U^H (see reck_null): its row elements, taken in
+     * order, are then the mesh of U with the output screen conj(D), the
+     * same shape as the Clements result. */
     for (int r = 0; r < n; r++)
         for (int c = 0; c < n; c++) {
             double complex z = kind == OPTINC_MESH_RECK ? conj(OPTINC_AT(U, c, r)) : OPTINC_AT(U, r, c);
