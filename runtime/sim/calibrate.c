@@ -32,7 +32,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "chip.h"
+#include "compiler/core/lbfgs.h"
+#include "runtime/sim/chip.h"
 #include "optinc/fileio.h"
 
 /* L-BFGS iterations of a global re-fit (about 10 ms each at N = 64). */
@@ -135,8 +136,9 @@ typedef struct fit {
  * the measured couplers, x = theta_0, phi_0, theta_1, ...) and, when g is
  * not NULL, its gradient by one backward sweep (reverse mode: Q walks back
  * through the partial products, L carries the adjoint). */
-static double fit_eval(fit *F, const double *x, double *g)
+static double fit_eval(const double *x, double *g, void *ctx)
 {
+    fit *F = ctx;
     int n = F->n, K = F->mesh->n_mzi;
     double complex *Q = F->Q, *L = F->L, E[4];
     const double complex *T = F->T;
@@ -192,88 +194,6 @@ static double fit_eval(fit *F, const double *x, double *g)
     return f;
 }
 
-static double dot(const double *a, const double *b, int n)
-{
-    double s = 0;
-    for (int i = 0; i < n; i++)
-        s += a[i] * b[i];
-    return s;
-}
-
-/* L-BFGS (10 pairs, backtracking Armijo line search) on fit_eval from x.
- * Returns the final objective, or -1 when out of memory. */
-static double lbfgs(fit *F, double *x, int dim, int iters)
-{
-    enum { PAIRS = 10 };
-    double *mem = malloc(sizeof *mem * (size_t)dim * (2 * PAIRS + 4));
-    if (!mem)
-        return -1;
-    double *S = mem, *Y = S + (size_t)PAIRS * dim, *g = Y + (size_t)PAIRS * dim;
-    double *gn = g + dim, *d = gn + dim, *xn = d + dim, rho[PAIRS], alpha[PAIRS];
-    int pairs = 0, newest = -1;
-    double f = fit_eval(F, x, g);
-    for (int it = 0; it < iters; it++) {
-        /* d = -H g by the two-loop recursion. */
-        for (int i = 0; i < dim; i++)
-            d[i] = -g[i];
-        for (int j = 0; j < pairs; j++) {
-            int k = (newest - j + PAIRS) % PAIRS;
-            alpha[k] = rho[k] * dot(S + (size_t)k * dim, d, dim);
-            for (int i = 0; i < dim; i++)
-                d[i] -= alpha[k] * Y[(size_t)k * dim + i];
-        }
-        double gamma = 1e-2;
-        if (pairs)
-            gamma = 1 / (rho[newest] * dot(Y + (size_t)newest * dim, Y + (size_t)newest * dim, dim));
-        for (int i = 0; i < dim; i++)
-            d[i] *= gamma;
-        for (int j = pairs - 1; j >= 0; j--) {
-            int k = (newest - j + PAIRS) % PAIRS;
-            double beta = rho[k] * dot(Y + (size_t)k * dim, d, dim);
-            for (int i = 0; i < dim; i++)
-                d[i] += (alpha[k] - beta) * S[(size_t)k * dim + i];
-        }
-        double gd = dot(g, d, dim);
-        if (!(gd < 0)) {          /* not a descent direction: restart with the gradient */
-            for (int i = 0; i < dim; i++)
-                d[i] = -gamma * g[i];
-            gd = dot(g, d, dim);
-            pairs = 0;
-        }
-        double step = 1, fn = f;
-        int ok = 0;
-        for (int ls = 0; ls < 40 && !ok; ls++, step *= 0.5) {
-            for (int i = 0; i < dim; i++)
-                xn[i] = x[i] + step * d[i];
-            fn = fit_eval(F, xn, gn);
-            ok = fn <= f + 1e-4 * step * gd;
-        }
-        if (!ok)
-            break;
-        newest = (newest + 1) % PAIRS;
-        double *s = S + (size_t)newest * dim, *y = Y + (size_t)newest * dim;
-        for (int i = 0; i < dim; i++) {
-            s[i] = xn[i] - x[i];
-            y[i] = gn[i] - g[i];
-        }
-        double sy = dot(s, y, dim);
-        if (sy > 0) {
-            rho[newest] = 1 / sy;
-            pairs = pairs < PAIRS ? pairs + 1 : PAIRS;
-        } else {
-            newest = (newest - 1 + PAIRS) % PAIRS;
-        }
-        double gain = f - fn;
-        memcpy(x, xn, sizeof *x * (size_t)dim);
-        memcpy(g, gn, sizeof *g * (size_t)dim);
-        f = fn;
-        if (gain <= 1e-14 * f)
-            break;
-    }
-    free(mem);
-    return f;
-}
-
 /* ------------------------------------------------------------------ one mesh */
 
 /* The ideal mesh from its target phases into T (n x n). */
@@ -319,8 +239,8 @@ static int refit(const optinc_mesh *mesh, const double *kappa, const optinc_quan
         xq[2 * i] = th[i].rad;
         xq[2 * i + 1] = ph[i].rad;
     }
-    double f_local = fit_eval(&F, xq, NULL);
-    int st = lbfgs(&F, x, 2 * K, iters) < 0 ? -1 : 0;
+    double f_local = fit_eval(xq, NULL, &F);
+    int st = optinc_lbfgs(fit_eval, &F, x, 2 * K, iters, NULL);
     optinc_phase *nt = st ? NULL : malloc(sizeof *nt * (2 * (size_t)K + 1));
     if (!st && !nt)
         st = -1;
@@ -331,7 +251,7 @@ static int refit(const optinc_mesh *mesh, const double *kappa, const optinc_quan
             xq[2 * i] = nt[i].rad;
             xq[2 * i + 1] = nt[K + i].rad;
         }
-        if (fit_eval(&F, xq, NULL) < f_local) {
+        if (fit_eval(xq, NULL, &F) < f_local) {
             memcpy(th, nt, sizeof *th * (size_t)K);
             memcpy(ph, nt + K, sizeof *ph * (size_t)K);
             /* F.Q holds the refit mesh: each screen phase aligns its row with T. */
