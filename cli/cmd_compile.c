@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
+#include "optinc/calibration.h"
 #include "optinc/circuit.h"
 #include "optinc/netlist.h"
 #include "optinc/sim.h"

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "optinc/calibration.h"
 #include "optinc/fileio.h"
 #include "optinc/netlist.h"
 #include "optinc/sim.h"

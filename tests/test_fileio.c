@@ -1,11 +1,13 @@
 /*
- * test_fileio.c - atomic output, .npy and .csv matrix files, number parsing,
- * SHA-256 and path helpers.
+ * test_fileio.c - atomic output, .npy and .csv matrix files (from memory and
+ * from paths: a FIFO, a link to one and a NUL byte are refused), number
+ * parsing, SHA-256 and path helpers.
  */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "optinc/fileio.h"
 #include "testutil.h"
 
@@ -296,6 +298,35 @@ Test(npy, bad_files_point_at_the_problem, .init = tu_scratch_init, .fini = tu_sc
     cr_expect(strstr(err.message, "cannot open") != NULL, "%s", err.message);
 }
 
+/* The bytes of a file in memory, under the name messages give: the parse
+ * functions read exactly in->len bytes, and name errors after in->name. */
+Test(npy, parse_from_memory, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    optinc_cmat *m = sample(2, 3, 1), *back = NULL;
+    optinc_error err = {0};
+    int cplx = -1;
+    cr_assert_eq(optinc_npy_write(tu_scratch("m.npy"), m, 1, &err), OPTINC_OK, "%s", err.message);
+    size_t len = 0;
+    char *bytes = tu_read_file(tu_scratch_last(), &len);
+    cr_assert_not_null(bytes);
+    optinc_input in = {"weights/m.npy", bytes, len};
+    cr_assert_eq(optinc_npy_parse(&in, &back, &cplx, &err), OPTINC_OK, "%s", err.message);
+    cr_expect_eq(cplx, 1);
+    expect_equal(m, back);
+    optinc_cmat_free(back);
+    in.len = len - 1;
+    cr_expect_eq(optinc_npy_parse(&in, &back, &cplx, &err), OPTINC_EINPUT);
+    cr_expect_null(back);
+    cr_expect_str_eq(err.file, "weights/m.npy");
+    cr_expect_eq(err.column, (int)len, "%s", err.message);
+    cr_expect(strstr(err.message, "truncated") != NULL, "%s", err.message);
+    in.len = 9;
+    cr_expect_eq(optinc_npy_parse(&in, &back, &cplx, &err), OPTINC_EINPUT);
+    cr_expect(strstr(err.message, "not a .npy file") != NULL, "%s", err.message);
+    free(bytes);
+    optinc_cmat_free(m);
+}
+
 /* ---------------------------------------------------------------- csv -- */
 
 Test(csv, real_complex_blanks_comments, .init = tu_scratch_init, .fini = tu_scratch_fini)
@@ -379,4 +410,77 @@ Test(csv, too_many_columns_is_refused, .init = tu_scratch_init, .fini = tu_scrat
     cr_expect_eq(optinc_csv_read(tu_scratch_last(), &m, &cplx, &err), OPTINC_EINPUT);
     cr_expect(strstr(err.message, "1..65536") != NULL, "%s", err.message);
     cr_expect_eq(err.column, 2 * 65536 + 1);
+}
+
+Test(csv, parse_from_memory_reads_len_bytes)
+{
+    static const char text[] = "1,2\n3,4x";     /* the 'x' is past in.len */
+    optinc_input in = {"weights.csv", text, sizeof text - 2};
+    optinc_cmat *m = NULL;
+    optinc_error err = {0};
+    int cplx = -1;
+    cr_assert_eq(optinc_csv_parse(&in, &m, &cplx, &err), OPTINC_OK, "%s", err.message);
+    cr_expect_eq(m->rows, 2);
+    cr_expect_eq(m->cols, 2);
+    cr_expect_eq(m->a[3], 4);
+    cr_expect_eq(cplx, 0);
+    optinc_cmat_free(m);
+    in.len = sizeof text - 1;
+    cr_expect_eq(optinc_csv_parse(&in, &m, &cplx, &err), OPTINC_EINPUT);
+    cr_expect_null(m);
+    cr_expect_str_eq(err.file, "weights.csv");
+    cr_expect_eq(err.line, 2);
+    cr_expect_eq(err.column, 3);
+    cr_expect(strstr(err.message, "entry '4x' is not a number") != NULL, "%s", err.message);
+}
+
+/* A NUL byte used to end its line silently (the rest of the row was lost). */
+Test(csv, nul_byte_is_refused_where_it_is, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    static const char text[] = "1,2\n3\0,4\n";
+    optinc_input in = {"nul.csv", text, sizeof text - 1};
+    optinc_cmat *m = NULL;
+    optinc_error err = {0};
+    int cplx;
+    cr_expect_eq(optinc_csv_parse(&in, &m, &cplx, &err), OPTINC_EINPUT);
+    cr_expect_null(m);
+    cr_expect_eq(err.line, 2);
+    cr_expect_eq(err.column, 2);
+    cr_expect_str_eq(err.message, "NUL byte: a .csv file is a text file");
+    FILE *f = fopen(tu_scratch("nul.csv"), "wb");
+    cr_assert_not_null(f);
+    fwrite(text, 1, sizeof text - 1, f);
+    fclose(f);
+    cr_expect_eq(optinc_csv_read(tu_scratch_last(), &m, &cplx, &err), OPTINC_EINPUT);
+    cr_expect_null(m);
+    cr_expect_str_eq(err.file, tu_scratch_last());
+    cr_expect_eq(err.line, 2);
+    cr_expect_eq(err.column, 2);
+}
+
+/* A FIFO given as a matrix file used to block the reader until a writer
+ * came (and a link to an endless source made it grow without end): the path
+ * readers take regular files only, and say so at once. */
+Test(matrix_files, fifo_link_and_folder_are_refused_at_once, .init = tu_scratch_init,
+     .fini = tu_scratch_fini, .timeout = 20)
+{
+    char fifo[4400], csv_link[4400], npy_link[4400];
+    snprintf(fifo, sizeof fifo, "%s", tu_scratch("pipe"));
+    snprintf(csv_link, sizeof csv_link, "%s", tu_scratch("m.csv"));
+    snprintf(npy_link, sizeof npy_link, "%s", tu_scratch("m.npy"));
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    cr_assert_eq(symlink(fifo, csv_link), 0);
+    cr_assert_eq(symlink(fifo, npy_link), 0);
+    const char *paths[] = {fifo, csv_link, npy_link, tu_scratch_dir()};
+    for (int i = 0; i < 4; i++)
+        for (int npy = 0; npy < 2; npy++) {
+            optinc_cmat *m = NULL;
+            optinc_error err = {0};
+            int cplx;
+            optinc_status st = npy ? optinc_npy_read(paths[i], &m, &cplx, &err)
+                                   : optinc_csv_read(paths[i], &m, &cplx, &err);
+            cr_expect_eq(st, OPTINC_EINPUT, "%s (%s)", paths[i], npy ? "npy" : "csv");
+            cr_expect_null(m);
+            cr_expect(strstr(err.message, "is not a regular file") != NULL, "%s", err.message);
+        }
 }

@@ -7,6 +7,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include "optinc/calibration.h"
 #include "optinc/fileio.h"
 #include "optinc/sim.h"
 #include "simutil.h"

@@ -8,8 +8,8 @@
  *
  * Every array LAPACK works on here is ours and has slack on both sides.
  * OpenBLAS 0.3.21 (Debian 12's) has a zgemv kernel for Haswell and Zen that
- * reads up to 32 bytes before and after the matrix it is given (OpenBLAS
- * issue #4013, fixed in 0.3.22), and LAPACK's Householder steps call it on
+ * reads up to 32 bytes before and after the matrix it is given (fixed in
+ * OpenBLAS 0.3.22), and LAPACK's Householder steps call it on
  * the SVD's and QR's arrays: harmless inside a larger block, a crash when the
  * array ends at an unmapped page.  Fuzzing the spec loader hit that crash.
  * LAPACKE's row-major entry points would copy into transposed arrays of

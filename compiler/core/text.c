@@ -1,5 +1,6 @@
 /*
- * text.c - inputs in memory, reading files whole, and the line and token
+ * text.c - inputs in memory, reading files whole, resolving the files an
+ * input names (and the path helpers that takes), and the line and token
  * reader (see text.h).
  *
  * Why whole files.  Every input optinc reads is small next to the memory of
@@ -13,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,7 +22,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "optinc/fileio.h"
 #include "optinc/text.h"
 
 static optinc_status open_failed(const char *path, const char *what, int e, optinc_error *err)
@@ -108,6 +109,22 @@ void optinc_blob_free(optinc_blob *b)
 optinc_input optinc_blob_input(const optinc_blob *b)
 {
     return (optinc_input){b->name, b->data, b->len};
+}
+
+void optinc_path_dir(const char *path, char *dir, size_t size)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s", path);
+    snprintf(dir, size, "%s", dirname(tmp));
+}
+
+void optinc_path_join(const char *dir, const char *rel, char *out, size_t size)
+{
+    size_t n = strlen(dir);
+    if (rel[0] == '/' || n == 0 || !strcmp(dir, "."))
+        snprintf(out, size, "%s", rel);
+    else
+        snprintf(out, size, "%s%s%s", dir, dir[n - 1] == '/' ? "" : "/", rel);
 }
 
 optinc_status optinc_resolve_file(void *ctx, const char *from, const char *rel,

@@ -51,6 +51,7 @@ enum {
     OPTINC_DEV_ALL = (1 << 6) - 1
 };
 
+/* A chip's measured couplers: calibration.h. */
 typedef struct optinc_calibration optinc_calibration;
 
 /* Error-aware calibration methods (optinc-simulate(1)). */
@@ -202,61 +203,5 @@ typedef struct optinc_mc_result {
 optinc_status optinc_monte_carlo(const optinc_circuit *c, const optinc_mc_options *opt,
                                  optinc_mc_result **out, optinc_error *err);
 void optinc_mc_result_free(optinc_mc_result *r);
-
-/* ------------------------------------------------------------------ calibration */
-
-/* Measured coupler errors of one chip (optinc-calibration(5)): for each
- * layer, each mesh stage and each MZI, the power coupling of its input and
- * output coupler, kappa = 0.5 + delta.  Shaped like the circuit it was read
- * against. */
-struct optinc_calibration {
-    int n_layers;
-    struct optinc_calibration_layer {
-        int n_stages;
-        int n_mzi[3];                     /* 0 for attenuator stages */
-        double *kappa[3];                 /* 2 per MZI: input, output coupler */
-    } *layer;
-};
-
-/* Reads a calibration file and matches it to circuit c (every entry must
- * name an MZI of c; unlisted MZIs get ideal couplers).  Errors carry the
- * file, line and column. */
-optinc_status optinc_calibration_read(const char *path, const optinc_circuit *c,
-                                      optinc_calibration **out, optinc_error *err);
-/* Writes a calibration for circuit c (all MZIs, in propagation order). */
-optinc_status optinc_calibration_write(const optinc_calibration *cal, const optinc_circuit *c,
-                                       const char *path, optinc_error *err);
-/* The couplers a chip realizes, as a calibration (a perfect measurement). */
-optinc_status optinc_calibration_from_chip(const optinc_chip *chip, optinc_calibration **out,
-                                           optinc_error *err);
-void optinc_calibration_free(optinc_calibration *cal);
-
-typedef struct optinc_calibration_report {
-    int n_layers;
-    struct optinc_calibration_layer_report {
-        double fidelity_before;   /* chip with the measured couplers vs ideal T */
-        double fidelity_after;    /* the same chip with the corrected phases */
-        int n_mzi;
-        int n_unreachable;        /* MZIs whose target split the couplers cannot reach */
-    } *layer;
-} optinc_calibration_report;
-
-void optinc_calibration_report_free(optinc_calibration_report *rep);
-
-/* Error-aware compilation: re-programs every mesh of c so that the chip with
- * the measured couplers of cal realizes the circuit's target phases as well as
- * the hardware allows (local correction of each MZI, output phases pushed
- * forward into the next MZIs and the output screen; with OPTINC_CAL_REFIT
- * then a global re-fit), re-quantized to the phase drivers.  Modifies c in
- * place (it is part of compiling) and adds a warning to c for each layer with
- * MZIs out of reach; rep (may be NULL) receives each layer's fidelity before
- * and after; free it with optinc_calibration_report_free(). */
-optinc_status optinc_calibrate_circuit(optinc_circuit *c, const optinc_calibration *cal,
-                                       optinc_calibration_method method,
-                                       optinc_calibration_report *rep, optinc_error *err);
-/* The same correction applied to a chip's drivers (cal NULL: the chip's own
- * couplers, i.e. a perfect measurement).  The circuit is not changed. */
-optinc_status optinc_chip_calibrate(optinc_chip *chip, const optinc_calibration *cal,
-                                    optinc_calibration_method method, optinc_error *err);
 
 #endif

@@ -61,6 +61,12 @@ optinc_status optinc_resolve_file(void *ctx, const char *from, const char *rel,
                                   size_t max_bytes, const char *what, optinc_blob *out,
                                   optinc_error *err);
 
+/* The paths the default resolver joins: the folder of path into dir ("."
+ * for a bare file name, as dirname(3) gives it); dir and rel joined into
+ * out (rel itself when it is absolute or dir is "." or empty). */
+void optinc_path_dir(const char *path, char *dir, size_t size);
+void optinc_path_join(const char *dir, const char *rel, char *out, size_t size);
+
 /* What every reader takes besides its input.  A NULL options pointer, or
  * NULL members, mean the default limits and optinc_resolve_file. */
 typedef struct optinc_read_opts {

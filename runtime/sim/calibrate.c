@@ -1,7 +1,6 @@
 /*
  * calibrate.c - error-aware compilation: programming a mesh so that a chip
- * with measured (imperfect) couplers still realizes the intended matrix, and
- * the calibration file that carries the measurements (optinc-calibration(5)).
+ * with measured (imperfect) couplers still realizes the intended matrix.
  *
  * Method: local correction of each MZI with the output phases pushed forward
  * (after Hamerly et al., "Accurate self-configuration of rectangular
@@ -22,18 +21,24 @@
  * of reach, which maximizes a smooth function of one angle on a known arc.
  * O(N^2) per mesh; with ideal couplers it returns the original phases.
  *
- * The file format is plain text rather than YAML because it is a flat table
- * (one line per MZI, thousands of lines at N = 64) that measurement scripts
- * write with printf; every error still carries FILE:LINE:COL.
+ * When MZIs are out of reach, OPTINC_CAL_REFIT then fits every phase of the
+ * mesh at once: the L-BFGS minimizer of core (compiler/core/lbfgs.c) on the
+ * distance to the ideal mesh, with its gradient by one backward sweep.
+ *
+ * Where it sits: the measurements come as an optinc_calibration, whose data
+ * and file format are calibration_file.c's.  This file runs chips (a
+ * couplers-only chip gives each layer's fidelity before and after) and
+ * re-programs their drivers; the one call from the simulator back into it is
+ * the Monte-Carlo of sim.c, which calibrates each chip it draws when asked
+ * (optinc_mc_options.calibrate).  The chip itself (devices.c) needs only the
+ * calibration's data, to realize measured couplers, never this file.
  */
-#include <errno.h>
-#include <stdarg.h>
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "chip.h"
-#include "optinc/fileio.h"
+#include "compiler/core/lbfgs.h"
+#include "optinc/calibration.h"
+#include "runtime/sim/chip.h"
 
 /* L-BFGS iterations of a global re-fit (about 10 ms each at N = 64). */
 #define REFIT_ITERS 300
@@ -135,8 +140,9 @@ typedef struct fit {
  * the measured couplers, x = theta_0, phi_0, theta_1, ...) and, when g is
  * not NULL, its gradient by one backward sweep (reverse mode: Q walks back
  * through the partial products, L carries the adjoint). */
-static double fit_eval(fit *F, const double *x, double *g)
+static double fit_eval(const double *x, double *g, void *ctx)
 {
+    fit *F = ctx;
     int n = F->n, K = F->mesh->n_mzi;
     double complex *Q = F->Q, *L = F->L, E[4];
     const double complex *T = F->T;
@@ -192,88 +198,6 @@ static double fit_eval(fit *F, const double *x, double *g)
     return f;
 }
 
-static double dot(const double *a, const double *b, int n)
-{
-    double s = 0;
-    for (int i = 0; i < n; i++)
-        s += a[i] * b[i];
-    return s;
-}
-
-/* L-BFGS (10 pairs, backtracking Armijo line search) on fit_eval from x.
- * Returns the final objective, or -1 when out of memory. */
-static double lbfgs(fit *F, double *x, int dim, int iters)
-{
-    enum { PAIRS = 10 };
-    double *mem = malloc(sizeof *mem * (size_t)dim * (2 * PAIRS + 4));
-    if (!mem)
-        return -1;
-    double *S = mem, *Y = S + (size_t)PAIRS * dim, *g = Y + (size_t)PAIRS * dim;
-    double *gn = g + dim, *d = gn + dim, *xn = d + dim, rho[PAIRS], alpha[PAIRS];
-    int pairs = 0, newest = -1;
-    double f = fit_eval(F, x, g);
-    for (int it = 0; it < iters; it++) {
-        /* d = -H g by the two-loop recursion. */
-        for (int i = 0; i < dim; i++)
-            d[i] = -g[i];
-        for (int j = 0; j < pairs; j++) {
-            int k = (newest - j + PAIRS) % PAIRS;
-            alpha[k] = rho[k] * dot(S + (size_t)k * dim, d, dim);
-            for (int i = 0; i < dim; i++)
-                d[i] -= alpha[k] * Y[(size_t)k * dim + i];
-        }
-        double gamma = 1e-2;
-        if (pairs)
-            gamma = 1 / (rho[newest] * dot(Y + (size_t)newest * dim, Y + (size_t)newest * dim, dim));
-        for (int i = 0; i < dim; i++)
-            d[i] *= gamma;
-        for (int j = pairs - 1; j >= 0; j--) {
-            int k = (newest - j + PAIRS) % PAIRS;
-            double beta = rho[k] * dot(Y + (size_t)k * dim, d, dim);
-            for (int i = 0; i < dim; i++)
-                d[i] += (alpha[k] - beta) * S[(size_t)k * dim + i];
-        }
-        double gd = dot(g, d, dim);
-        if (!(gd < 0)) {          /* not a descent direction: restart with the gradient */
-            for (int i = 0; i < dim; i++)
-                d[i] = -gamma * g[i];
-            gd = dot(g, d, dim);
-            pairs = 0;
-        }
-        double step = 1, fn = f;
-        int ok = 0;
-        for (int ls = 0; ls < 40 && !ok; ls++, step *= 0.5) {
-            for (int i = 0; i < dim; i++)
-                xn[i] = x[i] + step * d[i];
-            fn = fit_eval(F, xn, gn);
-            ok = fn <= f + 1e-4 * step * gd;
-        }
-        if (!ok)
-            break;
-        newest = (newest + 1) % PAIRS;
-        double *s = S + (size_t)newest * dim, *y = Y + (size_t)newest * dim;
-        for (int i = 0; i < dim; i++) {
-            s[i] = xn[i] - x[i];
-            y[i] = gn[i] - g[i];
-        }
-        double sy = dot(s, y, dim);
-        if (sy > 0) {
-            rho[newest] = 1 / sy;
-            pairs = pairs < PAIRS ? pairs + 1 : PAIRS;
-        } else {
-            newest = (newest - 1 + PAIRS) % PAIRS;
-        }
-        double gain = f - fn;
-        memcpy(x, xn, sizeof *x * (size_t)dim);
-        memcpy(g, gn, sizeof *g * (size_t)dim);
-        f = fn;
-        if (gain <= 1e-14 * f)
-            break;
-    }
-    free(mem);
-    return f;
-}
-
 /* ------------------------------------------------------------------ one mesh */
 
 /* The ideal mesh from its target phases into T (n x n). */
@@ -319,8 +243,8 @@ static int refit(const optinc_mesh *mesh, const double *kappa, const optinc_quan
         xq[2 * i] = th[i].rad;
         xq[2 * i + 1] = ph[i].rad;
     }
-    double f_local = fit_eval(&F, xq, NULL);
-    int st = lbfgs(&F, x, 2 * K, iters) < 0 ? -1 : 0;
+    double f_local = fit_eval(xq, NULL, &F);
+    int st = optinc_lbfgs(fit_eval, &F, x, 2 * K, iters, NULL);
     optinc_phase *nt = st ? NULL : malloc(sizeof *nt * (2 * (size_t)K + 1));
     if (!st && !nt)
         st = -1;
@@ -331,7 +255,7 @@ static int refit(const optinc_mesh *mesh, const double *kappa, const optinc_quan
             xq[2 * i] = nt[i].rad;
             xq[2 * i + 1] = nt[K + i].rad;
         }
-        if (fit_eval(&F, xq, NULL) < f_local) {
+        if (fit_eval(xq, NULL, &F) < f_local) {
             memcpy(th, nt, sizeof *th * (size_t)K);
             memcpy(ph, nt + K, sizeof *ph * (size_t)K);
             /* F.Q holds the refit mesh: each screen phase aligns its row with T. */
@@ -385,341 +309,6 @@ int optinc_mesh_correct(const optinc_mesh *mesh, const double *kappa, const opti
         && refit(mesh, kappa, q, refit_iters, th, ph, screen) < 0)
         return -1;
     return unreachable;
-}
-
-/* ------------------------------------------------------------------ calibrations */
-
-void optinc_calibration_free(optinc_calibration *cal)
-{
-    if (!cal)
-        return;
-    for (int l = 0; cal->layer && l < cal->n_layers; l++)
-        for (int s = 0; s < cal->layer[l].n_stages; s++)
-            free(cal->layer[l].kappa[s]);
-    free(cal->layer);
-    free(cal);
-}
-
-/* A calibration shaped like c with ideal (0.5) couplers. */
-static optinc_calibration *cal_new(const optinc_circuit *c)
-{
-    optinc_calibration *cal = calloc(1, sizeof *cal);
-    if (!cal)
-        return NULL;
-    cal->n_layers = c->n_layers;
-    cal->layer = calloc((size_t)c->n_layers + 1, sizeof *cal->layer);
-    if (!cal->layer) {
-        free(cal);
-        return NULL;
-    }
-    for (int l = 0; l < c->n_layers; l++) {
-        const optinc_layer *L = &c->layers[l];
-        struct optinc_calibration_layer *cl = &cal->layer[l];
-        cl->n_stages = L->n_stages;
-        for (int s = 0; s < L->n_stages; s++) {
-            if (L->stage[s].kind != OPTINC_STAGE_MESH)
-                continue;
-            int n = L->stage[s].mesh->n_mzi;
-            cl->n_mzi[s] = n;
-            cl->kappa[s] = malloc(sizeof *cl->kappa[s] * (2 * (size_t)n + 1));
-            if (!cl->kappa[s]) {
-                optinc_calibration_free(cal);
-                return NULL;
-            }
-            for (int i = 0; i < 2 * n; i++)
-                cl->kappa[s][i] = 0.5;
-        }
-    }
-    return cal;
-}
-
-optinc_status optinc_calibration_check(const optinc_calibration *cal, const optinc_circuit *c,
-                                       optinc_error *err)
-{
-    int ok = cal->n_layers == c->n_layers;
-    for (int l = 0; ok && l < c->n_layers; l++) {
-        const optinc_layer *L = &c->layers[l];
-        ok = cal->layer[l].n_stages == L->n_stages;
-        for (int s = 0; ok && s < L->n_stages; s++)
-            ok = cal->layer[l].n_mzi[s]
-                 == (L->stage[s].kind == OPTINC_STAGE_MESH ? L->stage[s].mesh->n_mzi : 0);
-    }
-    if (!ok)
-        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
-                           "the coupler calibration does not have the shape of circuit '%s'; "
-                           "read it with optinc_calibration_read() against this circuit",
-                           c->name);
-    return OPTINC_OK;
-}
-
-optinc_status optinc_calibration_from_chip(const optinc_chip *chip, optinc_calibration **out,
-                                           optinc_error *err)
-{
-    optinc_calibration *cal = cal_new(chip->circuit);
-    if (!cal)
-        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
-    for (int l = 0; l < chip->n_layers; l++)
-        for (int s = 0; s < chip->layer[l].n_stages; s++) {
-            const chip_stage *cs = &chip->layer[l].stage[s];
-            for (int i = 0; cs->kind == OPTINC_STAGE_MESH && i < cs->n_mzi; i++) {
-                cal->layer[l].kappa[s][2 * i] = cs->mzi[i].kappa[0];
-                cal->layer[l].kappa[s][2 * i + 1] = cs->mzi[i].kappa[1];
-            }
-        }
-    *out = cal;
-    return OPTINC_OK;
-}
-
-optinc_status optinc_calibration_write(const optinc_calibration *cal, const optinc_circuit *c,
-                                       const char *path, optinc_error *err)
-{
-    optinc_status st = optinc_calibration_check(cal, c, err);
-    optinc_out o;
-    if (st || (st = optinc_out_open(&o, path, err)))
-        return st;
-    fprintf(o.f, "# optinc coupler calibration, see optinc-calibration(5)\n"
-                 "# circuit %s; coupling = 0.5 + delta\n"
-                 "optinc-calibration 1\n"
-                 "# layer mesh column mode delta_in delta_out\n", c->name);
-    for (int l = 0; l < c->n_layers; l++) {
-        const optinc_layer *L = &c->layers[l];
-        for (int s = 0; s < L->n_stages; s++) {
-            if (L->stage[s].kind != OPTINC_STAGE_MESH)
-                continue;
-            const optinc_mesh *mesh = L->stage[s].mesh;
-            const double *k = cal->layer[l].kappa[s];
-            for (int i = 0; i < mesh->n_mzi; i++)
-                fprintf(o.f, "%s %c %d %d %.17g %.17g\n", L->name, L->stage[s].tag,
-                        mesh->mzi[i].column, mesh->mzi[i].mode, k[2 * i] - 0.5,
-                        k[2 * i + 1] - 0.5);
-        }
-    }
-    if (ferror(o.f)) {
-        optinc_out_abort(&o);
-        return optinc_fail(err, OPTINC_ERUN, path, 0, 0, "write error: %s", strerror(errno));
-    }
-    return optinc_out_commit(&o, err);
-}
-
-/* ------------------------------------------------------------------ reading */
-
-typedef struct token { const char *s; int len, col; } token;
-
-typedef struct reader {
-    const char *path;
-    const optinc_circuit *c;
-    optinc_calibration *cal;
-    int **index;          /* per (layer, stage): column * modes + mode -> MZI, or -1 */
-    int **seen;           /* per (layer, stage): line that set each MZI, or 0 */
-    optinc_error *err;
-} reader;
-
-static int tokenize(char *line, token *t, int max)
-{
-    char *hash = strchr(line, '#');
-    if (hash)
-        *hash = 0;
-    int n = 0;
-    for (char *p = line; *p;) {
-        while (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')
-            p++;
-        if (!*p)
-            break;
-        char *q = p;
-        while (*q && *q != ' ' && *q != '\t' && *q != '\r' && *q != '\n')
-            q++;
-        if (n < max)
-            t[n] = (token){p, (int)(q - p), (int)(p - line) + 1};
-        n++;
-        p = q;
-    }
-    return n;
-}
-
-static int tok_is(const token *t, const char *s)
-{
-    return (size_t)t->len == strlen(s) && !strncmp(t->s, s, (size_t)t->len);
-}
-
-/* The token as a C string in buf; -1 when it does not fit. */
-static int tok_cstr(const token *t, char *buf, size_t size)
-{
-    if ((size_t)t->len >= size)
-        return -1;
-    memcpy(buf, t->s, (size_t)t->len);
-    buf[t->len] = 0;
-    return 0;
-}
-
-static int tok_int(const token *t, long *v)
-{
-    char buf[32], *end;
-    if (tok_cstr(t, buf, sizeof buf))
-        return -1;
-    errno = 0;
-    *v = strtol(buf, &end, 10);
-    return errno || *end || end == buf ? -1 : 0;
-}
-
-static int tok_double(const token *t, double *v)
-{
-    char buf[64], *end;
-    if (tok_cstr(t, buf, sizeof buf))
-        return -1;
-    errno = 0;
-    *v = strtod(buf, &end);
-    return errno || *end || end == buf || !isfinite(*v) ? -1 : 0;
-}
-
-static optinc_status bad(reader *r, int line, int col, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static optinc_status bad(reader *r, int line, int col, const char *fmt, ...)
-{
-    char msg[900];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return optinc_fail(r->err, OPTINC_EINPUT, r->path, line, col, "%s", msg);
-}
-
-static optinc_status read_entry(reader *r, const token *t, int n, int line)
-{
-    char name[OPTINC_NAME_MAX], what[160];
-    if (n != 6)
-        return bad(r, line, n > 6 ? t[6].col : 1,
-                   "expected 6 fields 'LAYER MESH COLUMN MODE DELTA_IN DELTA_OUT', found %d%s",
-                   n, n > 6 ? "; put comments after '#'" : "");
-    const optinc_circuit *c = r->c;
-    int l = 0;
-    if (tok_cstr(&t[0], name, sizeof name))
-        return bad(r, line, t[0].col, "'%.*s...' is longer than any layer name (at most %d "
-                   "characters)", 16, t[0].s, OPTINC_NAME_MAX - 1);
-    while (l < c->n_layers && strcmp(c->layers[l].name, name))
-        l++;
-    if (l == c->n_layers)
-        return bad(r, line, t[0].col,
-                   "no layer '%s' in circuit '%s'; the first field names a layer of the "
-                   "circuit the calibration is for", name, c->name);
-    const optinc_layer *L = &c->layers[l];
-    int s = 0;
-    while (s < L->n_stages
-           && !(L->stage[s].kind == OPTINC_STAGE_MESH && t[1].len == 1 && *t[1].s == L->stage[s].tag))
-        s++;
-    if (s == L->n_stages) {
-        int k = 0;
-        for (int j = 0; j < L->n_stages; j++)
-            if (L->stage[j].kind == OPTINC_STAGE_MESH)
-                k += snprintf(what + k, sizeof what - (size_t)k, "%s%c", k ? ", " : "",
-                              L->stage[j].tag);
-        return bad(r, line, t[1].col, "layer '%s' has no such mesh; its meshes are %s", name,
-                   what);
-    }
-    const optinc_mesh *mesh = L->stage[s].mesh;
-    long col, mode;
-    if (tok_int(&t[2], &col) || col < 0 || col >= mesh->n_columns)
-        return bad(r, line, t[2].col, "the column must be an integer from 0 to %d (mesh %c "
-                   "of layer '%s' has %d columns)", mesh->n_columns - 1, L->stage[s].tag, name,
-                   mesh->n_columns);
-    if (tok_int(&t[3], &mode) || mode < 0 || mode >= mesh->modes - 1
-        || r->index[l * 3 + s][col * mesh->modes + mode] < 0)
-        return bad(r, line, t[3].col,
-                   "no MZI of mesh %c of layer '%s' sits on modes (%.*s, %.*s+1) in column %ld; "
-                   "the netlist's MZ_ instances name each MZI's column (c) and first mode (r)",
-                   L->stage[s].tag, name, t[3].len, t[3].s, t[3].len, t[3].s, col);
-    double d[2];
-    for (int k = 0; k < 2; k++)
-        if (tok_double(&t[4 + k], &d[k]) || d[k] < -0.5 || d[k] > 0.5)
-            return bad(r, line, t[4 + k].col,
-                       "'%.*s' is not a number in [-0.5, 0.5]: the %s coupler's power "
-                       "coupling is 0.5 + delta", t[4 + k].len, t[4 + k].s,
-                       k ? "output" : "input");
-    int i = r->index[l * 3 + s][col * mesh->modes + mode];
-    int *seen = &r->seen[l * 3 + s][i];
-    if (*seen)
-        return bad(r, line, t[0].col, "this MZI is already listed on line %d; list each MZI "
-                   "once", *seen);
-    *seen = line;
-    r->cal->layer[l].kappa[s][2 * i] = 0.5 + d[0];
-    r->cal->layer[l].kappa[s][2 * i + 1] = 0.5 + d[1];
-    return OPTINC_OK;
-}
-
-static optinc_status read_lines(reader *r, FILE *f)
-{
-    char *line = NULL;
-    size_t cap = 0;
-    int lineno = 0, header = 0;
-    optinc_status st = OPTINC_OK;
-    token t[8];
-    while (!st && getline(&line, &cap, f) >= 0) {
-        lineno++;
-        int n = tokenize(line, t, 8);
-        if (n == 0)
-            continue;
-        if (header)
-            st = read_entry(r, t, n, lineno);
-        else if (n == 2 && tok_is(&t[0], "optinc-calibration") && tok_is(&t[1], "1"))
-            header = 1;
-        else
-            st = bad(r, lineno, t[0].col,
-                     "the first line must be 'optinc-calibration 1' (format version 1)");
-    }
-    free(line);
-    if (!st && ferror(f))
-        st = optinc_fail(r->err, OPTINC_ERUN, r->path, 0, 0, "read error: %s", strerror(errno));
-    if (!st && !header)
-        st = bad(r, lineno + 1, 1, "no 'optinc-calibration 1' line: the file is empty");
-    return st;
-}
-
-optinc_status optinc_calibration_read(const char *path, const optinc_circuit *c,
-                                      optinc_calibration **out, optinc_error *err)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
-                           "cannot open the calibration file: %s", strerror(errno));
-    reader r = {path, c, cal_new(c), calloc((size_t)c->n_layers * 3 + 1, sizeof(int *)),
-                calloc((size_t)c->n_layers * 3 + 1, sizeof(int *)), err};
-    optinc_status st = r.cal && r.index && r.seen ? OPTINC_OK
-                                                 : optinc_fail(err, OPTINC_ERUN, NULL, 0, 0,
-                                                               "out of memory");
-    for (int l = 0; !st && l < c->n_layers; l++)
-        for (int s = 0; !st && s < c->layers[l].n_stages; s++) {
-            const optinc_mesh *mesh = c->layers[l].stage[s].mesh;
-            if (c->layers[l].stage[s].kind != OPTINC_STAGE_MESH)
-                continue;
-            size_t cells = (size_t)mesh->n_columns * (size_t)mesh->modes;
-            int *ix = r.index[l * 3 + s] = malloc(sizeof *ix * (cells + 1));
-            r.seen[l * 3 + s] = calloc((size_t)mesh->n_mzi + 1, sizeof(int));
-            if (!ix || !r.seen[l * 3 + s]) {
-                st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
-                break;
-            }
-            for (size_t k = 0; k < cells; k++)
-                ix[k] = -1;
-            for (int i = 0; i < mesh->n_mzi; i++)
-                ix[(size_t)mesh->mzi[i].column * mesh->modes + mesh->mzi[i].mode] = i;
-        }
-    if (!st)
-        st = read_lines(&r, f);
-    fclose(f);
-    for (int k = 0; k < c->n_layers * 3; k++) {
-        if (r.index)
-            free(r.index[k]);
-        if (r.seen)
-            free(r.seen[k]);
-    }
-    free(r.index);
-    free(r.seen);
-    if (st) {
-        optinc_calibration_free(r.cal);
-        return st;
-    }
-    *out = r.cal;
-    return OPTINC_OK;
 }
 
 /* ------------------------------------------------------------------ applying */

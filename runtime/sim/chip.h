@@ -1,7 +1,10 @@
 /*
  * chip.h - private: the layout of a simulated chip, shared by devices.c
- * (drawing and realizing it), sim.c (running it) and calibrate.c
- * (re-programming its drivers).  Not installed; the public view is sim.h.
+ * (drawing and realizing it), sim.c (running it), calibrate.c
+ * (re-programming its drivers) and calibration_file.c (taking its couplers
+ * as a measurement).  Not installed; the public view is sim.h, and
+ * calibration.h for a chip with measured couplers (devices.c) and the
+ * Monte-Carlo's calibrated chips (sim.c).
  *
  * A chip mirrors its circuit stage by stage.  For every MZI it keeps what the
  * drivers are set to, the chip's static errors, the resulting effective
@@ -12,6 +15,7 @@
 #ifndef OPTINC_RUNTIME_CHIP_H
 #define OPTINC_RUNTIME_CHIP_H
 
+#include "optinc/calibration.h"
 #include "optinc/sim.h"
 
 typedef struct chip_mzi {
@@ -78,7 +82,7 @@ void optinc_chip_prog_free(chip_prog *p);
 int optinc_mesh_correct(const optinc_mesh *mesh, const double *kappa, const optinc_quantizer *q,
                         int refit_iters, optinc_phase *th, optinc_phase *ph, optinc_phase *screen);
 
-/* calibrate.c: OPTINC_EINPUT unless cal has the shape of circuit c. */
+/* calibration_file.c: OPTINC_EINPUT unless cal has the shape of circuit c. */
 optinc_status optinc_calibration_check(const optinc_calibration *cal, const optinc_circuit *c,
                                        optinc_error *err);
 

@@ -1,0 +1,33 @@
+/*
+ * matrix_file.h - private: what the .npy and .csv readers (npy.c, csv.c)
+ * share, so both refuse the same sizes with the same words.
+ */
+#ifndef OPTINC_CORE_MATRIX_FILE_H
+#define OPTINC_CORE_MATRIX_FILE_H
+
+#include "optinc/fileio.h"
+
+/* Bad input at file:line:col unless a rows x cols matrix is within
+ * OPTINC_MATRIX_DIM_MAX and OPTINC_MATRIX_ENTRIES_MAX; checked before the
+ * matrix is allocated. */
+static inline optinc_status optinc_matrix_file_dims(optinc_error *err, const char *file,
+                                                    int line, int col, long rows, long cols)
+{
+    if (rows < 1 || cols < 1 || rows > OPTINC_MATRIX_DIM_MAX || cols > OPTINC_MATRIX_DIM_MAX)
+        return optinc_fail(err, OPTINC_EINPUT, file, line, col,
+                           "matrix of %ld x %ld: each dimension must be 1..%d", rows, cols,
+                           OPTINC_MATRIX_DIM_MAX);
+    if (rows * cols > OPTINC_MATRIX_ENTRIES_MAX)
+        return optinc_fail(err, OPTINC_EINPUT, file, line, col,
+                           "matrix of %ld x %ld has %ld entries, more than the limit of "
+                           "%ld (2^26); split it into smaller layers", rows, cols,
+                           rows * cols, OPTINC_MATRIX_ENTRIES_MAX);
+    return OPTINC_OK;
+}
+
+static inline optinc_status optinc_matrix_file_no_memory(optinc_error *err, const char *file)
+{
+    return optinc_fail(err, OPTINC_ERUN, file, 0, 0, "out of memory reading '%s'", file);
+}
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * calibration.h - a chip's measured coupler errors (optinc-calibration(5))
+ * and error-aware compilation against them.
+ *
+ * Two modules.  calibration_file.c owns the data and its file format: read
+ * (from memory or a path), write, the couplers of a simulated chip as a
+ * perfect measurement.  calibrate.c owns the correction algorithm: it
+ * re-programs the phases of a circuit, or the drivers of a chip, so that
+ * the measured couplers realize the intended matrices.
+ *
+ * The simulator depends on this header in two places, which is why it is a
+ * runtime header beside sim.h: a chip can realize the couplers of a
+ * calibration instead of random draws (optinc_chip_options.couplers), and
+ * the Monte-Carlo of optinc_monte_carlo() calibrates each chip it draws when
+ * asked (optinc_mc_options.calibrate).
+ */
+#ifndef OPTINC_CALIBRATION_H
+#define OPTINC_CALIBRATION_H
+
+#include "optinc/circuit.h"
+#include "optinc/error.h"
+#include "optinc/sim.h"
+#include "optinc/text.h"
+
+/* Measured coupler errors of one chip (optinc-calibration(5)): for each
+ * layer, each mesh stage and each MZI, the power coupling of its input and
+ * output coupler, kappa = 0.5 + delta.  Shaped like the circuit it was read
+ * against. */
+struct optinc_calibration {
+    int n_layers;
+    struct optinc_calibration_layer {
+        int n_stages;
+        int n_mzi[3];                     /* 0 for attenuator stages */
+        double *kappa[3];                 /* 2 per MZI: input, output coupler */
+    } *layer;
+};
+
+/* ------------------------------------------------ the file (calibration_file.c) */
+
+/* Parses a calibration file held in memory and matches it to circuit c
+ * (every entry must name an MZI of c; unlisted MZIs get ideal couplers).
+ * Errors carry in->name, the line and the column; *out is NULL on failure. */
+optinc_status optinc_calibration_parse(const optinc_input *in, const optinc_circuit *c,
+                                       optinc_calibration **out, optinc_error *err);
+/* The same from the regular file at path, read whole without blocking (a
+ * FIFO or a device is bad input) and at most 1 MiB plus 256 bytes per MZI of
+ * c. */
+optinc_status optinc_calibration_read(const char *path, const optinc_circuit *c,
+                                      optinc_calibration **out, optinc_error *err);
+/* Writes a calibration for circuit c (all MZIs, in propagation order). */
+optinc_status optinc_calibration_write(const optinc_calibration *cal, const optinc_circuit *c,
+                                       const char *path, optinc_error *err);
+/* The couplers a chip realizes, as a calibration (a perfect measurement). */
+optinc_status optinc_calibration_from_chip(const optinc_chip *chip, optinc_calibration **out,
+                                           optinc_error *err);
+void optinc_calibration_free(optinc_calibration *cal);
+
+/* ------------------------------------------------------ correcting (calibrate.c) */
+
+typedef struct optinc_calibration_report {
+    int n_layers;
+    struct optinc_calibration_layer_report {
+        double fidelity_before;   /* chip with the measured couplers vs ideal T */
+        double fidelity_after;    /* the same chip with the corrected phases */
+        int n_mzi;
+        int n_unreachable;        /* MZIs whose target split the couplers cannot reach */
+    } *layer;
+} optinc_calibration_report;
+
+void optinc_calibration_report_free(optinc_calibration_report *rep);
+
+/* Error-aware compilation: re-programs every mesh of c so that the chip with
+ * the measured couplers of cal realizes the circuit's target phases as well as
+ * the hardware allows (local correction of each MZI, output phases pushed
+ * forward into the next MZIs and the output screen; with OPTINC_CAL_REFIT
+ * then a global re-fit), re-quantized to the phase drivers.  Modifies c in
+ * place (it is part of compiling) and adds a warning to c for each layer with
+ * MZIs out of reach; rep (may be NULL) receives each layer's fidelity before
+ * and after; free it with optinc_calibration_report_free(). */
+optinc_status optinc_calibrate_circuit(optinc_circuit *c, const optinc_calibration *cal,
+                                       optinc_calibration_method method,
+                                       optinc_calibration_report *rep, optinc_error *err);
+/* The same correction applied to a chip's drivers (cal NULL: the chip's own
+ * couplers, i.e. a perfect measurement).  The circuit is not changed. */
+optinc_status optinc_chip_calibrate(optinc_chip *chip, const optinc_calibration *cal,
+                                    optinc_calibration_method method, optinc_error *err);
+
+#endif

@@ -1,0 +1,324 @@
+/*
+ * calibration_file.c - a chip's measured couplers (optinc-calibration(5)):
+ * the data, its file format (read, write) and its shape check.
+ *
+ * A calibration is shaped like the circuit it was read against: per layer
+ * and mesh stage, two power couplings per MZI in propagation order, 0.5
+ * for an MZI the file does not list.  The simulator realizes one as a chip's
+ * couplers (devices.c), and the correction algorithm compiles against one
+ * (calibrate.c); this file needs neither, only the chip's layout to take its
+ * couplers as a perfect measurement (optinc_calibration_from_chip).
+ *
+ * The file format is plain text rather than YAML because it is a flat table
+ * (one line per MZI, thousands of lines at N = 64) that measurement scripts
+ * write with printf.  Its lines and fields come from the shared line and
+ * token reader of text.h ('#' comments, blank-separated fields), so every
+ * error carries FILE:LINE:COL and a NUL byte is refused where it is.  A file
+ * is read whole and at most 1 MiB plus 256 bytes per MZI of its circuit (the
+ * writer's lines take under 140), so a wrong path cannot make the reader
+ * take gigabytes, and a FIFO or a device is refused without blocking.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "optinc/calibration.h"
+#include "optinc/fileio.h"
+#include "runtime/sim/chip.h"
+
+/* The largest calibration file read for a circuit of n_mzi MZIs. */
+#define CALIBRATION_BYTES(n_mzi) (((size_t)1 << 20) + 256 * (size_t)(n_mzi))
+
+/* ------------------------------------------------------------------ the data */
+
+void optinc_calibration_free(optinc_calibration *cal)
+{
+    if (!cal)
+        return;
+    for (int l = 0; cal->layer && l < cal->n_layers; l++)
+        for (int s = 0; s < cal->layer[l].n_stages; s++)
+            free(cal->layer[l].kappa[s]);
+    free(cal->layer);
+    free(cal);
+}
+
+/* A calibration shaped like c with ideal (0.5) couplers. */
+static optinc_calibration *cal_new(const optinc_circuit *c)
+{
+    optinc_calibration *cal = calloc(1, sizeof *cal);
+    if (!cal)
+        return NULL;
+    cal->n_layers = c->n_layers;
+    cal->layer = calloc((size_t)c->n_layers + 1, sizeof *cal->layer);
+    if (!cal->layer) {
+        free(cal);
+        return NULL;
+    }
+    for (int l = 0; l < c->n_layers; l++) {
+        const optinc_layer *L = &c->layers[l];
+        struct optinc_calibration_layer *cl = &cal->layer[l];
+        cl->n_stages = L->n_stages;
+        for (int s = 0; s < L->n_stages; s++) {
+            if (L->stage[s].kind != OPTINC_STAGE_MESH)
+                continue;
+            int n = L->stage[s].mesh->n_mzi;
+            cl->n_mzi[s] = n;
+            cl->kappa[s] = malloc(sizeof *cl->kappa[s] * (2 * (size_t)n + 1));
+            if (!cl->kappa[s]) {
+                optinc_calibration_free(cal);
+                return NULL;
+            }
+            for (int i = 0; i < 2 * n; i++)
+                cl->kappa[s][i] = 0.5;
+        }
+    }
+    return cal;
+}
+
+optinc_status optinc_calibration_check(const optinc_calibration *cal, const optinc_circuit *c,
+                                       optinc_error *err)
+{
+    int ok = cal->n_layers == c->n_layers;
+    for (int l = 0; ok && l < c->n_layers; l++) {
+        const optinc_layer *L = &c->layers[l];
+        ok = cal->layer[l].n_stages == L->n_stages;
+        for (int s = 0; ok && s < L->n_stages; s++)
+            ok = cal->layer[l].n_mzi[s]
+                 == (L->stage[s].kind == OPTINC_STAGE_MESH ? L->stage[s].mesh->n_mzi : 0);
+    }
+    if (!ok)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "the coupler calibration does not have the shape of circuit '%s'; "
+                           "read it with optinc_calibration_read() against this circuit",
+                           c->name);
+    return OPTINC_OK;
+}
+
+optinc_status optinc_calibration_from_chip(const optinc_chip *chip, optinc_calibration **out,
+                                           optinc_error *err)
+{
+    optinc_calibration *cal = cal_new(chip->circuit);
+    if (!cal)
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    for (int l = 0; l < chip->n_layers; l++)
+        for (int s = 0; s < chip->layer[l].n_stages; s++) {
+            const chip_stage *cs = &chip->layer[l].stage[s];
+            for (int i = 0; cs->kind == OPTINC_STAGE_MESH && i < cs->n_mzi; i++) {
+                cal->layer[l].kappa[s][2 * i] = cs->mzi[i].kappa[0];
+                cal->layer[l].kappa[s][2 * i + 1] = cs->mzi[i].kappa[1];
+            }
+        }
+    *out = cal;
+    return OPTINC_OK;
+}
+
+optinc_status optinc_calibration_write(const optinc_calibration *cal, const optinc_circuit *c,
+                                       const char *path, optinc_error *err)
+{
+    optinc_status st = optinc_calibration_check(cal, c, err);
+    optinc_out o;
+    if (st || (st = optinc_out_open(&o, path, err)))
+        return st;
+    fprintf(o.f, "# optinc coupler calibration, see optinc-calibration(5)\n"
+                 "# circuit %s; coupling = 0.5 + delta\n"
+                 "optinc-calibration 1\n"
+                 "# layer mesh column mode delta_in delta_out\n", c->name);
+    for (int l = 0; l < c->n_layers; l++) {
+        const optinc_layer *L = &c->layers[l];
+        for (int s = 0; s < L->n_stages; s++) {
+            if (L->stage[s].kind != OPTINC_STAGE_MESH)
+                continue;
+            const optinc_mesh *mesh = L->stage[s].mesh;
+            const double *k = cal->layer[l].kappa[s];
+            for (int i = 0; i < mesh->n_mzi; i++)
+                fprintf(o.f, "%s %c %d %d %.17g %.17g\n", L->name, L->stage[s].tag,
+                        mesh->mzi[i].column, mesh->mzi[i].mode, k[2 * i] - 0.5,
+                        k[2 * i + 1] - 0.5);
+        }
+    }
+    if (ferror(o.f)) {
+        optinc_out_abort(&o);
+        return optinc_fail(err, OPTINC_ERUN, path, 0, 0, "write error: %s", strerror(errno));
+    }
+    return optinc_out_commit(&o, err);
+}
+
+/* ------------------------------------------------------------------ reading */
+
+typedef struct reader {
+    const char *name;
+    const optinc_circuit *c;
+    optinc_calibration *cal;
+    int **index;          /* per (layer, stage): column * modes + mode -> MZI, or -1 */
+    int **seen;           /* per (layer, stage): line that set each MZI, or 0 */
+    optinc_error *err;
+} reader;
+
+static optinc_status bad(reader *r, int line, int col, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static optinc_status bad(reader *r, int line, int col, const char *fmt, ...)
+{
+    char msg[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return optinc_fail(r->err, OPTINC_EINPUT, r->name, line, col, "%s", msg);
+}
+
+static optinc_status read_entry(reader *r, const optinc_token *t, int n, int line)
+{
+    char name[OPTINC_NAME_MAX], what[160];
+    if (n != 6)
+        return bad(r, line, n > 6 ? t[6].col : 1,
+                   "expected 6 fields 'LAYER MESH COLUMN MODE DELTA_IN DELTA_OUT', found %d%s",
+                   n, n > 6 ? "; put comments after '#'" : "");
+    const optinc_circuit *c = r->c;
+    int l = 0;
+    if (optinc_token_cstr(&t[0], name, sizeof name))
+        return bad(r, line, t[0].col, "'%.*s...' is longer than any layer name (at most %d "
+                   "characters)", 16, t[0].s, OPTINC_NAME_MAX - 1);
+    while (l < c->n_layers && strcmp(c->layers[l].name, name))
+        l++;
+    if (l == c->n_layers)
+        return bad(r, line, t[0].col,
+                   "no layer '%s' in circuit '%s'; the first field names a layer of the "
+                   "circuit the calibration is for", name, c->name);
+    const optinc_layer *L = &c->layers[l];
+    int s = 0;
+    while (s < L->n_stages
+           && !(L->stage[s].kind == OPTINC_STAGE_MESH && t[1].len == 1 && *t[1].s == L->stage[s].tag))
+        s++;
+    if (s == L->n_stages) {
+        int k = 0;
+        for (int j = 0; j < L->n_stages; j++)
+            if (L->stage[j].kind == OPTINC_STAGE_MESH)
+                k += snprintf(what + k, sizeof what - (size_t)k, "%s%c", k ? ", " : "",
+                              L->stage[j].tag);
+        return bad(r, line, t[1].col, "layer '%s' has no such mesh; its meshes are %s", name,
+                   what);
+    }
+    const optinc_mesh *mesh = L->stage[s].mesh;
+    long col, mode;
+    if (optinc_token_long(&t[2], &col) || col < 0 || col >= mesh->n_columns)
+        return bad(r, line, t[2].col, "the column must be an integer from 0 to %d (mesh %c "
+                   "of layer '%s' has %d columns)", mesh->n_columns - 1, L->stage[s].tag, name,
+                   mesh->n_columns);
+    if (optinc_token_long(&t[3], &mode) || mode < 0 || mode >= mesh->modes - 1
+        || r->index[l * 3 + s][col * mesh->modes + mode] < 0)
+        return bad(r, line, t[3].col,
+                   "no MZI of mesh %c of layer '%s' sits on modes (%.*s, %.*s+1) in column %ld; "
+                   "the netlist's MZ_ instances name each MZI's column (c) and first mode (r)",
+                   L->stage[s].tag, name, t[3].len, t[3].s, t[3].len, t[3].s, col);
+    double d[2];
+    for (int k = 0; k < 2; k++)
+        if (optinc_token_double(&t[4 + k], &d[k]) || d[k] < -0.5 || d[k] > 0.5)
+            return bad(r, line, t[4 + k].col,
+                       "'%.*s' is not a number in [-0.5, 0.5]: the %s coupler's power "
+                       "coupling is 0.5 + delta", t[4 + k].len, t[4 + k].s,
+                       k ? "output" : "input");
+    int i = r->index[l * 3 + s][col * mesh->modes + mode];
+    int *seen = &r->seen[l * 3 + s][i];
+    if (*seen)
+        return bad(r, line, t[0].col, "this MZI is already listed on line %d; list each MZI "
+                   "once", *seen);
+    *seen = line;
+    r->cal->layer[l].kappa[s][2 * i] = 0.5 + d[0];
+    r->cal->layer[l].kappa[s][2 * i + 1] = 0.5 + d[1];
+    return OPTINC_OK;
+}
+
+static optinc_status read_lines(reader *r, const optinc_input *in)
+{
+    optinc_lines lines;
+    optinc_line l;
+    optinc_token t[8];
+    int header = 0;
+    optinc_status st = optinc_lines_init(&lines, in, "calibration file", r->err);
+    while (!st && optinc_lines_next(&lines, &l)) {
+        int n = optinc_tokens(&l, '#', t, 8);
+        if (n == 0)
+            continue;
+        if (header)
+            st = read_entry(r, t, n, l.number);
+        else if (n == 2 && optinc_token_is(&t[0], "optinc-calibration")
+                 && optinc_token_is(&t[1], "1"))
+            header = 1;
+        else
+            st = bad(r, l.number, t[0].col,
+                     "the first line must be 'optinc-calibration 1' (format version 1)");
+    }
+    if (!st && !header)
+        st = bad(r, lines.number + 1, 1, "no 'optinc-calibration 1' line: the file is empty");
+    return st;
+}
+
+/* The MZI index of every (layer, mesh stage): which MZI sits at each column
+ * and first mode, and the line that listed it. */
+static optinc_status reader_index(reader *r)
+{
+    const optinc_circuit *c = r->c;
+    for (int l = 0; l < c->n_layers; l++)
+        for (int s = 0; s < c->layers[l].n_stages; s++) {
+            const optinc_mesh *mesh = c->layers[l].stage[s].mesh;
+            if (c->layers[l].stage[s].kind != OPTINC_STAGE_MESH)
+                continue;
+            size_t cells = (size_t)mesh->n_columns * (size_t)mesh->modes;
+            int *ix = r->index[l * 3 + s] = malloc(sizeof *ix * (cells + 1));
+            r->seen[l * 3 + s] = calloc((size_t)mesh->n_mzi + 1, sizeof(int));
+            if (!ix || !r->seen[l * 3 + s])
+                return optinc_fail(r->err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+            for (size_t k = 0; k < cells; k++)
+                ix[k] = -1;
+            for (int i = 0; i < mesh->n_mzi; i++)
+                ix[(size_t)mesh->mzi[i].column * mesh->modes + mesh->mzi[i].mode] = i;
+        }
+    return OPTINC_OK;
+}
+
+optinc_status optinc_calibration_parse(const optinc_input *in, const optinc_circuit *c,
+                                       optinc_calibration **out, optinc_error *err)
+{
+    reader r = {in->name, c, cal_new(c), calloc((size_t)c->n_layers * 3 + 1, sizeof(int *)),
+                calloc((size_t)c->n_layers * 3 + 1, sizeof(int *)), err};
+    *out = NULL;
+    optinc_status st = r.cal && r.index && r.seen ? reader_index(&r)
+                                                 : optinc_fail(err, OPTINC_ERUN, NULL, 0, 0,
+                                                               "out of memory");
+    if (!st)
+        st = read_lines(&r, in);
+    for (int k = 0; k < c->n_layers * 3; k++) {
+        if (r.index)
+            free(r.index[k]);
+        if (r.seen)
+            free(r.seen[k]);
+    }
+    free(r.index);
+    free(r.seen);
+    if (st) {
+        optinc_calibration_free(r.cal);
+        return st;
+    }
+    *out = r.cal;
+    return OPTINC_OK;
+}
+
+optinc_status optinc_calibration_read(const char *path, const optinc_circuit *c,
+                                      optinc_calibration **out, optinc_error *err)
+{
+    long n_mzi = 0;
+    for (int l = 0; l < c->n_layers; l++)
+        n_mzi += optinc_layer_mzis(&c->layers[l]);
+    optinc_blob b;
+    *out = NULL;
+    optinc_status st = optinc_blob_read(path, CALIBRATION_BYTES(n_mzi), "calibration file", &b,
+                                        err);
+    if (st)
+        return st;
+    optinc_input in = optinc_blob_input(&b);
+    st = optinc_calibration_parse(&in, c, out, err);
+    optinc_blob_free(&b);
+    return st;
+}

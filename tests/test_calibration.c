@@ -1,0 +1,180 @@
+/*
+ * test_calibration.c - the calibration file reader from memory and from
+ * paths: optinc_calibration_parse() gives what optinc_calibration_read()
+ * gives, errors name the input as given, and the path reader refuses, as bad
+ * input and without blocking, a FIFO, a link to one, a folder, a NUL byte
+ * and a file over its size limit.  The message of every bad statement is
+ * checked in test_sim.c; every file here lives in the test's scratch folder.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "optinc/calibration.h"
+#include "simutil.h"
+
+/* One layer "L1", one Clements mesh 'U' on 4 modes: 6 MZIs. */
+static optinc_circuit *circuit(void)
+{
+    return su_mesh_circuit(4, OPTINC_MESH_CLEMENTS, 7, NULL);
+}
+
+static optinc_input text_input(const char *name, const char *text)
+{
+    return (optinc_input){name, text, strlen(text)};
+}
+
+Test(calibration, parse_gives_what_read_gives, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    optinc_circuit *c = circuit();
+    optinc_chip *chip = su_chip(c, OPTINC_DEV_COUPLER, 3);
+    optinc_calibration *cal, *from_file, *from_memory;
+    optinc_error err;
+    cr_assert_eq(optinc_calibration_from_chip(chip, &cal, NULL), OPTINC_OK);
+    cr_assert_eq(optinc_calibration_write(cal, c, tu_scratch("chip.cal"), &err), OPTINC_OK, "%s",
+                 err.message);
+    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, &from_file, &err), OPTINC_OK, "%s",
+                 err.message);
+    size_t len = 0;
+    char *text = tu_read_file(tu_scratch_last(), &len);
+    cr_assert_not_null(text);
+    optinc_input in = {"chip.cal", text, len};
+    cr_assert_eq(optinc_calibration_parse(&in, c, &from_memory, &err), OPTINC_OK, "%s",
+                 err.message);
+    cr_assert_eq(cal->layer[0].n_mzi[0], 6);
+    for (int i = 0; i < 12; i++) {
+        cr_assert_eq(from_file->layer[0].kappa[0][i], cal->layer[0].kappa[0][i]);
+        cr_assert_eq(from_memory->layer[0].kappa[0][i], cal->layer[0].kappa[0][i]);
+    }
+    free(text);
+    optinc_calibration_free(cal);
+    optinc_calibration_free(from_file);
+    optinc_calibration_free(from_memory);
+    optinc_chip_free(chip);
+    optinc_circuit_free(c);
+}
+
+/* CRLF line ends, no final newline, comments and blank lines; unlisted MZIs
+ * keep ideal couplers. */
+Test(calibration, crlf_comments_and_no_final_newline)
+{
+    optinc_circuit *c = circuit();
+    optinc_calibration *cal;
+    optinc_error err;
+    const optinc_mzi *z = &c->layers[0].stage[0].mesh->mzi[1];
+    char text[256];
+    snprintf(text, sizeof text, "\r\n# measured\r\noptinc-calibration 1   # v1\r\n\r\n"
+             "L1 U %d %d 0.125 -0.25", z->column, z->mode);
+    optinc_input in = text_input("mem.cal", text);
+    cr_assert_eq(optinc_calibration_parse(&in, c, &cal, &err), OPTINC_OK, "%s", err.message);
+    const double *k = cal->layer[0].kappa[0];
+    cr_assert_eq(k[2], 0.625);
+    cr_assert_eq(k[3], 0.25);
+    for (int i = 0; i < 12; i++)
+        if (i != 2 && i != 3)
+            cr_assert_eq(k[i], 0.5, "coupler %d", i);
+    optinc_calibration_free(cal);
+    optinc_circuit_free(c);
+}
+
+Test(calibration, errors_name_the_input)
+{
+    optinc_circuit *c = circuit();
+    static optinc_calibration sentinel;
+    optinc_calibration *cal = &sentinel;     /* must come back NULL */
+    optinc_error err;
+    optinc_input in = text_input("measured/chip7.cal", "optinc-calibration 1\nL1 U 0 0 0 0.7\n");
+    cr_assert_eq(optinc_calibration_parse(&in, c, &cal, &err), OPTINC_EINPUT);
+    cr_assert_null(cal);
+    cr_assert_str_eq(err.file, "measured/chip7.cal");
+    cr_assert_eq(err.line, 2);
+    cr_assert_eq(err.column, 12);
+    cr_assert(strstr(err.message, "'0.7' is not a number in [-0.5, 0.5]"), "%s", err.message);
+    optinc_circuit_free(c);
+}
+
+Test(calibration, nul_byte_is_refused_where_it_is, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    static const char text[] = "optinc-calibration 1\nL1 U 0\0 0 0 0\n";
+    optinc_circuit *c = circuit();
+    optinc_calibration *cal = NULL;
+    optinc_error err;
+    optinc_input in = {"nul.cal", text, sizeof text - 1};
+    cr_assert_eq(optinc_calibration_parse(&in, c, &cal, &err), OPTINC_EINPUT);
+    cr_assert_null(cal);
+    cr_assert_eq(err.line, 2);
+    cr_assert_eq(err.column, 7);
+    cr_assert_str_eq(err.message, "NUL byte: a calibration file is a text file");
+    FILE *f = fopen(tu_scratch("nul.cal"), "wb");
+    cr_assert_not_null(f);
+    fwrite(text, 1, sizeof text - 1, f);
+    fclose(f);
+    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, &cal, &err), OPTINC_EINPUT);
+    cr_assert_null(cal);
+    cr_assert_str_eq(err.file, tu_scratch_last());
+    cr_assert_eq(err.line, 2);
+    cr_assert_eq(err.column, 7);
+    optinc_circuit_free(c);
+}
+
+/* A FIFO without a writer would block open(2) and read(2) forever. */
+Test(calibration, fifo_link_and_folder_are_refused_at_once, .init = tu_scratch_init,
+     .fini = tu_scratch_fini, .timeout = 20)
+{
+    optinc_circuit *c = circuit();
+    optinc_error err;
+    char fifo[4400], link[4400];
+    snprintf(fifo, sizeof fifo, "%s", tu_scratch("chip.cal"));
+    snprintf(link, sizeof link, "%s", tu_scratch("link.cal"));
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    cr_assert_eq(symlink(fifo, link), 0);
+    const char *paths[] = {fifo, link, tu_scratch_dir()};
+    for (int i = 0; i < 3; i++) {
+        optinc_calibration *cal = NULL;
+        cr_assert_eq(optinc_calibration_read(paths[i], c, &cal, &err), OPTINC_EINPUT, "%s",
+                     paths[i]);
+        cr_assert_null(cal);
+        cr_assert(strstr(err.message, "is not a regular file"), "%s", err.message);
+    }
+    optinc_circuit_free(c);
+}
+
+/* The limit is 1 MiB plus 256 bytes per MZI: comments past it are refused
+ * before anything is parsed, and the same text one byte shorter is read. */
+Test(calibration, size_limit, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    optinc_circuit *c = circuit();
+    size_t limit = ((size_t)1 << 20) + 256 * 6;
+    char *text = malloc(limit + 2);
+    const char *head = "optinc-calibration 1\n#";
+    memcpy(text, head, strlen(head));
+    memset(text + strlen(head), 'x', limit - strlen(head));
+    text[limit] = '\n';
+    text[limit + 1] = '\0';
+    cr_assert_eq(tu_write_file(tu_scratch("big.cal"), text), 0);
+    optinc_calibration *cal = NULL;
+    optinc_error err;
+    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, &cal, &err), OPTINC_EINPUT);
+    cr_assert_null(cal);
+    cr_assert(strstr(err.message, "is larger than 1050112 bytes"), "%s", err.message);
+    text[limit - 1] = '\n';
+    text[limit] = '\0';
+    cr_assert_eq(tu_write_file(tu_scratch_last(), text), 0);
+    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, &cal, &err), OPTINC_OK, "%s",
+                 err.message);
+    optinc_calibration_free(cal);
+    free(text);
+    optinc_circuit_free(c);
+}
+
+Test(calibration, missing_file_is_bad_input, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    optinc_circuit *c = circuit();
+    optinc_calibration *cal = NULL;
+    optinc_error err;
+    cr_assert_eq(optinc_calibration_read(tu_scratch("none.cal"), c, &cal, &err), OPTINC_EINPUT);
+    cr_assert_null(cal);
+    cr_assert(strstr(err.message, "cannot open calibration file"), "%s", err.message);
+    optinc_circuit_free(c);
+}
