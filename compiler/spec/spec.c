@@ -1,6 +1,6 @@
 /*
  * spec.c - loading and validating the YAML topology spec (optinc-spec(5)):
- * the file, its root mapping, and the entry point.
+ * the document, its root mapping, and the entry points.
  *
  * The spec is the user's only way in, so every mistake in it must come back as
  * one precise "FILE:LINE:COL: error: what is wrong; how to fix it" and never as
@@ -12,6 +12,9 @@
  *    The tree is then walked against the schema, one file per part of the
  *    spec (spec_internal.h), every value checked with the line and column
  *    of its node.
+ *  - optinc_spec_parse() takes the text from memory with the name its
+ *    messages print; relative paths in the spec resolve against the folder
+ *    of that name.  optinc_spec_load() reads a file and calls it.
  *  - Resource limits (optinc-limits(7)): the size of the text first; then one
  *    pass of libyaml's event parser checks the nesting depth and counts nodes,
  *    anchors and aliases before the document is built, because libyaml has
@@ -28,12 +31,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <errno.h>
 #include <sys/stat.h>
 #include <yaml.h>
 #include "optinc/fileio.h"
 #include "optinc/limits.h"
 #include "optinc/spec.h"
+#include "optinc/text.h"
 #include "compiler/spec/spec_internal.h"
 
 /* The words of the enums of spec.h, by value. */
@@ -196,40 +199,6 @@ static optinc_status check_yaml_limits(ctx *c, const char *text, size_t len)
     return st;
 }
 
-static optinc_status read_spec_file(const char *path, char **text, size_t *len,
-                                    optinc_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    struct stat sb;
-    if (!f)
-        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "cannot open spec '%s': %s", path,
-                           strerror(errno));
-    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        fclose(f);
-        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "'%s' is not a regular file; give "
-                           "the path of a YAML spec", path);
-    }
-    if (sb.st_size > OPTINC_SPEC_FILE_MAX) {
-        fclose(f);
-        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "spec file is %lld bytes, more than "
-                           "the limit of 64 MiB; put large matrices in .npy files and refer "
-                           "to them with 'file:'", (long long)sb.st_size);
-    }
-    *len = (size_t)sb.st_size;
-    if (!(*text = malloc(*len + 1))) {
-        fclose(f);
-        return optinc_fail(err, OPTINC_ERUN, path, 0, 0, "out of memory reading the spec");
-    }
-    size_t got = fread(*text, 1, *len, f);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad || got != *len) {
-        free(*text);
-        return optinc_fail(err, OPTINC_ERUN, path, 0, 0, "cannot read spec '%s'", path);
-    }
-    return OPTINC_OK;
-}
-
 /* Parses text as exactly one YAML document and walks it. */
 static optinc_status load_document(ctx *c, const char *text, size_t len)
 {
@@ -271,38 +240,77 @@ static optinc_status load_document(ctx *c, const char *text, size_t len)
 }
 
 
-optinc_status optinc_spec_load(const char *path, const optinc_read_opts *opts, optinc_spec **out,
-                               optinc_error *err)
+static optinc_status too_big(const char *name, long long size, optinc_error *err)
 {
-    char *text = NULL;
-    size_t len = 0;
+    return optinc_fail(err, OPTINC_EINPUT, name, 0, 0, "spec file is %lld bytes, more than "
+                       "the limit of 64 MiB; put large matrices in .npy files and refer "
+                       "to them with 'file:'", size);
+}
+
+/* The display name becomes spec->path, and its folder spec->dir. */
+static optinc_status check_name(const char *name, optinc_error *err)
+{
+    if (strlen(name) < sizeof ((optinc_spec *)0)->path)
+        return OPTINC_OK;
+    return optinc_fail(err, OPTINC_EINPUT, name, 0, 0, "spec path is longer than %zu bytes; "
+                       "use a shorter path", sizeof ((optinc_spec *)0)->path - 1);
+}
+
+optinc_status optinc_spec_parse(const optinc_input *in, const optinc_read_opts *opts,
+                                optinc_spec **out, optinc_error *err)
+{
     *out = NULL;
+    optinc_status st = check_name(in->name, err);
+    if (st)
+        return st;
+    if (in->len > OPTINC_SPEC_FILE_MAX)
+        return too_big(in->name, (long long)in->len, err);
     optinc_spec *s = calloc(1, sizeof *s);
     if (!s)
-        return optinc_fail(err, OPTINC_ERUN, path, 0, 0, "out of memory");
-    if (strlen(path) >= sizeof s->path) {
-        free(s);
-        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "spec path is longer than %zu "
-                           "bytes; use a shorter path", sizeof s->path - 1);
-    }
-    strcpy(s->path, path);
-    optinc_path_dir(path, s->dir, sizeof s->dir);
+        return optinc_fail(err, OPTINC_ERUN, in->name, 0, 0, "out of memory");
+    strcpy(s->path, in->name);
+    optinc_path_dir(in->name, s->dir, sizeof s->dir);
     spec_defaults(s);
-    optinc_status st = read_spec_file(path, &text, &len, err);
-    if (st) {
-        optinc_spec_free(s);
-        return st;
-    }
-    optinc_sha256(text, len, s->sha256);
+    optinc_sha256(in->data, in->len, s->sha256);
     ctx c = {s->path, NULL, err, s, 0, optinc_read_limits(opts)};
-    st = load_document(&c, text, len);
-    free(text);
-    if (st) {
+    if ((st = load_document(&c, in->data, in->len))) {
         optinc_spec_free(s);
         return st;
     }
     *out = s;
     return OPTINC_OK;
+}
+
+/* optinc_blob_read() refused path as bad input; where a spec has more to
+ * say than that reader, say it: what to give instead of a folder or a
+ * device, and where large matrices go. */
+static optinc_status refused(const char *path, optinc_error *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return OPTINC_EINPUT;
+    if (!S_ISREG(sb.st_mode))
+        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "'%s' is not a regular file; give "
+                           "the path of a YAML spec", path);
+    if (sb.st_size > OPTINC_SPEC_FILE_MAX)
+        return too_big(path, (long long)sb.st_size, err);
+    return OPTINC_EINPUT;
+}
+
+optinc_status optinc_spec_load(const char *path, const optinc_read_opts *opts, optinc_spec **out,
+                               optinc_error *err)
+{
+    optinc_blob b;
+    *out = NULL;
+    optinc_status st = check_name(path, err);
+    if (st)
+        return st;
+    if ((st = optinc_blob_read(path, OPTINC_SPEC_FILE_MAX, "spec", &b, err)))
+        return st == OPTINC_EINPUT ? refused(path, err) : st;
+    optinc_input in = optinc_blob_input(&b);
+    st = optinc_spec_parse(&in, opts, out, err);
+    optinc_blob_free(&b);
+    return st;
 }
 
 void optinc_spec_free(optinc_spec *spec)

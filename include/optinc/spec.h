@@ -1,13 +1,14 @@
 /*
  * spec.h - the YAML topology spec (optinc-spec(5)) as a C data model.
  *
- * optinc_spec_load() reads a spec with libyaml's document API, validates every
- * key against the schema (unknown keys are errors unless they start with "x-";
- * duplicate keys, wrong types, NaN/Inf, out-of-range values, bad names and
- * dangling references are reported with the line and column of the offending
- * node), loads or generates every matrix, and merges the global `components`
- * table into each layer, so a layer carries the complete set of device
- * parameters in force for it.  The spec owns everything it points to.
+ * optinc_spec_parse() reads a spec held in memory, optinc_spec_load() one in
+ * a file, with libyaml's document API.  Both validate every key against the
+ * schema (unknown keys are errors unless they start with "x-"; duplicate
+ * keys, wrong types, NaN/Inf, out-of-range values, bad names and dangling
+ * references are reported with the line and column of the offending node),
+ * load or generate every matrix, and merge the global `components` table
+ * into each layer, so a layer carries the complete set of device parameters
+ * in force for it.  The spec owns everything it points to.
  */
 #ifndef OPTINC_SPEC_H
 #define OPTINC_SPEC_H
@@ -134,9 +135,9 @@ typedef struct optinc_spec_train {
 } optinc_spec_train;
 
 typedef struct optinc_spec {
-    char path[1024];                     /* as given */
+    char path[1024];                     /* the display name, as given */
     char dir[1024];                      /* directory relative paths resolve against */
-    uint8_t sha256[32];                  /* of the spec file's bytes */
+    uint8_t sha256[32];                  /* of the spec's bytes */
     int schema_version;
     char name[OPTINC_NAME_MAX];
     optinc_spec_info *info; int n_info;
@@ -154,8 +155,16 @@ typedef struct optinc_spec {
     optinc_spec_train train;
 } optinc_spec;
 
-/* Loads and validates the spec at path.  On failure returns OPTINC_EINPUT (or
- * OPTINC_ERUN for I/O trouble) with err pointing at the offending node. */
+/* Parses and validates the spec text in->data[0 .. in->len).  in->name is
+ * what the messages print and becomes spec->path; the matrix files and the
+ * ONN the spec names are relative to its folder (spec->dir).  spec->sha256
+ * is that of the text.  On failure returns OPTINC_EINPUT (or OPTINC_ERUN for
+ * I/O trouble) with err pointing at the offending node, and *out = NULL. */
+optinc_status optinc_spec_parse(const optinc_input *in, const optinc_read_opts *opts,
+                                optinc_spec **out, optinc_error *err);
+/* optinc_spec_parse() on the file at path (its display name), which must be
+ * a regular file of at most OPTINC_SPEC_FILE_MAX bytes; a FIFO or a device is
+ * refused without reading it. */
 optinc_status optinc_spec_load(const char *path, const optinc_read_opts *opts, optinc_spec **out,
                                optinc_error *err);
 void optinc_spec_free(optinc_spec *spec);
