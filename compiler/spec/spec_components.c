@@ -131,7 +131,7 @@ optinc_status optinc_spec_parse_info(ctx *c, yaml_node_t *n)
     optinc_status st = optinc_spec_check_map(c, n, "info", NULL);
     if (st)
         return st;
-    size_t count = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+    size_t count = map_len(n);
     if (!count)
         return OPTINC_OK;
     if (!(c->spec->info = calloc(count, sizeof *c->spec->info)))

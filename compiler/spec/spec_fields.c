@@ -67,7 +67,7 @@ static int key_ref_cmp(const void *a, const void *b)
  * error names the repeat that comes first in the file. */
 static optinc_status check_duplicates(ctx *c, yaml_node_t *map, const char *what)
 {
-    size_t n = (size_t)(map->data.mapping.pairs.top - map->data.mapping.pairs.start);
+    size_t n = map_len(map);
     if (n < 2)
         return OPTINC_OK;
     key_ref *refs = malloc(n * sizeof *refs);

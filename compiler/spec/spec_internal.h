@@ -62,6 +62,12 @@ static inline int is_null(const yaml_node_t *n)
            !strcmp(s, "NULL");
 }
 
+/* The number of key: value pairs of mapping node n. */
+static inline size_t map_len(const yaml_node_t *n)
+{
+    return (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+}
+
 /* The number of entries of list node n; -1 when n is not a list. */
 static inline long seq_len(const yaml_node_t *n)
 {

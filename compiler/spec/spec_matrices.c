@@ -301,7 +301,7 @@ optinc_status optinc_spec_parse_matrices(ctx *c, yaml_node_t *n)
     optinc_status st = optinc_spec_check_map(c, n, "matrices", NULL);
     if (st)
         return st;
-    size_t count = (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start);
+    size_t count = map_len(n);
     if (count > OPTINC_LAYERS_MAX)
         return optinc_spec_too_many(c, n, "matrices", count);
     if ((st = check_total_entries(c, n)))
