@@ -56,8 +56,10 @@ static void spec_defaults(optinc_spec *s)
     optinc_spec_train_defaults(&s->train);    /* a field left out trains as without a spec */
 }
 
-/* The sections of the root mapping, read in this order (matrices before
- * the layers that use them, allreduce before train). */
+/* The sections of the root mapping, read in this order whatever the order
+ * of the file: settings before the matrices (a generated matrix's seed
+ * defaults to settings.seed), the components table and the matrices before
+ * the layers that use them, the layers before the ports that name them. */
 static const struct {
     const char *key;
     optinc_status (*parse)(ctx *c, yaml_node_t *n);
@@ -104,6 +106,8 @@ static optinc_status parse_root(ctx *c, yaml_node_t *root)
             return st;
     return OPTINC_OK;
 }
+
+/* -------------------------------------------------------- the document -- */
 
 static optinc_status syntax_error(ctx *c, yaml_parser_t *p, const char *text, size_t len)
 {
@@ -239,6 +243,7 @@ static optinc_status load_document(ctx *c, const char *text, size_t len)
     return st;
 }
 
+/* ---------------------------------------------------- the entry points -- */
 
 static optinc_status too_big(const char *name, long long size, optinc_error *err)
 {

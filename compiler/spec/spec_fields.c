@@ -21,7 +21,7 @@
 #include "optinc/fileio.h"
 #include "compiler/spec/spec_internal.h"
 
-/* ------------------------------------------------------------- nodes -- */
+/* --------------------------------------------------------------- nodes -- */
 
 optinc_status optinc_spec_fail(ctx *c, const yaml_node_t *n, const char *fmt, ...)
 {
@@ -237,7 +237,7 @@ optinc_status optinc_spec_whole(ctx *c, yaml_node_t *n, const char *key, const c
     return OPTINC_OK;
 }
 
-/* ---------------------------------------------------------- field tables -- */
+/* -------------------------------------------------------- field tables -- */
 
 static void range_text(const field *f, char *buf, size_t size)
 {
@@ -330,7 +330,7 @@ optinc_status optinc_spec_read_fields(ctx *c, yaml_node_t *map, const char *what
     return OPTINC_OK;
 }
 
-/* ------------------------------------------------ words, names, lists -- */
+/* ------------------------------------------------- words, names, lists -- */
 
 /* The value of key when it is present (else *v = NULL), which must be a scalar. */
 static optinc_status get_scalar(ctx *c, yaml_node_t *map, const char *key, const char *what,

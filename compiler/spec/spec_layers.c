@@ -144,7 +144,7 @@ optinc_status optinc_spec_parse_layers(ctx *c, yaml_node_t *n)
     return OPTINC_OK;
 }
 
-/* ---------------------------------------- connections, ports, outputs -- */
+/* ----------------------------------------- connections, ports, outputs -- */
 
 optinc_status optinc_spec_parse_connections(ctx *c, yaml_node_t *n)
 {

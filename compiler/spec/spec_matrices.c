@@ -66,7 +66,7 @@ static optinc_status parse_shape(ctx *c, yaml_node_t *n, const char *what, int *
     return OPTINC_OK;
 }
 
-/* ---------------------------------------------------------------- data: -- */
+/* --------------------------------------------------------------- data: -- */
 
 static optinc_status parse_entry(ctx *c, yaml_node_t *n, optinc_spec_matrix *m, int r, int k,
                                  double complex *z)
@@ -222,7 +222,7 @@ static optinc_status parse_generate(ctx *c, yaml_node_t *n, optinc_spec_matrix *
     return OPTINC_OK;
 }
 
-/* ---------------------------------------------------------- a matrix -- */
+/* ------------------------------------------------------------ a matrix -- */
 
 static optinc_status parse_matrix(ctx *c, yaml_node_t *key, yaml_node_t *def,
                                   optinc_spec_matrix *m)
