@@ -3,10 +3,12 @@
  * matrix, defaults, per-layer overrides, the allreduce and train sections) and
  * the bad-spec catalogue under tests/bad/spec/, each fixture checked for its
  * exact LINE:COL, a message fragment, exit status 2 from the CLI and no output
- * file left behind.
+ * file left behind; a spec parsed from memory, and inputs refused before they
+ * are read (too big, a FIFO).
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "optinc/fileio.h"
@@ -545,4 +547,79 @@ Test(bad_spec, missing_spec_file)
     optinc_error err = {0};
     cr_expect_eq(optinc_spec_load(BAD_DIR "does_not_exist.yaml", NULL, &s, &err), OPTINC_EINPUT);
     cr_expect(strstr(err.message, "No such file") != NULL, "%s", err.message);
+}
+
+/* ------------------------------------------------------ from memory -- */
+
+Test(spec, parse_from_memory, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    /* The display name places the spec: its folder is where the file:
+     * matrix is found and what spec->dir holds; sha256 is of the bytes. */
+    static const char text[] = "schema_version: 1\n"
+                               "name: mem\n"
+                               "matrices:\n"
+                               "  W: {shape: [2, 2], file: w.csv}\n"
+                               "layers:\n"
+                               "  - {name: L1, matrix: W}\n";
+    cr_assert_eq(tu_write_file(tu_scratch("w.csv"), "1, 2\n3, -4.5\n"), 0);
+    char name[4200];
+    snprintf(name, sizeof name, "%s/not-a-file.yaml", tu_scratch_dir());
+    optinc_input in = {name, text, strlen(text)};
+    optinc_spec *s = NULL;
+    optinc_error err = {0};
+    cr_assert_eq(optinc_spec_parse(&in, NULL, &s, &err), OPTINC_OK, "%s", err.message);
+    cr_expect_str_eq(s->path, name);
+    cr_expect_str_eq(s->dir, tu_scratch_dir());
+    unsigned char d[32];
+    optinc_sha256(text, strlen(text), d);
+    cr_expect_eq(memcmp(d, s->sha256, 32), 0);
+    const optinc_spec_matrix *m = matrix(s, "W");
+    cr_expect_eq(m->data[3], -4.5);
+    optinc_spec_free(s);
+    /* only in->len bytes are the spec: here, all but the layers */
+    in.len = strlen(text) - strlen("layers:\n  - {name: L1, matrix: W}\n");
+    cr_assert_eq(optinc_spec_parse(&in, NULL, &s, &err), OPTINC_OK, "%s", err.message);
+    cr_expect_eq(s->n_matrices, 1);
+    cr_expect_eq(s->n_layers, 0);
+    optinc_sha256(text, in.len, d);
+    cr_expect_eq(memcmp(d, s->sha256, 32), 0);
+    optinc_spec_free(s);
+    /* errors name the display name */
+    static const char bad_text[] = "schema_version: 1\nname: mem\nlayer: []\n";
+    optinc_input bad = {"shown.yaml", bad_text, strlen(bad_text)};
+    s = (optinc_spec *)1;
+    cr_expect_eq(optinc_spec_parse(&bad, NULL, &s, &err), OPTINC_EINPUT);
+    cr_expect_null(s);
+    cr_expect_str_eq(err.file, "shown.yaml");
+    cr_expect_eq(err.line, 3);
+    cr_expect_eq(err.column, 1);
+    cr_expect(strstr(err.message, "unknown key 'layer'") != NULL, "%s", err.message);
+}
+
+Test(bad_spec, oversized_buffer_is_refused)
+{
+    /* Refused on its length alone, before a byte of it is read. */
+    char *big = calloc(1, (size_t)OPTINC_SPEC_FILE_MAX + 1);
+    cr_assert_not_null(big);
+    optinc_input in = {"big.yaml", big, (size_t)OPTINC_SPEC_FILE_MAX + 1};
+    optinc_spec *s = (optinc_spec *)1;
+    optinc_error err = {0};
+    cr_expect_eq(optinc_spec_parse(&in, NULL, &s, &err), OPTINC_EINPUT);
+    cr_expect_null(s);
+    cr_expect(strstr(err.message, "more than the limit of 64 MiB") != NULL, "%s", err.message);
+    cr_expect_str_eq(err.file, "big.yaml");
+    free(big);
+}
+
+Test(bad_spec, fifo_is_refused_without_blocking, .init = tu_scratch_init,
+     .fini = tu_scratch_fini, .timeout = 10)
+{
+    /* Opening a FIFO for reading waits for a writer; the loader must not. */
+    cr_assert_eq(mkfifo(tu_scratch("pipe.yaml"), 0600), 0);
+    optinc_spec *s = (optinc_spec *)1;
+    optinc_error err = {0};
+    cr_expect_eq(optinc_spec_load(tu_scratch_last(), NULL, &s, &err), OPTINC_EINPUT);
+    cr_expect_null(s);
+    cr_expect(strstr(err.message, "is not a regular file") != NULL, "%s", err.message);
+    cr_expect_str_eq(err.file, tu_scratch_last());
 }

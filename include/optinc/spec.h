@@ -1,13 +1,14 @@
 /*
  * spec.h - the YAML topology spec (optinc-spec(5)) as a C data model.
  *
- * optinc_spec_load() reads a spec with libyaml's document API, validates every
- * key against the schema (unknown keys are errors unless they start with "x-";
- * duplicate keys, wrong types, NaN/Inf, out-of-range values, bad names and
- * dangling references are reported with the line and column of the offending
- * node), loads or generates every matrix, and merges the global `components`
- * table into each layer, so a layer carries the complete set of device
- * parameters in force for it.  The spec owns everything it points to.
+ * optinc_spec_parse() reads a spec held in memory, optinc_spec_load() one in
+ * a file, with libyaml's document API.  Both validate every key against the
+ * schema (unknown keys are errors unless they start with "x-"; duplicate
+ * keys, wrong types, NaN/Inf, out-of-range values, bad names and dangling
+ * references are reported with the line and column of the offending node),
+ * load or generate every matrix, and merge the global `components` table
+ * into each layer, so a layer carries the complete set of device parameters
+ * in force for it.  The spec owns everything it points to.
  */
 #ifndef OPTINC_SPEC_H
 #define OPTINC_SPEC_H
@@ -35,6 +36,13 @@ typedef enum optinc_att_position {
 typedef enum optinc_activation {
     OPTINC_ACT_NONE = 0, OPTINC_ACT_RELU_EO, OPTINC_ACT_ABS2
 } optinc_activation;
+
+/* The words a spec (and a netlist) spells the enums above with, indexed by
+ * value: "clements" "reck"; "middle" "none" "input" "output"; "none"
+ * "relu_eo" "abs2". */
+extern const char *const optinc_mesh_kind_names[2];      /* by optinc_mesh_kind */
+extern const char *const optinc_att_position_names[4];   /* by optinc_att_position */
+extern const char *const optinc_activation_names[3];     /* by optinc_activation */
 
 /* Device parameters (components: section).  Zero means ideal / not set. */
 typedef struct optinc_components {
@@ -80,6 +88,12 @@ typedef struct optinc_spec_layer {
 
 typedef struct optinc_spec_info { char *key, *value; } optinc_spec_info;
 
+/* The defaults of the allreduce: section: gradient codes of b = 8 bits, in
+ * blocks of 1024 values that share one float32 scale (4 bytes per 1024
+ * values: 0.39 % more traffic).  The runtime's all-reduce has the same. */
+#define OPTINC_SPEC_AR_DEFAULT_BITS 8
+#define OPTINC_SPEC_AR_DEFAULT_BLOCK 1024
+
 /* allreduce: section (OptINC ONN), see optinc-spec(5). */
 typedef struct optinc_spec_allreduce {
     int present;
@@ -97,6 +111,17 @@ typedef struct optinc_spec_allreduce {
     int n_approximate_layers;            /* 0 = all layers (approximate_layers: all) */
 } optinc_spec_allreduce;
 
+/* The defaults of the train: section, which are the trainer's: 4 servers,
+ * 10 epochs, batches of 64 examples per server, a 784-256-128-10 MLP,
+ * learning rate 0.05, momentum 0.9, no checkpoints, dataset fashion_mnist
+ * and the ring all-reduce. */
+#define OPTINC_SPEC_TRAIN_DEFAULT_SERVERS 4
+#define OPTINC_SPEC_TRAIN_DEFAULT_EPOCHS 10
+#define OPTINC_SPEC_TRAIN_DEFAULT_BATCH 64
+#define OPTINC_SPEC_TRAIN_DEFAULT_HIDDEN {256, 128}
+#define OPTINC_SPEC_TRAIN_DEFAULT_LR 0.05
+#define OPTINC_SPEC_TRAIN_DEFAULT_MOMENTUM 0.9
+
 /* train: section (data-parallel trainer), see optinc-spec(5). */
 typedef struct optinc_spec_train {
     int present;
@@ -110,9 +135,9 @@ typedef struct optinc_spec_train {
 } optinc_spec_train;
 
 typedef struct optinc_spec {
-    char path[1024];                     /* as given */
+    char path[1024];                     /* the display name, as given */
     char dir[1024];                      /* directory relative paths resolve against */
-    uint8_t sha256[32];                  /* of the spec file's bytes */
+    uint8_t sha256[32];                  /* of the spec's bytes */
     int schema_version;
     char name[OPTINC_NAME_MAX];
     optinc_spec_info *info; int n_info;
@@ -130,13 +155,25 @@ typedef struct optinc_spec {
     optinc_spec_train train;
 } optinc_spec;
 
-/* Loads and validates the spec at path.  On failure returns OPTINC_EINPUT (or
- * OPTINC_ERUN for I/O trouble) with err pointing at the offending node. */
+/* Parses and validates the spec text in->data[0 .. in->len).  in->name is
+ * what the messages print and becomes spec->path; the matrix files and the
+ * ONN the spec names are relative to its folder (spec->dir).  spec->sha256
+ * is that of the text.  On failure returns OPTINC_EINPUT (or OPTINC_ERUN for
+ * I/O trouble) with err pointing at the offending node, and *out = NULL. */
+optinc_status optinc_spec_parse(const optinc_input *in, const optinc_read_opts *opts,
+                                optinc_spec **out, optinc_error *err);
+/* optinc_spec_parse() on the file at path (its display name), which must be
+ * a regular file of at most OPTINC_SPEC_FILE_MAX bytes; a FIFO or a device is
+ * refused without reading it. */
 optinc_status optinc_spec_load(const char *path, const optinc_read_opts *opts, optinc_spec **out,
                                optinc_error *err);
 void optinc_spec_free(optinc_spec *spec);
 
 /* The defaults every components table starts from. */
 void optinc_components_defaults(optinc_components *c);
+/* A train: section holding the defaults above (present = 0, no onn); every
+ * spec starts from it, so a field a spec leaves out trains as if there were
+ * no spec. */
+void optinc_spec_train_defaults(optinc_spec_train *t);
 
 #endif

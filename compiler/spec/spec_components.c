@@ -1,0 +1,148 @@
+/*
+ * spec_components.c - the settings:, info: and components: sections of a
+ * spec (optinc-spec(5)).
+ *
+ * The components table is read by the same code for the global defaults
+ * and for a layer's overrides, which start from a copy of the global table
+ * (that copy is the merge), so a layer carries the complete set of device
+ * parameters in force for it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "compiler/spec/spec_internal.h"
+
+/* The keys of a field table, NULL-ended, for optinc_spec_check_map(). */
+static void field_keys(const field *fields, const char **keys, size_t size)
+{
+    size_t n = 0;
+    for (; fields[n].key && n + 1 < size; n++)
+        keys[n] = fields[n].key;
+    keys[n] = NULL;
+}
+
+#define CF(f) offsetof(optinc_components, f)
+static const field mzi_fields[] = {
+    {"insertion_loss_dB", 'd', CF(mzi.insertion_loss_dB), 0, INFINITY, 0, 0, "(a loss in dB)"},
+    {"phase_error_sigma_rad", 'd', CF(mzi.phase_error_sigma_rad), 0, INFINITY, 0, 0, NULL},
+    {"splitter_error_sigma", 'd', CF(mzi.splitter_error_sigma), 0, INFINITY, 0, 0, NULL},
+    FIELDS_END};
+static const field ps_fields[] = {
+    {"bits", 'i', CF(phase_shifter.bits), 0, 16, 0, 0, "(0 = not quantized)"},
+    {"range_rad", 'r', CF(phase_shifter.range_rad), 0, 0, 0, 0, NULL},
+    {"noise_sigma_rad", 'd', CF(phase_shifter.noise_sigma_rad), 0, INFINITY, 0, 0, NULL},
+    {"thermal_crosstalk", 'd', CF(phase_shifter.thermal_crosstalk), 0, 0.5, 0, 1,
+     "(the fraction of a heater's phase reaching each neighbour)"},
+    FIELDS_END};
+static const field att_fields[] = {
+    {"insertion_loss_dB", 'd', CF(attenuator.insertion_loss_dB), 0, INFINITY, 0, 0,
+     "(a loss in dB)"},
+    {"max_attenuation_dB", 'd', CF(attenuator.max_attenuation_dB), 0, INFINITY, 1, 0, NULL},
+    {"bits", 'i', CF(attenuator.bits), 0, 16, 0, 0, "(0 = continuous)"},
+    FIELDS_END};
+static const field wg_fields[] = {
+    {"loss_dB_cm", 'd', CF(waveguide.loss_dB_cm), 0, INFINITY, 0, 0, NULL},
+    FIELDS_END};
+static const field cross_fields[] = {
+    {"insertion_loss_dB", 'd', CF(crossing.insertion_loss_dB), 0, INFINITY, 0, 0,
+     "(a loss in dB)"},
+    {"crosstalk_dB", 'd', CF(crossing.crosstalk_dB), -INFINITY, 0, 0, 0,
+     "(a power ratio in dB such as -40; 0 = not modelled)"},
+    FIELDS_END};
+static const field pd_fields[] = {
+    {"responsivity_A_W", 'd', CF(detector.responsivity_A_W), 0, INFINITY, 1, 0, NULL},
+    FIELDS_END};
+
+static const struct { const char *name; const field *fields; } comp_sections[] = {
+    {"mzi", mzi_fields},         {"phase_shifter", ps_fields}, {"attenuator", att_fields},
+    {"waveguide", wg_fields},    {"crossing", cross_fields},   {"detector", pd_fields},
+};
+#define N_COMP_SECTIONS (sizeof comp_sections / sizeof comp_sections[0])
+
+void optinc_components_defaults(optinc_components *comp)
+{
+    memset(comp, 0, sizeof *comp);
+    comp->phase_shifter.range_rad[1] = 2 * M_PI;
+    comp->attenuator.max_attenuation_dB = 60;
+    comp->detector.responsivity_A_W = 1;
+}
+
+/* Reads a components table over *comp (which holds the defaults or the table
+ * being overridden); `owner` is "" or " of layer 'L1'" for messages. */
+optinc_status optinc_spec_components_over(ctx *c, yaml_node_t *n, const char *owner,
+                                          optinc_components *comp)
+{
+    const char *names[N_COMP_SECTIONS + 1];
+    char what[192];
+    for (size_t i = 0; i < N_COMP_SECTIONS; i++)
+        names[i] = comp_sections[i].name;
+    names[N_COMP_SECTIONS] = NULL;
+    snprintf(what, sizeof what, "components%s", owner);
+    optinc_status st = optinc_spec_check_map(c, n, what, names);
+    for (size_t i = 0; i < N_COMP_SECTIONS && !st; i++) {
+        yaml_node_t *sec = optinc_spec_get(c, n, comp_sections[i].name);
+        const char *keys[8];
+        if (!sec)
+            continue;
+        snprintf(what, sizeof what, "components.%s%s", comp_sections[i].name, owner);
+        field_keys(comp_sections[i].fields, keys, 8);
+        if (!(st = optinc_spec_check_map(c, sec, what, keys)))
+            st = optinc_spec_read_fields(c, sec, what, comp_sections[i].fields, comp);
+    }
+    return st;
+}
+
+/* The global table, the one every layer starts from. */
+optinc_status optinc_spec_parse_components(ctx *c, yaml_node_t *n)
+{
+    return optinc_spec_components_over(c, n, "", &c->spec->components);
+}
+
+optinc_status optinc_spec_parse_settings(ctx *c, yaml_node_t *n)
+{
+    static const char *const keys[] = {"wavelength_um", "mesh", "attenuators",
+                                       "mzi_convention", "seed", NULL};
+    static const char *const conventions[] = {"clements2016"};
+    static const field fields[] = {
+        {"wavelength_um", 'd', offsetof(optinc_spec, settings.wavelength_um), 0, INFINITY, 1,
+         0, "(microns, e.g. 1.55)"},
+        {"seed", 'u', offsetof(optinc_spec, settings.seed), 0, 0, 0, 0, NULL},
+        FIELDS_END};
+    optinc_spec *s = c->spec;
+    int mesh = (int)s->settings.mesh, att = (int)s->settings.attenuators, conv = 0;
+    optinc_status st;
+    if ((st = optinc_spec_check_map(c, n, "settings", keys)) ||
+        (st = optinc_spec_read_fields(c, n, "settings", fields, s)) ||
+        (st = optinc_spec_read_enum(c, n, "mesh", "settings", WORDS(optinc_mesh_kind_names),
+                                    &mesh)) ||
+        (st = optinc_spec_read_enum(c, n, "attenuators", "settings",
+                                    WORDS(optinc_att_position_names), &att)) ||
+        (st = optinc_spec_read_enum(c, n, "mzi_convention", "settings", WORDS(conventions),
+                                    &conv)))
+        return st;
+    s->settings.mesh = (optinc_mesh_kind)mesh;
+    s->settings.attenuators = (optinc_att_position)att;
+    return OPTINC_OK;
+}
+
+optinc_status optinc_spec_parse_info(ctx *c, yaml_node_t *n)
+{
+    optinc_status st = optinc_spec_check_map(c, n, "info", NULL);
+    if (st)
+        return st;
+    size_t count = map_len(n);
+    if (!count)
+        return OPTINC_OK;
+    if (!(c->spec->info = calloc(count, sizeof *c->spec->info)))
+        return optinc_fail(c->err, OPTINC_ERUN, c->path, 0, 0, "out of memory");
+    for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+        yaml_node_t *k = node(c, p->key), *v = node(c, p->value);
+        if ((st = optinc_spec_want_scalar(c, v, scalar_of(k), "info", "text")))
+            return st;
+        optinc_spec_info *e = &c->spec->info[c->spec->n_info++];
+        if (!(e->key = strdup(scalar_of(k))) || !(e->value = strdup(scalar_of(v))))
+            return optinc_fail(c->err, OPTINC_ERUN, c->path, 0, 0, "out of memory");
+    }
+    return OPTINC_OK;
+}

@@ -1,0 +1,75 @@
+/*
+ * spec_train.c - the train: section of a spec (optinc-spec(5)): the
+ * data-parallel training of an MLP, and the defaults a spec without it, or
+ * a field it leaves out, trains with.
+ *
+ * The compiler does not depend on the trainer, so the defaults and the
+ * words live here (spec.h); the trainer reads a spec's train: section as
+ * this file leaves it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "optinc/fileio.h"
+#include "compiler/spec/spec_internal.h"
+
+/* The words of train.allreduce: the names of the runtime's all-reduce
+ * algorithms, in the order of its algorithm table, which this list must
+ * match.  The first is the default (the ring, the baseline). */
+static const char *const allreduce_names[] = {"ring", "optinc", "exact", "quantized"};
+/* The words of train.dataset; the first is the default. */
+static const char *const dataset_names[] = {"fashion_mnist"};
+
+void optinc_spec_train_defaults(optinc_spec_train *t)
+{
+    static const int hidden[] = OPTINC_SPEC_TRAIN_DEFAULT_HIDDEN;
+    memset(t, 0, sizeof *t);
+    snprintf(t->dataset, sizeof t->dataset, "%s", dataset_names[0]);
+    t->servers = OPTINC_SPEC_TRAIN_DEFAULT_SERVERS;
+    t->epochs = OPTINC_SPEC_TRAIN_DEFAULT_EPOCHS;
+    t->batch = OPTINC_SPEC_TRAIN_DEFAULT_BATCH;
+    t->checkpoint_every = 0;
+    memcpy(t->hidden, hidden, sizeof hidden);
+    t->n_hidden = COUNT_OF(hidden);
+    t->lr = OPTINC_SPEC_TRAIN_DEFAULT_LR;
+    t->momentum = OPTINC_SPEC_TRAIN_DEFAULT_MOMENTUM;
+    snprintf(t->allreduce, sizeof t->allreduce, "%s", allreduce_names[0]);
+}
+
+optinc_status optinc_spec_parse_train(ctx *c, yaml_node_t *n)
+{
+    static const char *const keys[] = {"dataset", "servers", "epochs", "batch", "lr",
+                                       "momentum", "hidden", "allreduce", "checkpoint_every",
+                                       "onn", NULL};
+#define TF(f) offsetof(optinc_spec_train, f)
+    static const field fields[] = {
+        {"servers", 'i', TF(servers), 1, 65536, 0, 0, NULL},
+        {"epochs", 'i', TF(epochs), 1, 1000000, 0, 0, NULL},
+        {"batch", 'i', TF(batch), 1, 1 << 20, 0, 0, "(examples per server and step)"},
+        {"lr", 'd', TF(lr), 0, INFINITY, 1, 0, "(the learning rate)"},
+        {"momentum", 'd', TF(momentum), 0, 1, 0, 1, NULL},
+        {"checkpoint_every", 'i', TF(checkpoint_every), 0, 1000000, 0, 0, "(0 = never)"},
+        FIELDS_END};
+#undef TF
+    const char *what = "train";
+    optinc_spec_train *t = &c->spec->train;
+    int dataset = 0, mode = 0;
+    char onn[1024] = "";
+    optinc_status st;
+    yaml_node_t *v;
+    t->present = 1;
+    if ((st = optinc_spec_check_map(c, n, what, keys)) ||
+        (st = optinc_spec_read_fields(c, n, what, fields, t)) ||
+        (st = optinc_spec_read_enum(c, n, "dataset", what, WORDS(dataset_names), &dataset)) ||
+        (st = optinc_spec_read_enum(c, n, "allreduce", what, WORDS(allreduce_names), &mode)) ||
+        ((v = optinc_spec_get(c, n, "hidden")) &&
+         (st = optinc_spec_read_int_list(c, v, "hidden", what, 1, OPTINC_MATRIX_DIM_MAX,
+                                         t->hidden, OPTINC_MAX_HIDDEN, &t->n_hidden))) ||
+        (st = optinc_spec_read_string(c, n, "onn", what, onn, sizeof onn)))
+        return st;
+    snprintf(t->dataset, sizeof t->dataset, "%s", dataset_names[dataset]);
+    snprintf(t->allreduce, sizeof t->allreduce, "%s", allreduce_names[mode]);
+    if (onn[0])
+        optinc_path_join(c->spec->dir, onn, t->onn, sizeof t->onn);
+    return OPTINC_OK;
+}
