@@ -407,6 +407,18 @@ Test(allreduce, histogram_files)
         cr_assert(strstr(err.message, bad[i].msg), "case %zu: %s", i, err.message);
     }
     cr_assert_eq(optinc_err_hist_load("/nonexistent/h.txt", &h, &err), OPTINC_EINPUT);
+    /* the buffer reader the file reader wraps: errors carry the name given,
+     * and the buffer need not end in a newline */
+    const char text[] = "0 990\n1 6\n-1 3\n4 1";
+    cr_assert_eq(optinc_err_hist_parse(text, strlen(text), "mem", &h, &err), OPTINC_OK, "%s",
+                 err.message);
+    cr_assert_eq(h->n, 3);
+    cr_assert_float_eq(h->cdf[1], 0.9, 1e-12);
+    cr_assert_str_eq(h->path, "mem");
+    optinc_err_hist_free(h);
+    cr_assert_eq(optinc_err_hist_parse("0 10\n1 x\n", 9, "mem", &h, &err), OPTINC_EINPUT);
+    cr_assert(!strcmp(err.file, "mem") && err.line == 2 && err.column == 1, "%s:%d:%d", err.file,
+              err.line, err.column);
     tu_rmtree(dir);
     free(dir);
 }

@@ -97,10 +97,13 @@ typedef struct optinc_err_hist {
     char path[1024];
 } optinc_err_hist;
 
-/* Reads a histogram file: '#' comments and blank lines, then lines
- * "DELTA COUNT" with an integer DELTA (LSBs, 0 for correct outputs) and a
- * count or weight >= 0.  An error rate can be given instead of a 0 bin with a
- * line "p_error P".  Errors carry file:line:col. */
+/* Reads a histogram from buf[0..len): '#' comments and blank lines, then
+ * lines "DELTA COUNT" with an integer DELTA (LSBs, 0 for correct outputs) and
+ * a count or weight >= 0.  An error rate can be given instead of a 0 bin with
+ * a line "p_error P".  Errors carry name:line:col. */
+optinc_status optinc_err_hist_parse(const char *buf, size_t len, const char *name,
+                                    optinc_err_hist **out, optinc_error *err);
+/* The same from the file at path (the name errors carry). */
 optinc_status optinc_err_hist_load(const char *path, optinc_err_hist **out, optinc_error *err);
 /* A histogram from counts[k] of error delta (k - offset), k = 0..n-1. */
 optinc_status optinc_err_hist_from_counts(const uint64_t *counts, int n, int offset,
