@@ -541,48 +541,14 @@ static optinc_status onn_table(const opts *o, optinc_agg_lut **lut, optinc_onn_r
                                optinc_error *err)
 {
     const char *path = o->onn ? o->onn : DEFAULT_ONN;
-    optinc_circuit *c = NULL;
-    optinc_onn_meta meta;
-    optinc_status st = optinc_onn_load(path, &c, &meta, err);
-    if (st) {
-        if (!o->onn && access(path, R_OK))
-            optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
-                        "no ONN netlist here: give --onn NET.sp (optinc onn train and "
-                        "optinc compile make one), or use --allreduce quantized for the "
-                        "exact aggregation");
-        return st;
-    }
-    const optinc_onn_task *t = &meta.task;
-    if (meta.level != 0 || t->pre != OPTINC_P_DIGIT_SUMS || t->servers != o->cfg.servers ||
-        meta.bits != o->cfg.bits || t->divisor != t->servers) {
-        optinc_circuit_free(c);
-        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
-                           "this ONN averages %d servers' %d-bit codes (%s, level %d); the run "
-                           "needs one unit with digit sums for %d servers and %d bits: give "
-                           "--servers and --bits to match, or another --onn",
-                           t->servers, meta.bits,
-                           t->pre == OPTINC_P_DIGIT_SUMS ? "digit sums" : "weighted sum",
-                           meta.level, o->cfg.servers, o->cfg.bits);
-    }
     optinc_onn_devices dev = {!o->programmed, o->phase_sigma,
                               o->set_chip_seed ? o->chip_seed : o->cfg.seed};
-    optinc_onn_lut *olut = NULL;
-    st = optinc_onn_lut_build(c, &meta, &dev, &olut, err);
-    optinc_circuit_free(c);
-    if (!st)
-        st = optinc_agg_lut_new(o->cfg.servers, o->cfg.bits, lut, err);
-    if (!st && olut->size != (*lut)->size)
-        st = optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
-                         "the ONN's table has %llu entries, expected %zu",
-                         (unsigned long long)olut->size, (*lut)->size);
-    if (!st) {
-        uint32_t top = (1u << o->cfg.bits) - 1;
-        for (size_t i = 0; i < (*lut)->size; i++)
-            (*lut)->code[i] = (uint16_t)(olut->code[i] < top ? olut->code[i] : top);
-        snprintf((*lut)->source, sizeof (*lut)->source, "%s", path);
-        *rep = olut->report;
-    }
-    optinc_onn_lut_free(olut);
+    optinc_status st = optinc_agg_lut_onn(path, o->cfg.servers, o->cfg.bits, &dev, lut, rep, err);
+    if (st && !o->onn && access(path, R_OK))
+        optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
+                    "no ONN netlist here: give --onn NET.sp (optinc onn train and "
+                    "optinc compile make one), or use --allreduce quantized for the "
+                    "exact aggregation");
     return st;
 }
 

@@ -36,8 +36,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "optinc/error.h"
+#include "optinc/onn_aggregate.h"
 
-#define OPTINC_AR_MAX_SERVERS 256
+#define OPTINC_AR_MAX_SERVERS OPTINC_AGG_MAX_SERVERS   /* 256 */
 #define OPTINC_AR_DEFAULT_BITS 8       /* b: the paper's 8-bit case */
 #define OPTINC_AR_DEFAULT_BLOCK 1024   /* scale overhead 4/1024 = 0.39 % (paper: < 0.4 %) */
 
@@ -48,41 +49,6 @@ typedef enum optinc_ar_kind {
 const char *optinc_ar_kind_name(optinc_ar_kind kind);
 /* "ring" | "optinc" | "exact" | "quantized"; 0 on success, -1 otherwise. */
 int optinc_ar_kind_parse(const char *s, optinc_ar_kind *kind);
-
-/* ---- the aggregation table ------------------------------------------------
- * The function the OptINC unit computes, tabulated over the output space of
- * the preprocessing P: for b-bit codes there are D = b/2 PAM4 digits, and P
- * forms the D digit-position sums S_k = sum_i d_ik, each in 0..3N.  Entry
- * index = sum_k S_k (3N+1)^k holds the output code (0..2^b-1) of the average.
- * The table is filled either by optinc_agg_lut_exact() or by simulating the
- * compiled ONN on every point of P's output space (see onn.h). */
-typedef struct optinc_agg_lut {
-    int servers;          /* N */
-    int bits;             /* b, even */
-    int digits;           /* D = b/2 */
-    int radix;            /* 3N + 1 */
-    size_t size;          /* radix^D */
-    uint16_t *code;       /* size entries */
-    uint32_t *weight;     /* 2^b entries: code u -> sum_k d_k(u) radix^k */
-    char source[1100];    /* "exact" or the netlist it was simulated from */
-} optinc_agg_lut;
-
-/* An empty table (entries 0) for N servers and b bits: b even, 2 <= b <= 12,
- * radix^D entries at most 2^26.  The caller fills lut->code. */
-optinc_status optinc_agg_lut_new(int servers, int bits, optinc_agg_lut **out, optinc_error *err);
-/* The table of the exact target, optinc_agg_exact_code() of every entry. */
-optinc_status optinc_agg_lut_exact(int servers, int bits, optinc_agg_lut **out, optinc_error *err);
-void optinc_agg_lut_free(optinc_agg_lut *lut);
-/* Index of P's output for the N codes given (one per server). */
-size_t optinc_agg_lut_index(const optinc_agg_lut *lut, const uint16_t *codes);
-/* The digit-position sums S_0..S_D-1 of a table index. */
-void optinc_agg_lut_digit_sums(const optinc_agg_lut *lut, size_t index, int *sums);
-
-/* The exact target: with q_i = u_i - 2^(b-1) the signed value of code u_i and
- * sum_codes = sum_i u_i, the code of round_half_even(sum_i q_i / N), clamped
- * to 0..2^b-1.  Half to even is unbiased; half up would add +1/(2N) LSB on
- * average to every aggregated value (paper.md section 10). */
-uint16_t optinc_agg_exact_code(int servers, int bits, int64_t sum_codes);
 
 /* ---- injected ONN output errors -------------------------------------------
  * A histogram of output errors in LSBs (as the ONN verifier measures them).
