@@ -33,4 +33,7 @@ void cli_json_string(FILE *f, const char *s);
 /* Writes a double as JSON (%.17g; null for NaN/Inf, which JSON lacks). */
 void cli_json_number(FILE *f, double x);
 
+/* Nonzero when the program was started by mpirun (OpenMPI's environment). */
+int cli_under_mpirun(void);
+
 #endif

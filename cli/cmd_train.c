@@ -31,7 +31,7 @@
 #define DEFAULT_ONN "netlists/onn4x8.pnl.sp"
 
 static const char usage_text[] =
-    "usage: optinc train [SPEC] [--backend inproc|mpi] [--allreduce ring|optinc|exact|quantized]\n"
+    "usage: optinc train [SPEC] [--backend %s] [--allreduce %s]\n"
     "                    [--servers N] [--epochs E] [--seed S] [--batch B] [--lr X]\n"
     "                    [--momentum X] [--hidden W1,W2,...] [--bits B] [--block-size K]\n"
     "                    [--onn NET.sp|exact] [--programmed] [--phase-sigma RAD]\n"
@@ -50,7 +50,7 @@ typedef struct opts {
     int mpi, json, quiet, cost_model;
     int set_servers, set_epochs, set_batch, set_lr, set_momentum, set_hidden, set_allreduce,
         set_ckpt, set_bits, set_block, set_chip_seed, programmed;
-    const char *spec, *onn, *inject;
+    const char *backend, *spec, *onn, *inject;
     double phase_sigma, step_timeout_s;
     uint64_t chip_seed;
 } opts;
@@ -114,6 +114,7 @@ static int parse(int argc, char **argv, opts *o)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     optinc_train_config *c = &o->cfg;
+    char backends[64], algorithms[128];
     int ch;
     long v;
     double d;
@@ -129,17 +130,22 @@ static int parse(int argc, char **argv, opts *o)
             o->spec = a;
             break;
         case 'h':
-            fputs(usage_text, stdout);
+            printf(usage_text, optinc_comm_backend_names("|", "|", backends, sizeof backends),
+                   optinc_ar_names("|", "|", algorithms, sizeof algorithms));
             return 0;
         case O_BACKEND:
-            if (strcmp(a, "inproc") && strcmp(a, "mpi"))
-                return cli_usage_error("train", "--backend is inproc or mpi, not '%s'", a);
+            if (!optinc_comm_backend_known(a))
+                return cli_usage_error("train", "--backend is %s, not '%s'",
+                                       optinc_comm_backend_names(", ", " or ", backends,
+                                                                 sizeof backends), a);
+            o->backend = a;
             o->mpi = !strcmp(a, "mpi");
             break;
         case O_ALLREDUCE:
-            if (optinc_ar_kind_parse(a, &c->allreduce))
-                return cli_usage_error("train", "--allreduce is ring, optinc, exact or "
-                                       "quantized, not '%s'", a);
+            if (!(c->allreduce = optinc_ar_find(a)))
+                return cli_usage_error("train", "--allreduce is %s, not '%s'",
+                                       optinc_ar_names(", ", " or ", algorithms,
+                                                       sizeof algorithms), a);
             o->set_allreduce = 1;
             break;
         case O_SERVERS:
@@ -314,12 +320,12 @@ static int cost_model(const opts *o)
         buf[j] = (float)((j * 2654435761u) % 2001) / 1000.0f - 1.0f;
     for (int N = 2; N <= 16; N++) {
         optinc_ar_stats st[3];
-        optinc_ar_kind kinds[3] = {OPTINC_AR_RING, OPTINC_AR_EXACT, OPTINC_AR_OPTINC};
+        const char *kinds[3] = {"ring", "exact", "optinc"};
         for (int i = 0; i < N; i++)
             g[i] = buf + (size_t)i * n;
         for (int k = 0; k < 3; k++) {
-            optinc_ar_config ac = {kinds[k], N, o->cfg.bits, OPTINC_AR_DEFAULT_BLOCK, NULL,
-                                   NULL, 1};
+            optinc_ar_config ac = {optinc_ar_find(kinds[k]), N, o->cfg.bits,
+                                   OPTINC_AR_DEFAULT_BLOCK, NULL, NULL, 1};
             optinc_allreduce *ar;
             memset(&st[k], 0, sizeof st[k]);
             optinc_status s = optinc_allreduce_new(&ac, &ar, &err);
@@ -460,8 +466,8 @@ static void print_json(const opts *o, const optinc_train_result *r, const char *
 {
     const optinc_train_config *c = &o->cfg;
     printf("{\"backend\": \"%s\", \"allreduce\": \"%s\", \"servers\": %d, \"epochs\": %d, "
-           "\"steps\": %ld, \"params\": %zu, \"aggregator\": ", o->mpi ? "mpi" : "inproc",
-           optinc_ar_kind_name(c->allreduce), c->servers, r->n_epochs, r->steps, r->params);
+           "\"steps\": %ld, \"params\": %zu, \"aggregator\": ", o->backend,
+           c->allreduce->name, c->servers, r->n_epochs, r->steps, r->params);
     cli_json_string(stdout, aggregator);
     printf(", \"batch\": %d, \"hidden\": [", c->batch);
     for (int l = 0; l < c->n_hidden; l++)
@@ -507,7 +513,7 @@ static void print_text(const opts *o, const optinc_train_result *r, const char *
 {
     const optinc_train_config *c = &o->cfg;
     printf("optinc train: %s all-reduce (%s), %d servers, %s backend\n",
-           optinc_ar_kind_name(c->allreduce), aggregator, c->servers, o->mpi ? "mpi" : "inproc");
+           c->allreduce->name, aggregator, c->servers, o->backend);
     if (rep) {
         printf("ONN table: %llu of %llu P outputs exact (%.4f%%; %.4f%% of server inputs); "
                "errors (LSB: count):", (unsigned long long)rep->correct,
@@ -559,24 +565,22 @@ static optinc_status load_aggregator(opts *o, optinc_err_hist **hist, optinc_agg
                                      const char **name, optinc_onn_report *rep, int *have_rep,
                                      optinc_error *err)
 {
-    static const char *const names[] = {"float chunks around the ring", "",
-                                        "float mean, servers in order",
-                                        "quantized mean, rounded half to even"};
     optinc_status st = OPTINC_OK;
     int from_onn = o->inject && !strcmp(o->inject, "onn");
-    *name = names[o->cfg.allreduce];
+    int onn = o->cfg.allreduce->flags & OPTINC_AR_ONN;
+    *name = o->cfg.allreduce->summary;
     *have_rep = 0;
     int exact = o->onn && !strcmp(o->onn, "exact");
     if (from_onn && exact)
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                            "--inject-errors onn measures a compiled ONN: give --onn NET.sp");
-    if (o->cfg.allreduce == OPTINC_AR_OPTINC || from_onn) {
+    if (onn || from_onn) {
         st = exact ? optinc_agg_lut_exact(o->cfg.servers, o->cfg.bits, lut, err)
                    : onn_table(o, lut, rep, err);
         if (st)
             return st;
         *have_rep = !exact;
-        if (o->cfg.allreduce == OPTINC_AR_OPTINC) {
+        if (onn) {
             o->cfg.lut = *lut;
             *name = (*lut)->source;
         }
@@ -596,6 +600,7 @@ int cmd_train(int argc, char **argv)
     opts o;
     memset(&o, 0, sizeof o);
     optinc_train_defaults(&o.cfg);
+    o.backend = "inproc";
     o.step_timeout_s = OPTINC_COMM_DEFAULT_TIMEOUT_S;
     int rc = parse(argc, argv, &o);
     if (rc >= 0)
@@ -614,22 +619,24 @@ int cmd_train(int argc, char **argv)
     if (spec)
         apply_spec(&o, spec);
     optinc_comm comm;
+    if ((st = optinc_comm_backend_check(o.backend, &err))) {
+        optinc_spec_free(spec);
+        return cli_report(&err, st);
+    }
+    if (o.mpi && !cli_under_mpirun()) {
+        optinc_spec_free(spec);
+        return cli_usage_error("train", "--backend mpi runs under mpirun: "
+                               "mpirun -np %d optinc train ... --backend mpi", o.cfg.servers);
+    }
+    st = optinc_comm_open(&comm, o.backend, o.cfg.servers, &argc, &argv, &err);
     if (o.mpi) {
-        if (!optinc_comm_under_mpirun()) {
-            optinc_spec_free(spec);
-            return cli_usage_error("train", "--backend mpi runs under mpirun: "
-                                   "mpirun -np %d optinc train ... --backend mpi",
-                                   o.cfg.servers);
-        }
-        st = optinc_comm_mpi_init(&comm, &argc, &argv, &err);
         if (!st && o.set_servers && o.cfg.servers != comm.servers)
             st = optinc_fail(&err, OPTINC_EINPUT, NULL, 0, 0,
                              "--servers %d but mpirun started %d ranks: use mpirun -np %d",
                              o.cfg.servers, comm.servers, o.cfg.servers);
         o.cfg.servers = comm.servers;
         comm.timeout_s = o.step_timeout_s;
-    } else
-        optinc_comm_inproc(&comm, o.cfg.servers);
+    }
     int root = comm.rank == 0;
     w.rank = comm.rank;
     w.bar = root && !o.quiet && isatty(STDERR_FILENO);
@@ -659,7 +666,7 @@ int cmd_train(int argc, char **argv)
         st = optinc_train(&o.cfg, &comm, &res, &err);
     }
     int failed = optinc_comm_failed(&comm);
-    if (failed) {   /* each rank that noticed; optinc_comm_finalize() ends the job */
+    if (failed) {   /* each rank that noticed; optinc_comm_close() ends the job */
         note_off = 1;
         fprintf(stderr, "optinc train: %s\n", err.message);
     }
@@ -669,7 +676,7 @@ int cmd_train(int argc, char **argv)
         char title[256];
         int have;
         snprintf(title, sizeof title, "%s all-reduce, %d servers, seed %llu",
-                 optinc_ar_kind_name(o.cfg.allreduce), o.cfg.servers,
+                 o.cfg.allreduce->name, o.cfg.servers,
                  (unsigned long long)o.cfg.seed);
         st = optinc_train_plot(o.cfg.out_dir, title, &have, &err);
         if (!st && !have && !o.quiet)
@@ -686,6 +693,6 @@ int cmd_train(int argc, char **argv)
     optinc_agg_lut_free(lut);
     optinc_err_hist_free(hist);
     optinc_spec_free(spec);
-    optinc_comm_finalize(&comm);
+    optinc_comm_close(&comm);
     return rc;
 }

@@ -48,7 +48,7 @@ typedef struct optinc_train_config {
     int n_hidden;
     double lr, momentum;           /* default 0.05, 0.9 */
     uint64_t seed;
-    optinc_ar_kind allreduce;
+    const optinc_ar_algorithm *allreduce;   /* an entry of optinc_ar_algorithms[] */
     int bits, block_size;          /* quantized all-reduce: b and scale block */
     const optinc_agg_lut *lut;     /* optinc: the ONN's table (borrowed), NULL: exact */
     const optinc_err_hist *inject; /* injected ONN output errors (borrowed), NULL: none */
@@ -108,7 +108,7 @@ void optinc_train_apply_spec(optinc_train_config *cfg, const optinc_spec_train *
  * hangs: optinc_comm_failed), where each rank that noticed returns OPTINC_ERUN
  * with a message that names the missing ranks and the step of the last
  * checkpoint, and the caller must end the job (optinc_comm_abort). */
-optinc_status optinc_train(const optinc_train_config *cfg, const optinc_comm *comm,
+optinc_status optinc_train(const optinc_train_config *cfg, optinc_comm *comm,
                            optinc_train_result *res, optinc_error *err);
 void optinc_train_result_free(optinc_train_result *res);
 /* How to go on with a run that stopped when its last checkpoint was at step

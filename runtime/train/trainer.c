@@ -71,7 +71,7 @@ void optinc_train_defaults(optinc_train_config *cfg)
     cfg->lr = 0.05;
     cfg->momentum = 0.9;
     cfg->seed = 1;
-    cfg->allreduce = OPTINC_AR_RING;
+    cfg->allreduce = optinc_ar_find("ring");
     cfg->bits = OPTINC_AR_DEFAULT_BITS;
     cfg->block_size = OPTINC_AR_DEFAULT_BLOCK;
     optinc_costmodel_defaults(&cfg->cost);
@@ -90,7 +90,7 @@ void optinc_train_spec_defaults(optinc_spec_train *t)
     t->n_hidden = cfg.n_hidden;
     t->lr = cfg.lr;
     t->momentum = cfg.momentum;
-    snprintf(t->allreduce, sizeof t->allreduce, "%s", optinc_ar_kind_name(cfg.allreduce));
+    snprintf(t->allreduce, sizeof t->allreduce, "%s", cfg.allreduce->name);
 }
 
 void optinc_train_apply_spec(optinc_train_config *cfg, const optinc_spec_train *t)
@@ -105,7 +105,9 @@ void optinc_train_apply_spec(optinc_train_config *cfg, const optinc_spec_train *
     cfg->n_hidden = t->n_hidden;
     cfg->lr = t->lr;
     cfg->momentum = t->momentum;
-    optinc_ar_kind_parse(t->allreduce, &cfg->allreduce);
+    const optinc_ar_algorithm *a = optinc_ar_find(t->allreduce);
+    if (a)
+        cfg->allreduce = a;
 }
 
 /* ---- the model ----------------------------------------------------------- */
@@ -243,7 +245,7 @@ static double backward(const mlp *m, const float *w, work *wk, int rows, const u
 /* *acc = the fraction of the test set classified right, in fixed batches
  * spread over the servers; integer counts are summed over the processes. */
 static optinc_status evaluate(const mlp *m, const float *w, work *wk, const optinc_dataset *test,
-                              const optinc_comm *comm, int *idx, double *acc, optinc_error *err)
+                              optinc_comm *comm, int *idx, double *acc, optinc_error *err)
 {
     int64_t right = 0, total;
     for (int b = 0, lo = 0; lo < test->n; b++, lo += EVAL_BATCH) {
@@ -296,18 +298,18 @@ static void config_hash(const optinc_train_config *cfg, const mlp *m, int ntrain
                      "servers=%d batch=%d lr=%.17g momentum=%.17g seed=%llu allreduce=%s "
                      "bits=%d block=%d train=%d test=%d dims=",
                      cfg->servers, cfg->batch, cfg->lr, cfg->momentum,
-                     (unsigned long long)cfg->seed, optinc_ar_kind_name(cfg->allreduce),
+                     (unsigned long long)cfg->seed, cfg->allreduce->name,
                      cfg->bits, cfg->block_size, ntrain, ntest);
     for (int l = 0; l <= m->layers && k < (int)sizeof text - 16; l++)
         k += snprintf(text + k, sizeof text - (size_t)k, "%d,", m->dims[l]);
     uint8_t sub[32];
-    if (cfg->allreduce == OPTINC_AR_OPTINC && cfg->lut) {
+    if ((cfg->allreduce->flags & OPTINC_AR_ONN) && cfg->lut) {
         optinc_sha256(cfg->lut->code, cfg->lut->size * sizeof *cfg->lut->code, sub);
         for (int i = 0; i < 32 && k < (int)sizeof text - 3; i++)
             k += snprintf(text + k, sizeof text - (size_t)k, "%02x", sub[i]);
     }
     const optinc_err_hist *h = cfg->inject;
-    if (h && cfg->allreduce != OPTINC_AR_RING && cfg->allreduce != OPTINC_AR_EXACT) {
+    if (h && (cfg->allreduce->flags & OPTINC_AR_QUANTIZES)) {
         k += snprintf(text + k, sizeof text - (size_t)k, " p=%.17g", h->p_error);
         for (int i = 0; i < h->n && k < (int)sizeof text - 48; i++)
             k += snprintf(text + k, sizeof text - (size_t)k, " %d:%.17g", h->delta[i],
@@ -545,7 +547,7 @@ static optinc_status setup(const optinc_train_config *cfg, const optinc_comm *co
 }
 
 /* Closes epoch `e` (0-based): test accuracy and the metrics row. */
-static optinc_status close_epoch(const optinc_train_config *cfg, const optinc_comm *comm, run *r,
+static optinc_status close_epoch(const optinc_train_config *cfg, optinc_comm *comm, run *r,
                                  const mlp *m, long e, optinc_error *err)
 {
     state *s = &r->s;
@@ -573,7 +575,7 @@ static optinc_status close_epoch(const optinc_train_config *cfg, const optinc_co
 }
 
 /* One step: local gradients, all-reduce, metrics, update. */
-static optinc_status step(const optinc_train_config *cfg, const optinc_comm *comm, run *r,
+static optinc_status step(const optinc_train_config *cfg, optinc_comm *comm, run *r,
                           const mlp *m, long spe, optinc_error *err)
 {
     state *s = &r->s;
@@ -636,12 +638,12 @@ static void fault_advice(const optinc_train_config *cfg, long saved, optinc_erro
 }
 
 /* Writes a file on rank 0 and makes every rank agree on the outcome. */
-static optinc_status rank0_write(const optinc_comm *comm, optinc_status st, optinc_error *err)
+static optinc_status rank0_write(optinc_comm *comm, optinc_status st, optinc_error *err)
 {
     return optinc_comm_agree(comm, comm->rank == 0 ? st : OPTINC_OK, err);
 }
 
-optinc_status optinc_train(const optinc_train_config *cfg, const optinc_comm *comm,
+optinc_status optinc_train(const optinc_train_config *cfg, optinc_comm *comm,
                            optinc_train_result *res, optinc_error *err)
 {
     memset(res, 0, sizeof *res);
