@@ -618,6 +618,8 @@ int cmd_train(int argc, char **argv)
         return cli_report(&err, st);
     if (spec)
         apply_spec(&o, spec);
+    if (!o.cfg.data_dir[0])
+        cli_data_dir(o.cfg.data_dir, sizeof o.cfg.data_dir);
     optinc_comm comm;
     if ((st = optinc_comm_backend_check(o.backend, &err))) {
         optinc_spec_free(spec);
@@ -678,7 +680,7 @@ int cmd_train(int argc, char **argv)
         snprintf(title, sizeof title, "%s all-reduce, %d servers, seed %llu",
                  o.cfg.allreduce->name, o.cfg.servers,
                  (unsigned long long)o.cfg.seed);
-        st = optinc_train_plot(o.cfg.out_dir, title, &have, &err);
+        st = cli_plot_curves(o.cfg.out_dir, title, &have, &err);
         if (!st && !have && !o.quiet)
             cli_warn("gnuplot is not installed: no plots (install gnuplot-nox; the curves are "
                      "in %s/metrics.csv)", o.cfg.out_dir);

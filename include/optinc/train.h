@@ -20,7 +20,7 @@
  *   weights.f32     final parameters, raw float32, layer by layer W then b
  *                   (W row-major out x in); weights_sha256 is over these bytes
  *   checkpoint.bin  every checkpoint_every steps and at the end
- *   curves.gp, curves.svg, curves.png   plots (optinc_train_plot)
+ * (the command line draws metrics.csv into curves.svg and curves.png).
  */
 #ifndef OPTINC_TRAIN_H
 #define OPTINC_TRAIN_H
@@ -57,7 +57,7 @@ typedef struct optinc_train_config {
     int resume;                    /* continue from out_dir/checkpoint.bin when present */
     long stop_after;               /* stop after this many steps, as if killed; 0: never */
     char out_dir[1024];            /* "" writes nothing */
-    char data_dir[1024];           /* "" for the default (dataset.h) */
+    char data_dir[1024];           /* the data set's folder; "" for OPTINC_FASHION_MNIST_DIR */
     optinc_costmodel cost;
     void (*progress)(void *ctx, const optinc_train_progress *p);   /* NULL: none */
     void *progress_ctx;
@@ -116,11 +116,5 @@ void optinc_train_result_free(optinc_train_result *res);
  * "checkpoint at step 20: rerun with --resume". */
 void optinc_train_resume_advice(const optinc_train_config *cfg, long saved, char *buf,
                                 size_t size);
-
-/* Plots out_dir/metrics.csv into curves.svg and curves.png with gnuplot
- * (script kept as curves.gp).  *have_gnuplot is set to 0, and nothing is
- * drawn, when gnuplot is not on PATH. */
-optinc_status optinc_train_plot(const char *out_dir, const char *title, int *have_gnuplot,
-                                optinc_error *err);
 
 #endif
