@@ -89,14 +89,25 @@ typedef struct optinc_train_result {
     uint64_t injected_errors;
 } optinc_train_result;
 
-/* Defaults: 4 servers, 10 epochs, batch 64, hidden 256-128, lr 0.05,
- * momentum 0.9, seed 1, ring, 8 bits, blocks of 1024, cost model defaults.
- * The one place they are written down: the spec loader's train: defaults
- * come from here too (optinc_train_spec_defaults). */
+/* The defaults, the one place they are written down: constants that need
+ * nothing else, so that the spec loader can start every train: section from
+ * them and a field a spec leaves out trains as if there were no spec. */
+#define OPTINC_TRAIN_DEFAULT_DATASET "fashion_mnist"
+#define OPTINC_TRAIN_DEFAULT_SERVERS 4
+#define OPTINC_TRAIN_DEFAULT_EPOCHS 10
+#define OPTINC_TRAIN_DEFAULT_BATCH 64               /* per server and step */
+#define OPTINC_TRAIN_DEFAULT_HIDDEN {256, 128}      /* hidden widths, an initializer */
+#define OPTINC_TRAIN_DEFAULT_LR 0.05
+#define OPTINC_TRAIN_DEFAULT_MOMENTUM 0.9
+#define OPTINC_TRAIN_DEFAULT_SEED 1
+#define OPTINC_TRAIN_DEFAULT_ALLREDUCE "ring"       /* a name of optinc_ar_algorithms[] */
+#define OPTINC_TRAIN_DEFAULT_CHECKPOINT_EVERY 0     /* steps; 0: no checkpoints */
+
+/* The defaults above, with OPTINC_AR_DEFAULT_BITS-bit codes in blocks of
+ * OPTINC_AR_DEFAULT_BLOCK and the cost model's defaults. */
 void optinc_train_defaults(optinc_train_config *cfg);
-/* The fields of a train: section set to the defaults above (dataset
- * fashion_mnist, no checkpoints); the spec loader starts every spec from it,
- * so a field a spec leaves out trains as if there were no spec. */
+/* The fields of a train: section set to the defaults above; the spec loader
+ * starts every spec from it. */
 void optinc_train_spec_defaults(optinc_spec_train *t);
 /* Overrides cfg with every field of a spec's train: section, when the spec
  * has one (fields it leaves out hold the defaults). */

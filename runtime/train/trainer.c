@@ -58,19 +58,17 @@ typedef struct state {
     int n_hist, cap_hist;
 } state;
 
+/* The defaults of a spec's train: section applied to an empty configuration,
+ * so that a spec that leaves a field out trains as if there were no spec. */
 void optinc_train_defaults(optinc_train_config *cfg)
 {
+    optinc_spec_train t;
     memset(cfg, 0, sizeof *cfg);
-    cfg->servers = 4;
-    cfg->epochs = 10;
-    cfg->batch = 64;
-    cfg->hidden[0] = 256;
-    cfg->hidden[1] = 128;
-    cfg->n_hidden = 2;
-    cfg->lr = 0.05;
-    cfg->momentum = 0.9;
-    cfg->seed = 1;
-    cfg->allreduce = optinc_ar_find("ring");
+    memset(&t, 0, sizeof t);
+    optinc_train_spec_defaults(&t);
+    t.present = 1;
+    optinc_train_apply_spec(cfg, &t);
+    cfg->seed = OPTINC_TRAIN_DEFAULT_SEED;
     cfg->bits = OPTINC_AR_DEFAULT_BITS;
     cfg->block_size = OPTINC_AR_DEFAULT_BLOCK;
     optinc_costmodel_defaults(&cfg->cost);
@@ -78,18 +76,18 @@ void optinc_train_defaults(optinc_train_config *cfg)
 
 void optinc_train_spec_defaults(optinc_spec_train *t)
 {
-    optinc_train_config cfg;
-    optinc_train_defaults(&cfg);
-    snprintf(t->dataset, sizeof t->dataset, "fashion_mnist");
-    t->servers = cfg.servers;
-    t->epochs = cfg.epochs;
-    t->batch = cfg.batch;
-    t->checkpoint_every = (int)cfg.checkpoint_every;
-    memcpy(t->hidden, cfg.hidden, sizeof t->hidden);
-    t->n_hidden = cfg.n_hidden;
-    t->lr = cfg.lr;
-    t->momentum = cfg.momentum;
-    snprintf(t->allreduce, sizeof t->allreduce, "%s", cfg.allreduce->name);
+    static const int hidden[] = OPTINC_TRAIN_DEFAULT_HIDDEN;
+    snprintf(t->dataset, sizeof t->dataset, "%s", OPTINC_TRAIN_DEFAULT_DATASET);
+    t->servers = OPTINC_TRAIN_DEFAULT_SERVERS;
+    t->epochs = OPTINC_TRAIN_DEFAULT_EPOCHS;
+    t->batch = OPTINC_TRAIN_DEFAULT_BATCH;
+    t->checkpoint_every = OPTINC_TRAIN_DEFAULT_CHECKPOINT_EVERY;
+    memset(t->hidden, 0, sizeof t->hidden);
+    memcpy(t->hidden, hidden, sizeof hidden);
+    t->n_hidden = (int)(sizeof hidden / sizeof hidden[0]);
+    t->lr = OPTINC_TRAIN_DEFAULT_LR;
+    t->momentum = OPTINC_TRAIN_DEFAULT_MOMENTUM;
+    snprintf(t->allreduce, sizeof t->allreduce, "%s", OPTINC_TRAIN_DEFAULT_ALLREDUCE);
 }
 
 void optinc_train_apply_spec(optinc_train_config *cfg, const optinc_spec_train *t)
