@@ -62,8 +62,8 @@ static double cpu_time(void)
 
 static optinc_allreduce *plan(const char *name)
 {
-    optinc_ar_config c = {optinc_ar_find(name), SERVERS, OPTINC_AR_DEFAULT_BITS, OPTINC_AR_DEFAULT_BLOCK,
-                          NULL, NULL, 1};
+    optinc_ar_config c = {optinc_ar_find(name), SERVERS, OPTINC_AR_DEFAULT_BITS,
+                          OPTINC_AR_DEFAULT_BLOCK, NULL, NULL, 1};
     optinc_allreduce *ar;
     optinc_error err;
     if (optinc_allreduce_new(&c, &ar, &err)) {

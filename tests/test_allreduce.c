@@ -2,7 +2,8 @@
  * test_allreduce.c - the all-reduce algorithms against independent
  * computations: the ring's defined summation order, byte counts against the
  * formulas for N = 2..16, the aggregation table against direct evaluation,
- * rounding half to even, injected errors, histograms, the cost model.
+ * rounding half to even, injected errors, histograms, the tables of
+ * algorithms and backends, the cost model.
  */
 #include <complex.h>
 #include <criterion/criterion.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "optinc/allreduce.h"
+#include "optinc/comm.h"
 #include "optinc/costmodel.h"
 #include "optinc/onn.h"
 #include "optinc/rng.h"
@@ -434,13 +436,59 @@ Test(allreduce, algorithm_names)
     }
     cr_assert_null(optinc_ar_algorithms[4]);
     cr_assert_null(optinc_ar_find("tree"));
+    /* every entry runs in process, and on MPI exactly when the build has it */
+    for (int i = 0; optinc_ar_algorithms[i]; i++) {
+        const optinc_ar_algorithm *a = optinc_ar_algorithms[i];
+        cr_assert(a->inproc && a->summary, "%s", a->name);
+#ifdef OPTINC_HAVE_MPI
+        cr_assert(a->mpi, "%s", a->name);
+#else
+        cr_assert_null(a->mpi, "%s", a->name);
+#endif
+    }
     char buf[128];
     cr_assert_str_eq(optinc_ar_names(", ", " or ", buf, sizeof buf),
                      "ring, optinc, exact or quantized");
     cr_assert_str_eq(optinc_ar_names("|", "|", buf, sizeof buf), "ring|optinc|exact|quantized");
 }
 
-/* The cost model: comm time from counted traffic, and the section 7 saving
+/* The backends by name; the in-process one needs no one else. */
+Test(allreduce, backends)
+{
+    optinc_error err;
+    char buf[64];
+    cr_assert(optinc_comm_backend_known("inproc") && optinc_comm_backend_known("mpi"));
+    cr_assert(!optinc_comm_backend_known("tcp"));
+    cr_assert_str_eq(optinc_comm_backend_names(", ", " or ", buf, sizeof buf), "inproc or mpi");
+    cr_assert_eq(optinc_comm_backend_check("inproc", &err), OPTINC_OK);
+    cr_assert_eq(optinc_comm_backend_check("tcp", &err), OPTINC_EINPUT);
+    cr_assert(strstr(err.message, "use inproc or mpi"), "%s", err.message);
+#ifdef OPTINC_HAVE_MPI
+    cr_assert_eq(optinc_comm_backend_check("mpi", &err), OPTINC_OK);
+#else
+    cr_assert_eq(optinc_comm_backend_check("mpi", &err), OPTINC_EINPUT);
+    cr_assert_str_eq(err.message, "this optinc was built without MPI; install libopenmpi-dev "
+                                  "and rebuild");
+    optinc_comm none;
+    cr_assert_eq(optinc_comm_open(&none, "mpi", 4, NULL, NULL, &err), OPTINC_EINPUT);
+    cr_assert_eq(none.servers, 1, "a failed open leaves one server in process");
+#endif
+    optinc_comm comm;
+    cr_assert_eq(optinc_comm_open(&comm, "inproc", 3, NULL, NULL, &err), OPTINC_OK);
+    cr_assert(comm.servers == 3 && comm.rank == 0 && comm.first == 0 && comm.count == 3);
+    double local[3] = {1, 2, 3}, all[3];
+    int64_t sum;
+    cr_assert_eq(optinc_comm_allgather(&comm, local, all, 1, &err), OPTINC_OK);
+    cr_assert(all[0] == 1 && all[1] == 2 && all[2] == 3);
+    cr_assert_eq(optinc_comm_sum(&comm, 7, &sum, &err), OPTINC_OK);
+    cr_assert_eq(sum, 7);
+    cr_assert_eq(optinc_comm_agree(&comm, OPTINC_EINPUT, &err), OPTINC_EINPUT);
+    cr_assert_eq(optinc_comm_native_sum(&comm, NULL, 0, &err), OPTINC_EINPUT);
+    cr_assert(!optinc_comm_failed(&comm));
+    optinc_comm_close(&comm);
+}
+
+/* The cost model: comm time from counted traffic, and the saving
  * (N-2)/(2(N-1)) x communication share when only communication differs. */
 Test(allreduce, cost_model)
 {

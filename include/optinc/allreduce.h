@@ -173,7 +173,8 @@ void optinc_ar_quantize(const optinc_allreduce *ar, const float *g, size_t lo, s
  * the stream of (seed, step, c); returns the number of injected errors. */
 uint64_t optinc_ar_aggregate(const optinc_allreduce *ar, uint64_t step, int c,
                              const uint16_t *const *codes, size_t lo, size_t hi, uint16_t *out);
-/* Float gradient g[lo..hi) of output codes (codes[0] is element lo): (u - 2^(b-1)) * max/(2^(b-1)-1). */
+/* Float gradient g[lo..hi) of output codes (codes[0] is element lo):
+ * (u - 2^(b-1)) * max/(2^(b-1)-1). */
 void optinc_ar_decode(const optinc_allreduce *ar, const uint16_t *codes, size_t lo, size_t hi,
                       const float *absmax, float *g);
 /* acc[j] = acc[j] + in[j] over [0, len): the one float addition of ring and

@@ -199,13 +199,13 @@ static uint64_t inject(const optinc_allreduce *ar, uint64_t step, int c, uint16_
 #define ADD_SERVER(CODE)                                                               \
     do {                                                                               \
         switch (ar->index_mode) {                                                      \
-        case AR_INDEX_SUM:                                                                \
+        case AR_INDEX_SUM:                                                             \
             TILE_LOOP(a[t] += (CODE));                                                 \
             break;                                                                     \
-        case AR_INDEX_NIBBLE:                                                             \
+        case AR_INDEX_NIBBLE:                                                          \
             TILE_LOOP(uint32_t u = (CODE); a[t] += u & 0x33u; b[t] += u >> 2 & 0x33u); \
             break;                                                                     \
-        case AR_INDEX_SPREAD:                                                             \
+        case AR_INDEX_SPREAD:                                                          \
             TILE_LOOP(uint32_t u = (CODE);                                             \
                       a[t] += (u & 3u) | (u & 0xcu) << 6 | (u & 0x30u) << 12 |         \
                               (u & 0xc0u) << 18);                                      \
@@ -271,29 +271,24 @@ uint64_t optinc_ar_aggregate(const optinc_allreduce *ar, uint64_t step, int c,
     return inject(ar, step, c, out, hi - lo);
 }
 
+/* ---- the run ------------------------------------------------------------- */
 
-/* ---- the run -------------------------------------------------------------- */
-
+/* The scratch buffers for n elements, kept between calls. */
 static optinc_status scratch(optinc_allreduce *ar, size_t n, optinc_error *err)
 {
     size_t nb = optinc_ar_blocks(ar, n);
     if (nb > ar->cap_blocks) {
         free(ar->absmax);
-        ar->absmax = malloc(nb * sizeof *ar->absmax);
-        ar->cap_blocks = ar->absmax ? nb : 0;
-        if (!ar->cap_blocks)
-            return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+        ar->cap_blocks = (ar->absmax = malloc(nb * sizeof *ar->absmax)) ? nb : 0;
     }
     if (n > ar->cap_n) {
         free(ar->codes);
-        ar->codes = malloc(n * sizeof *ar->codes);
-        ar->cap_n = ar->codes ? n : 0;
-        if (!ar->codes)
-            return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+        ar->cap_n = (ar->codes = malloc(n * sizeof *ar->codes)) ? n : 0;
     }
+    if (ar->cap_blocks < nb || ar->cap_n < n)
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
     return OPTINC_OK;
 }
-
 
 /* In process, block by block: the block's shared scale (the largest
  * magnitude over the servers, which leaves the block's values in cache), then

@@ -4,8 +4,8 @@
  *
  * Layout.  The parameters are one flat float vector, layer by layer W (out x
  * in, row-major) then b, and each server's gradient has the same layout, so
- * the all-reduce sees one vector of P floats (235,146 for 784-256-128-10,
- * the size paper.md section 10 uses).  The hot loops are float: activations
+ * the all-reduce sees one vector of P floats (235,146 for 784-256-128-10).
+ * The hot loops are float: activations
  * are rows of a batch and every product is one cblas_sgemm.
  *
  * Determinism.  A server's gradient depends only on the parameters and its
