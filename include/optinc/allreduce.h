@@ -147,8 +147,7 @@ struct optinc_ar_algorithm {
                          float *grad, size_t n, uint64_t *errors, optinc_error *err);
 };
 
-/* Every algorithm, in the order lists show them (ring first, the default),
- * then NULL. */
+/* Every algorithm, in the order lists show them (ring first), then NULL. */
 extern const optinc_ar_algorithm *const optinc_ar_algorithms[];
 /* The algorithm called name; NULL when there is none. */
 const optinc_ar_algorithm *optinc_ar_find(const char *name);
