@@ -37,4 +37,15 @@ void cli_json_string(FILE *f, const char *s);
 /* Writes a double as JSON (%.17g; null for NaN/Inf, which JSON lacks). */
 void cli_json_number(FILE *f, double x);
 
+/* The folder of the training data when --data is not given:
+ * $OPTINC_FASHION_MNIST_DIR, else the packaged one (dataset.h). */
+void cli_data_dir(char *dir, size_t size);
+/* Nonzero when the program was started by mpirun (OpenMPI's environment). */
+int cli_under_mpirun(void);
+/* Plots out_dir/metrics.csv into curves.svg and curves.png with gnuplot
+ * (script kept as curves.gp).  *have_gnuplot is set to 0, and nothing is
+ * drawn, when gnuplot is not on PATH. */
+optinc_status cli_plot_curves(const char *out_dir, const char *title, int *have_gnuplot,
+                              optinc_error *err);
+
 #endif

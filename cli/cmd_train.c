@@ -31,7 +31,7 @@
 #define DEFAULT_ONN "netlists/onn4x8.pnl.sp"
 
 static const char usage_text[] =
-    "usage: optinc train [SPEC] [--backend inproc|mpi] [--allreduce ring|optinc|exact|quantized]\n"
+    "usage: optinc train [SPEC] [--backend %s] [--allreduce %s]\n"
     "                    [--servers N] [--epochs E] [--seed S] [--batch B] [--lr X]\n"
     "                    [--momentum X] [--hidden W1,W2,...] [--bits B] [--block-size K]\n"
     "                    [--onn NET.sp|exact] [--programmed] [--phase-sigma RAD]\n"
@@ -50,7 +50,7 @@ typedef struct opts {
     int mpi, json, quiet, cost_model;
     int set_servers, set_epochs, set_batch, set_lr, set_momentum, set_hidden, set_allreduce,
         set_ckpt, set_bits, set_block, set_chip_seed, programmed;
-    const char *spec, *onn, *inject;
+    const char *backend, *spec, *onn, *inject;
     double phase_sigma, step_timeout_s;
     uint64_t chip_seed;
 } opts;
@@ -114,6 +114,7 @@ static int parse(int argc, char **argv, opts *o)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     optinc_train_config *c = &o->cfg;
+    char backends[64], algorithms[128];
     int ch;
     long v;
     double d;
@@ -129,17 +130,22 @@ static int parse(int argc, char **argv, opts *o)
             o->spec = a;
             break;
         case 'h':
-            fputs(usage_text, stdout);
+            printf(usage_text, optinc_comm_backend_names("|", "|", backends, sizeof backends),
+                   optinc_ar_names("|", "|", algorithms, sizeof algorithms));
             return 0;
         case O_BACKEND:
-            if (strcmp(a, "inproc") && strcmp(a, "mpi"))
-                return cli_usage_error("train", "--backend is inproc or mpi, not '%s'", a);
+            if (!optinc_comm_backend_known(a))
+                return cli_usage_error("train", "--backend is %s, not '%s'",
+                                       optinc_comm_backend_names(", ", " or ", backends,
+                                                                 sizeof backends), a);
+            o->backend = a;
             o->mpi = !strcmp(a, "mpi");
             break;
         case O_ALLREDUCE:
-            if (optinc_ar_kind_parse(a, &c->allreduce))
-                return cli_usage_error("train", "--allreduce is ring, optinc, exact or "
-                                       "quantized, not '%s'", a);
+            if (!(c->allreduce = optinc_ar_find(a)))
+                return cli_usage_error("train", "--allreduce is %s, not '%s'",
+                                       optinc_ar_names(", ", " or ", algorithms,
+                                                       sizeof algorithms), a);
             o->set_allreduce = 1;
             break;
         case O_SERVERS:
@@ -266,10 +272,12 @@ static int parse(int argc, char **argv, opts *o)
 }
 
 /* Spec settings for what the command line left unset. */
-static void apply_spec(opts *o, const optinc_spec *spec)
+static optinc_status apply_spec(opts *o, const optinc_spec *spec, optinc_error *err)
 {
     optinc_train_config saved = o->cfg;
-    optinc_train_apply_spec(&o->cfg, &spec->train);
+    optinc_status st = optinc_train_apply_spec(&o->cfg, spec, err);
+    if (st)
+        return st;
     optinc_train_config *c = &o->cfg;
     if (spec->allreduce.present) {
         if (!o->set_bits && spec->allreduce.gradient_bits)
@@ -292,6 +300,7 @@ static void apply_spec(opts *o, const optinc_spec *spec)
     }
     if (!o->onn && spec->train.onn[0])
         o->onn = spec->train.onn;
+    return OPTINC_OK;
 }
 
 /* ---- the cost-model tables ------------------------------------------------ */
@@ -314,12 +323,12 @@ static int cost_model(const opts *o)
         buf[j] = (float)((j * 2654435761u) % 2001) / 1000.0f - 1.0f;
     for (int N = 2; N <= 16; N++) {
         optinc_ar_stats st[3];
-        optinc_ar_kind kinds[3] = {OPTINC_AR_RING, OPTINC_AR_EXACT, OPTINC_AR_OPTINC};
+        const char *kinds[3] = {"ring", "exact", "optinc"};
         for (int i = 0; i < N; i++)
             g[i] = buf + (size_t)i * n;
         for (int k = 0; k < 3; k++) {
-            optinc_ar_config ac = {kinds[k], N, o->cfg.bits, OPTINC_AR_DEFAULT_BLOCK, NULL,
-                                   NULL, 1};
+            optinc_ar_config ac = {optinc_ar_find(kinds[k]), N, o->cfg.bits,
+                                   OPTINC_AR_DEFAULT_BLOCK, NULL, NULL, 1};
             optinc_allreduce *ar;
             memset(&st[k], 0, sizeof st[k]);
             optinc_status s = optinc_allreduce_new(&ac, &ar, &err);
@@ -460,8 +469,8 @@ static void print_json(const opts *o, const optinc_train_result *r, const char *
 {
     const optinc_train_config *c = &o->cfg;
     printf("{\"backend\": \"%s\", \"allreduce\": \"%s\", \"servers\": %d, \"epochs\": %d, "
-           "\"steps\": %ld, \"params\": %zu, \"aggregator\": ", o->mpi ? "mpi" : "inproc",
-           optinc_ar_kind_name(c->allreduce), c->servers, r->n_epochs, r->steps, r->params);
+           "\"steps\": %ld, \"params\": %zu, \"aggregator\": ", o->backend,
+           c->allreduce->name, c->servers, r->n_epochs, r->steps, r->params);
     cli_json_string(stdout, aggregator);
     printf(", \"batch\": %d, \"hidden\": [", c->batch);
     for (int l = 0; l < c->n_hidden; l++)
@@ -507,7 +516,7 @@ static void print_text(const opts *o, const optinc_train_result *r, const char *
 {
     const optinc_train_config *c = &o->cfg;
     printf("optinc train: %s all-reduce (%s), %d servers, %s backend\n",
-           optinc_ar_kind_name(c->allreduce), aggregator, c->servers, o->mpi ? "mpi" : "inproc");
+           c->allreduce->name, aggregator, c->servers, o->backend);
     if (rep) {
         printf("ONN table: %llu of %llu P outputs exact (%.4f%%; %.4f%% of server inputs); "
                "errors (LSB: count):", (unsigned long long)rep->correct,
@@ -541,48 +550,15 @@ static optinc_status onn_table(const opts *o, optinc_agg_lut **lut, optinc_onn_r
                                optinc_error *err)
 {
     const char *path = o->onn ? o->onn : DEFAULT_ONN;
-    optinc_circuit *c = NULL;
-    optinc_onn_meta meta;
-    optinc_status st = optinc_onn_load(path, cli_read_opts(), &c, &meta, err);
-    if (st) {
-        if (!o->onn && access(path, R_OK))
-            optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
-                        "no ONN netlist here: give --onn NET.sp (optinc onn train and "
-                        "optinc compile make one), or use --allreduce quantized for the "
-                        "exact aggregation");
-        return st;
-    }
-    const optinc_onn_task *t = &meta.task;
-    if (meta.level != 0 || t->pre != OPTINC_P_DIGIT_SUMS || t->servers != o->cfg.servers ||
-        meta.bits != o->cfg.bits || t->divisor != t->servers) {
-        optinc_circuit_free(c);
-        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
-                           "this ONN averages %d servers' %d-bit codes (%s, level %d); the run "
-                           "needs one unit with digit sums for %d servers and %d bits: give "
-                           "--servers and --bits to match, or another --onn",
-                           t->servers, meta.bits,
-                           t->pre == OPTINC_P_DIGIT_SUMS ? "digit sums" : "weighted sum",
-                           meta.level, o->cfg.servers, o->cfg.bits);
-    }
     optinc_onn_devices dev = {!o->programmed, o->phase_sigma,
                               o->set_chip_seed ? o->chip_seed : o->cfg.seed};
-    optinc_onn_lut *olut = NULL;
-    st = optinc_onn_lut_build(c, &meta, &dev, &olut, err);
-    optinc_circuit_free(c);
-    if (!st)
-        st = optinc_agg_lut_new(o->cfg.servers, o->cfg.bits, lut, err);
-    if (!st && olut->size != (*lut)->size)
-        st = optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
-                         "the ONN's table has %llu entries, expected %zu",
-                         (unsigned long long)olut->size, (*lut)->size);
-    if (!st) {
-        uint32_t top = (1u << o->cfg.bits) - 1;
-        for (size_t i = 0; i < (*lut)->size; i++)
-            (*lut)->code[i] = (uint16_t)(olut->code[i] < top ? olut->code[i] : top);
-        snprintf((*lut)->source, sizeof (*lut)->source, "%s", path);
-        *rep = olut->report;
-    }
-    optinc_onn_lut_free(olut);
+    optinc_status st = optinc_agg_lut_onn(path, cli_read_opts(), o->cfg.servers, o->cfg.bits,
+                                          &dev, lut, rep, err);
+    if (st && !o->onn && access(path, R_OK))
+        optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
+                    "no ONN netlist here: give --onn NET.sp (optinc onn train and "
+                    "optinc compile make one), or use --allreduce quantized for the "
+                    "exact aggregation");
     return st;
 }
 
@@ -593,24 +569,22 @@ static optinc_status load_aggregator(opts *o, optinc_err_hist **hist, optinc_agg
                                      const char **name, optinc_onn_report *rep, int *have_rep,
                                      optinc_error *err)
 {
-    static const char *const names[] = {"float chunks around the ring", "",
-                                        "float mean, servers in order",
-                                        "quantized mean, rounded half to even"};
     optinc_status st = OPTINC_OK;
     int from_onn = o->inject && !strcmp(o->inject, "onn");
-    *name = names[o->cfg.allreduce];
+    int onn = o->cfg.allreduce->flags & OPTINC_AR_ONN;
+    *name = o->cfg.allreduce->summary;
     *have_rep = 0;
     int exact = o->onn && !strcmp(o->onn, "exact");
     if (from_onn && exact)
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                            "--inject-errors onn measures a compiled ONN: give --onn NET.sp");
-    if (o->cfg.allreduce == OPTINC_AR_OPTINC || from_onn) {
+    if (onn || from_onn) {
         st = exact ? optinc_agg_lut_exact(o->cfg.servers, o->cfg.bits, lut, err)
                    : onn_table(o, lut, rep, err);
         if (st)
             return st;
         *have_rep = !exact;
-        if (o->cfg.allreduce == OPTINC_AR_OPTINC) {
+        if (onn) {
             o->cfg.lut = *lut;
             *name = (*lut)->source;
         }
@@ -630,6 +604,7 @@ int cmd_train(int argc, char **argv)
     opts o;
     memset(&o, 0, sizeof o);
     optinc_train_defaults(&o.cfg);
+    o.backend = "inproc";
     o.step_timeout_s = OPTINC_COMM_DEFAULT_TIMEOUT_S;
     int rc = parse(argc, argv, &o);
     if (rc >= 0)
@@ -645,25 +620,31 @@ int cmd_train(int argc, char **argv)
     optinc_status st = OPTINC_OK;
     if (o.spec && (st = optinc_spec_load(o.spec, cli_read_opts(), &spec, &err)))
         return cli_report(&err, st);
-    if (spec)
-        apply_spec(&o, spec);
+    if (spec && (st = apply_spec(&o, spec, &err))) {
+        optinc_spec_free(spec);
+        return cli_report(&err, st);
+    }
+    if (!o.cfg.data_dir[0])
+        cli_data_dir(o.cfg.data_dir, sizeof o.cfg.data_dir);
     optinc_comm comm;
+    if ((st = optinc_comm_backend_check(o.backend, &err))) {
+        optinc_spec_free(spec);
+        return cli_report(&err, st);
+    }
+    if (o.mpi && !cli_under_mpirun()) {
+        optinc_spec_free(spec);
+        return cli_usage_error("train", "--backend mpi runs under mpirun: "
+                               "mpirun -np %d optinc train ... --backend mpi", o.cfg.servers);
+    }
+    st = optinc_comm_open(&comm, o.backend, o.cfg.servers, &argc, &argv, &err);
     if (o.mpi) {
-        if (!optinc_comm_under_mpirun()) {
-            optinc_spec_free(spec);
-            return cli_usage_error("train", "--backend mpi runs under mpirun: "
-                                   "mpirun -np %d optinc train ... --backend mpi",
-                                   o.cfg.servers);
-        }
-        st = optinc_comm_mpi_init(&comm, &argc, &argv, &err);
         if (!st && o.set_servers && o.cfg.servers != comm.servers)
             st = optinc_fail(&err, OPTINC_EINPUT, NULL, 0, 0,
                              "--servers %d but mpirun started %d ranks: use mpirun -np %d",
                              o.cfg.servers, comm.servers, o.cfg.servers);
         o.cfg.servers = comm.servers;
         comm.timeout_s = o.step_timeout_s;
-    } else
-        optinc_comm_inproc(&comm, o.cfg.servers);
+    }
     int root = comm.rank == 0;
     w.rank = comm.rank;
     w.bar = root && !o.quiet && isatty(STDERR_FILENO);
@@ -693,7 +674,7 @@ int cmd_train(int argc, char **argv)
         st = optinc_train(&o.cfg, &comm, &res, &err);
     }
     int failed = optinc_comm_failed(&comm);
-    if (failed) {   /* each rank that noticed; optinc_comm_finalize() ends the job */
+    if (failed) {   /* each rank that noticed; optinc_comm_close() ends the job */
         note_off = 1;
         fprintf(stderr, "optinc train: %s\n", err.message);
     }
@@ -703,9 +684,9 @@ int cmd_train(int argc, char **argv)
         char title[256];
         int have;
         snprintf(title, sizeof title, "%s all-reduce, %d servers, seed %llu",
-                 optinc_ar_kind_name(o.cfg.allreduce), o.cfg.servers,
+                 o.cfg.allreduce->name, o.cfg.servers,
                  (unsigned long long)o.cfg.seed);
-        st = optinc_train_plot(o.cfg.out_dir, title, &have, &err);
+        st = cli_plot_curves(o.cfg.out_dir, title, &have, &err);
         if (!st && !have && !o.quiet)
             cli_warn("gnuplot is not installed: no plots (install gnuplot-nox; the curves are "
                      "in %s/metrics.csv)", o.cfg.out_dir);
@@ -720,6 +701,6 @@ int cmd_train(int argc, char **argv)
     optinc_agg_lut_free(lut);
     optinc_err_hist_free(hist);
     optinc_spec_free(spec);
-    optinc_comm_finalize(&comm);
+    optinc_comm_close(&comm);
     return rc;
 }

@@ -2,7 +2,8 @@
  * test_allreduce.c - the all-reduce algorithms against independent
  * computations: the ring's defined summation order, byte counts against the
  * formulas for N = 2..16, the aggregation table against direct evaluation,
- * rounding half to even, injected errors, histograms, the cost model.
+ * rounding half to even, injected errors, histograms, the tables of
+ * algorithms and backends, the cost model.
  */
 #include <complex.h>
 #include <criterion/criterion.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "optinc/allreduce.h"
+#include "optinc/comm.h"
 #include "optinc/costmodel.h"
 #include "optinc/onn.h"
 #include "optinc/rng.h"
@@ -47,10 +49,10 @@ static void grads_free(float **g, int N)
     free(g);
 }
 
-static optinc_allreduce *plan(optinc_ar_kind kind, int N, const optinc_agg_lut *lut,
+static optinc_allreduce *plan(const char *name, int N, const optinc_agg_lut *lut,
                               const optinc_err_hist *h)
 {
-    optinc_ar_config c = {kind, N, 8, 64, lut, h, 7};
+    optinc_ar_config c = {optinc_ar_find(name), N, 8, 64, lut, h, 7};
     optinc_allreduce *ar = NULL;
     optinc_error err;
     cr_assert_eq(optinc_allreduce_new(&c, &ar, &err), OPTINC_OK, "%s", err.message);
@@ -127,7 +129,7 @@ Test(allreduce, table_limits)
     cr_assert(strstr(err.message, "2..12"));
     cr_assert_eq(optinc_agg_lut_new(64, 12, &lut, &err), OPTINC_EINPUT);
     cr_assert(strstr(err.message, "2^26"));
-    optinc_ar_config c = {OPTINC_AR_OPTINC, 4, 8, 64, NULL, NULL, 1};
+    optinc_ar_config c = {optinc_ar_find("optinc"), 4, 8, 64, NULL, NULL, 1};
     cr_assert_eq(optinc_agg_lut_exact(2, 8, &lut, &err), OPTINC_OK);
     c.lut = lut;
     optinc_allreduce *ar;
@@ -145,7 +147,7 @@ Test(allreduce, ring_sums_in_ring_order)
         for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
             size_t n = sizes[si];
             float **g = grads_new(N, n, 100 + (uint64_t)N), **ref = grads_copy(g, N, n);
-            optinc_allreduce *ar = plan(OPTINC_AR_RING, N, NULL, NULL);
+            optinc_allreduce *ar = plan("ring", N, NULL, NULL);
             run(ar, 0, g, n, NULL);
             for (int c = 0; c < N; c++) {
                 size_t lo = n * (size_t)c / (size_t)N, hi = n * (size_t)(c + 1) / (size_t)N;
@@ -169,7 +171,7 @@ Test(allreduce, exact_sums_in_server_order)
     int N = 5;
     size_t n = 777;
     float **g = grads_new(N, n, 9), **ref = grads_copy(g, N, n);
-    optinc_allreduce *ar = plan(OPTINC_AR_EXACT, N, NULL, NULL);
+    optinc_allreduce *ar = plan("exact", N, NULL, NULL);
     run(ar, 0, g, n, NULL);
     for (size_t j = 0; j < n; j++) {
         volatile float s = ref[0][j];
@@ -195,13 +197,13 @@ Test(allreduce, bytes_counted_equal_formula)
         memset(&ring, 0, sizeof ring);
         memset(&exact, 0, sizeof exact);
         memset(&opt, 0, sizeof opt);
-        optinc_allreduce *a = plan(OPTINC_AR_RING, N, NULL, NULL);
+        optinc_allreduce *a = plan("ring", N, NULL, NULL);
         run(a, 0, g, n, &ring);
         optinc_allreduce_free(a);
-        a = plan(OPTINC_AR_EXACT, N, NULL, NULL);
+        a = plan("exact", N, NULL, NULL);
         run(a, 0, g, n, &exact);
         optinc_allreduce_free(a);
-        a = plan(OPTINC_AR_OPTINC, N, NULL, NULL);
+        a = plan("optinc", N, NULL, NULL);
         run(a, 0, g, n, &opt);
         optinc_allreduce_free(a);
         for (int i = 0; i < N; i++) {
@@ -228,8 +230,8 @@ Test(allreduce, optinc_equals_quantized_and_direct)
     for (int N = 2; N <= 6; N++) {
         size_t n = 5000;
         float **a = grads_new(N, n, 11), **b = grads_copy(a, N, n), **ref = grads_copy(a, N, n);
-        optinc_allreduce *pa = plan(OPTINC_AR_OPTINC, N, NULL, NULL);
-        optinc_allreduce *pb = plan(OPTINC_AR_QUANTIZED, N, NULL, NULL);
+        optinc_allreduce *pa = plan("optinc", N, NULL, NULL);
+        optinc_allreduce *pb = plan("quantized", N, NULL, NULL);
         run(pa, 0, a, n, NULL);
         run(pb, 0, b, n, NULL);
         for (size_t lo = 0; lo < n; lo += 64) {
@@ -269,7 +271,7 @@ Test(allreduce, optinc_equals_quantized_and_direct)
  * under the block's shared maximum, half to even, clamped to 1..2^b-1. */
 Test(allreduce, quantize_offset_binary_half_even)
 {
-    optinc_allreduce *ar = plan(OPTINC_AR_QUANTIZED, 2, NULL, NULL);   /* 8 bits */
+    optinc_allreduce *ar = plan("quantized", 2, NULL, NULL);   /* 8 bits */
     const float g0[4] = {0.5f, -1.0f, 0.25f, 0.0f}, g1[4] = {-0.75f, 0.125f, 1e-3f, 0.0f};
     float m0, m1;
     optinc_ar_block_absmax(ar, g0, 4, &m0);
@@ -308,7 +310,7 @@ Test(allreduce, zero_and_extreme_blocks)
         for (size_t j = 0; j < 64; j++)
             g[i][j] = 0.0f;                       /* block 0 all zero */
     g[0][70] = 1e30f;                             /* block 1 dominated by one value */
-    optinc_allreduce *ar = plan(OPTINC_AR_OPTINC, N, NULL, NULL);
+    optinc_allreduce *ar = plan("optinc", N, NULL, NULL);
     run(ar, 0, g, n, NULL);
     for (size_t j = 0; j < 64; j++)
         cr_assert_eq(g[1][j], 0.0f);
@@ -332,8 +334,8 @@ Test(allreduce, injected_errors)
     float **orig = grads_new(N, n, 4);
     float **g = grads_copy(orig, N, n), **g2 = grads_copy(orig, N, n);
     float **g3 = grads_copy(orig, N, n), **clean = grads_copy(orig, N, n);
-    optinc_allreduce *ar = plan(OPTINC_AR_OPTINC, N, NULL, h);
-    optinc_allreduce *ideal = plan(OPTINC_AR_OPTINC, N, NULL, NULL);
+    optinc_allreduce *ar = plan("optinc", N, NULL, h);
+    optinc_allreduce *ideal = plan("optinc", N, NULL, NULL);
     optinc_ar_stats st;
     memset(&st, 0, sizeof st);
     run(ar, 5, g, n, &st);
@@ -407,23 +409,86 @@ Test(allreduce, histogram_files)
         cr_assert(strstr(err.message, bad[i].msg), "case %zu: %s", i, err.message);
     }
     cr_assert_eq(optinc_err_hist_load("/nonexistent/h.txt", &h, &err), OPTINC_EINPUT);
+    /* the buffer reader the file reader wraps: errors carry the name given,
+     * and the buffer need not end in a newline */
+    const char text[] = "0 990\n1 6\n-1 3\n4 1";
+    cr_assert_eq(optinc_err_hist_parse(text, strlen(text), "mem", &h, &err), OPTINC_OK, "%s",
+                 err.message);
+    cr_assert_eq(h->n, 3);
+    cr_assert_float_eq(h->cdf[1], 0.9, 1e-12);
+    cr_assert_str_eq(h->path, "mem");
+    optinc_err_hist_free(h);
+    cr_assert_eq(optinc_err_hist_parse("0 10\n1 x\n", 9, "mem", &h, &err), OPTINC_EINPUT);
+    cr_assert(!strcmp(err.file, "mem") && err.line == 2 && err.column == 1, "%s:%d:%d", err.file,
+              err.line, err.column);
     tu_rmtree(dir);
     free(dir);
 }
 
-Test(allreduce, kind_names)
+Test(allreduce, algorithm_names)
 {
-    optinc_ar_kind k;
     const char *names[] = {"ring", "optinc", "exact", "quantized"};
     for (int i = 0; i < 4; i++) {
-        cr_assert_eq(optinc_ar_kind_parse(names[i], &k), 0);
-        cr_assert_eq((int)k, i);
-        cr_assert_str_eq(optinc_ar_kind_name(k), names[i]);
+        const optinc_ar_algorithm *a = optinc_ar_find(names[i]);
+        cr_assert(a);
+        cr_assert_eq(a, optinc_ar_algorithms[i]);
+        cr_assert_str_eq(a->name, names[i]);
     }
-    cr_assert_eq(optinc_ar_kind_parse("tree", &k), -1);
+    cr_assert_null(optinc_ar_algorithms[4]);
+    cr_assert_null(optinc_ar_find("tree"));
+    /* every entry runs in process, and on MPI exactly when the build has it */
+    for (int i = 0; optinc_ar_algorithms[i]; i++) {
+        const optinc_ar_algorithm *a = optinc_ar_algorithms[i];
+        cr_assert(a->inproc && a->summary, "%s", a->name);
+#ifdef OPTINC_HAVE_MPI
+        cr_assert(a->mpi, "%s", a->name);
+#else
+        cr_assert_null(a->mpi, "%s", a->name);
+#endif
+    }
+    char buf[128];
+    cr_assert_str_eq(optinc_ar_names(", ", " or ", buf, sizeof buf),
+                     "ring, optinc, exact or quantized");
+    cr_assert_str_eq(optinc_ar_names("|", "|", buf, sizeof buf), "ring|optinc|exact|quantized");
 }
 
-/* The cost model: comm time from counted traffic, and the section 7 saving
+/* The backends by name; the in-process one needs no one else. */
+Test(allreduce, backends)
+{
+    optinc_error err;
+    char buf[64];
+    cr_assert(optinc_comm_backend_known("inproc") && optinc_comm_backend_known("mpi"));
+    cr_assert(!optinc_comm_backend_known("tcp"));
+    cr_assert_str_eq(optinc_comm_backend_names(", ", " or ", buf, sizeof buf), "inproc or mpi");
+    cr_assert_eq(optinc_comm_backend_check("inproc", &err), OPTINC_OK);
+    cr_assert_eq(optinc_comm_backend_check("tcp", &err), OPTINC_EINPUT);
+    cr_assert(strstr(err.message, "use inproc or mpi"), "%s", err.message);
+#ifdef OPTINC_HAVE_MPI
+    cr_assert_eq(optinc_comm_backend_check("mpi", &err), OPTINC_OK);
+#else
+    cr_assert_eq(optinc_comm_backend_check("mpi", &err), OPTINC_EINPUT);
+    cr_assert_str_eq(err.message, "this optinc was built without MPI; install libopenmpi-dev "
+                                  "and rebuild");
+    optinc_comm none;
+    cr_assert_eq(optinc_comm_open(&none, "mpi", 4, NULL, NULL, &err), OPTINC_EINPUT);
+    cr_assert_eq(none.servers, 1, "a failed open leaves one server in process");
+#endif
+    optinc_comm comm;
+    cr_assert_eq(optinc_comm_open(&comm, "inproc", 3, NULL, NULL, &err), OPTINC_OK);
+    cr_assert(comm.servers == 3 && comm.rank == 0 && comm.first == 0 && comm.count == 3);
+    double local[3] = {1, 2, 3}, all[3];
+    int64_t sum;
+    cr_assert_eq(optinc_comm_allgather(&comm, local, all, 1, &err), OPTINC_OK);
+    cr_assert(all[0] == 1 && all[1] == 2 && all[2] == 3);
+    cr_assert_eq(optinc_comm_sum(&comm, 7, &sum, &err), OPTINC_OK);
+    cr_assert_eq(sum, 7);
+    cr_assert_eq(optinc_comm_agree(&comm, OPTINC_EINPUT, &err), OPTINC_EINPUT);
+    cr_assert_eq(optinc_comm_native_sum(&comm, NULL, 0, &err), OPTINC_EINPUT);
+    cr_assert(!optinc_comm_failed(&comm));
+    optinc_comm_close(&comm);
+}
+
+/* The cost model: comm time from counted traffic, and the saving
  * (N-2)/(2(N-1)) x communication share when only communication differs. */
 Test(allreduce, cost_model)
 {
@@ -526,7 +591,7 @@ Test(allreduce, onn_table_equals_direct_simulation, .timeout = 60)
         cr_assert_eq(olut->size, lut->size);
         for (size_t i = 0; i < lut->size; i++)
             lut->code[i] = (uint16_t)olut->code[i];
-        optinc_ar_config cfg = {OPTINC_AR_OPTINC, 4, 4, 64, lut, NULL, 1};
+        optinc_ar_config cfg = {optinc_ar_find("optinc"), 4, 4, 64, lut, NULL, 1};
         optinc_allreduce *ar;
         cr_assert_eq(optinc_allreduce_new(&cfg, &ar, &err), OPTINC_OK, "%s", err.message);
         enum { n = 400 };

@@ -204,10 +204,16 @@ Test(train, command_line)
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "OPTINC_TEST_FAULT is kill:RANK:STEP"), "%s", r.err);
     tu_run_free(&r);
-    /* --backend mpi outside mpirun says how to start it */
+    /* --backend mpi outside mpirun says how to start it; a build without MPI
+     * says how to get it */
     r = tu_optinc((const char *[]){"train", "--backend", "mpi", NULL});
     cr_assert_eq(r.status, 2);
+#ifdef OPTINC_HAVE_MPI
     cr_assert(strstr(r.err, "mpirun -np"), "%s", r.err);
+#else
+    cr_assert(strstr(r.err, "this optinc was built without MPI; install libopenmpi-dev and "
+                            "rebuild"), "%s", r.err);
+#endif
     tu_run_free(&r);
 }
 
@@ -368,6 +374,38 @@ Test(train, spec_defaults_are_the_trainers)
     tu_run_free(&a);
     tu_run_free(&b);
     tu_run_free(&c);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* train.allreduce names an algorithm of the trainer's table: a name the
+ * table does not know is refused at its position in the spec, with the
+ * table's names; a known one is taken. */
+Test(train, spec_names_an_algorithm_of_the_table)
+{
+    char *dir = tr_dataset(), bad[4200], good[4200];
+    cr_assert(dir);
+    snprintf(bad, sizeof bad, "%s/bad.yaml", dir);
+    snprintf(good, sizeof good, "%s/good.yaml", dir);
+    cr_assert_eq(tu_write_file(bad, "schema_version: 1\nname: bad\ntrain:\n  allreduce: tree\n"),
+                 0);
+    cr_assert_eq(tu_write_file(good, "schema_version: 1\nname: good\n"
+                                     "train: {allreduce: exact, epochs: 1}\n"), 0);
+    tu_run a = tu_optinc_start((const char *[]){"train", bad, "--data", dir, NULL});
+    tu_run b = tu_optinc_start((const char *[]){"train", good, "--data", dir, "--json",
+                                                "--quiet", NULL});
+    tu_wait(&a);
+    tu_wait(&b);
+    cr_assert_eq(a.status, 2, "%s", a.err);
+    char want[4400];
+    snprintf(want, sizeof want, "%s:4:14: error: 'allreduce' in train is 'tree', which is not "
+             "known; use one of: ring | optinc | exact | quantized\n", bad);
+    cr_assert_str_eq(a.err, want);
+    cr_assert_str_eq(a.out, "");
+    cr_assert_eq(b.status, 0, "%s", b.err);
+    cr_assert_str_eq(tr_json(b.out, "allreduce"), "\"exact\"");
+    tu_run_free(&a);
+    tu_run_free(&b);
     tu_rmtree(dir);
     free(dir);
 }

@@ -5,11 +5,13 @@
  * Four classes of 8x8 images: class k lights quadrant k (pixels 160..255)
  * over noise (0..95), drawn from a fixed generator.  The files are written
  * uncompressed under the Fashion-MNIST names (gzread reads plain files).
- * And a small compiled ONN to aggregate with, and how to start mpirun.
+ * And a small compiled ONN to aggregate with, how to start mpirun, and when
+ * the MPI tests cannot run.
  */
 #ifndef OPTINC_TRAINUTIL_H
 #define OPTINC_TRAINUTIL_H
 
+#include <criterion/criterion.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -122,6 +124,17 @@ static inline const char *tr_mpirun(void)
         path += len + (path[len] == ':');
     }
     return NULL;
+}
+
+/* Skips the calling test, saying why, when this build has no MPI backend or
+ * mpirun is not on PATH. */
+static inline void tr_need_mpi(void)
+{
+#ifndef OPTINC_HAVE_MPI
+    cr_skip_test("this optinc was built without MPI (install libopenmpi-dev and rebuild)");
+#endif
+    if (!tr_mpirun())
+        cr_skip_test("mpirun not found: install openmpi-bin");
 }
 
 /* The session folder of the running mpirun (one at a time per process). */

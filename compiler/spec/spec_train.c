@@ -13,10 +13,12 @@
 #include "optinc/fileio.h"
 #include "compiler/spec/spec_internal.h"
 
-/* The words of train.allreduce: the names of the runtime's all-reduce
- * algorithms, in the order of its algorithm table, which this list must
- * match.  The first is the default (the ring, the baseline). */
-static const char *const allreduce_names[] = {"ring", "optinc", "exact", "quantized"};
+/* train.allreduce names one of the runtime's all-reduce algorithms.  The
+ * spec is read below the runtime, so it keeps the name and its position, and
+ * the trainer looks the name up in its algorithm table
+ * (optinc_train_apply_spec) and refuses an unknown one at that position: a
+ * new algorithm is then known to specs without a word list here. */
+#define DEFAULT_ALLREDUCE "ring"
 /* The words of train.dataset; the first is the default. */
 static const char *const dataset_names[] = {"fashion_mnist"};
 
@@ -33,7 +35,7 @@ void optinc_spec_train_defaults(optinc_spec_train *t)
     t->n_hidden = COUNT_OF(hidden);
     t->lr = OPTINC_SPEC_TRAIN_DEFAULT_LR;
     t->momentum = OPTINC_SPEC_TRAIN_DEFAULT_MOMENTUM;
-    snprintf(t->allreduce, sizeof t->allreduce, "%s", allreduce_names[0]);
+    snprintf(t->allreduce, sizeof t->allreduce, "%s", DEFAULT_ALLREDUCE);
 }
 
 optinc_status optinc_spec_parse_train(ctx *c, yaml_node_t *n)
@@ -53,7 +55,7 @@ optinc_status optinc_spec_parse_train(ctx *c, yaml_node_t *n)
 #undef TF
     const char *what = "train";
     optinc_spec_train *t = &c->spec->train;
-    int dataset = 0, mode = 0;
+    int dataset = 0;
     char onn[1024] = "";
     optinc_status st;
     yaml_node_t *v;
@@ -61,14 +63,18 @@ optinc_status optinc_spec_parse_train(ctx *c, yaml_node_t *n)
     if ((st = optinc_spec_check_map(c, n, what, keys)) ||
         (st = optinc_spec_read_fields(c, n, what, fields, t)) ||
         (st = optinc_spec_read_enum(c, n, "dataset", what, WORDS(dataset_names), &dataset)) ||
-        (st = optinc_spec_read_enum(c, n, "allreduce", what, WORDS(allreduce_names), &mode)) ||
+        ((v = optinc_spec_get(c, n, "allreduce")) &&
+         (st = optinc_spec_ident(c, v, "allreduce", what, t->allreduce))) ||
         ((v = optinc_spec_get(c, n, "hidden")) &&
          (st = optinc_spec_read_int_list(c, v, "hidden", what, 1, OPTINC_MATRIX_DIM_MAX,
                                          t->hidden, OPTINC_MAX_HIDDEN, &t->n_hidden))) ||
         (st = optinc_spec_read_string(c, n, "onn", what, onn, sizeof onn)))
         return st;
     snprintf(t->dataset, sizeof t->dataset, "%s", dataset_names[dataset]);
-    snprintf(t->allreduce, sizeof t->allreduce, "%s", allreduce_names[mode]);
+    if ((v = optinc_spec_get(c, n, "allreduce"))) {
+        t->allreduce_line = (int)v->start_mark.line + 1;
+        t->allreduce_column = (int)v->start_mark.column + 1;
+    }
     if (onn[0])
         optinc_path_join(c->spec->dir, onn, t->onn, sizeof t->onn);
     return OPTINC_OK;

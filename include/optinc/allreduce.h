@@ -2,17 +2,22 @@
  * allreduce.h - the gradient all-reduce of data-parallel training, emulated:
  * ring all-reduce against the OptINC optical aggregator.
  *
- * Four algorithms sit behind one plan (FFTW's habit: plan once, run every
- * training step):
+ * The algorithms form one table, optinc_ar_algorithms[]: each entry names an
+ * algorithm, says what it needs (flags), on which network its traffic is
+ * counted, and gives its in-process and MPI implementations.  Callers find
+ * an algorithm by name and consult its entry; nothing outside the table
+ * lists them.  The plan is made once and run every training step (FFTW's
+ * habit):
  *
  *   ring       reduce-scatter then all-gather, N-1 + N-1 steps, each server
  *              sending one chunk of n/N floats per step (the electrical
- *              baseline of paper.md section 7);
+ *              baseline);
  *   optinc     every server block-quantizes its gradient to b-bit offset binary
  *              codes and sends them once to the OptINC unit, which forms the
  *              digit-position sums of their PAM4 digits (preprocessing P) and
  *              maps them through the aggregation table (the compiled ONN,
- *              tabulated over P's output space) to the code of the average;
+ *              tabulated over P's output space; onn_aggregate.h) to the code
+ *              of the average;
  *   exact      float mean, servers added in the order 0..N-1 (reference);
  *   quantized  the exact average of the quantized codes, rounded half to even
  *              (what a perfect ONN computes; reference).
@@ -25,10 +30,11 @@
  * integer arithmetic between a shared quantizer and a shared decoder.
  *
  * Byte counts model the network the algorithm runs on, not what the emulation
- * moves: a ring of point-to-point links for ring, a star through an in-network
- * aggregator for the others (each server sends its words once and receives
- * the result once).  optinc and quantized also count the exchange of the
- * shared per-block scales (4 bytes per block, sent once, before the codes).
+ * moves, and both backends count them from the same model (the entry's
+ * network): a ring of point-to-point links, or a star through an in-network
+ * aggregator (each server sends its words once and receives the result
+ * once).  Quantizing algorithms also count the exchange of the shared
+ * per-block scales (4 bytes per block, sent once, before the codes).
  */
 #ifndef OPTINC_ALLREDUCE_H
 #define OPTINC_ALLREDUCE_H
@@ -36,53 +42,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "optinc/error.h"
+#include "optinc/onn_aggregate.h"
+#include "optinc/spec.h"
 
-#define OPTINC_AR_MAX_SERVERS 256
-#define OPTINC_AR_DEFAULT_BITS 8       /* b: the paper's 8-bit case */
-#define OPTINC_AR_DEFAULT_BLOCK 1024   /* scale overhead 4/1024 = 0.39 % (paper: < 0.4 %) */
-
-typedef enum optinc_ar_kind {
-    OPTINC_AR_RING = 0, OPTINC_AR_OPTINC, OPTINC_AR_EXACT, OPTINC_AR_QUANTIZED
-} optinc_ar_kind;
-
-const char *optinc_ar_kind_name(optinc_ar_kind kind);
-/* "ring" | "optinc" | "exact" | "quantized"; 0 on success, -1 otherwise. */
-int optinc_ar_kind_parse(const char *s, optinc_ar_kind *kind);
-
-/* ---- the aggregation table ------------------------------------------------
- * The function the OptINC unit computes, tabulated over the output space of
- * the preprocessing P: for b-bit codes there are D = b/2 PAM4 digits, and P
- * forms the D digit-position sums S_k = sum_i d_ik, each in 0..3N.  Entry
- * index = sum_k S_k (3N+1)^k holds the output code (0..2^b-1) of the average.
- * The table is filled either by optinc_agg_lut_exact() or by simulating the
- * compiled ONN on every point of P's output space (see onn.h). */
-typedef struct optinc_agg_lut {
-    int servers;          /* N */
-    int bits;             /* b, even */
-    int digits;           /* D = b/2 */
-    int radix;            /* 3N + 1 */
-    size_t size;          /* radix^D */
-    uint16_t *code;       /* size entries */
-    uint32_t *weight;     /* 2^b entries: code u -> sum_k d_k(u) radix^k */
-    char source[1100];    /* "exact" or the netlist it was simulated from */
-} optinc_agg_lut;
-
-/* An empty table (entries 0) for N servers and b bits: b even, 2 <= b <= 12,
- * radix^D entries at most 2^26.  The caller fills lut->code. */
-optinc_status optinc_agg_lut_new(int servers, int bits, optinc_agg_lut **out, optinc_error *err);
-/* The table of the exact target, optinc_agg_exact_code() of every entry. */
-optinc_status optinc_agg_lut_exact(int servers, int bits, optinc_agg_lut **out, optinc_error *err);
-void optinc_agg_lut_free(optinc_agg_lut *lut);
-/* Index of P's output for the N codes given (one per server). */
-size_t optinc_agg_lut_index(const optinc_agg_lut *lut, const uint16_t *codes);
-/* The digit-position sums S_0..S_D-1 of a table index. */
-void optinc_agg_lut_digit_sums(const optinc_agg_lut *lut, size_t index, int *sums);
-
-/* The exact target: with q_i = u_i - 2^(b-1) the signed value of code u_i and
- * sum_codes = sum_i u_i, the code of round_half_even(sum_i q_i / N), clamped
- * to 0..2^b-1.  Half to even is unbiased; half up would add +1/(2N) LSB on
- * average to every aggregated value (paper.md section 10). */
-uint16_t optinc_agg_exact_code(int servers, int bits, int64_t sum_codes);
+#define OPTINC_AR_MAX_SERVERS OPTINC_AGG_MAX_SERVERS   /* 256 */
+/* The spec's defaults (its allreduce: section starts from them). */
+#define OPTINC_AR_DEFAULT_BITS OPTINC_SPEC_AR_DEFAULT_BITS    /* b = 8, the paper's case */
+#define OPTINC_AR_DEFAULT_BLOCK OPTINC_SPEC_AR_DEFAULT_BLOCK  /* 1024: scale overhead 0.39 % */
 
 /* ---- injected ONN output errors -------------------------------------------
  * A histogram of output errors in LSBs (as the ONN verifier measures them).
@@ -97,10 +63,13 @@ typedef struct optinc_err_hist {
     char path[1024];
 } optinc_err_hist;
 
-/* Reads a histogram file: '#' comments and blank lines, then lines
- * "DELTA COUNT" with an integer DELTA (LSBs, 0 for correct outputs) and a
- * count or weight >= 0.  An error rate can be given instead of a 0 bin with a
- * line "p_error P".  Errors carry file:line:col. */
+/* Reads a histogram from buf[0..len): '#' comments and blank lines, then
+ * lines "DELTA COUNT" with an integer DELTA (LSBs, 0 for correct outputs) and
+ * a count or weight >= 0.  An error rate can be given instead of a 0 bin with
+ * a line "p_error P".  Errors carry name:line:col. */
+optinc_status optinc_err_hist_parse(const char *buf, size_t len, const char *name,
+                                    optinc_err_hist **out, optinc_error *err);
+/* The same from the file at path (the name errors carry). */
 optinc_status optinc_err_hist_load(const char *path, optinc_err_hist **out, optinc_error *err);
 /* A histogram from counts[k] of error delta (k - offset), k = 0..n-1. */
 optinc_status optinc_err_hist_from_counts(const uint64_t *counts, int n, int offset,
@@ -108,13 +77,15 @@ optinc_status optinc_err_hist_from_counts(const uint64_t *counts, int n, int off
 void optinc_err_hist_free(optinc_err_hist *h);
 
 /* ---- the plan ------------------------------------------------------------ */
+typedef struct optinc_ar_algorithm optinc_ar_algorithm;
+
 typedef struct optinc_ar_config {
-    optinc_ar_kind kind;
+    const optinc_ar_algorithm *algorithm;
     int servers;                   /* N, 1..OPTINC_AR_MAX_SERVERS */
-    int bits;                      /* optinc/quantized: b, even, 2..16 (optinc: <= 12) */
-    int block_size;                /* optinc/quantized: elements per scale block */
-    const optinc_agg_lut *lut;     /* optinc: the ONN's table (borrowed); NULL: exact */
-    const optinc_err_hist *inject; /* optinc/quantized: output errors; NULL: none */
+    int bits;                      /* quantizing: b, even, 2..16 (optinc: <= 12) */
+    int block_size;                /* quantizing: elements per scale block */
+    const optinc_agg_lut *lut;     /* OPTINC_AR_ONN: the ONN's table (borrowed); NULL: exact */
+    const optinc_err_hist *inject; /* quantizing: output errors; NULL: none */
     uint64_t seed;                 /* seed of the injected errors */
 } optinc_ar_config;
 
@@ -141,15 +112,57 @@ const optinc_ar_config *optinc_allreduce_config(const optinc_allreduce *ar);
 optinc_status optinc_allreduce_inproc(optinc_allreduce *ar, uint64_t step, float *const *grads,
                                       size_t n, optinc_ar_stats *stats, optinc_error *err);
 
-/* ---- slice kernels shared by the in-process and the MPI backends --------- */
-/* Chunk c of n elements split over N: [*lo, *hi), sizes differ by at most 1. */
-void optinc_ar_chunk(size_t n, int servers, int c, size_t *lo, size_t *hi);
-/* Number of scale blocks of n elements. */
-size_t optinc_ar_blocks(const optinc_allreduce *ar, size_t n);
+/* ---- the algorithms ------------------------------------------------------ */
+
+/* What an algorithm needs and is. */
+enum {
+    OPTINC_AR_QUANTIZES = 1,       /* sends b-bit codes under shared block scales: takes bits,
+                                      block_size and injected errors */
+    OPTINC_AR_ONN = 2              /* aggregates through the ONN's table (cfg.lut), in the
+                                      optical unit (the cost model adds its delay) */
+};
+
+/* The network an algorithm's traffic is counted on. */
+typedef enum optinc_ar_network {
+    OPTINC_AR_NET_RING = 0,        /* links to the next server: 2(N-1) messages of n/N words */
+    OPTINC_AR_NET_STAR             /* through an aggregator: the words once each way (and the
+                                      block scales once, before them, when quantizing) */
+} optinc_ar_network;
+
+struct optinc_comm;
+
+/* One entry of the table.  The functions are the backends' to call (through
+ * optinc_allreduce_inproc and optinc_comm_allreduce); *errors receives the
+ * number of injected output errors of the call. */
+struct optinc_ar_algorithm {
+    const char *name;              /* what --allreduce and specs call it */
+    const char *summary;           /* the aggregation in a few words, for reports */
+    unsigned flags;                /* OPTINC_AR_QUANTIZES | OPTINC_AR_ONN */
+    optinc_ar_network network;
+    /* Builds what the plan reuses every call (tables); NULL: nothing. */
+    optinc_status (*prepare)(optinc_allreduce *ar, optinc_error *err);
+    /* All N servers here: grads[i] of server i. */
+    optinc_status (*inproc)(optinc_allreduce *ar, uint64_t step, float *const *grads, size_t n,
+                            uint64_t *errors, optinc_error *err);
+    /* One server per MPI rank, grad its own; NULL in a build without MPI. */
+    optinc_status (*mpi)(struct optinc_comm *comm, optinc_allreduce *ar, uint64_t step,
+                         float *grad, size_t n, uint64_t *errors, optinc_error *err);
+};
+
+/* Every algorithm, in the order lists show them (ring first), then NULL. */
+extern const optinc_ar_algorithm *const optinc_ar_algorithms[];
+/* The algorithm called name; NULL when there is none. */
+const optinc_ar_algorithm *optinc_ar_find(const char *name);
+/* The names joined into buf, sep between them and last before the last:
+ * ("|", "|") gives "ring|optinc|exact|quantized", (", ", " or ") gives
+ * "ring, optinc, exact or quantized".  Returns buf. */
+const char *optinc_ar_names(const char *sep, const char *last, char *buf, size_t size);
+
+/* ---- kernels the algorithms share ------------------------------------------ */
 /* Per block max |g| of one gradient (nblocks floats).  The maxima are
  * compared as the unsigned integers of their bits, which orders finite
  * floats >= 0 like the floats, is exact, and is how the MPI backend reduces
- * them (MPI_UINT32_T, MPI_MAX), so even a NaN reduces the same way. */
+ * them (unsigned maximum), so even a NaN reduces the same way. */
 void optinc_ar_block_absmax(const optinc_allreduce *ar, const float *g, size_t n, float *absmax);
 /* Codes of g[lo..hi) (g indexed from element 0, codes[0] is element lo)
  * under the shared block maxima: rint(g * (2^(b-1)-1)/max)
@@ -161,16 +174,12 @@ void optinc_ar_quantize(const optinc_allreduce *ar, const float *g, size_t lo, s
  * the stream of (seed, step, c); returns the number of injected errors. */
 uint64_t optinc_ar_aggregate(const optinc_allreduce *ar, uint64_t step, int c,
                              const uint16_t *const *codes, size_t lo, size_t hi, uint16_t *out);
-/* Float gradient g[lo..hi) of output codes (codes[0] is element lo): (u - 2^(b-1)) * max/(2^(b-1)-1). */
+/* Float gradient g[lo..hi) of output codes (codes[0] is element lo):
+ * (u - 2^(b-1)) * max/(2^(b-1)-1). */
 void optinc_ar_decode(const optinc_allreduce *ar, const uint16_t *codes, size_t lo, size_t hi,
                       const float *absmax, float *g);
-/* acc[j] = acc[j] + in[j] over [0, len): the one float addition of ring and exact. */
+/* acc[j] = acc[j] + in[j] over [0, len): the one float addition of ring and
+ * exact (and of the trainer's bias gradients). */
 void optinc_ar_add(float *restrict acc, const float *restrict in, size_t len);
-/* g[j] = g[j] / N over [0, len). */
-void optinc_ar_mean(float *g, size_t len, int servers);
-/* Records one send of `bytes` from server `from` to its receiver `to`. */
-void optinc_ar_count(optinc_ar_stats *stats, int from, int to, uint64_t bytes);
-/* Bytes of n codes of b bits. */
-uint64_t optinc_ar_code_bytes(const optinc_allreduce *ar, size_t n);
 
 #endif

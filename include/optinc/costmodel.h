@@ -1,6 +1,7 @@
 /*
- * costmodel.h - the communication-cost model of paper.md section 7: how long
- * one training iteration takes with ring all-reduce or with OptINC.
+ * costmodel.h - the communication-cost model of the OptINC paper (arXiv
+ * 2603.28290): how long one training iteration takes with ring all-reduce or
+ * with OptINC.
  *
  * A server's link has bandwidth B and a per-message latency alpha; a
  * communication phase takes  messages * alpha + 8 * bytes_sent / B  (full
@@ -8,7 +9,7 @@
  * the all-reduce emulation itself (optinc_ar_stats), so the model and the
  * counted traffic cannot disagree.  Compute takes
  * FLOPs / (peak * efficiency), and the ONN's optical delay t_onn is added to
- * OptINC's phase.
+ * the phase of an algorithm that aggregates in the optical unit.
  */
 #ifndef OPTINC_COSTMODEL_H
 #define OPTINC_COSTMODEL_H
@@ -50,12 +51,17 @@ typedef struct optinc_iteration {
     double saving;                        /* (T_ring - T_opt) / (compute + T_ring) */
 } optinc_iteration;
 
+/* Modelled time of one all-reduce by algorithm alg of `params` words of
+ * `bits` bits on N servers, from its table entry: on a ring, 2(N-1) messages
+ * of params/N words; on a star, one message of the words, after one of the
+ * block scales (4 bytes per OPTINC_AR_DEFAULT_BLOCK elements) when it
+ * quantizes; plus t_onn when it aggregates in the optical unit. */
+double optinc_cost_allreduce(const optinc_costmodel *cm, const optinc_ar_algorithm *alg,
+                             double params, int servers, int bits);
 /* The iteration time of workload w with `samples` per server per iteration,
- * N servers and gradients sent as `bits`-bit words by both algorithms (a
- * like-for-like comparison: only the number of messages and bytes differs),
- * from the section 7 formulas: ring 2(N-1) messages of S/N; OptINC one
- * message of the block scales (4 bytes per OPTINC_AR_DEFAULT_BLOCK elements)
- * and one of S, plus t_onn. */
+ * N servers and gradients sent as `bits`-bit words by both ring and optinc
+ * (a like-for-like comparison: only the number of messages and bytes
+ * differs), each from optinc_cost_allreduce(). */
 void optinc_cost_iteration(const optinc_costmodel *cm, const optinc_workload *w, double samples,
                            int servers, int bits, optinc_iteration *it);
 

@@ -30,8 +30,8 @@ typedef struct optinc_dataset {
  * gzip'd or not; keeps the first `limit` samples (0 = all). */
 optinc_status optinc_dataset_load_idx(const char *images, const char *labels, int limit,
                                       optinc_dataset **out, optinc_error *err);
-/* Fashion-MNIST from dir (NULL: $OPTINC_FASHION_MNIST_DIR, else
- * OPTINC_FASHION_MNIST_DIR): the training split or, when test is set, the
+/* Fashion-MNIST from dir (NULL or "": OPTINC_FASHION_MNIST_DIR): the
+ * training split or, when test is set, the
  * test split (train-* / t10k-*-idx?-ubyte.gz).  A missing file is reported
  * with the Debian package that provides it. */
 optinc_status optinc_dataset_fashion_mnist(const char *dir, int test, int limit,

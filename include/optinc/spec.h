@@ -130,7 +130,9 @@ typedef struct optinc_spec_train {
     int hidden[OPTINC_MAX_HIDDEN];
     int n_hidden;
     double lr, momentum;
-    char allreduce[16];                  /* ring | optinc | exact | quantized */
+    char allreduce[OPTINC_NAME_MAX];     /* an all-reduce algorithm's name (default ring);
+                                          * the trainer checks it against its table */
+    int allreduce_line, allreduce_column; /* where the spec names it (0: not given) */
     char onn[1024];                      /* path of the compiled ONN netlist or spec (resolved) */
 } optinc_spec_train;
 

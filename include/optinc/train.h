@@ -20,7 +20,7 @@
  *   weights.f32     final parameters, raw float32, layer by layer W then b
  *                   (W row-major out x in); weights_sha256 is over these bytes
  *   checkpoint.bin  every checkpoint_every steps and at the end
- *   curves.gp, curves.svg, curves.png   plots (optinc_train_plot)
+ * (the command line draws metrics.csv into curves.svg and curves.png).
  */
 #ifndef OPTINC_TRAIN_H
 #define OPTINC_TRAIN_H
@@ -48,7 +48,7 @@ typedef struct optinc_train_config {
     int n_hidden;
     double lr, momentum;           /* default 0.05, 0.9 */
     uint64_t seed;
-    optinc_ar_kind allreduce;
+    const optinc_ar_algorithm *allreduce;   /* an entry of optinc_ar_algorithms[] */
     int bits, block_size;          /* quantized all-reduce: b and scale block */
     const optinc_agg_lut *lut;     /* optinc: the ONN's table (borrowed), NULL: exact */
     const optinc_err_hist *inject; /* injected ONN output errors (borrowed), NULL: none */
@@ -57,7 +57,7 @@ typedef struct optinc_train_config {
     int resume;                    /* continue from out_dir/checkpoint.bin when present */
     long stop_after;               /* stop after this many steps, as if killed; 0: never */
     char out_dir[1024];            /* "" writes nothing */
-    char data_dir[1024];           /* "" for the default (dataset.h) */
+    char data_dir[1024];           /* the data set's folder; "" for OPTINC_FASHION_MNIST_DIR */
     optinc_costmodel cost;
     void (*progress)(void *ctx, const optinc_train_progress *p);   /* NULL: none */
     void *progress_ctx;
@@ -89,18 +89,20 @@ typedef struct optinc_train_result {
     uint64_t injected_errors;
 } optinc_train_result;
 
-/* Defaults: 4 servers, 10 epochs, batch 64, hidden 256-128, lr 0.05,
- * momentum 0.9, seed 1, ring, 8 bits, blocks of 1024, cost model defaults.
- * The one place they are written down: the spec loader's train: defaults
- * come from here too (optinc_train_spec_defaults). */
+/* The seed of a run that names none; every other default is the spec's
+ * (optinc_spec_train_defaults(), spec.h), so that a field a spec leaves out
+ * trains as if there were no spec. */
+#define OPTINC_TRAIN_DEFAULT_SEED 1
+
+/* The spec's train: defaults with OPTINC_TRAIN_DEFAULT_SEED,
+ * OPTINC_AR_DEFAULT_BITS-bit codes in blocks of OPTINC_AR_DEFAULT_BLOCK and
+ * the cost model's defaults. */
 void optinc_train_defaults(optinc_train_config *cfg);
-/* The fields of a train: section set to the defaults above (dataset
- * fashion_mnist, no checkpoints); the spec loader starts every spec from it,
- * so a field a spec leaves out trains as if there were no spec. */
-void optinc_train_spec_defaults(optinc_spec_train *t);
-/* Overrides cfg with every field of a spec's train: section, when the spec
- * has one (fields it leaves out hold the defaults). */
-void optinc_train_apply_spec(optinc_train_config *cfg, const optinc_spec_train *t);
+/* Overrides cfg with every field of the spec's train: section, when the
+ * spec has one (fields it leaves out hold the defaults).  An algorithm name
+ * the table does not know is bad input at its position in the spec. */
+optinc_status optinc_train_apply_spec(optinc_train_config *cfg, const optinc_spec *spec,
+                                      optinc_error *err);
 
 /* Trains on comm (whose server count must equal cfg->servers).  Collective
  * under MPI: every rank calls it, and every rank gets the same result and
@@ -108,7 +110,7 @@ void optinc_train_apply_spec(optinc_train_config *cfg, const optinc_spec_train *
  * hangs: optinc_comm_failed), where each rank that noticed returns OPTINC_ERUN
  * with a message that names the missing ranks and the step of the last
  * checkpoint, and the caller must end the job (optinc_comm_abort). */
-optinc_status optinc_train(const optinc_train_config *cfg, const optinc_comm *comm,
+optinc_status optinc_train(const optinc_train_config *cfg, optinc_comm *comm,
                            optinc_train_result *res, optinc_error *err);
 void optinc_train_result_free(optinc_train_result *res);
 /* How to go on with a run that stopped when its last checkpoint was at step
@@ -116,11 +118,5 @@ void optinc_train_result_free(optinc_train_result *res);
  * "checkpoint at step 20: rerun with --resume". */
 void optinc_train_resume_advice(const optinc_train_config *cfg, long saved, char *buf,
                                 size_t size);
-
-/* Plots out_dir/metrics.csv into curves.svg and curves.png with gnuplot
- * (script kept as curves.gp).  *have_gnuplot is set to 0, and nothing is
- * drawn, when gnuplot is not on PATH. */
-optinc_status optinc_train_plot(const char *out_dir, const char *title, int *have_gnuplot,
-                                optinc_error *err);
 
 #endif

@@ -1,190 +1,36 @@
 /*
- * allreduce.c - ring and OptINC all-reduce, emulated in one process (see
- * allreduce.h for the algorithms and their byte accounting).
+ * allreduce.c - the all-reduce plan (allreduce.h): made once from a
+ * configuration and the algorithm's table entry, run every step; the byte
+ * model both backends count with; the float kernels of ring and exact.
  *
- * Layout.  A plan holds what every call reuses: the aggregation table and the
- * per-code weights that turn N codes into a table index with N loads and
- * adds, and scratch buffers sized on first use.  The quantized algorithms go
- * through the same two-step shape, index = sum_i weight[u_i] then
- * out = table[index]: for optinc the weights spread a code's PAM4 digits into
- * radix-(3N+1) positions, so the index is the tuple of digit-position sums
- * (preprocessing P) and the table is the ONN; for quantized the weight is the
- * code itself, so the index is sum_i u_i and the table the exact rounding.
+ * The plan knows nothing of any one algorithm.  It checks what the entry's
+ * flags say the algorithm needs, lets the entry's prepare() build its
+ * tables, and runs the entry's implementation; the traffic of a call follows
+ * from the entry's network alone.
  *
  * Determinism.  Every float operation is one of four shared kernels
- * (optinc_ar_add, optinc_ar_mean, the quantizer, the decoder), applied in the
- * same order by this file and by backend_mpi.c, so both backends give the
- * same bits.  The in-process optinc path fuses quantization and indexing per
- * element, which changes no value: the index is integer arithmetic.
- * Injected errors come from one random stream per (seed, step, chunk), so
- * they do not depend on which process aggregates a chunk, nor on history.
+ * (optinc_ar_add, optinc_ar_mean here, the quantizer and the decoder of
+ * quantize.c), applied in the same order by the in-process and the MPI
+ * implementation of each algorithm, so both backends give the same bits.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "optinc/allreduce.h"
-#include "optinc/rng.h"
-
-/* Loops over TILE elements have a constant trip count, which GCC's -O2
- * vectorizer (its "very cheap" cost model) accepts; the rest runs scalar. */
-#define TILE 256
-
-/* The hot loops are also compiled for AVX2 and picked at load time (an
- * ifunc): twice the vector width of the x86-64 baseline.  Every operation in
- * them is an exact IEEE or integer operation element by element (no FMA is
- * enabled), so both versions give the same bits.  GCC only, like mesh.c and
- * sim.c: clang before 16 names the clones in a way other files cannot link. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-#define HOT __attribute__((target_clones("avx2", "default")))
-#else
-#define HOT
-#endif
-
-typedef enum index_mode { INDEX_SUM, INDEX_NIBBLE, INDEX_SPREAD, INDEX_GATHER } index_mode;
-
-struct optinc_allreduce {
-    optinc_ar_config cfg;
-    index_mode index_mode;        /* how N codes become a table index */
-    uint32_t radix_pow[4];        /* INDEX_SPREAD: (3N+1)^k */
-    uint16_t *packed;             /* INDEX_NIBBLE: the table indexed by S_0|S_1<<4|... */
-    optinc_agg_lut *own_lut;      /* the exact table when cfg.lut was NULL (optinc) */
-    const uint32_t *weight;       /* INDEX_GATHER: code -> index contribution */
-    const uint16_t *table;        /* index -> output code */
-    uint16_t *sum_table;          /* quantized: sum of codes -> code of the average */
-    float *absmax;                /* scratch, nblocks */
-    uint16_t *codes;              /* scratch, n */
-    size_t cap_blocks, cap_n;
-};
-
-static const char *const kind_names[] = {"ring", "optinc", "exact", "quantized"};
-
-const char *optinc_ar_kind_name(optinc_ar_kind kind)
-{
-    return (unsigned)kind < 4 ? kind_names[kind] : "?";
-}
-
-int optinc_ar_kind_parse(const char *s, optinc_ar_kind *kind)
-{
-    for (int k = 0; k < 4; k++)
-        if (!strcmp(s, kind_names[k])) {
-            *kind = (optinc_ar_kind)k;
-            return 0;
-        }
-    return -1;
-}
-
-/* ---- the exact target and the aggregation table ------------------------- */
-
-uint16_t optinc_agg_exact_code(int servers, int bits, int64_t sum_codes)
-{
-    int64_t off = (int64_t)1 << (bits - 1);
-    int64_t t = sum_codes - off * servers;         /* sum of signed values */
-    int64_t fl = t / servers, r = t % servers;
-    if (r < 0) {                                   /* floor division */
-        fl -= 1;
-        r += servers;
-    }
-    if (2 * r > servers || (2 * r == servers && (fl & 1)))
-        fl += 1;
-    int64_t u = fl + off, top = ((int64_t)1 << bits) - 1;
-    return (uint16_t)(u < 0 ? 0 : u > top ? top : u);
-}
-
-optinc_status optinc_agg_lut_new(int servers, int bits, optinc_agg_lut **out, optinc_error *err)
-{
-    *out = NULL;
-    if (servers < 1 || servers > OPTINC_AR_MAX_SERVERS)
-        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
-                           "aggregation table for %d servers: use 1..%d servers", servers,
-                           OPTINC_AR_MAX_SERVERS);
-    if (bits < 2 || bits > 12 || bits % 2)
-        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
-                           "aggregation table for %d-bit codes: PAM4 digit sums need an even "
-                           "width of 2..12 bits (use --allreduce quantized for wider codes)",
-                           bits);
-    int digits = bits / 2, radix = 3 * servers + 1;
-    double size = pow(radix, digits);
-    if (size > (double)(1u << 26))
-        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
-                           "aggregation table for %d servers and %d bits has %.0f entries, more "
-                           "than 2^26: use fewer servers or bits", servers, bits, size);
-    optinc_agg_lut *lut = calloc(1, sizeof *lut);
-    if (!lut)
-        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
-    lut->servers = servers;
-    lut->bits = bits;
-    lut->digits = digits;
-    lut->radix = radix;
-    lut->size = (size_t)size;
-    lut->code = calloc(lut->size, sizeof *lut->code);
-    lut->weight = malloc(((size_t)1 << bits) * sizeof *lut->weight);
-    if (!lut->code || !lut->weight) {
-        optinc_agg_lut_free(lut);
-        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory for the aggregation table");
-    }
-    for (uint32_t u = 0; u < (1u << bits); u++) {
-        uint32_t w = 0, p = 1;
-        for (int k = 0; k < digits; k++, p *= (uint32_t)radix)
-            w += ((u >> (2 * k)) & 3u) * p;
-        lut->weight[u] = w;
-    }
-    snprintf(lut->source, sizeof lut->source, "empty");
-    *out = lut;
-    return OPTINC_OK;
-}
-
-void optinc_agg_lut_digit_sums(const optinc_agg_lut *lut, size_t index, int *sums)
-{
-    for (int k = 0; k < lut->digits; k++, index /= (size_t)lut->radix)
-        sums[k] = (int)(index % (size_t)lut->radix);
-}
-
-optinc_status optinc_agg_lut_exact(int servers, int bits, optinc_agg_lut **out, optinc_error *err)
-{
-    optinc_status st = optinc_agg_lut_new(servers, bits, out, err);
-    if (st)
-        return st;
-    optinc_agg_lut *lut = *out;
-    int sums[8];
-    for (size_t i = 0; i < lut->size; i++) {
-        optinc_agg_lut_digit_sums(lut, i, sums);
-        int64_t total = 0;
-        for (int k = lut->digits - 1; k >= 0; k--)
-            total = total * 4 + sums[k];
-        lut->code[i] = optinc_agg_exact_code(servers, bits, total);
-    }
-    snprintf(lut->source, sizeof lut->source, "exact");
-    return OPTINC_OK;
-}
-
-void optinc_agg_lut_free(optinc_agg_lut *lut)
-{
-    if (!lut)
-        return;
-    free(lut->code);
-    free(lut->weight);
-    free(lut);
-}
-
-size_t optinc_agg_lut_index(const optinc_agg_lut *lut, const uint16_t *codes)
-{
-    size_t idx = 0;
-    for (int i = 0; i < lut->servers; i++)
-        idx += lut->weight[codes[i]];
-    return idx;
-}
-
-/* ---- the plan ------------------------------------------------------------ */
+#include "runtime/allreduce/plan.h"
 
 optinc_status optinc_allreduce_new(const optinc_ar_config *cfg, optinc_allreduce **out,
                                    optinc_error *err)
 {
     *out = NULL;
+    char names[128];
+    if (!cfg->algorithm)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "no all-reduce algorithm: use %s",
+                           optinc_ar_names(", ", " or ", names, sizeof names));
     if (cfg->servers < 1 || cfg->servers > OPTINC_AR_MAX_SERVERS)
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "%d servers: use 1..%d",
                            cfg->servers, OPTINC_AR_MAX_SERVERS);
-    int quantizing = cfg->kind == OPTINC_AR_OPTINC || cfg->kind == OPTINC_AR_QUANTIZED;
+    int quantizing = cfg->algorithm->flags & OPTINC_AR_QUANTIZES;
     if (quantizing && (cfg->bits < 2 || cfg->bits > 16 || cfg->bits % 2))
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                            "%d-bit gradient codes: use an even width of 2..16 bits (PAM4 "
@@ -202,50 +48,11 @@ optinc_status optinc_allreduce_new(const optinc_ar_config *cfg, optinc_allreduce
     if (!ar)
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
     ar->cfg = *cfg;
-    if (cfg->kind == OPTINC_AR_OPTINC) {
-        const optinc_agg_lut *lut = cfg->lut;
-        if (!lut) {
-            optinc_status st = optinc_agg_lut_exact(cfg->servers, cfg->bits, &ar->own_lut, err);
-            if (st) {
-                free(ar);
-                return st;
-            }
-            lut = ar->own_lut;
-        }
-        ar->weight = lut->weight;
-        ar->table = lut->code;
-        int digits = cfg->bits / 2;
-        ar->index_mode = digits > 4 || 3 * cfg->servers > 255 ? INDEX_GATHER
-                         : 3 * cfg->servers <= 15             ? INDEX_NIBBLE
-                                                              : INDEX_SPREAD;
-        if (ar->index_mode == INDEX_NIBBLE) {
-            if (!(ar->packed = calloc((size_t)1 << 16, sizeof *ar->packed))) {
-                optinc_allreduce_free(ar);
-                return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
-            }
-            int sums[8];
-            for (size_t i = 0; i < lut->size; i++) {
-                size_t at = 0;
-                optinc_agg_lut_digit_sums(lut, i, sums);
-                for (int k = 0; k < digits; k++)
-                    at |= (size_t)sums[k] << (4 * k);
-                ar->packed[at] = lut->code[i];
-            }
-            ar->table = ar->packed;
-        }
-        for (uint32_t k = 0, p = 1; k < 4; k++, p *= (uint32_t)lut->radix)
-            ar->radix_pow[k] = p;
-    } else if (cfg->kind == OPTINC_AR_QUANTIZED) {
-        size_t codes = (size_t)1 << cfg->bits, sums = (size_t)cfg->servers * (codes - 1) + 1;
-        ar->sum_table = malloc(sums * sizeof *ar->sum_table);
-        if (!ar->sum_table) {
-            optinc_allreduce_free(ar);
-            return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
-        }
-        for (size_t s = 0; s < sums; s++)
-            ar->sum_table[s] = optinc_agg_exact_code(cfg->servers, cfg->bits, (int64_t)s);
-        ar->table = ar->sum_table;
-        ar->index_mode = INDEX_SUM;
+    snprintf(ar->what, sizeof ar->what, "%s all-reduce", cfg->algorithm->name);
+    optinc_status st = cfg->algorithm->prepare ? cfg->algorithm->prepare(ar, err) : OPTINC_OK;
+    if (st) {
+        optinc_allreduce_free(ar);
+        return st;
     }
     *out = ar;
     return OPTINC_OK;
@@ -256,8 +63,7 @@ void optinc_allreduce_free(optinc_allreduce *ar)
     if (!ar)
         return;
     optinc_agg_lut_free(ar->own_lut);
-    free(ar->sum_table);
-    free(ar->packed);
+    free(ar->own_table);
     free(ar->absmax);
     free(ar->codes);
     free(ar);
@@ -268,6 +74,66 @@ const optinc_ar_config *optinc_allreduce_config(const optinc_allreduce *ar)
     return &ar->cfg;
 }
 
+optinc_status optinc_allreduce_inproc(optinc_allreduce *ar, uint64_t step, float *const *grads,
+                                      size_t n, optinc_ar_stats *stats, optinc_error *err)
+{
+    uint64_t errors = 0;
+    optinc_status st = ar->cfg.algorithm->inproc(ar, step, grads, n, &errors, err);
+    if (st || !stats)
+        return st;
+    stats->servers = ar->cfg.servers;
+    for (int s = 0; s < ar->cfg.servers; s++)
+        optinc_ar_traffic(ar, n, s, stats);
+    stats->injected_errors += errors;
+    return OPTINC_OK;
+}
+
+/* ---- the byte model ------------------------------------------------------ */
+
+/* Bytes of len words as the algorithm sends them: b-bit codes or floats. */
+static uint64_t payload(const optinc_allreduce *ar, size_t len)
+{
+    if (ar->cfg.algorithm->flags & OPTINC_AR_QUANTIZES)
+        return ((uint64_t)len * (uint64_t)ar->cfg.bits + 7) / 8;
+    return (uint64_t)len * sizeof(float);
+}
+
+/* Server s sends one message of `sent` bytes and receives `received`. */
+static void count(optinc_ar_stats *stats, int s, uint64_t sent, uint64_t received)
+{
+    stats->bytes_sent[s] += sent;
+    stats->messages[s] += 1;
+    stats->bytes_received[s] += received;
+}
+
+/* Bytes of chunk c of n elements. */
+static uint64_t chunk_payload(const optinc_allreduce *ar, size_t n, int c)
+{
+    size_t lo, hi;
+    optinc_ar_chunk(n, ar->cfg.servers, c, &lo, &hi);
+    return payload(ar, hi - lo);
+}
+
+void optinc_ar_traffic(const optinc_allreduce *ar, size_t n, int s, optinc_ar_stats *stats)
+{
+    int N = ar->cfg.servers;
+    if (ar->cfg.algorithm->network == OPTINC_AR_NET_RING) {
+        /* each step: this server's chunk to the next, the previous one's in */
+        for (int k = 0; k < N - 1; k++)
+            count(stats, s, chunk_payload(ar, n, optinc_ar_ring_chunk(s, k, N)),
+                  chunk_payload(ar, n, optinc_ar_ring_chunk(s - 1, k, N)));
+        for (int k = 0; k < N - 1; k++)
+            count(stats, s, chunk_payload(ar, n, optinc_ar_ring_chunk(s + 1, k, N)),
+                  chunk_payload(ar, n, optinc_ar_ring_chunk(s, k, N)));
+        return;
+    }
+    if (ar->cfg.algorithm->flags & OPTINC_AR_QUANTIZES) {
+        uint64_t scales = optinc_ar_blocks(ar, n) * sizeof(float);
+        count(stats, s, scales, scales);
+    }
+    count(stats, s, payload(ar, n), payload(ar, n));
+}
+
 /* ---- slice kernels ------------------------------------------------------- */
 
 void optinc_ar_chunk(size_t n, int servers, int c, size_t *lo, size_t *hi)
@@ -276,273 +142,15 @@ void optinc_ar_chunk(size_t n, int servers, int c, size_t *lo, size_t *hi)
     *hi = n * (size_t)(c + 1) / (size_t)servers;
 }
 
+int optinc_ar_ring_chunk(int r, int s, int N)
+{
+    return ((r - s) % N + N) % N;
+}
+
 size_t optinc_ar_blocks(const optinc_allreduce *ar, size_t n)
 {
     size_t b = (size_t)ar->cfg.block_size;
     return (n + b - 1) / b;
-}
-
-uint64_t optinc_ar_code_bytes(const optinc_allreduce *ar, size_t n)
-{
-    return ((uint64_t)n * (uint64_t)ar->cfg.bits + 7) / 8;
-}
-
-void optinc_ar_count(optinc_ar_stats *stats, int from, int to, uint64_t bytes)
-{
-    if (!stats)
-        return;
-    if (from >= 0) {
-        stats->bytes_sent[from] += bytes;
-        stats->messages[from] += 1;
-    }
-    if (to >= 0)
-        stats->bytes_received[to] += bytes;
-}
-
-/* Largest magnitude bits of g[0..len): the magnitude bits of a float >= 0
- * order like the float, so this is an exact integer maximum. */
-HOT static uint32_t absmax_bits(const float *restrict g, size_t len)
-{
-    int32_t m[TILE] = {0}, best = 0;         /* top bit cleared: signed order is fine */
-    size_t j = 0;
-    for (; j + TILE <= len; j += TILE) {
-        int32_t u[TILE];
-        memcpy(u, g + j, sizeof u);
-        for (int t = 0; t < TILE; t++) {
-            int32_t a = u[t] & 0x7fffffff;
-            m[t] = a > m[t] ? a : m[t];
-        }
-    }
-    for (; j < len; j++) {
-        int32_t a;
-        memcpy(&a, g + j, sizeof a);
-        a &= 0x7fffffff;
-        best = a > best ? a : best;
-    }
-    for (int t = 0; t < TILE; t++)
-        best = m[t] > best ? m[t] : best;
-    return (uint32_t)best;
-}
-
-void optinc_ar_block_absmax(const optinc_allreduce *ar, const float *g, size_t n, float *absmax)
-{
-    size_t bs = (size_t)ar->cfg.block_size;
-    for (size_t lo = 0, k = 0; lo < n; lo += bs, k++) {
-        uint32_t m = absmax_bits(g + lo, lo + bs < n ? bs : n - lo);
-        memcpy(&absmax[k], &m, sizeof m);
-    }
-}
-
-/* Step and inverse step of a block: x = g * inv is the value in LSBs. */
-static void block_steps(const optinc_allreduce *ar, float absmax, float *inv, float *step)
-{
-    float top = (float)((1 << (ar->cfg.bits - 1)) - 1);
-    *inv = absmax > 0.0f ? top / absmax : 0.0f;
-    *step = absmax / top;
-}
-
-/* rint(g * inv) + offset, clamped to 1..2^b-1.  Adding 1.5 * 2^23 to a
- * float of magnitude below 2^22 rounds it to an integer, half to even, in one
- * correctly rounded addition, and leaves that integer in the low bits:
- * bits(x + 1.5 * 2^23) = 0x4b400000 + rint(x).  (C11 evaluates float in
- * float here: FLT_EVAL_METHOD is 0 on every target we build for.)  Integer
- * arithmetic on the bits instead of a float-to-int conversion lets the
- * compiler vectorize the loops below. */
-static inline uint32_t quantize1(float g, float inv, float top, uint32_t off)
-{
-    float x = g * inv;
-    x = x > -top ? x : -top;          /* also maps NaN to the lowest code */
-    x = x < top ? x : top;
-    float y = x + 0x1.8p23f;
-    uint32_t b;
-    memcpy(&b, &y, sizeof b);
-    return b - 0x4b400000u + off;
-}
-
-/* codes[0..len) of g[0..len) under one block's inverse step; constant-trip
- * tiles, which the -O2 vectorizer takes, then the rest. */
-HOT static void quantize_span(const float *restrict g, uint16_t *restrict codes, size_t len,
-                          float inv, float top, uint32_t off)
-{
-    size_t j = 0;
-    for (; j + TILE <= len; j += TILE)
-        for (int t = 0; t < TILE; t++)
-            codes[j + t] = (uint16_t)quantize1(g[j + t], inv, top, off);
-    for (; j < len; j++)
-        codes[j] = (uint16_t)quantize1(g[j], inv, top, off);
-}
-
-HOT static void decode_span(const uint16_t *restrict codes, float *restrict g, size_t len,
-                        float step, int off)
-{
-    size_t j = 0;
-    for (; j + TILE <= len; j += TILE)
-        for (int t = 0; t < TILE; t++)
-            g[j + t] = (float)((int)codes[j + t] - off) * step;
-    for (; j < len; j++)
-        g[j] = (float)((int)codes[j] - off) * step;
-}
-
-void optinc_ar_quantize(const optinc_allreduce *ar, const float *g, size_t lo, size_t hi,
-                        const float *absmax, uint16_t *codes)
-{
-    size_t bs = (size_t)ar->cfg.block_size;
-    uint32_t off = 1u << (ar->cfg.bits - 1);
-    for (size_t j = lo, end; j < hi; j = end) {
-        size_t k = j / bs;
-        float inv, step;
-        end = (k + 1) * bs < hi ? (k + 1) * bs : hi;
-        block_steps(ar, absmax[k], &inv, &step);
-        quantize_span(g + j, codes + (j - lo), end - j, inv, (float)(off - 1), off);
-    }
-}
-
-void optinc_ar_decode(const optinc_allreduce *ar, const uint16_t *codes, size_t lo, size_t hi,
-                      const float *absmax, float *g)
-{
-    size_t bs = (size_t)ar->cfg.block_size;
-    int off = 1 << (ar->cfg.bits - 1);
-    for (size_t j = lo, end; j < hi; j = end) {
-        size_t k = j / bs;
-        float inv, step;
-        end = (k + 1) * bs < hi ? (k + 1) * bs : hi;
-        block_steps(ar, absmax[k], &inv, &step);
-        decode_span(codes + (j - lo), g + j, end - j, step, off);
-    }
-}
-
-static int injecting(const optinc_allreduce *ar)
-{
-    const optinc_err_hist *h = ar->cfg.inject;
-    return h && h->p_error > 0.0 && h->n > 0;
-}
-
-/* Injects output errors into out[0..len) of chunk c: error positions are
- * geometric gaps of rate p_error, so the cost is per error, not per element. */
-static uint64_t inject(const optinc_allreduce *ar, uint64_t step, int c, uint16_t *out,
-                       size_t len)
-{
-    const optinc_err_hist *h = ar->cfg.inject;
-    if (!injecting(ar))
-        return 0;
-    optinc_rng rng;
-    optinc_rng_stream(&rng, ar->cfg.seed ^ 0x696e6a6563746564ULL,
-                      step * OPTINC_AR_MAX_SERVERS + (uint64_t)c);
-    double lq = h->p_error >= 1.0 ? -INFINITY : log1p(-h->p_error);
-    int top = (1 << ar->cfg.bits) - 1;
-    uint64_t count = 0;
-    for (size_t pos = 0;; pos++) {
-        double gap = floor(log1p(-optinc_rng_uniform(&rng)) / lq);   /* -0/-inf = +0 */
-        if (!(gap < (double)(len - pos)))
-            break;
-        pos += (size_t)gap;
-        double u = optinc_rng_uniform(&rng);
-        int b = 0;
-        while (b < h->n - 1 && u >= h->cdf[b])
-            b++;
-        int v = (int)out[pos] + h->delta[b];
-        out[pos] = (uint16_t)(v < 0 ? 0 : v > top ? top : v);
-        count++;
-    }
-    return count;
-}
-
-/* BODY for t < len: over a whole tile with a constant trip count (which
- * vectorizes), else element by element. */
-#define TILE_LOOP(BODY)                                                                \
-    do {                                                                               \
-        if (len == TILE)                                                               \
-            for (int t = 0; t < TILE; t++) {                                           \
-                BODY;                                                                  \
-            }                                                                          \
-        else                                                                           \
-            for (size_t t = 0; t < len; t++) {                                         \
-                BODY;                                                                  \
-            }                                                                          \
-    } while (0)
-
-/* Adds one server's code u = CODE (an expression of t) of each element to
- * the index accumulators a (and b).  The ways to the digit-position sums:
- *   SUM     quantized: the sum of the codes is the index;
- *   NIBBLE  3N <= 15, 4 digits at most: a sums u & 0x33 (digits 0 and 2 in
- *           two 4-bit fields), b sums u >> 2 & 0x33 (digits 1 and 3), so the
- *           fields hold S_0, S_2, S_1, S_3 without overflow;
- *   SPREAD  3N <= 255: a sums the digits spread into the bytes of a word;
- *   GATHER  otherwise: a sums per-code weights from the table.
- * Only GATHER loads inside the loop; the others vectorize. */
-#define ADD_SERVER(CODE)                                                               \
-    do {                                                                               \
-        switch (ar->index_mode) {                                                      \
-        case INDEX_SUM:                                                                \
-            TILE_LOOP(a[t] += (CODE));                                                 \
-            break;                                                                     \
-        case INDEX_NIBBLE:                                                             \
-            TILE_LOOP(uint32_t u = (CODE); a[t] += u & 0x33u; b[t] += u >> 2 & 0x33u); \
-            break;                                                                     \
-        case INDEX_SPREAD:                                                             \
-            TILE_LOOP(uint32_t u = (CODE);                                             \
-                      a[t] += (u & 3u) | (u & 0xcu) << 6 | (u & 0x30u) << 12 |         \
-                              (u & 0xc0u) << 18);                                      \
-            break;                                                                     \
-        default:                                                                       \
-            TILE_LOOP(a[t] += ar->weight[(CODE)]);                                     \
-        }                                                                              \
-    } while (0)
-
-/* The accumulators -> table index -> output codes out[t], t < len. */
-static inline void mix_lookup(const optinc_allreduce *ar, uint32_t *restrict a,
-                       const uint32_t *restrict b, size_t len, uint16_t *restrict out)
-{
-    if (ar->index_mode == INDEX_NIBBLE)
-        for (int t = 0; t < TILE; t++)
-            a[t] = (a[t] & 15u) | (b[t] & 15u) << 4 | (a[t] & 0xf0u) << 4 | (b[t] & 0xf0u) << 8;
-    if (ar->index_mode == INDEX_SPREAD) {
-        uint32_t r1 = ar->radix_pow[1], r2 = ar->radix_pow[2], r3 = ar->radix_pow[3];
-        for (int t = 0; t < TILE; t++) {
-            uint32_t v = a[t];
-            a[t] = (v & 255u) + r1 * (v >> 8 & 255u) + r2 * (v >> 16 & 255u) + r3 * (v >> 24);
-        }
-    }
-    for (size_t t = 0; t < len; t++)
-        out[t] = ar->table[a[t]];
-}
-
-/* Output codes of len <= TILE elements from the servers' codes. */
-HOT static void lookup_codes(const optinc_allreduce *ar, const uint16_t *const *codes, size_t len,
-                         uint16_t *restrict out)
-{
-    uint32_t a[TILE] = {0}, b[TILE] = {0};
-    for (int i = 0; i < ar->cfg.servers; i++) {
-        const uint16_t *restrict c = codes[i];
-        ADD_SERVER(c[t]);
-    }
-    mix_lookup(ar, a, b, len, out);
-}
-
-/* The same from the servers' floats of one block, quantized on the fly (the
- * in-process path: no codes are stored). */
-HOT static void lookup_floats(const optinc_allreduce *ar, const float *const *g, size_t len,
-                          float inv, uint16_t *restrict out)
-{
-    uint32_t a[TILE] = {0}, b[TILE] = {0}, off = 1u << (ar->cfg.bits - 1);
-    float top = (float)(off - 1);
-    for (int i = 0; i < ar->cfg.servers; i++) {
-        const float *restrict x = g[i];
-        ADD_SERVER(quantize1(x[t], inv, top, off));
-    }
-    mix_lookup(ar, a, b, len, out);
-}
-
-uint64_t optinc_ar_aggregate(const optinc_allreduce *ar, uint64_t step, int c,
-                             const uint16_t *const *codes, size_t lo, size_t hi, uint16_t *out)
-{
-    const uint16_t *tile[OPTINC_AR_MAX_SERVERS];
-    for (size_t j = 0; j < hi - lo; j += TILE) {
-        for (int i = 0; i < ar->cfg.servers; i++)
-            tile[i] = codes[i] + j;
-        lookup_codes(ar, tile, hi - lo - j < TILE ? hi - lo - j : TILE, out + j);
-    }
-    return inject(ar, step, c, out, hi - lo);
 }
 
 HOT void optinc_ar_add(float *restrict acc, const float *restrict in, size_t len)
@@ -564,302 +172,4 @@ HOT void optinc_ar_mean(float *g, size_t len, int servers)
             g[j + t] = g[j + t] / d;
     for (; j < len; j++)
         g[j] = g[j] / d;
-}
-
-/* ---- in-process emulation ------------------------------------------------ */
-
-static optinc_status scratch(optinc_allreduce *ar, size_t n, optinc_error *err)
-{
-    size_t nb = ar->cfg.block_size > 0 ? optinc_ar_blocks(ar, n) : 0;
-    if (nb > ar->cap_blocks) {
-        free(ar->absmax);
-        ar->absmax = malloc(nb * sizeof *ar->absmax);
-        ar->cap_blocks = ar->absmax ? nb : 0;
-        if (!ar->cap_blocks)
-            return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
-    }
-    if (n > ar->cap_n) {
-        free(ar->codes);
-        ar->codes = malloc(n * sizeof *ar->codes);
-        ar->cap_n = ar->codes ? n : 0;
-        if (!ar->codes)
-            return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
-    }
-    return OPTINC_OK;
-}
-
-/* Ring: in step s of the reduce-scatter server i sends chunk (i - s) mod N to
- * server i+1, which adds it into its own copy; the chunks sent in one step
- * are distinct from the ones received, so the emulation can run in place.
- * Server i then owns chunk i+1, divides it by N, and the all-gather passes
- * the finished chunks on around the ring. */
-static void ring(const optinc_allreduce *ar, float *const *g, size_t n, optinc_ar_stats *stats)
-{
-    int N = ar->cfg.servers;
-    size_t lo, hi;
-    for (int s = 0; s < N - 1; s++)
-        for (int i = 0; i < N; i++) {
-            int to = (i + 1) % N, c = ((i - s) % N + N) % N;
-            optinc_ar_chunk(n, N, c, &lo, &hi);
-            optinc_ar_add(g[to] + lo, g[i] + lo, hi - lo);
-            optinc_ar_count(stats, i, to, (hi - lo) * sizeof(float));
-        }
-    for (int i = 0; i < N; i++) {
-        optinc_ar_chunk(n, N, (i + 1) % N, &lo, &hi);
-        optinc_ar_mean(g[i] + lo, hi - lo, N);
-    }
-    for (int s = 0; s < N - 1; s++)
-        for (int i = 0; i < N; i++) {
-            int to = (i + 1) % N, c = ((i + 1 - s) % N + N) % N;
-            optinc_ar_chunk(n, N, c, &lo, &hi);
-            memcpy(g[to] + lo, g[i] + lo, (hi - lo) * sizeof(float));
-            optinc_ar_count(stats, i, to, (hi - lo) * sizeof(float));
-        }
-}
-
-/* Exact: servers added in the order 0..N-1, then divided by N (the MPI
- * backend's aggregators do the same per chunk); the result is broadcast. */
-static void exact(const optinc_allreduce *ar, float *const *g, size_t n, optinc_ar_stats *stats)
-{
-    int N = ar->cfg.servers;
-    for (int i = 1; i < N; i++)
-        optinc_ar_add(g[0], g[i], n);
-    optinc_ar_mean(g[0], n, N);
-    for (int i = 0; i < N; i++) {
-        if (i)
-            memcpy(g[i], g[0], n * sizeof(float));
-        optinc_ar_count(stats, i, -1, n * sizeof(float));
-        optinc_ar_count(stats, -1, i, n * sizeof(float));
-    }
-}
-
-/* optinc / quantized, block by block: the block's shared scale (the largest
- * magnitude over the servers, which leaves the block's values in cache), then
- * its tiles quantized and looked up on the fly; then per chunk the injected
- * errors and the decoder.  Without injected errors each tile is decoded and
- * broadcast as soon as it is looked up, while it is in cache (its inputs are
- * consumed by then), which saves three passes over the gradients; the
- * numbers are the same. */
-static uint64_t quantized(optinc_allreduce *ar, uint64_t step, float *const *g, size_t n,
-                          optinc_ar_stats *stats)
-{
-    int N = ar->cfg.servers;
-    size_t nb = optinc_ar_blocks(ar, n), bs = (size_t)ar->cfg.block_size;
-    uint64_t scale_bytes = nb * sizeof(float), code_bytes = optinc_ar_code_bytes(ar, n);
-    for (int i = 0; i < N; i++) {
-        optinc_ar_count(stats, i, -1, scale_bytes);
-        optinc_ar_count(stats, -1, i, scale_bytes);
-        optinc_ar_count(stats, i, -1, code_bytes);
-        optinc_ar_count(stats, -1, i, code_bytes);
-    }
-    const float *tile[OPTINC_AR_MAX_SERVERS];
-    int fused = !injecting(ar), off = 1 << (ar->cfg.bits - 1);
-    for (size_t k = 0, lo = 0; lo < n; k++, lo += bs) {
-        size_t hi = lo + bs < n ? lo + bs : n;
-        uint32_t m = 0;
-        for (int i = 0; i < N; i++) {
-            uint32_t mi = absmax_bits(g[i] + lo, hi - lo);
-            m = mi > m ? mi : m;
-        }
-        memcpy(&ar->absmax[k], &m, sizeof m);
-        float inv, stp;
-        block_steps(ar, ar->absmax[k], &inv, &stp);
-        for (size_t j = lo; j < hi; j += TILE) {
-            size_t len = hi - j < TILE ? hi - j : TILE;
-            for (int i = 0; i < N; i++)
-                tile[i] = g[i] + j;
-            lookup_floats(ar, tile, len, inv, ar->codes + j);
-            if (fused) {
-                decode_span(ar->codes + j, g[0] + j, len, stp, off);
-                for (int i = 1; i < N; i++)
-                    memcpy(g[i] + j, g[0] + j, len * sizeof(float));
-            }
-        }
-    }
-    if (fused)
-        return 0;
-    uint64_t errors = 0;
-    for (int c = 0; c < N; c++) {
-        size_t lo, hi;
-        optinc_ar_chunk(n, N, c, &lo, &hi);
-        errors += inject(ar, step, c, ar->codes + lo, hi - lo);
-        optinc_ar_decode(ar, ar->codes + lo, lo, hi, ar->absmax, g[0]);
-    }
-    for (int i = 1; i < N; i++)
-        memcpy(g[i], g[0], n * sizeof(float));
-    return errors;
-}
-
-optinc_status optinc_allreduce_inproc(optinc_allreduce *ar, uint64_t step, float *const *grads,
-                                      size_t n, optinc_ar_stats *stats, optinc_error *err)
-{
-    optinc_status st = scratch(ar, n, err);
-    if (st)
-        return st;
-    if (stats)
-        stats->servers = ar->cfg.servers;
-    switch (ar->cfg.kind) {
-    case OPTINC_AR_RING:
-        ring(ar, grads, n, stats);
-        break;
-    case OPTINC_AR_EXACT:
-        exact(ar, grads, n, stats);
-        break;
-    default: {
-        uint64_t e = quantized(ar, step, grads, n, stats);
-        if (stats)
-            stats->injected_errors += e;
-    }
-    }
-    return OPTINC_OK;
-}
-
-/* ---- error histograms ---------------------------------------------------- */
-
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
-}
-
-/* Builds the histogram from (delta, weight) pairs and an optional error rate. */
-static optinc_status hist_build(const int *delta, const double *weight, int n, double p_error,
-                                const char *path, optinc_err_hist **out, optinc_error *err)
-{
-    double zero = 0.0, wrong = 0.0;
-    int nz = 0;
-    for (int i = 0; i < n; i++) {
-        if (delta[i] && weight[i] > 0.0)
-            wrong += weight[i], nz++;
-        else if (!delta[i])
-            zero += weight[i];
-    }
-    if (p_error < 0.0)
-        p_error = wrong + zero > 0.0 ? wrong / (wrong + zero) : 0.0;
-    if (p_error > 0.0 && wrong <= 0.0)
-        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
-                           "error rate %g but no nonzero error bin: add lines \"DELTA COUNT\" "
-                           "with DELTA != 0", p_error);
-    optinc_err_hist *h = calloc(1, sizeof *h);
-    int *order = calloc((size_t)nz + 1, sizeof *order);
-    if (!h || !order || !(h->delta = calloc((size_t)nz + 1, sizeof *h->delta)) ||
-        !(h->cdf = calloc((size_t)nz + 1, sizeof *h->cdf))) {
-        free(order);
-        optinc_err_hist_free(h);
-        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
-    }
-    for (int i = 0, k = 0; i < n; i++)
-        if (delta[i] && weight[i] > 0.0)
-            order[k++] = delta[i];
-    qsort(order, (size_t)nz, sizeof *order, cmp_int);
-    double acc = 0.0;
-    for (int k = 0; k < nz; k++) {
-        if (k && order[k] == order[k - 1])
-            continue;
-        for (int i = 0; i < n; i++)
-            if (delta[i] == order[k])
-                acc += weight[i];
-        h->delta[h->n] = order[k];
-        h->cdf[h->n++] = acc / wrong;
-    }
-    if (h->n)
-        h->cdf[h->n - 1] = 1.0;
-    h->p_error = p_error;
-    snprintf(h->path, sizeof h->path, "%s", path ? path : "");
-    free(order);
-    *out = h;
-    return OPTINC_OK;
-}
-
-optinc_status optinc_err_hist_from_counts(const uint64_t *counts, int n, int offset,
-                                          optinc_err_hist **out, optinc_error *err)
-{
-    int *delta = malloc((size_t)(n > 0 ? n : 1) * sizeof *delta);
-    double *weight = malloc((size_t)(n > 0 ? n : 1) * sizeof *weight);
-    optinc_status st;
-    if (!delta || !weight)
-        st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
-    else {
-        for (int k = 0; k < n; k++) {
-            delta[k] = k - offset;
-            weight[k] = (double)counts[k];
-        }
-        st = hist_build(delta, weight, n, -1.0, "verifier", out, err);
-    }
-    free(delta);
-    free(weight);
-    return st;
-}
-
-optinc_status optinc_err_hist_load(const char *path, optinc_err_hist **out, optinc_error *err)
-{
-    *out = NULL;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
-                           "cannot open the error histogram: give a file of \"DELTA COUNT\" lines "
-                           "(see optinc-train(1))");
-    int cap = 0, n = 0, lineno = 0;
-    int *delta = NULL;
-    double *weight = NULL, p_error = -1.0;
-    char line[512];
-    optinc_status st = OPTINC_OK;
-    while (!st && fgets(line, sizeof line, f)) {
-        lineno++;
-        char *s = line + strspn(line, " \t");
-        if (*s == '#' || *s == '\n' || *s == '\r' || !*s)
-            continue;
-        char *end;
-        if (!strncmp(s, "p_error", 7)) {
-            p_error = strtod(s + 7, &end);
-            if (end == s + 7 || !(p_error >= 0.0 && p_error <= 1.0))
-                st = optinc_fail(err, OPTINC_EINPUT, path, lineno, (int)(s - line) + 1,
-                                 "p_error needs a probability in [0, 1]");
-            continue;
-        }
-        long d = strtol(s, &end, 10);
-        char *wp = end;
-        double wv = strtod(wp, &end);
-        char *rest = end + strspn(end, " \t\r\n");
-        if (wp == s || end == wp || *rest || !(wv >= 0.0) || !isfinite(wv) || d < -65535 ||
-            d > 65535) {
-            st = optinc_fail(err, OPTINC_EINPUT, path, lineno, (int)(s - line) + 1,
-                             "expected \"DELTA COUNT\": an integer error in LSBs and a count "
-                             ">= 0");
-            break;
-        }
-        if (n == cap) {
-            cap = cap ? 2 * cap : 16;
-            int *nd = realloc(delta, (size_t)cap * sizeof *nd);
-            if (nd)
-                delta = nd;
-            double *nw = realloc(weight, (size_t)cap * sizeof *nw);
-            if (nw)
-                weight = nw;
-            if (!nd || !nw) {
-                st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
-                break;
-            }
-        }
-        delta[n] = (int)d;
-        weight[n++] = wv;
-    }
-    fclose(f);
-    if (!st && n == 0)
-        st = optinc_fail(err, OPTINC_EINPUT, path, lineno, 0,
-                         "no \"DELTA COUNT\" lines: the histogram is empty");
-    if (!st)
-        st = hist_build(delta, weight, n, p_error, path, out, err);
-    free(delta);
-    free(weight);
-    return st;
-}
-
-void optinc_err_hist_free(optinc_err_hist *h)
-{
-    if (!h)
-        return;
-    free(h->delta);
-    free(h->cdf);
-    free(h);
 }

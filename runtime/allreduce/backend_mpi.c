@@ -1,25 +1,10 @@
 /*
  * backend_mpi.c - the MPI backend of comm.h: one OpenMPI rank per server.
  *
- * Each algorithm moves real messages in the pattern of its network model and
- * runs the kernels of allreduce.c in the order the in-process emulation runs
- * them, so the bits agree:
- *
- *   ring       to the next rank / from the previous one, step by step: the
- *              reduce-scatter adds what it receives into its own copy
- *              (optinc_ar_add), the owner of a chunk divides it by N, the
- *              all-gather receives finished chunks in place;
- *   exact      an all-to-all of float slices (slice c to rank c), rank c adds
- *              the N slices in server order and divides, an all-gather;
- *   quantized, optinc
- *              the block maxima reduced with MPI_MAX on their bits, each rank
- *              quantizes its gradient, an all-to-all of code slices, rank c
- *              aggregates chunk c (table and injected errors of chunk c), an
- *              all-gather of the output codes, every rank decodes.
- *
- * The all-to-all + all-gather is how a cluster without the optical unit can
- * run the unit's function; the statistics still count the modelled star
- * (allreduce.h).  After each call the ranks exchange their counts, so every
+ * Each algorithm's MPI implementation (its own file) moves real messages in
+ * the pattern of its network model through the exchanges below, and runs
+ * the kernels of the in-process emulation in the same order, so the bits
+ * agree.  After each all-reduce the ranks exchange their counts, so every
  * rank holds the statistics of all servers, as in process.
  *
  * The watchdog.  A blocking MPI call waits forever for a rank that hangs, so
@@ -41,7 +26,8 @@
  * that is the rank that died or hangs.  N(N-1) small messages per exchange
  * are nothing next to a gradient for the N <= 16 servers of the experiments.
  * MPI errors are returned (MPI_ERRORS_RETURN) rather than fatal, and become
- * the same kind of fault.  The state is per process, as MPI's own is.
+ * the same kind of fault.  The watchdog's state lives in the communicator
+ * (comm->state), which its caller owns; MPI's own state is per process.
  */
 #include <mpi.h>
 #include <sched.h>
@@ -50,8 +36,10 @@
 #include <string.h>
 #include <time.h>
 #include "optinc/comm.h"
+#include "runtime/allreduce/backend.h"
+#include "runtime/allreduce/plan.h"
 
-static struct watchdog {
+typedef struct watchdog {
     int ready;                /* wd_init done */
     MPI_Comm hb;              /* the heartbeats' communicator */
     int size, rank;
@@ -62,27 +50,30 @@ static struct watchdog {
     int *done;                /* MPI_Testsome's indices */
     int failed;
     optinc_error fault;
-} wd;
+} watchdog;
+
+/* The watchdog of an MPI communicator. */
+#define WD(comm) ((watchdog *)(comm)->state)
 
 /* Records the fault that ends this rank's part in the job: "rank R: msg". */
-static optinc_status fault(optinc_error *err, const char *msg)
+static optinc_status fault(watchdog *wd, optinc_error *err, const char *msg)
 {
-    wd.failed = 1;
-    optinc_fail(&wd.fault, OPTINC_ERUN, NULL, 0, 0, "rank %d: %s", wd.rank, msg);
+    wd->failed = 1;
+    optinc_fail(&wd->fault, OPTINC_ERUN, NULL, 0, 0, "rank %d: %s", wd->rank, msg);
     if (err)
-        *err = wd.fault;
+        *err = wd->fault;
     return OPTINC_ERUN;
 }
 
 /* What every call returns after a fault. */
-static optinc_status refuse(optinc_error *err)
+static optinc_status refuse(const watchdog *wd, optinc_error *err)
 {
     if (err)
-        *err = wd.fault;
+        *err = wd->fault;
     return OPTINC_ERUN;
 }
 
-static optinc_status mpi_error(int rc, const char *what, optinc_error *err)
+static optinc_status mpi_error(watchdog *wd, int rc, const char *what, optinc_error *err)
 {
     char text[MPI_MAX_ERROR_STRING], msg[MPI_MAX_ERROR_STRING + 200];
     int len = 0;
@@ -90,41 +81,42 @@ static optinc_status mpi_error(int rc, const char *what, optinc_error *err)
     text[len] = '\0';
     snprintf(msg, sizeof msg, "MPI failed in the %s (%s): a rank died or the network failed",
              what, text);
-    return fault(err, msg);
+    return fault(wd, err, msg);
 }
 
 /* Takes in every heartbeat that has arrived and posts the next receives. */
-static int wd_poll(void)
+static int wd_poll(watchdog *wd)
 {
     int got = 0, rc = MPI_SUCCESS;
     do {
-        rc = MPI_Testsome(wd.size, wd.recv, &got, wd.done, MPI_STATUSES_IGNORE);
+        rc = MPI_Testsome(wd->size, wd->recv, &got, wd->done, MPI_STATUSES_IGNORE);
         for (int i = 0; rc == MPI_SUCCESS && got != MPI_UNDEFINED && i < got; i++) {
-            int p = wd.done[i];
-            wd.seen[p] = wd.inbox[p] > wd.seen[p] ? wd.inbox[p] : wd.seen[p];
-            rc = MPI_Irecv(&wd.inbox[p], 1, MPI_UINT64_T, p, 0, wd.hb, &wd.recv[p]);
+            int p = wd->done[i];
+            wd->seen[p] = wd->inbox[p] > wd->seen[p] ? wd->inbox[p] : wd->seen[p];
+            rc = MPI_Irecv(&wd->inbox[p], 1, MPI_UINT64_T, p, 0, wd->hb, &wd->recv[p]);
         }
     } while (rc == MPI_SUCCESS && got != MPI_UNDEFINED && got > 0);
     return rc;
 }
 
 /* Nonzero when every peer has entered as many exchanges as this rank. */
-static int caught_up(void)
+static int caught_up(const watchdog *wd)
 {
-    for (int p = 0; p < wd.size; p++)
-        if (p != wd.rank && wd.seen[p] < wd.entered)
+    for (int p = 0; p < wd->size; p++)
+        if (p != wd->rank && wd->seen[p] < wd->entered)
             return 0;
     return 1;
 }
 
 /* The timeout's message: the peers that never reached this exchange. */
-static optinc_status stalled(const optinc_comm *comm, const char *what, optinc_error *err)
+static optinc_status stalled(optinc_comm *comm, const char *what, optinc_error *err)
 {
+    watchdog *wd = WD(comm);
     char who[768] = "", msg[1000];
     size_t k = 0;
     int late = 0;
-    for (int p = 0; p < wd.size && k < sizeof who - 16; p++)
-        if (p != wd.rank && wd.seen[p] < wd.entered)
+    for (int p = 0; p < wd->size && k < sizeof who - 16; p++)
+        if (p != wd->rank && wd->seen[p] < wd->entered)
             k += (size_t)snprintf(who + k, sizeof who - k, "%s%d", late++ ? ", " : "", p);
     if (late)
         snprintf(msg, sizeof msg, "no progress from %s %s for %g s", late > 1 ? "ranks" : "rank",
@@ -132,22 +124,23 @@ static optinc_status stalled(const optinc_comm *comm, const char *what, optinc_e
     else
         snprintf(msg, sizeof msg, "the %s made no progress for %g s although every rank "
                  "reached it (a stalled network?)", what, comm->timeout_s);
-    return fault(err, msg);
+    return fault(wd, err, msg);
 }
 
 /* Waits for the n requests (and, with beats, for every peer's heartbeat of
  * this exchange) until comm->timeout_s; see the top of the file. */
-static optinc_status wait_for(const optinc_comm *comm, int n, MPI_Request *req, int beats,
+static optinc_status wait_for(optinc_comm *comm, int n, MPI_Request *req, int beats,
                               const char *what, optinc_error *err)
 {
+    watchdog *wd = WD(comm);
     double t0 = MPI_Wtime();
     for (;;) {
         int done = 1, rc = n ? MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
         if (rc == MPI_SUCCESS)
-            rc = wd_poll();
+            rc = wd_poll(wd);
         if (rc != MPI_SUCCESS)
-            return mpi_error(rc, what, err);
-        if (done && (!beats || caught_up()))
+            return mpi_error(wd, rc, what, err);
+        if (done && (!beats || caught_up(wd)))
             return OPTINC_OK;
         double waited = MPI_Wtime() - t0;
         if (comm->timeout_s > 0.0 && waited >= comm->timeout_s)
@@ -160,129 +153,157 @@ static optinc_status wait_for(const optinc_comm *comm, int n, MPI_Request *req, 
 }
 
 /* Completes operations just started (rc: how starting them went). */
-static optinc_status watch(const optinc_comm *comm, int rc, int n, MPI_Request *req,
+static optinc_status watch(optinc_comm *comm, int rc, int n, MPI_Request *req,
                            const char *what, optinc_error *err)
 {
     if (rc != MPI_SUCCESS)
-        return mpi_error(rc, what, err);
+        return mpi_error(WD(comm), rc, what, err);
     return wait_for(comm, n, req, 0, what, err);
 }
 
 /* Starts an exchange: the heartbeat to every peer. */
-static optinc_status enter(const optinc_comm *comm, const char *what, optinc_error *err)
+static optinc_status enter(optinc_comm *comm, const char *what, optinc_error *err)
 {
-    if (wd.failed)
-        return refuse(err);
-    optinc_status st = wait_for(comm, wd.size, wd.send, 0, what, err);
+    watchdog *wd = WD(comm);
+    if (wd->failed)
+        return refuse(wd, err);
+    optinc_status st = wait_for(comm, wd->size, wd->send, 0, what, err);
     if (st)
         return st;
-    wd.beat = ++wd.entered;
+    wd->beat = ++wd->entered;
     int rc = MPI_SUCCESS;
-    for (int p = 0; p < wd.size && rc == MPI_SUCCESS; p++)
-        if (p != wd.rank)
-            rc = MPI_Isend(&wd.beat, 1, MPI_UINT64_T, p, 0, wd.hb, &wd.send[p]);
-    return rc == MPI_SUCCESS ? OPTINC_OK : mpi_error(rc, what, err);
+    for (int p = 0; p < wd->size && rc == MPI_SUCCESS; p++)
+        if (p != wd->rank)
+            rc = MPI_Isend(&wd->beat, 1, MPI_UINT64_T, p, 0, wd->hb, &wd->send[p]);
+    return rc == MPI_SUCCESS ? OPTINC_OK : mpi_error(wd, rc, what, err);
 }
 
-static optinc_status wd_init(int size, int rank, optinc_error *err)
+static optinc_status wd_init(watchdog *wd, int size, int rank, optinc_error *err)
 {
-    if (wd.ready)
-        return OPTINC_OK;
-    wd.size = size;
-    wd.rank = rank;
-    wd.seen = calloc((size_t)size, sizeof *wd.seen);
-    wd.inbox = calloc((size_t)size, sizeof *wd.inbox);
-    wd.recv = malloc((size_t)size * sizeof *wd.recv);
-    wd.send = malloc((size_t)size * sizeof *wd.send);
-    wd.done = malloc((size_t)size * sizeof *wd.done);
-    if (!wd.seen || !wd.inbox || !wd.recv || !wd.send || !wd.done)
-        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory for %d MPI ranks", size);
+    wd->size = size;
+    wd->rank = rank;
+    wd->seen = calloc((size_t)size, sizeof *wd->seen);
+    wd->inbox = calloc((size_t)size, sizeof *wd->inbox);
+    wd->recv = malloc((size_t)size * sizeof *wd->recv);
+    wd->send = malloc((size_t)size * sizeof *wd->send);
+    wd->done = malloc((size_t)size * sizeof *wd->done);
+    if (!wd->seen || !wd->inbox || !wd->recv || !wd->send || !wd->done)
+        return fault(wd, err, "out of memory for the watchdog");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    int rc = MPI_Comm_dup(MPI_COMM_WORLD, &wd.hb);
+    int rc = MPI_Comm_dup(MPI_COMM_WORLD, &wd->hb);
     for (int p = 0; p < size; p++)
-        wd.recv[p] = wd.send[p] = MPI_REQUEST_NULL;
+        wd->recv[p] = wd->send[p] = MPI_REQUEST_NULL;
     for (int p = 0; p < size && rc == MPI_SUCCESS; p++)
         if (p != rank)
-            rc = MPI_Irecv(&wd.inbox[p], 1, MPI_UINT64_T, p, 0, wd.hb, &wd.recv[p]);
+            rc = MPI_Irecv(&wd->inbox[p], 1, MPI_UINT64_T, p, 0, wd->hb, &wd->recv[p]);
     if (rc != MPI_SUCCESS)
-        return mpi_error(rc, "start-up", err);
-    wd.ready = 1;
+        return mpi_error(wd, rc, "start-up", err);
+    wd->ready = 1;
     return OPTINC_OK;
 }
 
 /* Before MPI_Finalize: every peer's last heartbeat in, no receive left.
  * Nonzero when a peer never got there. */
-static int wd_end(const optinc_comm *comm)
+static int wd_end(optinc_comm *comm)
 {
-    if (wait_for(comm, wd.size, wd.send, 1, "shutdown", NULL))
+    watchdog *wd = WD(comm);
+    if (wait_for(comm, wd->size, wd->send, 1, "shutdown", NULL))
         return -1;
-    for (int p = 0; p < wd.size; p++)
-        if (wd.recv[p] != MPI_REQUEST_NULL) {
-            MPI_Cancel(&wd.recv[p]);
-            MPI_Wait(&wd.recv[p], MPI_STATUS_IGNORE);
+    for (int p = 0; p < wd->size; p++)
+        if (wd->recv[p] != MPI_REQUEST_NULL) {
+            MPI_Cancel(&wd->recv[p]);
+            MPI_Wait(&wd->recv[p], MPI_STATUS_IGNORE);
         }
-    MPI_Comm_free(&wd.hb);
-    free(wd.seen);
-    free(wd.inbox);
-    free(wd.recv);
-    free(wd.send);
-    free(wd.done);
-    wd.ready = 0;
+    MPI_Comm_free(&wd->hb);
+    wd->ready = 0;
     return 0;
 }
 
-int optinc_comm_under_mpirun(void)
+static void wd_free(watchdog *wd)
 {
-    return getenv("OMPI_COMM_WORLD_SIZE") != NULL || getenv("PMIX_RANK") != NULL ||
-           getenv("PMI_SIZE") != NULL;
+    if (!wd)
+        return;
+    free(wd->seen);
+    free(wd->inbox);
+    free(wd->recv);
+    free(wd->send);
+    free(wd->done);
+    free(wd);
 }
 
-optinc_status optinc_comm_mpi_init(optinc_comm *comm, int *argc, char ***argv,
-                                   optinc_error *err)
+
+/* ---- the communicator ---------------------------------------------------- */
+
+static optinc_status mpi_open(optinc_comm *comm, int servers, int *argc, char ***argv,
+                              optinc_error *err)
 {
     int inited, size, rank;
-    optinc_comm_inproc(comm, 1);    /* what comm is when MPI cannot start */
     MPI_Initialized(&inited);
     if (!inited && MPI_Init(argc, argv) != MPI_SUCCESS)
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0,
                            "MPI_Init failed: start the run with mpirun -np N (OpenMPI)");
+    watchdog *wd = calloc(1, sizeof *wd);
+    if (!wd)
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    comm->backend = OPTINC_BACKEND_MPI;
+    comm->ops = &optinc_comm_mpi_ops;
     comm->servers = size;
     comm->rank = rank;
     comm->first = rank;
     comm->count = 1;
     comm->timeout_s = OPTINC_COMM_DEFAULT_TIMEOUT_S;
-    optinc_status st = wd_init(size, rank, err);
+    comm->state = wd;
+    optinc_status st = wd_init(wd, size, rank, err);
     if (!st && size > OPTINC_AR_MAX_SERVERS)
         st = optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "%d MPI ranks: at most %d servers",
                          size, OPTINC_AR_MAX_SERVERS);
     return st;
 }
 
-void optinc_comm_finalize(optinc_comm *comm)
+static void mpi_close(optinc_comm *comm)
 {
+    watchdog *wd = WD(comm);
     int fin;
-    if (comm->backend != OPTINC_BACKEND_MPI)
-        return;
     MPI_Finalized(&fin);
-    if (fin)
-        return;
-    if (wd.failed || (wd.ready && wd_end(comm)))
-        optinc_comm_abort(comm, 1);
-    MPI_Finalize();
+    if (!fin) {
+        if (wd->failed || (wd->ready && wd_end(comm)))
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        MPI_Finalize();
+    }
+    wd_free(wd);
+    comm->state = NULL;
 }
 
-int optinc_comm_failed(const optinc_comm *comm)
+static int mpi_failed(const optinc_comm *comm)
 {
-    return comm->backend == OPTINC_BACKEND_MPI && wd.failed;
+    return WD(comm)->failed;
 }
 
-void optinc_comm_abort(const optinc_comm *comm, int code)
+static void mpi_abort(const optinc_comm *comm, int code)
 {
-    if (comm->backend == OPTINC_BACKEND_MPI)
-        MPI_Abort(MPI_COMM_WORLD, code);
+    MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+/* ---- the exchanges of the algorithms (backend.h) ------------------------- */
+
+static MPI_Datatype mpi_type(optinc_mpi_type t)
+{
+    return t == OPTINC_MPI_F32 ? MPI_FLOAT : t == OPTINC_MPI_U16 ? MPI_UINT16_T : MPI_UINT32_T;
+}
+
+optinc_status optinc_mpi_shift(optinc_comm *comm, const void *send, size_t scount, void *recv,
+                               size_t rcount, optinc_mpi_type type, int tag, const char *what,
+                               optinc_error *err)
+{
+    int N = comm->servers, r = comm->rank;
+    MPI_Request rq[2];
+    int rc = MPI_Irecv(recv, (int)rcount, mpi_type(type), (r + N - 1) % N, tag, MPI_COMM_WORLD,
+                       &rq[0]);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Isend(send, (int)scount, mpi_type(type), (r + 1) % N, tag, MPI_COMM_WORLD,
+                       &rq[1]);
+    return watch(comm, rc, 2, rq, what, err);
 }
 
 /* Counts and displacements of the N chunks of n elements. */
@@ -296,122 +317,46 @@ static void chunk_layout(size_t n, int N, int *counts, int *displs)
     }
 }
 
-/* One ring step: chunk [slo, shi) of g to the next rank while receiving
- * rhi - rlo floats from the previous one into recv. */
-static optinc_status ring_step(const optinc_comm *comm, const float *g, size_t slo, size_t shi,
-                               float *recv, size_t rlo, size_t rhi, int tag, optinc_error *err)
+optinc_status optinc_mpi_scatter_chunks(optinc_comm *comm, const void *buf, size_t n,
+                                        void *recv, optinc_mpi_type type, const char *what,
+                                        optinc_error *err)
 {
-    int N = comm->servers, r = comm->rank;
-    MPI_Request rq[2];
-    int rc = MPI_Irecv(recv, (int)(rhi - rlo), MPI_FLOAT, (r + N - 1) % N, tag, MPI_COMM_WORLD,
-                       &rq[0]);
-    if (rc == MPI_SUCCESS)
-        rc = MPI_Isend(g + slo, (int)(shi - slo), MPI_FLOAT, (r + 1) % N, tag, MPI_COMM_WORLD,
-                       &rq[1]);
-    return watch(comm, rc, 2, rq, "ring all-reduce", err);
-}
-
-static optinc_status ring(const optinc_comm *comm, float *g, size_t n, float *tmp,
-                          optinc_ar_stats *st, optinc_error *err)
-{
-    int N = comm->servers, r = comm->rank, next = (r + 1) % N;
-    size_t slo, shi, rlo, rhi;
-    optinc_status e;
-    for (int s = 0; s < N - 1; s++) {
-        optinc_ar_chunk(n, N, ((r - s) % N + N) % N, &slo, &shi);
-        optinc_ar_chunk(n, N, ((r - 1 - s) % N + N) % N, &rlo, &rhi);
-        if ((e = ring_step(comm, g, slo, shi, tmp, rlo, rhi, s, err)))
-            return e;
-        optinc_ar_add(g + rlo, tmp, rhi - rlo);
-        optinc_ar_count(st, r, next, (shi - slo) * sizeof(float));
-    }
-    optinc_ar_chunk(n, N, (r + 1) % N, &rlo, &rhi);
-    optinc_ar_mean(g + rlo, rhi - rlo, N);
-    for (int s = 0; s < N - 1; s++) {
-        optinc_ar_chunk(n, N, ((r + 1 - s) % N + N) % N, &slo, &shi);
-        optinc_ar_chunk(n, N, ((r - s) % N + N) % N, &rlo, &rhi);
-        if ((e = ring_step(comm, g, slo, shi, g + rlo, rlo, rhi, N + s, err)))
-            return e;
-        optinc_ar_count(st, r, next, (shi - slo) * sizeof(float));
-    }
-    return OPTINC_OK;
-}
-
-static optinc_status exact(const optinc_comm *comm, float *g, size_t n, float *recv,
-                           int *counts, int *displs, optinc_ar_stats *st, optinc_error *err)
-{
-    int N = comm->servers, r = comm->rank, rc[OPTINC_AR_MAX_SERVERS], rd[OPTINC_AR_MAX_SERVERS];
-    int len = counts[r];
-    const char *what = "exact all-reduce";
-    MPI_Request rq;
-    optinc_status e;
+    int N = comm->servers, counts[OPTINC_AR_MAX_SERVERS], displs[OPTINC_AR_MAX_SERVERS];
+    int rc[OPTINC_AR_MAX_SERVERS], rd[OPTINC_AR_MAX_SERVERS];
+    chunk_layout(n, N, counts, displs);
     for (int i = 0; i < N; i++) {
-        rc[i] = len;
-        rd[i] = i * len;
+        rc[i] = counts[comm->rank];
+        rd[i] = i * counts[comm->rank];
     }
-    if ((e = watch(comm, MPI_Ialltoallv(g, counts, displs, MPI_FLOAT, recv, rc, rd, MPI_FLOAT,
-                                        MPI_COMM_WORLD, &rq), 1, &rq, what, err)))
-        return e;
-    for (int i = 1; i < N; i++)
-        optinc_ar_add(recv, recv + (size_t)i * (size_t)len, (size_t)len);
-    optinc_ar_mean(recv, (size_t)len, N);
-    if ((e = watch(comm, MPI_Iallgatherv(recv, len, MPI_FLOAT, g, counts, displs, MPI_FLOAT,
-                                         MPI_COMM_WORLD, &rq), 1, &rq, what, err)))
-        return e;
-    optinc_ar_count(st, r, -1, n * sizeof(float));
-    optinc_ar_count(st, -1, r, n * sizeof(float));
-    return OPTINC_OK;
-}
-
-/* The buffers of quantized(). */
-typedef struct qbufs {
-    uint16_t *codes, *recv;
-    float *absmax;
-} qbufs;
-
-static optinc_status quantized(const optinc_comm *comm, optinc_allreduce *ar, uint64_t step,
-                               float *g, size_t n, const qbufs *b, int *counts, int *displs,
-                               optinc_ar_stats *st, uint64_t *errors, optinc_error *err)
-{
-    int N = comm->servers, r = comm->rank, rc[OPTINC_AR_MAX_SERVERS], rd[OPTINC_AR_MAX_SERVERS];
-    int len = counts[r];
-    size_t nb = optinc_ar_blocks(ar, n);
-    const char *what = optinc_allreduce_config(ar)->kind == OPTINC_AR_OPTINC
-                           ? "optinc all-reduce" : "quantized all-reduce";
     MPI_Request rq;
-    optinc_status e;
-    optinc_ar_block_absmax(ar, g, n, b->absmax);
-    if ((e = watch(comm, MPI_Iallreduce(MPI_IN_PLACE, b->absmax, (int)nb, MPI_UINT32_T, MPI_MAX,
-                                        MPI_COMM_WORLD, &rq), 1, &rq, what, err)))
-        return e;
-    optinc_ar_quantize(ar, g, 0, n, b->absmax, b->codes);
-    for (int i = 0; i < N; i++) {
-        rc[i] = len;
-        rd[i] = i * len;
-    }
-    if ((e = watch(comm, MPI_Ialltoallv(b->codes, counts, displs, MPI_UINT16_T, b->recv, rc, rd,
-                                        MPI_UINT16_T, MPI_COMM_WORLD, &rq), 1, &rq, what, err)))
-        return e;
-    const uint16_t *src[OPTINC_AR_MAX_SERVERS];
-    for (int i = 0; i < N; i++)
-        src[i] = b->recv + (size_t)i * (size_t)len;
-    size_t lo = (size_t)displs[r];
-    uint16_t *out = b->recv + (size_t)N * (size_t)len;
-    *errors = optinc_ar_aggregate(ar, step, r, src, lo, lo + (size_t)len, out);
-    if ((e = watch(comm, MPI_Iallgatherv(out, len, MPI_UINT16_T, b->codes, counts, displs,
-                                         MPI_UINT16_T, MPI_COMM_WORLD, &rq), 1, &rq, what, err)))
-        return e;
-    optinc_ar_decode(ar, b->codes, 0, n, b->absmax, g);
-    uint64_t scale_bytes = nb * sizeof(float), code_bytes = optinc_ar_code_bytes(ar, n);
-    optinc_ar_count(st, r, -1, scale_bytes);
-    optinc_ar_count(st, -1, r, scale_bytes);
-    optinc_ar_count(st, r, -1, code_bytes);
-    optinc_ar_count(st, -1, r, code_bytes);
-    return OPTINC_OK;
+    return watch(comm, MPI_Ialltoallv(buf, counts, displs, mpi_type(type), recv, rc, rd,
+                                      mpi_type(type), MPI_COMM_WORLD, &rq), 1, &rq, what, err);
 }
+
+optinc_status optinc_mpi_gather_chunks(optinc_comm *comm, const void *mine, size_t n, void *buf,
+                                       optinc_mpi_type type, const char *what,
+                                       optinc_error *err)
+{
+    int counts[OPTINC_AR_MAX_SERVERS], displs[OPTINC_AR_MAX_SERVERS];
+    chunk_layout(n, comm->servers, counts, displs);
+    MPI_Request rq;
+    return watch(comm, MPI_Iallgatherv(mine, counts[comm->rank], mpi_type(type), buf, counts,
+                                       displs, mpi_type(type), MPI_COMM_WORLD, &rq), 1, &rq,
+                 what, err);
+}
+
+optinc_status optinc_mpi_max_u32(optinc_comm *comm, void *v, size_t n, const char *what,
+                                 optinc_error *err)
+{
+    MPI_Request rq;
+    return watch(comm, MPI_Iallreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT32_T, MPI_MAX,
+                                      MPI_COMM_WORLD, &rq), 1, &rq, what, err);
+}
+
+/* ---- the operations of comm.h -------------------------------------------- */
 
 /* Adds every rank's counts of this call to stats. */
-static optinc_status gather_stats(const optinc_comm *comm, const optinc_ar_stats *mine,
+static optinc_status gather_stats(optinc_comm *comm, const optinc_ar_stats *mine,
                                   uint64_t errors, optinc_ar_stats *stats, optinc_error *err)
 {
     int N = comm->servers, r = comm->rank;
@@ -434,11 +379,11 @@ static optinc_status gather_stats(const optinc_comm *comm, const optinc_ar_stats
     return OPTINC_OK;
 }
 
-optinc_status optinc_comm_mpi_allreduce(const optinc_comm *comm, optinc_allreduce *ar,
-                                        uint64_t step, float *grad, size_t n,
-                                        optinc_ar_stats *stats, optinc_error *err)
+static optinc_status mpi_allreduce(optinc_comm *comm, optinc_allreduce *ar, uint64_t step,
+                                   float *const *grads, size_t n, optinc_ar_stats *stats,
+                                   optinc_error *err)
 {
-    int N = comm->servers, r = comm->rank;
+    int N = comm->servers;
     const optinc_ar_config *cfg = optinc_allreduce_config(ar);
     if (cfg->servers != N)
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
@@ -447,52 +392,26 @@ optinc_status optinc_comm_mpi_allreduce(const optinc_comm *comm, optinc_allreduc
     if (n > (size_t)2147483647)
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                            "%zu gradient elements: MPI counts are int, use fewer than 2^31", n);
-    optinc_status st = enter(comm, "all-reduce", err);
-    if (st)
-        return st;
-    int counts[OPTINC_AR_MAX_SERVERS], displs[OPTINC_AR_MAX_SERVERS];
-    chunk_layout(n, N, counts, displs);
-    size_t len = (size_t)counts[r], maxlen = (n + (size_t)N - 1) / (size_t)N;
-    int quant = cfg->kind == OPTINC_AR_OPTINC || cfg->kind == OPTINC_AR_QUANTIZED;
-    size_t nb = quant ? optinc_ar_blocks(ar, n) : 0;
-    float *fbuf = NULL;
-    qbufs b = {NULL, NULL, NULL};
-    if (cfg->kind == OPTINC_AR_RING)
-        fbuf = malloc((maxlen ? maxlen : 1) * sizeof *fbuf);
-    else if (cfg->kind == OPTINC_AR_EXACT)
-        fbuf = malloc(((size_t)N * len + 1) * sizeof *fbuf);
-    else {
-        b.absmax = malloc((nb + 1) * sizeof *b.absmax);
-        b.codes = malloc((n + 1) * sizeof *b.codes);
-        b.recv = malloc(((size_t)(N + 1) * len + 1) * sizeof *b.recv);
-    }
-    optinc_ar_stats mine;
-    memset(&mine, 0, sizeof mine);
+    if (!cfg->algorithm->mpi)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "the %s all-reduce has no MPI implementation: use --backend inproc",
+                           cfg->algorithm->name);
     uint64_t errors = 0;
-    if (quant ? !b.absmax || !b.codes || !b.recv : !fbuf)
-        st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory for the all-reduce");
-    else if (cfg->kind == OPTINC_AR_RING)
-        st = ring(comm, grad, n, fbuf, &mine, err);
-    else if (cfg->kind == OPTINC_AR_EXACT)
-        st = exact(comm, grad, n, fbuf, counts, displs, &mine, err);
-    else
-        st = quantized(comm, ar, step, grad, n, &b, counts, displs, &mine, &errors, err);
-    free(fbuf);
-    free(b.absmax);
-    free(b.codes);
-    free(b.recv);
-    if (!st && stats)
+    optinc_status st = enter(comm, "all-reduce", err);
+    if (!st)
+        st = cfg->algorithm->mpi(comm, ar, step, grads[0], n, &errors, err);
+    if (!st && stats) {
+        optinc_ar_stats mine;
+        memset(&mine, 0, sizeof mine);
+        optinc_ar_traffic(ar, n, comm->rank, &mine);
         st = gather_stats(comm, &mine, errors, stats, err);
+    }
     return st;
 }
 
-optinc_status optinc_comm_allgather(const optinc_comm *comm, const double *local, double *all,
-                                    int k, optinc_error *err)
+static optinc_status mpi_allgather(optinc_comm *comm, const double *local, double *all, int k,
+                                   optinc_error *err)
 {
-    if (comm->backend != OPTINC_BACKEND_MPI) {
-        memcpy(all, local, (size_t)comm->servers * (size_t)k * sizeof *all);
-        return OPTINC_OK;
-    }
     const char *what = "all-gather of per-server values";
     MPI_Request rq;
     optinc_status st = enter(comm, what, err);
@@ -500,22 +419,17 @@ optinc_status optinc_comm_allgather(const optinc_comm *comm, const double *local
                                                 MPI_COMM_WORLD, &rq), 1, &rq, what, err);
 }
 
-optinc_status optinc_comm_sum(const optinc_comm *comm, int64_t v, int64_t *sum,
-                              optinc_error *err)
+static optinc_status mpi_sum(optinc_comm *comm, int64_t v, int64_t *sum, optinc_error *err)
 {
-    *sum = v;
-    if (comm->backend != OPTINC_BACKEND_MPI)
-        return OPTINC_OK;
     MPI_Request rq;
+    *sum = v;
     optinc_status st = enter(comm, "sum over ranks", err);
     return st ? st : watch(comm, MPI_Iallreduce(&v, sum, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD,
                                                 &rq), 1, &rq, "sum over ranks", err);
 }
 
-optinc_status optinc_comm_agree(const optinc_comm *comm, optinc_status st, optinc_error *err)
+static optinc_status mpi_agree(optinc_comm *comm, optinc_status st, optinc_error *err)
 {
-    if (comm->backend != OPTINC_BACKEND_MPI)
-        return st;
     const char *what = "agreement on the outcome";
     int mine = st ? comm->rank : comm->servers, lowest, status = (int)st;
     MPI_Request rq[2];
@@ -542,8 +456,21 @@ optinc_status optinc_comm_agree(const optinc_comm *comm, optinc_status st, optin
     return (optinc_status)status;
 }
 
-void optinc_comm_mpi_native(const optinc_comm *comm, float *g, size_t n)
+static optinc_status mpi_native_sum(optinc_comm *comm, float *g, size_t n, optinc_error *err)
 {
-    (void)comm;
-    MPI_Allreduce(MPI_IN_PLACE, g, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    int rc = MPI_Allreduce(MPI_IN_PLACE, g, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    return rc == MPI_SUCCESS ? OPTINC_OK : mpi_error(WD(comm), rc, "MPI_Allreduce", err);
 }
+
+const optinc_comm_ops optinc_comm_mpi_ops = {
+    .name = "mpi",
+    .open = mpi_open,
+    .close = mpi_close,
+    .failed = mpi_failed,
+    .abort = mpi_abort,
+    .allreduce = mpi_allreduce,
+    .allgather = mpi_allgather,
+    .sum = mpi_sum,
+    .agree = mpi_agree,
+    .native_sum = mpi_native_sum,
+};

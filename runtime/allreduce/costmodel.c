@@ -38,13 +38,29 @@ const optinc_workload optinc_workload_llama = {
     "LLaMA-based (8x384)", 38738688.0, 6.0 * (14161920.0 + 12288000.0) + 6.0 * 2 * 8 * 512 * 384,
     "token"};
 
+double optinc_cost_allreduce(const optinc_costmodel *cm, const optinc_ar_algorithm *alg,
+                             double params, int servers, int bits)
+{
+    double N = servers, S = params * bits;   /* bits per server */
+    double messages = 1.0, share = 1.0, scales = 0.0, optical = 0.0;
+    if (alg->network == OPTINC_AR_NET_RING) {
+        messages = 2.0 * (N - 1.0);
+        share = 2.0 * (N - 1.0) / N;
+    }
+    if (alg->flags & OPTINC_AR_QUANTIZES) {
+        messages += 1.0;
+        scales = ceil(params / OPTINC_AR_DEFAULT_BLOCK) * 32.0;
+    }
+    if (alg->flags & OPTINC_AR_ONN)
+        optical = cm->t_onn_s;
+    return messages * cm->latency_s + (share * S + scales) / cm->link_bps + optical;
+}
+
 void optinc_cost_iteration(const optinc_costmodel *cm, const optinc_workload *w, double samples,
                            int servers, int bits, optinc_iteration *it)
 {
-    double N = servers, S = w->params * bits;   /* bits per server */
-    double scales = ceil(w->params / OPTINC_AR_DEFAULT_BLOCK) * 32.0;
     it->compute_s = samples * w->flops_per_sample / (cm->peak_flops * cm->efficiency);
-    it->ring_s = 2.0 * (N - 1.0) * cm->latency_s + 2.0 * (N - 1.0) / N * S / cm->link_bps;
-    it->optinc_s = 2.0 * cm->latency_s + (S + scales) / cm->link_bps + cm->t_onn_s;
+    it->ring_s = optinc_cost_allreduce(cm, optinc_ar_find("ring"), w->params, servers, bits);
+    it->optinc_s = optinc_cost_allreduce(cm, optinc_ar_find("optinc"), w->params, servers, bits);
     it->saving = (it->ring_s - it->optinc_s) / (it->compute_s + it->ring_s);
 }

@@ -159,8 +159,6 @@ optinc_status optinc_dataset_fashion_mnist(const char *dir, int test, int limit,
                                            optinc_dataset **out, optinc_error *err)
 {
     *out = NULL;
-    if (!dir)
-        dir = getenv("OPTINC_FASHION_MNIST_DIR");
     if (!dir || !*dir)
         dir = OPTINC_FASHION_MNIST_DIR;
     const char *split = test ? "t10k" : "train";

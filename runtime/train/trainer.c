@@ -4,8 +4,8 @@
  *
  * Layout.  The parameters are one flat float vector, layer by layer W (out x
  * in, row-major) then b, and each server's gradient has the same layout, so
- * the all-reduce sees one vector of P floats (235,146 for 784-256-128-10,
- * the size paper.md section 10 uses).  The hot loops are float: activations
+ * the all-reduce sees one vector of P floats (235,146 for 784-256-128-10).
+ * The hot loops are float: activations
  * are rows of a batch and every product is one cblas_sgemm.
  *
  * Determinism.  A server's gradient depends only on the parameters and its
@@ -24,7 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include "optinc/dataset.h"
 #include "optinc/fileio.h"
 #include "optinc/rng.h"
@@ -59,44 +58,11 @@ typedef struct state {
     int n_hist, cap_hist;
 } state;
 
-void optinc_train_defaults(optinc_train_config *cfg)
+/* The fields of a spec's train: section, with its algorithm found. */
+static void take_train(optinc_train_config *cfg, const optinc_spec_train *t,
+                       const optinc_ar_algorithm *a)
 {
-    memset(cfg, 0, sizeof *cfg);
-    cfg->servers = 4;
-    cfg->epochs = 10;
-    cfg->batch = 64;
-    cfg->hidden[0] = 256;
-    cfg->hidden[1] = 128;
-    cfg->n_hidden = 2;
-    cfg->lr = 0.05;
-    cfg->momentum = 0.9;
-    cfg->seed = 1;
-    cfg->allreduce = OPTINC_AR_RING;
-    cfg->bits = OPTINC_AR_DEFAULT_BITS;
-    cfg->block_size = OPTINC_AR_DEFAULT_BLOCK;
-    optinc_costmodel_defaults(&cfg->cost);
-}
-
-void optinc_train_spec_defaults(optinc_spec_train *t)
-{
-    optinc_train_config cfg;
-    optinc_train_defaults(&cfg);
-    snprintf(t->dataset, sizeof t->dataset, "fashion_mnist");
-    t->servers = cfg.servers;
-    t->epochs = cfg.epochs;
-    t->batch = cfg.batch;
-    t->checkpoint_every = (int)cfg.checkpoint_every;
-    memcpy(t->hidden, cfg.hidden, sizeof t->hidden);
-    t->n_hidden = cfg.n_hidden;
-    t->lr = cfg.lr;
-    t->momentum = cfg.momentum;
-    snprintf(t->allreduce, sizeof t->allreduce, "%s", optinc_ar_kind_name(cfg.allreduce));
-}
-
-void optinc_train_apply_spec(optinc_train_config *cfg, const optinc_spec_train *t)
-{
-    if (!t->present)
-        return;
+    cfg->allreduce = a;
     cfg->servers = t->servers;
     cfg->epochs = t->epochs;
     cfg->batch = t->batch;
@@ -105,7 +71,39 @@ void optinc_train_apply_spec(optinc_train_config *cfg, const optinc_spec_train *
     cfg->n_hidden = t->n_hidden;
     cfg->lr = t->lr;
     cfg->momentum = t->momentum;
-    optinc_ar_kind_parse(t->allreduce, &cfg->allreduce);
+}
+
+/* The defaults of a spec's train: section applied to an empty configuration,
+ * so that a spec that leaves a field out trains as if there were no spec. */
+void optinc_train_defaults(optinc_train_config *cfg)
+{
+    optinc_spec_train t;
+    memset(cfg, 0, sizeof *cfg);
+    memset(&t, 0, sizeof t);
+    optinc_spec_train_defaults(&t);
+    take_train(cfg, &t, optinc_ar_find(t.allreduce));
+    cfg->seed = OPTINC_TRAIN_DEFAULT_SEED;
+    cfg->bits = OPTINC_AR_DEFAULT_BITS;
+    cfg->block_size = OPTINC_AR_DEFAULT_BLOCK;
+    optinc_costmodel_defaults(&cfg->cost);
+}
+
+optinc_status optinc_train_apply_spec(optinc_train_config *cfg, const optinc_spec *spec,
+                                      optinc_error *err)
+{
+    const optinc_spec_train *t = &spec->train;
+    if (!t->present)
+        return OPTINC_OK;
+    const optinc_ar_algorithm *a = optinc_ar_find(t->allreduce);
+    if (!a) {
+        char names[256];
+        optinc_ar_names(" | ", " | ", names, sizeof names);
+        return optinc_fail(err, OPTINC_EINPUT, spec->path, t->allreduce_line,
+                           t->allreduce_column, "'allreduce' in train is '%.60s', which is not "
+                           "known; use one of: %s", t->allreduce, names);
+    }
+    take_train(cfg, t, a);
+    return OPTINC_OK;
 }
 
 /* ---- the model ----------------------------------------------------------- */
@@ -243,7 +241,7 @@ static double backward(const mlp *m, const float *w, work *wk, int rows, const u
 /* *acc = the fraction of the test set classified right, in fixed batches
  * spread over the servers; integer counts are summed over the processes. */
 static optinc_status evaluate(const mlp *m, const float *w, work *wk, const optinc_dataset *test,
-                              const optinc_comm *comm, int *idx, double *acc, optinc_error *err)
+                              optinc_comm *comm, int *idx, double *acc, optinc_error *err)
 {
     int64_t right = 0, total;
     for (int b = 0, lo = 0; lo < test->n; b++, lo += EVAL_BATCH) {
@@ -296,18 +294,18 @@ static void config_hash(const optinc_train_config *cfg, const mlp *m, int ntrain
                      "servers=%d batch=%d lr=%.17g momentum=%.17g seed=%llu allreduce=%s "
                      "bits=%d block=%d train=%d test=%d dims=",
                      cfg->servers, cfg->batch, cfg->lr, cfg->momentum,
-                     (unsigned long long)cfg->seed, optinc_ar_kind_name(cfg->allreduce),
+                     (unsigned long long)cfg->seed, cfg->allreduce->name,
                      cfg->bits, cfg->block_size, ntrain, ntest);
     for (int l = 0; l <= m->layers && k < (int)sizeof text - 16; l++)
         k += snprintf(text + k, sizeof text - (size_t)k, "%d,", m->dims[l]);
     uint8_t sub[32];
-    if (cfg->allreduce == OPTINC_AR_OPTINC && cfg->lut) {
+    if ((cfg->allreduce->flags & OPTINC_AR_ONN) && cfg->lut) {
         optinc_sha256(cfg->lut->code, cfg->lut->size * sizeof *cfg->lut->code, sub);
         for (int i = 0; i < 32 && k < (int)sizeof text - 3; i++)
             k += snprintf(text + k, sizeof text - (size_t)k, "%02x", sub[i]);
     }
     const optinc_err_hist *h = cfg->inject;
-    if (h && cfg->allreduce != OPTINC_AR_RING && cfg->allreduce != OPTINC_AR_EXACT) {
+    if (h && (cfg->allreduce->flags & OPTINC_AR_QUANTIZES)) {
         k += snprintf(text + k, sizeof text - (size_t)k, " p=%.17g", h->p_error);
         for (int i = 0; i < h->n && k < (int)sizeof text - 48; i++)
             k += snprintf(text + k, sizeof text - (size_t)k, " %d:%.17g", h->delta[i],
@@ -545,7 +543,7 @@ static optinc_status setup(const optinc_train_config *cfg, const optinc_comm *co
 }
 
 /* Closes epoch `e` (0-based): test accuracy and the metrics row. */
-static optinc_status close_epoch(const optinc_train_config *cfg, const optinc_comm *comm, run *r,
+static optinc_status close_epoch(const optinc_train_config *cfg, optinc_comm *comm, run *r,
                                  const mlp *m, long e, optinc_error *err)
 {
     state *s = &r->s;
@@ -573,7 +571,7 @@ static optinc_status close_epoch(const optinc_train_config *cfg, const optinc_co
 }
 
 /* One step: local gradients, all-reduce, metrics, update. */
-static optinc_status step(const optinc_train_config *cfg, const optinc_comm *comm, run *r,
+static optinc_status step(const optinc_train_config *cfg, optinc_comm *comm, run *r,
                           const mlp *m, long spe, optinc_error *err)
 {
     state *s = &r->s;
@@ -636,12 +634,12 @@ static void fault_advice(const optinc_train_config *cfg, long saved, optinc_erro
 }
 
 /* Writes a file on rank 0 and makes every rank agree on the outcome. */
-static optinc_status rank0_write(const optinc_comm *comm, optinc_status st, optinc_error *err)
+static optinc_status rank0_write(optinc_comm *comm, optinc_status st, optinc_error *err)
 {
     return optinc_comm_agree(comm, comm->rank == 0 ? st : OPTINC_OK, err);
 }
 
-optinc_status optinc_train(const optinc_train_config *cfg, const optinc_comm *comm,
+optinc_status optinc_train(const optinc_train_config *cfg, optinc_comm *comm,
                            optinc_train_result *res, optinc_error *err)
 {
     memset(res, 0, sizeof *res);
@@ -749,101 +747,4 @@ void optinc_train_result_free(optinc_train_result *res)
     free(res->epochs);
     res->epochs = NULL;
     res->n_epochs = 0;
-}
-
-/* ---- plots --------------------------------------------------------------- */
-
-static int on_path(const char *prog)
-{
-    const char *path = getenv("PATH");
-    char buf[4096];
-    while (path && *path) {
-        size_t len = strcspn(path, ":");
-        snprintf(buf, sizeof buf, "%.*s/%s", (int)len, path, prog);
-        if (len && access(buf, X_OK) == 0)
-            return 1;
-        path += len + (path[len] == ':');
-    }
-    return 0;
-}
-
-/* s inside gnuplot single quotes, where a quote is written twice. */
-static void gnuplot_quote(const char *s, char *out, size_t size)
-{
-    size_t k = 0;
-    for (; *s && k + 3 < size; s++) {
-        if (*s == '\'')
-            out[k++] = '\'';
-        out[k++] = *s;
-    }
-    out[k] = '\0';
-}
-
-/* Runs `gnuplot -e "fmt='FMT'" SCRIPT` and stores its standard output. */
-static optinc_status plot_one(const char *dir, const char *script, const char *fmt,
-                              optinc_error *err)
-{
-    char cmd[4096], path[1100];
-    size_t k = (size_t)snprintf(cmd, sizeof cmd, "gnuplot -e \"fmt='%s'\" '", fmt);
-    for (const char *p = script; *p && k + 8 < sizeof cmd; p++)
-        k += (size_t)snprintf(cmd + k, sizeof cmd - k, *p == '\'' ? "'\\''" : "%c", *p);
-    snprintf(cmd + k, sizeof cmd - k, "' 2>/dev/null");
-    snprintf(path, sizeof path, "%s/curves.%s", dir, fmt);
-    optinc_out o;
-    optinc_status st = optinc_out_open(&o, path, err);
-    if (st)
-        return st;
-    FILE *p = popen(cmd, "r");
-    char buf[65536];
-    size_t got, total = 0;
-    while (p && (got = fread(buf, 1, sizeof buf, p)) > 0)
-        total += fwrite(buf, 1, got, o.f);
-    int rc = p ? pclose(p) : -1;
-    if (rc != 0 || total == 0) {
-        optinc_out_abort(&o);
-        return optinc_fail(err, OPTINC_ERUN, script, 0, 0,
-                           "gnuplot failed to draw %s: run 'gnuplot %s' to see why", path,
-                           script);
-    }
-    return optinc_out_commit(&o, err);
-}
-
-optinc_status optinc_train_plot(const char *out_dir, const char *title, int *have_gnuplot,
-                                optinc_error *err)
-{
-    *have_gnuplot = on_path("gnuplot");
-    if (!*have_gnuplot)
-        return OPTINC_OK;
-    char script[1100], csv[1100], csvq[2300], titleq[600];
-    out_path(out_dir, "curves.gp", script, sizeof script);
-    out_path(out_dir, "metrics.csv", csv, sizeof csv);
-    gnuplot_quote(csv, csvq, sizeof csvq);
-    gnuplot_quote(title, titleq, sizeof titleq);
-    optinc_out o;
-    optinc_status st = optinc_out_open(&o, script, err);
-    if (st)
-        return st;
-    fprintf(o.f,
-            "# Training curves of optinc train; run: gnuplot -e \"fmt='svg'\" curves.gp > "
-            "curves.svg\n"
-            "if (!exists(\"fmt\")) fmt = 'svg'\n"
-            "if (fmt eq 'svg') set terminal svg size 960,420 dynamic font 'Sans,11'; "
-            "else set terminal pngcairo size 960,420 font 'Sans,10'\n"
-            "set datafile separator ','\n"
-            "set key autotitle columnhead bottom right\n"
-            "set grid\n"
-            "csv = '%s'\n"
-            "set multiplot layout 1,2 title '%s'\n"
-            "set xlabel 'epoch'\nset ylabel 'training loss'\n"
-            "plot csv using 1:3 with linespoints title 'training loss'\n"
-            "set ylabel 'accuracy (%%)'\n"
-            "plot csv using 1:($4*100) with linespoints title 'train (running)', "
-            "csv using 1:($5*100) with linespoints title 'test'\n"
-            "unset multiplot\n",
-            csvq, titleq);
-    if ((st = optinc_out_commit(&o, err)))
-        return st;
-    if ((st = plot_one(out_dir, script, "svg", err)))
-        return st;
-    return plot_one(out_dir, script, "png", err);
 }
