@@ -206,7 +206,7 @@ static int onn_train(int argc, char **argv)
          .min = 1, .max = 128},
         {"noise", 0, CLI_DOUBLE, &o.noise, "X", "noise-aware: relative weight noise per step",
          .lo = 0, .hi = 1},
-        CLI_OPT_SAMPLE(&o.sample, "train on N random points when P has more outputs, 0 on all"),
+        CLI_OPT_SAMPLE(&o.sample, "train on N random points when P has more outputs; 0 for all"),
         {"phase-bits", 0, CLI_INT, &phase_bits, "B", "phase drivers of the compiled meshes",
          .min = 0, .max = 16},
         CLI_OPT_STRING("name", 0, &name, "NAME", "the spec's name (default onnNxB)"),
@@ -389,7 +389,7 @@ static int onn_verify(int argc, char **argv)
         DEVICE_OPTIONS(&d),
         {"chips", 0, CLI_LONG, &v.chips, "K", "Monte-Carlo over K chips from --chip-seed",
          .min = 1, .max = 100000},
-        CLI_OPT_SAMPLE(&v.sample, "check N random points when P has more outputs, 0 all"),
+        CLI_OPT_SAMPLE(&v.sample, "check N random points when P has more outputs; 0 for all"),
         CLI_OPT_GROUP("The task of a netlist whose spec is gone:"),
         TASK_OPTIONS(&v.t, "the ONN's"),
         CLI_OPT_END};

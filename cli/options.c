@@ -59,27 +59,35 @@ static void format_u64(char *buf, size_t n, uint64_t x)
         snprintf(buf, n, "%llu", (unsigned long long)x);
 }
 
-/* "from 1 to 256", "> 0", "in [0, 1)", or "" for an unbounded double. */
-static void range_phrase(const cli_opt *o, char *buf, size_t n)
+/* The range of a number: in messages "from 1 to 256", "> 0", "in [0, 1)";
+ * in --help (terse) "1..256", "even, 2..16", "1..4096 each", "> 0",
+ * "[0, 1)"; "" for an unbounded double and for the other types. */
+static void range_text(const cli_opt *o, int terse, char *buf, size_t n)
 {
     char a[40], b[40];
+    buf[0] = '\0';
     if (o->type == CLI_DOUBLE) {
         cli_shortest(a, o->lo);
         cli_shortest(b, o->hi);
         if (isinf(o->lo) && isinf(o->hi))
-            buf[0] = '\0';
-        else if (isinf(o->hi))
+            return;
+        if (isinf(o->hi))
             snprintf(buf, n, "%s %s", o->flags & CLI_ABOVE ? ">" : ">=", a);
         else if (isinf(o->lo))
             snprintf(buf, n, "%s %s", o->flags & CLI_BELOW ? "<" : "<=", b);
         else
-            snprintf(buf, n, "in %c%s, %s%c", o->flags & CLI_ABOVE ? '(' : '[', a, b,
-                     o->flags & CLI_BELOW ? ')' : ']');
-        return;
+            snprintf(buf, n, "%s%c%s, %s%c", terse ? "" : "in ", o->flags & CLI_ABOVE ? '(' : '[',
+                     a, b, o->flags & CLI_BELOW ? ')' : ']');
+    } else if (o->type == CLI_INT || o->type == CLI_LONG || o->type == CLI_U64
+               || o->type == CLI_INTS) {
+        format_u64(a, sizeof a, o->min);
+        format_u64(b, sizeof b, o->max);
+        if (terse)
+            snprintf(buf, n, "%s%s..%s%s", o->flags & CLI_EVEN ? "even, " : "", a, b,
+                     o->type == CLI_INTS ? " each" : "");
+        else
+            snprintf(buf, n, "from %s to %s", a, b);
     }
-    format_u64(a, sizeof a, o->min);
-    format_u64(b, sizeof b, o->max);
-    snprintf(buf, n, "from %s to %s", a, b);
 }
 
 /* "ring|optinc|exact" as "ring, optinc or exact". */
@@ -123,7 +131,7 @@ static int bad_value(const char *cmd, const cli_opt *o, const char *arg)
     if (o->type == CLI_PATH)
         return cli_usage_error(cmd, "--%s takes a path of at most %zu bytes", o->name,
                                o->size - 1);
-    range_phrase(o, range, sizeof range);
+    range_text(o, 0, range, sizeof range);
     if (o->type == CLI_INTS)
         return cli_usage_error(cmd, "--%s takes up to %zu integers %s, separated by commas, "
                                "not '%s'", o->name, o->size, range, arg);
@@ -279,8 +287,8 @@ static void short_form(const cli_opt *o, char *buf, size_t n)
 {
     char left[200];
     left_column(o, left, sizeof left);
-    if (o->short_name)
-        snprintf(buf, n, "-%c%s", o->short_name, left + 6 + strlen(o->name));
+    if (o->short_name)   /* left is "-o, --output DIR": keep "-o" and " DIR" */
+        snprintf(buf, n, "-%c%s", o->short_name, left + strlen("-o, --") + strlen(o->name));
     else
         snprintf(buf, n, "%s", left);
 }
@@ -309,7 +317,7 @@ static void put_wrapped(FILE *f, const char *text, int col)
 
 static void print_help(const cli_cmd *cmd, char (*dflt)[VALUE_MAX])
 {
-    int width = 0;
+    int width = (int)strlen("-h, --help");
     char left[200], text[600], range[120];
     printf("usage: optinc %s%s%s", cmd->name, cmd->operands ? " " : "",
            cmd->operands ? cmd->operands : "");
@@ -337,19 +345,7 @@ static void print_help(const cli_cmd *cmd, char (*dflt)[VALUE_MAX])
             continue;
         }
         left_column(o, left, sizeof left);
-        range[0] = '\0';
-        if (o->type == CLI_INT || o->type == CLI_LONG || o->type == CLI_U64
-            || o->type == CLI_INTS) {
-            char a[40], b[40];
-            format_u64(a, sizeof a, o->min);
-            format_u64(b, sizeof b, o->max);
-            snprintf(range, sizeof range, "%s%s..%s%s", o->flags & CLI_EVEN ? "even, " : "", a,
-                     b, o->type == CLI_INTS ? " each" : "");
-        } else if (o->type == CLI_DOUBLE) {
-            range_phrase(o, range, sizeof range);
-            if (!strncmp(range, "in ", 3))
-                memmove(range, range + 3, strlen(range + 3) + 1);
-        }
+        range_text(o, 1, range, sizeof range);
         const char *d = dflt[i];
         snprintf(text, sizeof text, "%s%s%s%s%s%s%s", o->help, *range || *d ? " (" : "", range,
                  *range && *d ? "; " : "", *d ? "default " : "", d, *range || *d ? ")" : "");
@@ -407,8 +403,8 @@ static int check_required(const cli_cmd *cmd, const char *given)
     for (const cli_opt *o = cmd->opts; o->type != CLI_END; o++)
         if (o->flags & CLI_REQUIRED && !given[o - cmd->opts]) {
             short_form(o, left, sizeof left);
-            return cli_usage_error(cmd->name, "missing %s%s%s%s", left, o->what ? " (" : "", o->what ? o->what : "",
-                                   o->what ? ")" : "");
+            return cli_usage_error(cmd->name, "missing %s%s%s%s", left, o->what ? " (" : "",
+                                   o->what ? o->what : "", o->what ? ")" : "");
         }
     return 0;
 }
