@@ -184,13 +184,13 @@ static int onn_train(int argc, char **argv)
     const char *output = NULL, *segments = NULL, *resume = NULL, *name = NULL;
     const char *operand[CLI_MAX_OPERANDS];
     const cli_opt opts[] = {
-        {"output", 'o', CLI_STRING, &output, "SPEC.yaml",
+        {"output", 'o', CLI_STRING, CLI_DST(const char *, &output), "SPEC.yaml",
          "the spec to write; its matrices go to SPEC without .yaml/", .flags = CLI_REQUIRED},
         TASK_OPTIONS(&t, NULL),
         /* optinc_onn_alloc takes hidden widths up to 4096 */
-        {"hidden", 0, CLI_INTS, hidden, "LIST", "hidden widths", .min = 1, .max = 4096,
-         .size = OPTINC_MAX_HIDDEN, .count = &n_hidden},
-        {"segments", 0, CLI_STRING, &segments, "S",
+        {"hidden", 0, CLI_INTS, CLI_DST(int, hidden), "LIST", "hidden widths", .min = 1,
+         .max = 4096, .size = OPTINC_MAX_HIDDEN, .count = &n_hidden},
+        {"segments", 0, CLI_STRING, CLI_DST(const char *, &segments), "S",
          "unitary-diagonal segments per layer: auto, none, or RxC per layer, 0x0 dense",
          .dflt = "auto"},
         CLI_OPT_STRING("resume", 0, &resume, "SPEC",
@@ -199,16 +199,16 @@ static int onn_train(int argc, char **argv)
         CLI_OPT_LR(&o.lr, NULL, "Adam's learning rate"),
         CLI_OPT_BATCH(&o.batch, NULL, "points per step"),
         CLI_OPT_SEED(&o.seed, NULL, NULL, "seed of the initialization and the batches"),
-        {"margin", 0, CLI_DOUBLE, &o.margin, "M",
+        {"margin", 0, CLI_DOUBLE, CLI_DST(double, &o.margin), "M",
          "stop when every output is within 0.5-M of its level", .lo = 0, .hi = 0.5,
          .flags = CLI_BELOW},
-        {"boost", 0, CLI_INT, &o.boost, "K", "oversample points missing the margin up to K times",
-         .min = 1, .max = 128},
-        {"noise", 0, CLI_DOUBLE, &o.noise, "X", "noise-aware: relative weight noise per step",
-         .lo = 0, .hi = 1},
+        {"boost", 0, CLI_INT, CLI_DST(int, &o.boost), "K",
+         "oversample points missing the margin up to K times", .min = 1, .max = 128},
+        {"noise", 0, CLI_DOUBLE, CLI_DST(double, &o.noise), "X",
+         "noise-aware: relative weight noise per step", .lo = 0, .hi = 1},
         CLI_OPT_SAMPLE(&o.sample, "train on N random points when P has more outputs; 0 for all"),
-        {"phase-bits", 0, CLI_INT, &phase_bits, "B", "phase drivers of the compiled meshes",
-         .min = 0, .max = 16},
+        {"phase-bits", 0, CLI_INT, CLI_DST(int, &phase_bits), "B",
+         "phase drivers of the compiled meshes", .min = 0, .max = 16},
         CLI_OPT_STRING("name", 0, &name, "NAME", "the spec's name (default onnNxB)"),
         CLI_OPT_QUIET(&quiet, "no summary"),
         CLI_OPT_END};
@@ -387,8 +387,8 @@ static int onn_verify(int argc, char **argv)
     const cli_opt opts[] = {
         CLI_OPT_JSON(&v.json, "print {accuracy, inputs_checked, mzis, area_ratio, histogram ...}"),
         DEVICE_OPTIONS(&d),
-        {"chips", 0, CLI_LONG, &v.chips, "K", "Monte-Carlo over K chips from --chip-seed",
-         .min = 1, .max = 100000},
+        {"chips", 0, CLI_LONG, CLI_DST(long, &v.chips), "K",
+         "Monte-Carlo over K chips from --chip-seed", .min = 1, .max = 100000},
         CLI_OPT_SAMPLE(&v.sample, "check N random points when P has more outputs; 0 for all"),
         CLI_OPT_GROUP("The task of a netlist whose spec is gone:"),
         TASK_OPTIONS(&v.t, "the ONN's"),
@@ -595,8 +595,8 @@ static int onn_cascade(int argc, char **argv)
     const cli_opt opts[] = {
         CLI_OPT_JSON(&json, "print the report as JSON"),
         /* the end-to-end inputs cannot be exhaustive (2^(b fan_in^2) of them): at least one */
-        {"sample", 0, CLI_U64, &sample, "N", "random end-to-end inputs", .min = 1,
-         .max = 1ull << 34},
+        {"sample", 0, CLI_U64, CLI_DST(uint64_t, &sample), "N", "random end-to-end inputs",
+         .min = 1, .max = 1ull << 34},
         CLI_OPT_SEED(&seed, NULL, NULL, "seed of the end-to-end inputs"),
         DEVICE_OPTIONS(&d),
         CLI_OPT_END};

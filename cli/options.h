@@ -35,7 +35,7 @@ typedef enum cli_type {
     CLI_STRING,     /* const char *, pointing into argv */
     CLI_PATH,       /* copied into a char array of .size bytes */
     CLI_ENUM,       /* int: the index of the argument in .words */
-    CLI_INTS,       /* comma-separated ints in min..max, at most .size of them, the count in *count */
+    CLI_INTS,       /* comma-separated ints in min..max, at most .size, their count in *count */
     CLI_CALLBACK    /* .parse(arg, dst) returns 0 when it takes arg; .arg lists the words */
 } cli_type;
 

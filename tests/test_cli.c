@@ -167,18 +167,19 @@ static int parse_test(parsed *p, const char *const *args, const char *operand[CL
         argv[argc] = (char *)args[argc - 1];
     const cli_opt opts[] = {
         CLI_OPT_FLAG("flag", &p->flag, "a flag"),
-        {"one", 0, CLI_SET, &p->set, NULL, "set 1", .set = 1},
-        {"two", 0, CLI_SET, &p->set, NULL, "set 2", .set = 2},
-        {"int", 'i', CLI_INT, &p->i, "N", "an int", .min = 2, .max = 10, .flags = CLI_EVEN,
-         .given = &p->given},
-        {"long", 0, CLI_LONG, &p->l, "N", "a long", .min = 0, .max = 5},
+        {"one", 0, CLI_SET, CLI_DST(int, &p->set), NULL, "set 1", .set = 1},
+        {"two", 0, CLI_SET, CLI_DST(int, &p->set), NULL, "set 2", .set = 2},
+        {"int", 'i', CLI_INT, CLI_DST(int, &p->i), "N", "an int", .min = 2, .max = 10,
+         .flags = CLI_EVEN, .given = &p->given},
+        {"long", 0, CLI_LONG, CLI_DST(long, &p->l), "N", "a long", .min = 0, .max = 5},
         CLI_OPT_SEED(&p->u, NULL, NULL, "a seed"),
-        {"double", 0, CLI_DOUBLE, &p->d, "X", "a double", .lo = 0, .hi = 1,
+        {"double", 0, CLI_DOUBLE, CLI_DST(double, &p->d), "X", "a double", .lo = 0, .hi = 1,
          .flags = CLI_ABOVE | CLI_BELOW},
         CLI_OPT_STRING("string", 's', &p->str, "S", "a string"),
-        {"path", 0, CLI_PATH, p->path, "P", "a path", .size = sizeof p->path},
-        {"enum", 0, CLI_ENUM, &p->e, NULL, "an enum", .words = test_words, .flags = CLI_OPTIONAL},
-        {"ints", 0, CLI_INTS, p->ints, "LIST", "ints", .min = 1, .max = 9, .size = 4,
+        {"path", 0, CLI_PATH, CLI_DST(char, p->path), "P", "a path", .size = sizeof p->path},
+        {"enum", 0, CLI_ENUM, CLI_DST(int, &p->e), NULL, "an enum", .words = test_words,
+         .flags = CLI_OPTIONAL},
+        {"ints", 0, CLI_INTS, CLI_DST(int, p->ints), "LIST", "ints", .min = 1, .max = 9, .size = 4,
          .count = &p->n_ints},
         CLI_OPT_END};
     const cli_cmd cmd = {"test", "A [B]", NULL, "A test.", "nothing(1)", opts};
