@@ -78,7 +78,7 @@ int cmd_compile(int argc, char **argv)
     const char *output = NULL, *cal_path = NULL, *operand[CLI_MAX_OPERANDS];
     optinc_netlist_options nopt = {0};
     const cli_opt opts[] = {
-        CLI_OPT_OUTPUT(&output, "NET.sp", "write the netlist (atomically)"),
+        CLI_OPT_OUTPUT(&output, "NET.sp", 0, NULL, "write the netlist (atomically)"),
         CLI_OPT_FLAG("flatten", &nopt.flatten,
          "one flat cell instead of one cell per layer"),
         CLI_OPT_FLAG("expand-mzi", &nopt.expand_mzi,

@@ -21,9 +21,8 @@ int cmd_draw(int argc, char **argv)
     const char *dir = NULL, *formats = "svg,png", *operand[CLI_MAX_OPERANDS];
     int verbose = 0;
     const cli_opt opts[] = {
-        {"output", 'o', CLI_STRING, CLI_DST(const char *, &dir), "DIR",
-         "directory to write (created when missing)", .flags = CLI_REQUIRED,
-         .what = "the directory to draw into"},
+        CLI_OPT_OUTPUT(&dir, "DIR", CLI_REQUIRED, "the directory to draw into",
+                       "directory to write (created when missing)"),
         CLI_OPT_STRING("format", 0, &formats, "LIST", "comma-separated svg, png, dot"),
         CLI_OPT_FLAG("detail", &opt.force_detail,
          "full detail at any size (never PNG above 32 modes)"),

@@ -184,8 +184,8 @@ static int onn_train(int argc, char **argv)
     const char *output = NULL, *segments = NULL, *resume = NULL, *name = NULL;
     const char *operand[CLI_MAX_OPERANDS];
     const cli_opt opts[] = {
-        {"output", 'o', CLI_STRING, CLI_DST(const char *, &output), "SPEC.yaml",
-         "the spec to write; its matrices go to SPEC without .yaml/", .flags = CLI_REQUIRED},
+        CLI_OPT_OUTPUT(&output, "SPEC.yaml", CLI_REQUIRED, NULL,
+                       "the spec to write; its matrices go to SPEC without .yaml/"),
         TASK_OPTIONS(&t, NULL),
         /* optinc_onn_alloc takes hidden widths up to 4096 */
         {"hidden", 0, CLI_INTS, CLI_DST(int, hidden), "LIST", "hidden widths", .min = 1,

@@ -38,7 +38,7 @@ static int parse_args(int argc, char **argv, sim_args *a)
     const cli_opt opts[] = {
         CLI_OPT_STRING("input", 0, &a->input, "FILE",
          "an input batch, N x B (.npy or .csv), one column per vector"),
-        CLI_OPT_STRING("output", 0, &a->output, "FILE.npy", "the outputs of the --input batch"),
+        CLI_OPT_OUTPUT(&a->output, "FILE.npy", 0, NULL, "the outputs of the --input batch"),
         CLI_OPT_STRING("matrix", 0, &a->matrix, "OUT.npy", "write the ideal transfer matrix"),
         {"monte-carlo", 0, CLI_LONG, CLI_DST(long, &a->chips), "K", "simulate K chips", .min = 1,
          .max = 1000000, .what = "a chip count"},

@@ -109,7 +109,11 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, const char *operands[CL
      .given = g, .dflt = d}
 #define CLI_OPT_JSON(p, text) CLI_OPT_FLAG("json", p, text)
 #define CLI_OPT_QUIET(p, text) CLI_OPT_FLAG("quiet", p, text)
-#define CLI_OPT_OUTPUT(p, argname, text) CLI_OPT_STRING("output", 'o', p, argname, text)
+/* The file or folder a command writes; fl is 0 or CLI_REQUIRED, why (may
+ * be NULL) what a missing one is for. */
+#define CLI_OPT_OUTPUT(p, argname, fl, why, text) \
+    {"output", 'o', CLI_STRING, CLI_DST(const char *, p), argname, text, .flags = fl, \
+     .what = why}
 #define CLI_OPT_CALIBRATION(p, text) CLI_OPT_STRING("calibration", 0, p, "FILE", text)
 #define CLI_OPT_EPOCHS(p, g, text) \
     {"epochs", 0, CLI_INT, CLI_DST(int, p), "E", text, .min = 1, .max = 1000000, .given = g}
