@@ -209,7 +209,8 @@ static int onn_train(int argc, char **argv)
         CLI_OPT_SAMPLE(&o.sample, "train on N random points when P has more outputs; 0 for all"),
         {"phase-bits", 0, CLI_INT, CLI_DST(int, &phase_bits), "B",
          "phase drivers of the compiled meshes", .min = 0, .max = 16},
-        CLI_OPT_STRING("name", 0, &name, "NAME", "the spec's name (default onnNxB)"),
+        {"name", 0, CLI_STRING, CLI_DST(const char *, &name), "NAME", "the spec's name",
+         .dflt = "onnNxB"},
         CLI_OPT_QUIET(&quiet, "no summary"),
         CLI_OPT_END};
     const cli_cmd cmd = {"onn train", NULL, NULL,
