@@ -1,10 +1,11 @@
 /*
  * cli.h - what the optinc subcommands share: one entry point per command
- * (git's one-file-per-command), error printing, and exit codes.
+ * (git's one-file-per-command), error printing, exit codes and JSON output.
+ * Each command's options are one table (options.h).
  *
  * Exit codes: 0 success, 1 the run failed, 2 bad input (spec, netlist, matrix
  * file or command line).  Bad command lines print
- * "optinc: COMMAND: error: MESSAGE" and the command's usage hint.
+ * "optinc COMMAND: error: MESSAGE" and the command's usage hint.
  */
 #ifndef OPTINC_CLI_H
 #define OPTINC_CLI_H
@@ -29,13 +30,14 @@ int cli_report(const optinc_error *err, optinc_status status);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints a warning line "optinc: warning: MESSAGE" on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Parses a whole decimal integer / double option value; 0 on success. */
-int cli_parse_long(const char *s, long lo, long hi, long *out);
-int cli_parse_double(const char *s, double *out);
 /* Writes s as a JSON string literal (quoted, escaped). */
 void cli_json_string(FILE *f, const char *s);
-/* Writes a double as JSON (%.17g; null for NaN/Inf, which JSON lacks). */
+/* Writes a double as JSON: the shortest %.Ng (N = 1..17) that reads back
+ * to x; null for NaN/Inf, which JSON lacks. */
 void cli_json_number(FILE *f, double x);
+/* x in that shortest form, in buf; returns buf. */
+#define CLI_SHORTEST_MAX 32
+const char *cli_shortest(char buf[CLI_SHORTEST_MAX], double x);
 
 /* The folder of the training data when --data is not given:
  * $OPTINC_FASHION_MNIST_DIR, else the packaged one (dataset.h). */

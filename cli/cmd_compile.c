@@ -2,29 +2,15 @@
  * cmd_compile.c - `optinc compile SPEC`: spec -> compiled circuit, with a
  * per-layer summary (text or JSON) and, with -o, the netlist.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include "cli.h"
+#include "cli/cli.h"
+#include "cli/options.h"
 #include "optinc/calibration.h"
 #include "optinc/circuit.h"
 #include "optinc/netlist.h"
 #include "optinc/sim.h"
 #include "optinc/spec.h"
-
-static const char usage_text[] =
-    "usage: optinc compile SPEC [-o NET.sp] [--flatten] [--expand-mzi] [--reproducible]\n"
-    "                           [--calibration FILE] [--json] [--quiet]\n"
-    "Compiles the weight matrices of a YAML spec into MZI meshes and attenuator columns,\n"
-    "prints a per-layer summary and, with -o, writes the photonic netlist.\n"
-    "  -o, --output NET.sp  write the netlist (atomically)\n"
-    "  --flatten            one flat cell instead of one cell per layer\n"
-    "  --expand-mzi         each MZI as phase shifters and 50:50 couplers\n"
-    "  --reproducible       leave out the creation time (byte-identical reruns)\n"
-    "  --calibration FILE   correct the phases for a chip's measured coupler errors\n"
-    "  --json               print the summary as JSON\n"
-    "  --quiet              print nothing but warnings and errors\n"
-    "See optinc-compile(1).\n";
 
 static const char *att_name(optinc_att_position a)
 {
@@ -89,40 +75,29 @@ static void print_json(const optinc_circuit *c, const optinc_calibration_report 
 
 int cmd_compile(int argc, char **argv)
 {
-    enum { OPT_JSON = 256, OPT_QUIET, OPT_FLATTEN, OPT_EXPAND, OPT_REPRO, OPT_CAL };
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"flatten", no_argument, NULL, OPT_FLATTEN},
-        {"expand-mzi", no_argument, NULL, OPT_EXPAND},
-        {"reproducible", no_argument, NULL, OPT_REPRO},
-        {"calibration", required_argument, NULL, OPT_CAL},
-        {"json", no_argument, NULL, OPT_JSON},
-        {"quiet", no_argument, NULL, OPT_QUIET},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
-    int json = 0, quiet = 0, ch;
-    const char *output = NULL, *cal_path = NULL;
+    int json = 0, quiet = 0;
+    const char *output = NULL, *cal_path = NULL, *operand[CLI_MAX_OPERANDS];
     optinc_netlist_options nopt = {0};
-    optind = 1;
-    opterr = 0;
-    while ((ch = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 'o': output = optarg; break;
-        case OPT_FLATTEN: nopt.flatten = 1; break;
-        case OPT_EXPAND: nopt.expand_mzi = 1; break;
-        case OPT_REPRO: nopt.reproducible = 1; break;
-        case OPT_CAL: cal_path = optarg; break;
-        case OPT_JSON: json = 1; break;
-        case OPT_QUIET: quiet = 1; break;
-        case 'h': fputs(usage_text, stdout); return 0;
-        default:
-            return cli_usage_error("compile", "unknown or incomplete option '%s'",
-                                   argv[optind - 1]);
-        }
-    }
-    if (optind != argc - 1)
-        return cli_usage_error("compile", optind >= argc ? "missing SPEC" : "more than one SPEC");
-    const char *path = argv[optind];
+    const cli_opt opts[] = {
+        CLI_OPT_OUTPUT(&output, "NET.sp", 0, NULL, "write the netlist (atomically)"),
+        CLI_OPT_FLAG("flatten", &nopt.flatten,
+         "one flat cell instead of one cell per layer"),
+        CLI_OPT_FLAG("expand-mzi", &nopt.expand_mzi,
+         "each MZI as phase shifters and 50:50 couplers"),
+        CLI_OPT_FLAG("reproducible", &nopt.reproducible,
+         "leave out the creation time (byte-identical reruns)"),
+        CLI_OPT_CALIBRATION(&cal_path, "correct the phases for a chip's measured coupler errors"),
+        CLI_OPT_JSON(&json, "print the summary as JSON"),
+        CLI_OPT_QUIET(&quiet, "print nothing but warnings and errors"),
+        CLI_OPT_END};
+    const cli_cmd cmd = {"compile", "SPEC", NULL,
+                         "Compiles the weight matrices of a YAML spec into MZI meshes and "
+                         "attenuator columns,\nprints a per-layer summary and, with -o, writes "
+                         "the photonic netlist.", "optinc-compile(1)", opts};
+    int rc = cli_parse(&cmd, argc, argv, operand);
+    if (rc >= 0)
+        return rc;
+    const char *path = operand[0];
 
     optinc_error err = {0};
     optinc_spec *spec = NULL;

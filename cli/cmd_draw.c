@@ -7,63 +7,40 @@
  * checked before anything is read or written, so a bad --format exits 2 and
  * leaves no files behind.
  */
-#include <getopt.h>
 #include <stdio.h>
-#include "cli.h"
+#include "cli/cli.h"
+#include "cli/options.h"
 #include "optinc/circuit.h"
 #include "optinc/draw.h"
 #include "optinc/netlist.h"
 
-static const char usage_text[] =
-    "usage: optinc draw SPEC|NET.sp -o DIR [--format LIST] [--detail] [--overview]\n"
-    "                                [--verbose]\n"
-    "Draws each layer of the compiled circuit with Graphviz into DIR:\n"
-    "  CIRCUIT_LAYER.{svg,png,dot}           full detail (PNG up to 32 modes, any up to 128)\n"
-    "  CIRCUIT_LAYER_overview.{svg,png,dot}  heat map (layers over 32 modes)\n"
-    "  CIRCUIT_layers.{svg,png,dot}          one node per layer\n"
-    "  -o, --output DIR   directory to write (created when missing)\n"
-    "  --format LIST      comma-separated svg, png, dot (default svg,png)\n"
-    "  --detail           full detail at any size (never PNG above 32 modes)\n"
-    "  --overview         heat-map overview at any size\n"
-    "  --verbose          show Graphviz's warnings\n"
-    "See optinc-draw(1).\n";
-
 int cmd_draw(int argc, char **argv)
 {
-    enum { OPT_FORMAT = 256, OPT_DETAIL, OPT_OVERVIEW, OPT_VERBOSE };
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"detail", no_argument, NULL, OPT_DETAIL},
-        {"overview", no_argument, NULL, OPT_OVERVIEW},
-        {"verbose", no_argument, NULL, OPT_VERBOSE},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
     optinc_draw_options opt = {0};
     optinc_error err = {0};
-    const char *dir = NULL, *formats = "svg,png", *input = NULL;
-    int verbose = 0, extra = 0, ch;
-    optind = 1;
-    opterr = 0;
-    while ((ch = getopt_long(argc, argv, "-ho:", longopts, NULL)) != -1) {
-        switch (ch) {
-        case 1: extra += input != NULL; input = optarg; break;   /* operand, in any place */
-        case 'o': dir = optarg; break;
-        case OPT_FORMAT: formats = optarg; break;
-        case OPT_DETAIL: opt.force_detail = 1; break;
-        case OPT_OVERVIEW: opt.force_overview = 1; break;
-        case OPT_VERBOSE: verbose = 1; break;
-        case 'h': fputs(usage_text, stdout); return 0;
-        default:
-            return cli_usage_error("draw", "unknown or incomplete option '%s'",
-                                   argv[optind - 1]);
-        }
-    }
-    if (!input || extra)
-        return cli_usage_error("draw", !input ? "missing SPEC or NET.sp"
-                                              : "more than one input file");
-    if (!dir)
-        return cli_usage_error("draw", "missing -o DIR (the directory to draw into)");
+    const char *dir = NULL, *formats = "svg,png", *operand[CLI_MAX_OPERANDS];
+    int verbose = 0;
+    const cli_opt opts[] = {
+        CLI_OPT_OUTPUT(&dir, "DIR", CLI_REQUIRED, "the directory to draw into",
+                       "directory to write (created when missing)"),
+        CLI_OPT_STRING("format", 0, &formats, "LIST", "comma-separated svg, png, dot"),
+        CLI_OPT_FLAG("detail", &opt.force_detail,
+         "full detail at any size (never PNG above 32 modes)"),
+        CLI_OPT_FLAG("overview", &opt.force_overview, "heat-map overview at any size"),
+        CLI_OPT_FLAG("verbose", &verbose, "show Graphviz's warnings"),
+        CLI_OPT_END};
+    const cli_cmd cmd = {"draw", "SPEC|NET.sp", NULL,
+                         "Draws each layer of the compiled circuit with Graphviz into DIR:\n"
+                         "  CIRCUIT_LAYER.{svg,png,dot}           full detail (PNG up to 32 "
+                         "modes, any up to 128)\n"
+                         "  CIRCUIT_LAYER_overview.{svg,png,dot}  heat map (layers over 32 "
+                         "modes)\n"
+                         "  CIRCUIT_layers.{svg,png,dot}          one node per layer",
+                         "optinc-draw(1)", opts};
+    int rc = cli_parse(&cmd, argc, argv, operand);
+    if (rc >= 0)
+        return rc;
+    const char *input = operand[0];
     if (optinc_draw_parse_formats(formats, &opt.formats, &err))
         return cli_usage_error("draw", "%s", err.message);
 

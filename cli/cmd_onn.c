@@ -3,17 +3,19 @@
  * neural network from the command line.  A thin layer over onn.h: train
  * writes a spec (atomically), verify runs the compiled circuit exhaustively,
  * export writes what the data-parallel trainer consumes (error histogram,
- * aggregation table), cascade checks a two-level cascade.  See optinc-onn(1)
- * and, for the design, optinc-onn(7).
+ * aggregation table), cascade checks a two-level cascade.  Each subcommand
+ * has its own option table (options.h); the task and device options some of
+ * them share are defined once below.  See optinc-onn(1) and, for the
+ * design, optinc-onn(7).
  */
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "cli.h"
+#include "cli/cli.h"
+#include "cli/options.h"
 #include "optinc/fileio.h"
 #include "optinc/netlist.h"
 #include "optinc/onn.h"
@@ -27,126 +29,61 @@ static const char usage_text[] =
     "       optinc onn cascade LEVEL1 LEVEL2 [options] check a two-level cascade\n"
     "'optinc onn COMMAND --help' lists a command's options.  See optinc-onn(1), optinc-onn(7).\n";
 
-static const char train_usage[] =
-    "usage: optinc onn train -o SPEC.yaml [--servers N] [--bits B] [--level L]\n"
-    "         [--preprocessing digit_sums|weighted_sum] [--rounding half_even|half_up]\n"
-    "         [--hidden W,W,...] [--segments auto|none|RxC,...] [--resume SPEC]\n"
-    "         [--epochs E] [--lr X] [--batch B] [--seed S] [--margin M] [--boost K]\n"
-    "         [--noise X] [--sample N] [--phase-bits B] [--name NAME] [--quiet]\n"
-    "Trains the ONN of one OptINC unit (or cascade level L) on every P output and\n"
-    "writes it as a spec that 'optinc compile' turns into a netlist.\n"
-    "  -o, --output SPEC   the spec to write (matrices go to SPEC without .yaml/)\n"
-    "  --servers N         servers per unit (4)          --bits B   code bits (8)\n"
-    "  --level L           0 one unit, 1 or 2 a level of a two-level cascade (0)\n"
-    "  --hidden LIST       hidden widths (125,126,127)\n"
-    "  --segments S        unitary-diagonal segments per layer: auto (default), none,\n"
-    "                      or RxC per layer (0x0 = dense)\n"
-    "  --resume SPEC       start from a trained ONN (two-stage or noise-aware tuning)\n"
-    "  --epochs E (600)  --lr X (3e-3)  --batch B (512)  --seed S (1)\n"
-    "  --margin M          stop when every output is within 0.5-M of its level (0.1)\n"
-    "  --boost K           oversample points missing the margin up to K times (32)\n"
-    "  --noise X           noise-aware: relative weight noise per step (0)\n"
-    "  --sample N          train on N random points when the P box is larger (0: all)\n"
-    "  --phase-bits B      phase drivers of the compiled meshes (8)\n";
-
-static const char verify_usage[] =
-    "usage: optinc onn verify SPEC|NET [--json] [--programmed] [--sigma RAD] [--continuous]\n"
-    "         [--chips K] [--chip-seed S] [--sample N] [--servers N] [--bits B] [--level L]\n"
-    "         [--rounding R] [--preprocessing P]\n"
-    "Evaluates the compiled ONN on every P output and compares each decoded result\n"
-    "with the rounded average.  Ideal devices unless --programmed or --sigma.\n"
-    "  --json           print {accuracy, inputs_checked, mzis, area_ratio, histogram ...}\n"
-    "  --programmed     use the programmed phase-driver codes (quantized phases)\n"
-    "  --sigma RAD      static phase error of every phase shifter (implies --programmed)\n"
-    "  --continuous     with --sigma: drivers realize the unquantized targets\n"
-    "  --chips K        Monte-Carlo over K chips (1)  --chip-seed S   first chip (1)\n"
-    "  --sample N       check N random points when the P box is larger (1000000)\n"
-    "  --servers, --bits, --level, --rounding  the task of a netlist whose spec is gone\n";
-
-static const char export_usage[] =
-    "usage: optinc onn export SPEC|NET [--hist FILE] [--lut FILE] [--programmed]\n"
-    "         [--sigma RAD] [--continuous] [--chip-seed S]\n"
-    "Writes what 'optinc train' needs from a compiled ONN on one chip.\n"
-    "  --hist FILE   error histogram (DELTA COUNT lines, counts over raw server inputs)\n"
-    "  --lut FILE    aggregation table (INDEX CODE lines, index = sum_k p_k (3N+1)^k)\n";
-
-static const char cascade_usage[] =
-    "usage: optinc onn cascade LEVEL1 LEVEL2 [--json] [--sample N] [--seed S]\n"
-    "         [--programmed] [--sigma RAD] [--continuous] [--chip-seed S]\n"
-    "Checks a two-level cascade: each level exhaustively, then N random end-to-end\n"
-    "inputs of fan_in^2 servers (100000), and reports the hardware overhead.\n";
-
 /* ---- shared options -------------------------------------------------------- */
 
-enum {
-    OPT_SERVERS = 256, OPT_BITS, OPT_LEVEL, OPT_PRE, OPT_ROUND, OPT_HIDDEN, OPT_SEGMENTS,
-    OPT_RESUME, OPT_EPOCHS, OPT_LR, OPT_BATCH, OPT_SEED, OPT_MARGIN, OPT_BOOST, OPT_NOISE,
-    OPT_SAMPLE, OPT_PHASE_BITS, OPT_NAME, OPT_QUIET, OPT_JSON, OPT_PROGRAMMED, OPT_SIGMA,
-    OPT_CHIPS, OPT_CHIP_SEED, OPT_HIST, OPT_LUT, OPT_CONTINUOUS
-};
-
+/* The task of train, and of verify for a netlist whose spec is gone: a given
+ * option overrides the ONN's own (verify) or the default (train). */
 typedef struct task_opts {
-    long servers, bits, level;       /* -1: not given */
-    int pre, rounding;               /* -1: not given */
+    int servers, bits, level, pre, rounding;
+    int servers_given, bits_given, level_given, pre_given, rounding_given;
 } task_opts;
 
-static int parse_list(const char *s, int *out, int max, int *n)
+static const char *const pre_words[] = {"digit_sums", "weighted_sum", NULL};
+static const char *const rounding_words[] = {"half_even", "half_up", NULL};
+
+/* The ONN library takes 2..64 servers and even widths up to 30 bits (a
+ * cascade keeps one extra digit of a 32-bit code), narrower than what
+ * `optinc train` takes. */
+#define TASK_OPTIONS(t, d)                                                                   \
+    {"servers", 0, CLI_INT, CLI_DST(int, &(t)->servers), "N", "servers per unit", .min = 2,  \
+     .max = 64, .given = &(t)->servers_given, .dflt = d},                                    \
+    {"bits", 0, CLI_INT, CLI_DST(int, &(t)->bits), "B", "code bits", .min = 2, .max = 30,    \
+     .flags = CLI_EVEN, .given = &(t)->bits_given, .dflt = d},                               \
+    {"level", 0, CLI_INT, CLI_DST(int, &(t)->level), "L",                                    \
+     "0 one unit, 1 or 2 a level of a two-level cascade", .min = 0, .max = 2,                \
+     .given = &(t)->level_given, .dflt = d},                                                 \
+    {"preprocessing", 0, CLI_ENUM, CLI_DST(int, &(t)->pre), NULL, "the linear combiner P",   \
+     .words = pre_words, .given = &(t)->pre_given, .dflt = d},                               \
+    {"rounding", 0, CLI_ENUM, CLI_DST(int, &(t)->rounding), NULL,                            \
+     "how the average is rounded", .words = rounding_words, .given = &(t)->rounding_given,   \
+     .dflt = d}
+
+static void task_defaults(task_opts *t)
 {
-    char buf[512], *save;
-    snprintf(buf, sizeof buf, "%s", s);
-    *n = 0;
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        long v;
-        if (*n >= max || cli_parse_long(t, 1, 4096, &v))
-            return -1;
-        out[(*n)++] = (int)v;
-    }
-    return *n ? 0 : -1;
+    memset(t, 0, sizeof *t);
+    t->servers = 4;
+    t->bits = 8;
+    t->pre = OPTINC_P_DIGIT_SUMS;
+    t->rounding = OPTINC_ROUND_HALF_EVEN;
 }
 
-static int parse_task_opt(const char *cmd, int ch, task_opts *t)
+static int task_given(const task_opts *t)
 {
-    switch (ch) {
-    case OPT_SERVERS:
-        if (cli_parse_long(optarg, 2, 64, &t->servers))
-            return cli_usage_error(cmd, "--servers takes 2..64, got '%s'", optarg);
-        return 0;
-    case OPT_BITS:
-        if (cli_parse_long(optarg, 2, 30, &t->bits) || t->bits % 2)
-            return cli_usage_error(cmd, "--bits takes an even number 2..30, got '%s'", optarg);
-        return 0;
-    case OPT_LEVEL:
-        if (cli_parse_long(optarg, 0, 2, &t->level))
-            return cli_usage_error(cmd, "--level takes 0, 1 or 2, got '%s'", optarg);
-        return 0;
-    case OPT_PRE:
-        if (!strcmp(optarg, "digit_sums") || !strcmp(optarg, "weighted_sum")) {
-            t->pre = optarg[0] == 'd' ? OPTINC_P_DIGIT_SUMS : OPTINC_P_WEIGHTED_SUM;
-            return 0;
-        }
-        return cli_usage_error(cmd, "--preprocessing takes digit_sums or weighted_sum");
-    case OPT_ROUND:
-        if (!strcmp(optarg, "half_even") || !strcmp(optarg, "half_up")) {
-            t->rounding = !strcmp(optarg, "half_up") ? OPTINC_ROUND_HALF_UP
-                                                      : OPTINC_ROUND_HALF_EVEN;
-            return 0;
-        }
-        return cli_usage_error(cmd, "--rounding takes half_even or half_up");
-    }
-    return -1;
+    return t->servers_given || t->bits_given || t->level_given || t->pre_given
+           || t->rounding_given;
 }
 
 /* Applies the given task options over meta (defaults where neither says). */
 static optinc_status task_apply(const task_opts *t, optinc_onn_meta *m, optinc_error *err)
 {
-    if (t->servers > 0)
-        m->fan_in = (int)t->servers;
-    if (t->bits > 0)
-        m->bits = (int)t->bits;
-    if (t->level >= 0)
-        m->level = (int)t->level;
-    optinc_preproc pre = t->pre >= 0 ? (optinc_preproc)t->pre : m->task.pre;
-    optinc_rounding r = t->rounding >= 0 ? (optinc_rounding)t->rounding : m->task.rounding;
+    if (t->servers_given)
+        m->fan_in = t->servers;
+    if (t->bits_given)
+        m->bits = t->bits;
+    if (t->level_given)
+        m->level = t->level;
+    optinc_preproc pre = t->pre_given ? (optinc_preproc)t->pre : m->task.pre;
+    optinc_rounding r = t->rounding_given ? (optinc_rounding)t->rounding : m->task.rounding;
     if (!m->fan_in)
         m->fan_in = 4;
     if (!m->bits)
@@ -155,32 +92,33 @@ static optinc_status task_apply(const task_opts *t, optinc_onn_meta *m, optinc_e
                     : optinc_onn_task_unit(&m->task, m->fan_in, m->bits, pre, r, err);
 }
 
-/* The device options verify, export and cascade share (parse_devices). */
-#define DEVICE_OPTIONS                                                                    \
-    {"programmed", no_argument, NULL, OPT_PROGRAMMED},                                   \
-        {"continuous", no_argument, NULL, OPT_CONTINUOUS},                               \
-        {"sigma", required_argument, NULL, OPT_SIGMA},                                   \
-        {"chip-seed", required_argument, NULL, OPT_CHIP_SEED}
+/* The chip verify, export and cascade evaluate: dev.ideal is 1 (ideal
+ * devices), 0 (--programmed) or OPTINC_ONN_CONTINUOUS (--continuous), the
+ * last of those two given; --sigma alone means --programmed. */
+typedef struct device_opts {
+    optinc_onn_devices dev;
+    int sigma_given;
+} device_opts;
 
-static int parse_devices(const char *cmd, int ch, optinc_onn_devices *d)
+#define DEVICE_OPTIONS(d)                                                                    \
+    {"programmed", 0, CLI_SET, CLI_DST(int, &(d)->dev.ideal), NULL,                          \
+     "use the programmed phase-driver codes (quantized phases)", .set = 0},                  \
+    CLI_OPT_PHASE_SIGMA("sigma", &(d)->dev.phase_sigma_rad, &(d)->sigma_given,               \
+                        "static phase error of every phase shifter; implies --programmed"), \
+    {"continuous", 0, CLI_SET, CLI_DST(int, &(d)->dev.ideal), NULL,                          \
+     "with --sigma: drivers realize the unquantized targets", .set = OPTINC_ONN_CONTINUOUS}, \
+    CLI_OPT_CHIP_SEED(&(d)->dev.chip_seed, NULL, NULL, "seed of the chip's phase errors")
+
+static void device_defaults(device_opts *d)
 {
-    long v;
-    switch (ch) {
-    case OPT_PROGRAMMED: d->ideal = 0; return 0;
-    case OPT_CONTINUOUS: d->ideal = OPTINC_ONN_CONTINUOUS; return 0;
-    case OPT_SIGMA:
-        if (cli_parse_double(optarg, &d->phase_sigma_rad) || d->phase_sigma_rad < 0)
-            return cli_usage_error(cmd, "--sigma takes a phase error >= 0 in rad");
-        if (d->ideal == 1)
-            d->ideal = 0;
-        return 0;
-    case OPT_CHIP_SEED:
-        if (cli_parse_long(optarg, 0, 0x7fffffffL, &v))
-            return cli_usage_error(cmd, "--chip-seed takes an integer >= 0");
-        d->chip_seed = (uint64_t)v;
-        return 0;
-    }
-    return -1;
+    d->dev = (optinc_onn_devices){1, 0, 1};
+    d->sigma_given = 0;
+}
+
+static void device_finish(device_opts *d)
+{
+    if (d->sigma_given && d->dev.ideal == 1)
+        d->dev.ideal = 0;
 }
 
 static const char *devices_text(const optinc_onn_devices *d, char *buf, size_t n)
@@ -238,100 +176,50 @@ static int parse_segments(const char *s, const optinc_onn *net, int *seg)
 
 static int onn_train(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, NULL, 'o'}, {"servers", required_argument, NULL, OPT_SERVERS},
-        {"bits", required_argument, NULL, OPT_BITS}, {"level", required_argument, NULL, OPT_LEVEL},
-        {"preprocessing", required_argument, NULL, OPT_PRE},
-        {"rounding", required_argument, NULL, OPT_ROUND},
-        {"hidden", required_argument, NULL, OPT_HIDDEN},
-        {"segments", required_argument, NULL, OPT_SEGMENTS},
-        {"resume", required_argument, NULL, OPT_RESUME},
-        {"epochs", required_argument, NULL, OPT_EPOCHS}, {"lr", required_argument, NULL, OPT_LR},
-        {"batch", required_argument, NULL, OPT_BATCH}, {"seed", required_argument, NULL, OPT_SEED},
-        {"margin", required_argument, NULL, OPT_MARGIN},
-        {"boost", required_argument, NULL, OPT_BOOST},
-        {"noise", required_argument, NULL, OPT_NOISE},
-        {"sample", required_argument, NULL, OPT_SAMPLE},
-        {"phase-bits", required_argument, NULL, OPT_PHASE_BITS},
-        {"name", required_argument, NULL, OPT_NAME}, {"quiet", no_argument, NULL, OPT_QUIET},
-        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    task_opts t = {-1, -1, -1, -1, -1};
+    task_opts t;
+    task_defaults(&t);
     optinc_onn_train_opts o;
     optinc_onn_train_defaults(&o);
-    int hidden[OPTINC_MAX_HIDDEN] = {125, 126, 127}, n_hidden = 3, quiet = 0, ch;
-    long v, phase_bits = 8;
+    int hidden[OPTINC_MAX_HIDDEN] = {125, 126, 127}, n_hidden = 3, quiet = 0, phase_bits = 8;
     const char *output = NULL, *segments = NULL, *resume = NULL, *name = NULL;
-    optind = 1;
-    opterr = 0;
-    while ((ch = getopt_long(argc, argv, "ho:", longopts, NULL)) != -1) {
-        int rc = parse_task_opt("onn train", ch, &t);
-        if (rc >= 0) {
-            if (rc)
-                return rc;
-            continue;
-        }
-        switch (ch) {
-        case 'o': output = optarg; break;
-        case OPT_HIDDEN:
-            if (parse_list(optarg, hidden, OPTINC_MAX_HIDDEN, &n_hidden))
-                return cli_usage_error("onn train", "--hidden takes widths 1..4096 separated "
-                                       "by commas, got '%s'", optarg);
-            break;
-        case OPT_SEGMENTS: segments = optarg; break;
-        case OPT_RESUME: resume = optarg; break;
-        case OPT_EPOCHS:
-            if (cli_parse_long(optarg, 1, 1000000, &v))
-                return cli_usage_error("onn train", "--epochs takes 1..1000000");
-            o.max_epochs = (int)v;
-            break;
-        case OPT_BATCH:
-            if (cli_parse_long(optarg, 1, 1 << 20, &v))
-                return cli_usage_error("onn train", "--batch takes 1..1048576");
-            o.batch = (int)v;
-            break;
-        case OPT_SEED:
-            if (cli_parse_long(optarg, 0, 0x7fffffffL, &v))
-                return cli_usage_error("onn train", "--seed takes an integer >= 0");
-            o.seed = (uint64_t)v;
-            break;
-        case OPT_BOOST:
-            if (cli_parse_long(optarg, 1, 128, &v))
-                return cli_usage_error("onn train", "--boost takes 1..128");
-            o.boost = (int)v;
-            break;
-        case OPT_SAMPLE:
-            if (cli_parse_long(optarg, 0, 1L << 30, &v))
-                return cli_usage_error("onn train", "--sample takes 0..2^30");
-            o.sample = (uint64_t)v;
-            break;
-        case OPT_PHASE_BITS:
-            if (cli_parse_long(optarg, 0, 16, &phase_bits))
-                return cli_usage_error("onn train", "--phase-bits takes 0..16");
-            break;
-        case OPT_LR:
-            if (cli_parse_double(optarg, &o.lr) || !(o.lr > 0))
-                return cli_usage_error("onn train", "--lr takes a number > 0");
-            break;
-        case OPT_MARGIN:
-            if (cli_parse_double(optarg, &o.margin) || o.margin < 0 || o.margin >= 0.5)
-                return cli_usage_error("onn train", "--margin takes a number in [0, 0.5)");
-            break;
-        case OPT_NOISE:
-            if (cli_parse_double(optarg, &o.noise) || o.noise < 0 || o.noise > 1)
-                return cli_usage_error("onn train", "--noise takes a number in [0, 1]");
-            break;
-        case OPT_NAME: name = optarg; break;
-        case OPT_QUIET: quiet = 1; break;
-        case 'h': fputs(train_usage, stdout); return 0;
-        default:
-            return cli_usage_error("onn train", "unknown or incomplete option '%s'",
-                                   argv[optind - 1]);
-        }
-    }
-    if (optind != argc)
-        return cli_usage_error("onn train", "unexpected argument '%s'", argv[optind]);
-    if (!output)
-        return cli_usage_error("onn train", "missing -o SPEC.yaml");
+    const char *operand[CLI_MAX_OPERANDS];
+    const cli_opt opts[] = {
+        CLI_OPT_OUTPUT(&output, "SPEC.yaml", CLI_REQUIRED, NULL,
+                       "the spec to write; its matrices go to SPEC without .yaml/"),
+        TASK_OPTIONS(&t, NULL),
+        /* optinc_onn_alloc takes hidden widths up to 4096 */
+        {"hidden", 0, CLI_INTS, CLI_DST(int, hidden), "LIST", "hidden widths", .min = 1,
+         .max = 4096, .size = OPTINC_MAX_HIDDEN, .count = &n_hidden},
+        {"segments", 0, CLI_STRING, CLI_DST(const char *, &segments), "S",
+         "unitary-diagonal segments per layer: auto, none, or RxC per layer, 0x0 dense",
+         .dflt = "auto"},
+        CLI_OPT_STRING("resume", 0, &resume, "SPEC",
+                       "start from a trained ONN (two-stage or noise-aware tuning)"),
+        CLI_OPT_EPOCHS(&o.max_epochs, NULL, "epochs of the cosine schedule"),
+        CLI_OPT_LR(&o.lr, NULL, "Adam's learning rate"),
+        CLI_OPT_BATCH(&o.batch, NULL, "points per step"),
+        CLI_OPT_SEED(&o.seed, NULL, NULL, "seed of the initialization and the batches"),
+        {"margin", 0, CLI_DOUBLE, CLI_DST(double, &o.margin), "M",
+         "stop when every output is within 0.5-M of its level", .lo = 0, .hi = 0.5,
+         .flags = CLI_BELOW},
+        {"boost", 0, CLI_INT, CLI_DST(int, &o.boost), "K",
+         "oversample points missing the margin up to K times", .min = 1, .max = 128},
+        {"noise", 0, CLI_DOUBLE, CLI_DST(double, &o.noise), "X",
+         "noise-aware: relative weight noise per step", .lo = 0, .hi = 1},
+        CLI_OPT_SAMPLE(&o.sample, "train on N random points when P has more outputs; 0 for all"),
+        {"phase-bits", 0, CLI_INT, CLI_DST(int, &phase_bits), "B",
+         "phase drivers of the compiled meshes", .min = 0, .max = 16},
+        {"name", 0, CLI_STRING, CLI_DST(const char *, &name), "NAME", "the spec's name",
+         .dflt = "onnNxB"},
+        CLI_OPT_QUIET(&quiet, "no summary"),
+        CLI_OPT_END};
+    const cli_cmd cmd = {"onn train", NULL, NULL,
+                         "Trains the ONN of one OptINC unit (or cascade level L) on every P "
+                         "output and\nwrites it as a spec that 'optinc compile' turns into a "
+                         "netlist.", "optinc-onn(1)", opts};
+    int rc = cli_parse(&cmd, argc, argv, operand);
+    if (rc >= 0)
+        return rc;
 
     optinc_error err = {0};
     optinc_onn_meta meta = {0};
@@ -401,7 +289,7 @@ static int onn_train(int argc, char **argv)
              OPTINC_VERSION, (unsigned long long)o.seed, res.epochs, o.lr, o.batch, o.margin,
              o.boost, o.noise, resume ? ", resumed from " : "", resume ? resume : "",
              rep.accuracy, (unsigned long long)rep.correct, (unsigned long long)rep.checked);
-    optinc_onn_export_opts eo = {name, (int)phase_bits, o.seed, meta.level, meta.fan_in,
+    optinc_onn_export_opts eo = {name, phase_bits, o.seed, meta.level, meta.fan_in,
                                  meta.bits, prov};
     st = optinc_onn_export(&net, output, &eo, &err);
     optinc_onn_cost model, svd;
@@ -454,8 +342,9 @@ static void cost_json(const char *key, const optinc_onn_cost *c)
 typedef struct verify_cli {
     optinc_onn_devices dev;
     task_opts t;
-    long chips, sample;
-    int json, have_task;
+    long chips;
+    uint64_t sample;
+    int json;
 } verify_cli;
 
 /* Loads path and applies explicit task options. */
@@ -463,7 +352,7 @@ static optinc_status load_onn(const char *path, const task_opts *t, optinc_circu
                               optinc_onn_meta *m, optinc_error *err)
 {
     optinc_status st = optinc_onn_load(path, cli_read_opts(), c, m, err);
-    if (st == OPTINC_EINPUT && !*c && (t->servers > 0 || t->bits > 0 || t->level >= 0)) {
+    if (st == OPTINC_EINPUT && !*c && (t->servers_given || t->bits_given || t->level_given)) {
         /* the defaults did not fit this circuit: retry with the options */
         optinc_circuit *raw;
         if ((st = optinc_circuit_load(path, cli_read_opts(), &raw, err)))
@@ -478,8 +367,7 @@ static optinc_status load_onn(const char *path, const task_opts *t, optinc_circu
             *c = raw;
         return st;
     }
-    if (!st && (t->servers > 0 || t->bits > 0 || t->level >= 0 || t->pre >= 0 ||
-                t->rounding >= 0)) {
+    if (!st && task_given(t)) {
         if (!(st = task_apply(t, m, err)))
             st = optinc_onn_meta_check(*c, m, err);
         if (st) {
@@ -492,46 +380,30 @@ static optinc_status load_onn(const char *path, const task_opts *t, optinc_circu
 
 static int onn_verify(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON}, {"chips", required_argument, NULL, OPT_CHIPS},
-        DEVICE_OPTIONS,
-        {"sample", required_argument, NULL, OPT_SAMPLE},
-        {"servers", required_argument, NULL, OPT_SERVERS}, {"bits", required_argument, NULL, OPT_BITS},
-        {"level", required_argument, NULL, OPT_LEVEL}, {"rounding", required_argument, NULL, OPT_ROUND},
-        {"preprocessing", required_argument, NULL, OPT_PRE},
-        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    verify_cli v = {{1, 0, 1}, {-1, -1, -1, -1, -1}, 1, 1000000, 0, 0};
-    int ch;
-    optind = 1;
-    opterr = 0;
-    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        int rc = parse_task_opt("onn verify", ch, &v.t);
-        if (rc < 0)
-            rc = parse_devices("onn verify", ch, &v.dev);
-        if (rc > 0)
-            return rc;
-        if (!rc)
-            continue;
-        switch (ch) {
-        case OPT_JSON: v.json = 1; break;
-        case OPT_CHIPS:
-            if (cli_parse_long(optarg, 1, 100000, &v.chips))
-                return cli_usage_error("onn verify", "--chips takes 1..100000");
-            break;
-        case OPT_SAMPLE:
-            if (cli_parse_long(optarg, 1, 1L << 34, &v.sample))
-                return cli_usage_error("onn verify", "--sample takes a count >= 1");
-            break;
-        case 'h': fputs(verify_usage, stdout); return 0;
-        default:
-            return cli_usage_error("onn verify", "unknown or incomplete option '%s'",
-                                   argv[optind - 1]);
-        }
-    }
-    if (optind != argc - 1)
-        return cli_usage_error("onn verify", optind >= argc ? "missing SPEC or NET"
-                                                            : "more than one SPEC or NET");
-    const char *path = argv[optind];
+    verify_cli v = {.chips = 1, .sample = 1000000};
+    device_opts d;
+    device_defaults(&d);
+    task_defaults(&v.t);
+    const char *operand[CLI_MAX_OPERANDS];
+    const cli_opt opts[] = {
+        CLI_OPT_JSON(&v.json, "print {accuracy, inputs_checked, mzis, area_ratio, histogram ...}"),
+        DEVICE_OPTIONS(&d),
+        {"chips", 0, CLI_LONG, CLI_DST(long, &v.chips), "K",
+         "Monte-Carlo over K chips from --chip-seed", .min = 1, .max = 100000},
+        CLI_OPT_SAMPLE(&v.sample, "check N random points when P has more outputs; 0 for all"),
+        CLI_OPT_GROUP("The task of a netlist whose spec is gone:"),
+        TASK_OPTIONS(&v.t, "the ONN's"),
+        CLI_OPT_END};
+    const cli_cmd cmd = {"onn verify", "SPEC|NET", NULL,
+                         "Evaluates the compiled ONN on every P output and compares each decoded "
+                         "result\nwith the rounded average.  Ideal devices unless --programmed "
+                         "or --sigma.", "optinc-onn(1)", opts};
+    int rc = cli_parse(&cmd, argc, argv, operand);
+    if (rc >= 0)
+        return rc;
+    device_finish(&d);
+    v.dev = d.dev;
+    const char *path = operand[0];
     optinc_error err = {0};
     optinc_circuit *c = NULL;
     optinc_onn_meta m;
@@ -542,10 +414,10 @@ static int onn_verify(int argc, char **argv)
     memset(&total, 0, sizeof total);
     double acc_min = 1, acc_max = 0, acc_sum = 0, wacc_sum = 0;
     for (long k = 0; k < v.chips && !st; k++) {
-        optinc_onn_devices d = v.dev;
-        d.chip_seed = optinc_chip_seed(v.dev.chip_seed, (int)k);
+        optinc_onn_devices dk = v.dev;
+        dk.chip_seed = optinc_chip_seed(v.dev.chip_seed, (int)k);
         optinc_onn_report r;
-        if ((st = optinc_onn_verify(c, &m, &d, (uint64_t)v.sample, &r, NULL, &err)))
+        if ((st = optinc_onn_verify(c, &m, &dk, v.sample, &r, NULL, &err)))
             break;
         acc_min = r.accuracy < acc_min ? r.accuracy : acc_min;
         acc_max = r.accuracy > acc_max ? r.accuracy : acc_max;
@@ -665,40 +537,32 @@ static optinc_status write_hist(const char *path, const char *src, const char *d
 
 static int onn_export(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"hist", required_argument, NULL, OPT_HIST}, {"lut", required_argument, NULL, OPT_LUT},
-        DEVICE_OPTIONS,
-        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    optinc_onn_devices dev = {1, 0, 1};
-    const char *hist = NULL, *lutp = NULL;
-    int ch;
-    optind = 1;
-    opterr = 0;
-    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        int rc = parse_devices("onn export", ch, &dev);
-        if (rc > 0)
-            return rc;
-        if (!rc)
-            continue;
-        switch (ch) {
-        case OPT_HIST: hist = optarg; break;
-        case OPT_LUT: lutp = optarg; break;
-        case 'h': fputs(export_usage, stdout); return 0;
-        default:
-            return cli_usage_error("onn export", "unknown or incomplete option '%s'",
-                                   argv[optind - 1]);
-        }
-    }
-    if (optind != argc - 1)
-        return cli_usage_error("onn export", optind >= argc ? "missing SPEC or NET"
-                                                            : "more than one SPEC or NET");
+    device_opts d;
+    device_defaults(&d);
+    const char *hist = NULL, *lutp = NULL, *operand[CLI_MAX_OPERANDS];
+    const cli_opt opts[] = {
+        CLI_OPT_STRING("hist", 0, &hist, "FILE",
+                       "error histogram (DELTA COUNT lines, counts over raw server inputs)"),
+        CLI_OPT_STRING("lut", 0, &lutp, "FILE",
+                       "aggregation table (INDEX CODE lines, index = sum_k p_k (3N+1)^k)"),
+        DEVICE_OPTIONS(&d),
+        CLI_OPT_END};
+    const cli_cmd cmd = {"onn export", "SPEC|NET", NULL,
+                         "Writes what 'optinc train' needs from a compiled ONN on one chip.",
+                         "optinc-onn(1)", opts};
+    int rc = cli_parse(&cmd, argc, argv, operand);
+    if (rc >= 0)
+        return rc;
+    device_finish(&d);
+    const optinc_onn_devices dev = d.dev;
     if (!hist && !lutp)
         return cli_usage_error("onn export", "nothing to write: give --hist FILE or --lut FILE");
     optinc_error err = {0};
     optinc_circuit *c = NULL;
     optinc_onn_meta m;
-    task_opts none = {-1, -1, -1, -1, -1};
-    optinc_status st = load_onn(argv[optind], &none, &c, &m, &err);
+    task_opts none;
+    task_defaults(&none);
+    optinc_status st = load_onn(operand[0], &none, &c, &m, &err);
     optinc_onn_lut *lut = NULL;
     if (!st)
         st = optinc_onn_lut_build(c, &m, &dev, &lut, &err);
@@ -706,11 +570,11 @@ static int onn_export(int argc, char **argv)
     devices_text(&dev, dt, sizeof dt);
     optinc_out out;
     if (!st && hist)
-        st = write_hist(hist, argv[optind], dt, lut, &err);
+        st = write_hist(hist, operand[0], dt, lut, &err);
     if (!st && lutp && !(st = optinc_out_open(&out, lutp, &err))) {
         fprintf(out.f, "# optinc onn export: aggregation table of %s\n# devices: %s\n"
                        "# INDEX CODE, index = sum_k p_k (3N+1)^k, N = %d, %d digits\n",
-                argv[optind], dt, m.task.servers, optinc_onn_task_inputs(&m.task));
+                operand[0], dt, m.task.servers, optinc_onn_task_inputs(&m.task));
         for (uint64_t i = 0; i < lut->size; i++)
             fprintf(out.f, "%llu %u\n", (unsigned long long)i, lut->code[i]);
         st = optinc_out_commit(&out, &err);
@@ -724,56 +588,45 @@ static int onn_export(int argc, char **argv)
 
 static int onn_cascade(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"json", no_argument, NULL, OPT_JSON}, {"sample", required_argument, NULL, OPT_SAMPLE},
-        {"seed", required_argument, NULL, OPT_SEED},
-        DEVICE_OPTIONS,
-        {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
-    optinc_onn_devices dev = {1, 0, 1};
-    long sample = 100000, seed = 1;
-    int json = 0, ch;
-    optind = 1;
-    opterr = 0;
-    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        int rc = parse_devices("onn cascade", ch, &dev);
-        if (rc > 0)
-            return rc;
-        if (!rc)
-            continue;
-        switch (ch) {
-        case OPT_JSON: json = 1; break;
-        case OPT_SAMPLE:
-            if (cli_parse_long(optarg, 1, 1L << 34, &sample))
-                return cli_usage_error("onn cascade", "--sample takes a count >= 1");
-            break;
-        case OPT_SEED:
-            if (cli_parse_long(optarg, 0, 0x7fffffffL, &seed))
-                return cli_usage_error("onn cascade", "--seed takes an integer >= 0");
-            break;
-        case 'h': fputs(cascade_usage, stdout); return 0;
-        default:
-            return cli_usage_error("onn cascade", "unknown or incomplete option '%s'",
-                                   argv[optind - 1]);
-        }
-    }
-    if (optind != argc - 2)
-        return cli_usage_error("onn cascade", "give the LEVEL1 and LEVEL2 ONNs");
+    device_opts d;
+    device_defaults(&d);
+    uint64_t sample = 100000, seed = 1;
+    int json = 0;
+    const char *operand[CLI_MAX_OPERANDS];
+    const cli_opt opts[] = {
+        CLI_OPT_JSON(&json, "print the report as JSON"),
+        /* the end-to-end inputs cannot be exhaustive (2^(b fan_in^2) of them): at least one */
+        {"sample", 0, CLI_U64, CLI_DST(uint64_t, &sample), "N", "random end-to-end inputs",
+         .min = 1, .max = 1ull << 34},
+        CLI_OPT_SEED(&seed, NULL, NULL, "seed of the end-to-end inputs"),
+        DEVICE_OPTIONS(&d),
+        CLI_OPT_END};
+    const cli_cmd cmd = {"onn cascade", "LEVEL1 LEVEL2", NULL,
+                         "Checks a two-level cascade: each level exhaustively, then N random "
+                         "end-to-end\ninputs of fan_in^2 servers, and reports the hardware "
+                         "overhead.", "optinc-onn(1)", opts};
+    int rc = cli_parse(&cmd, argc, argv, operand);
+    if (rc >= 0)
+        return rc;
+    device_finish(&d);
+    const optinc_onn_devices dev = d.dev;
     optinc_error err = {0};
     optinc_circuit *c[2] = {NULL, NULL};
     optinc_onn_meta m[2];
     optinc_onn_lut *lut[2] = {NULL, NULL};
-    task_opts none = {-1, -1, -1, -1, -1};
+    task_opts none;
+    task_defaults(&none);
     optinc_status st = OPTINC_OK;
     for (int i = 0; i < 2 && !st; i++) {
-        if (!(st = load_onn(argv[optind + i], &none, &c[i], &m[i], &err)) && m[i].level != i + 1)
-            st = optinc_fail(&err, OPTINC_EINPUT, argv[optind + i], 0, 0,
+        if (!(st = load_onn(operand[i], &none, &c[i], &m[i], &err)) && m[i].level != i + 1)
+            st = optinc_fail(&err, OPTINC_EINPUT, operand[i], 0, 0,
                              "this ONN is %s, not level %d of a cascade (info: onn_level)",
                              m[i].level ? "another level" : "a single unit", i + 1);
         if (!st)
             st = optinc_onn_lut_build(c[i], &m[i], &dev, &lut[i], &err);
     }
     if (!st && (m[0].fan_in != m[1].fan_in || m[0].bits != m[1].bits))
-        st = optinc_fail(&err, OPTINC_EINPUT, argv[optind + 1], 0, 0,
+        st = optinc_fail(&err, OPTINC_EINPUT, operand[1], 0, 0,
                          "the two levels disagree on fan_in or gradient bits");
     if (st) {
         for (int i = 0; i < 2; i++) {
@@ -785,9 +638,9 @@ static int onn_cascade(int argc, char **argv)
     /* End to end: fan_in groups of fan_in random codes. */
     int F = m[0].fan_in, bits = m[0].bits, D = bits / 2;
     optinc_rng rng;
-    optinc_rng_stream(&rng, (uint64_t)seed, 0);
-    long ok = 0;
-    for (long s = 0; s < sample; s++) {
+    optinc_rng_stream(&rng, seed, 0);
+    uint64_t ok = 0;
+    for (uint64_t s = 0; s < sample; s++) {
         uint32_t group[64], codes[64];
         uint64_t sum = 0;
         for (int g = 0; g < F; g++) {
@@ -822,8 +675,9 @@ static int onn_cascade(int argc, char **argv)
         printf(", \"level2_inputs\": %llu, \"end_to_end_accuracy\": ",
                (unsigned long long)lut[1]->report.checked);
         cli_json_number(stdout, (double)ok / (double)sample);
-        printf(", \"end_to_end_samples\": %ld, \"units\": %.0f, \"level1_area\": %.0f, "
-               "\"level2_area\": %.0f, \"level1_mzis\": %ld, \"level2_mzis\": %ld}\n", sample,
+        printf(", \"end_to_end_samples\": %llu, \"units\": %.0f, \"level1_area\": %.0f, "
+               "\"level2_area\": %.0f, \"level1_mzis\": %ld, \"level2_mzis\": %ld}\n",
+               (unsigned long long)sample,
                units, a[0].model.total, a[1].model.total, a[0].netlist_mzis, a[1].netlist_mzis);
     } else {
         printf("cascade of %d units for %d servers, %d-bit codes (D = %d digits)\n", (int)units,
@@ -834,8 +688,9 @@ static int onn_cascade(int argc, char **argv)
         printf("level 2: accuracy %.6f over %llu reachable P outputs (exhaustive), %.0f "
                "MZI-equivalents (netlist %ld MZIs)\n", lut[1]->report.accuracy,
                (unsigned long long)lut[1]->report.checked, a[1].model.total, a[1].netlist_mzis);
-        printf("end to end: %ld of %ld random %d-server inputs exact (%.6f)\n", ok, sample,
-               F * F, (double)ok / (double)sample);
+        printf("end to end: %llu of %llu random %d-server inputs exact (%.6f)\n",
+               (unsigned long long)ok, (unsigned long long)sample, F * F,
+               (double)ok / (double)sample);
         printf("hardware: %.0f MZI-equivalents in %d units\n", cost, (int)units);
     }
     for (int i = 0; i < 2; i++) {

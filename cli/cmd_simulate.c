@@ -6,25 +6,15 @@
  * calibration); writes the ideal transfer matrix, the outputs of an input
  * batch, and a chip's coupler errors as a calibration file.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli.h"
+#include "cli/cli.h"
+#include "cli/options.h"
 #include "optinc/calibration.h"
 #include "optinc/fileio.h"
 #include "optinc/netlist.h"
 #include "optinc/sim.h"
-
-static const char usage_text[] =
-    "usage: optinc simulate NET.sp|SPEC [--input FILE] [--output FILE.npy] [--matrix OUT.npy]\n"
-    "                       [--monte-carlo K] [--seed S] [--ideal] [--unquantized] [--float]\n"
-    "                       [--detect field|intensity|coherent] [--reference-phase RAD]\n"
-    "                       [--calibrate[=local|refit]] [--calibration FILE]\n"
-    "                       [--save-calibration FILE]\n"
-    "                       [--json]\n"
-    "Runs a compiled circuit on K simulated chips with the device errors of its\n"
-    "components table and prints per-layer fidelity.  See optinc-simulate(1).\n";
 
 typedef struct sim_args {
     const char *circuit, *input, *output, *matrix, *calibration, *save_calibration;
@@ -37,92 +27,52 @@ typedef struct sim_args {
     optinc_calibration_method method;
 } sim_args;
 
+/* Parses the command line into a; returns -1 to go on, else an exit code. */
 static int parse_args(int argc, char **argv, sim_args *a)
 {
-    enum { O_INPUT = 256, O_OUTPUT, O_MATRIX, O_MC, O_SEED, O_IDEAL, O_UNQUANT, O_FLOAT, O_DETECT,
-           O_REF, O_CALIBRATE, O_CALIBRATION, O_SAVE_CAL, O_JSON };
-    static const struct option longopts[] = {
-        {"input", required_argument, NULL, O_INPUT},
-        {"output", required_argument, NULL, O_OUTPUT},
-        {"matrix", required_argument, NULL, O_MATRIX},
-        {"monte-carlo", required_argument, NULL, O_MC},
-        {"seed", required_argument, NULL, O_SEED},
-        {"ideal", no_argument, NULL, O_IDEAL},
-        {"unquantized", no_argument, NULL, O_UNQUANT},
-        {"float", no_argument, NULL, O_FLOAT},
-        {"detect", required_argument, NULL, O_DETECT},
-        {"reference-phase", required_argument, NULL, O_REF},
-        {"calibrate", optional_argument, NULL, O_CALIBRATE},
-        {"calibration", required_argument, NULL, O_CALIBRATION},
-        {"save-calibration", required_argument, NULL, O_SAVE_CAL},
-        {"json", no_argument, NULL, O_JSON},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+    static const char *const detect_words[] = {"field", "intensity", "coherent", NULL};
+    static const char *const method_words[] = {"local", "refit", NULL};
+    int use_float = 0, detect = OPTINC_DETECT_FIELD, method = OPTINC_CAL_LOCAL;
+    const char *operand[CLI_MAX_OPERANDS];
     memset(a, 0, sizeof *a);
     a->chips = 1;
-    int ch;
-    long v;
-    optind = 1;
-    opterr = 0;
-    while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (ch) {
-        case O_INPUT: a->input = optarg; break;
-        case O_OUTPUT: a->output = optarg; break;
-        case O_MATRIX: a->matrix = optarg; break;
-        case O_MC:
-            if (cli_parse_long(optarg, 1, 1000000, &a->chips))
-                return cli_usage_error("simulate", "--monte-carlo takes a chip count from 1 to "
-                                       "1000000, not '%s'", optarg);
-            break;
-        case O_SEED:
-            if (cli_parse_long(optarg, 0, 0x7fffffffffffffffL, &v))
-                return cli_usage_error("simulate", "--seed takes a non-negative integer, not "
-                                       "'%s'", optarg);
-            a->seed = (uint64_t)v;
-            a->have_seed = 1;
-            break;
-        case O_IDEAL: a->ideal = 1; break;
-        case O_UNQUANT: a->unquantized = 1; break;
-        case O_FLOAT: a->precision = OPTINC_FLOAT; break;
-        case O_DETECT:
-            if (!strcmp(optarg, "field"))
-                a->detect = OPTINC_DETECT_FIELD;
-            else if (!strcmp(optarg, "intensity"))
-                a->detect = OPTINC_DETECT_INTENSITY;
-            else if (!strcmp(optarg, "coherent"))
-                a->detect = OPTINC_DETECT_COHERENT;
-            else
-                return cli_usage_error("simulate", "--detect takes field, intensity or "
-                                       "coherent, not '%s'", optarg);
-            break;
-        case O_REF:
-            if (cli_parse_double(optarg, &a->reference_phase))
-                return cli_usage_error("simulate", "--reference-phase takes a phase in "
-                                       "radians, not '%s'", optarg);
-            break;
-        case O_CALIBRATE:
-            a->calibrate = 1;
-            if (!optarg || !strcmp(optarg, "local"))
-                a->method = OPTINC_CAL_LOCAL;
-            else if (!strcmp(optarg, "refit"))
-                a->method = OPTINC_CAL_REFIT;
-            else
-                return cli_usage_error("simulate", "--calibrate takes local or refit, not '%s'",
-                                       optarg);
-            break;
-        case O_CALIBRATION: a->calibration = optarg; break;
-        case O_SAVE_CAL: a->save_calibration = optarg; break;
-        case O_JSON: a->json = 1; break;
-        case 'h': fputs(usage_text, stdout); return -1;
-        default:
-            return cli_usage_error("simulate", "unknown or incomplete option '%s'",
-                                   argv[optind - 1]);
-        }
-    }
-    if (optind != argc - 1)
-        return cli_usage_error("simulate", optind >= argc ? "missing NET.sp or SPEC"
-                                                          : "more than one circuit given");
-    a->circuit = argv[optind];
+    const cli_opt opts[] = {
+        CLI_OPT_STRING("input", 0, &a->input, "FILE",
+         "an input batch, N x B (.npy or .csv), one column per vector"),
+        CLI_OPT_OUTPUT(&a->output, "FILE.npy", 0, NULL, "the outputs of the --input batch"),
+        CLI_OPT_STRING("matrix", 0, &a->matrix, "OUT.npy", "write the ideal transfer matrix"),
+        {"monte-carlo", 0, CLI_LONG, CLI_DST(long, &a->chips), "K", "simulate K chips", .min = 1,
+         .max = 1000000, .what = "a chip count"},
+        CLI_OPT_SEED(&a->seed, &a->have_seed, "the circuit's",
+                     "seed of the first chip's device errors"),
+        CLI_OPT_FLAG("ideal", &a->ideal, "chips without device errors"),
+        CLI_OPT_FLAG("unquantized", &a->unquantized,
+         "drivers realize the unquantized phase targets"),
+        CLI_OPT_FLAG("float", &use_float, "propagate --input in single precision"),
+        {"detect", 0, CLI_ENUM, CLI_DST(int, &detect), NULL,
+         "what the detectors of --input measure", .words = detect_words},
+        {"reference-phase", 0, CLI_DOUBLE, CLI_DST(double, &a->reference_phase), "RAD",
+         "reference of --detect coherent", .lo = -INFINITY, .hi = INFINITY,
+         .what = "a phase in radians"},
+        {"calibrate", 0, CLI_ENUM, CLI_DST(int, &method), NULL,
+         "calibrate every chip (alone: local)", .words = method_words, .flags = CLI_OPTIONAL,
+         .given = &a->calibrate},
+        CLI_OPT_CALIBRATION(&a->calibration, "the chip's measured couplers"),
+        CLI_OPT_STRING("save-calibration", 0, &a->save_calibration, "FILE",
+         "write the first chip's coupler errors as a calibration file"),
+        CLI_OPT_JSON(&a->json, "print the report as JSON"),
+        CLI_OPT_END};
+    const cli_cmd cmd = {"simulate", "NET.sp|SPEC", NULL,
+                         "Runs a compiled circuit on K simulated chips with the device errors "
+                         "of its\ncomponents table and prints per-layer fidelity.",
+                         "optinc-simulate(1)", opts};
+    int rc = cli_parse(&cmd, argc, argv, operand);
+    if (rc >= 0)
+        return rc;
+    a->circuit = operand[0];
+    a->precision = use_float ? OPTINC_FLOAT : OPTINC_DOUBLE;
+    a->detect = (optinc_detect)detect;
+    a->method = (optinc_calibration_method)method;
     if (a->output && !a->input)
         return cli_usage_error("simulate", "--output writes the outputs of an --input batch; "
                                "give --input FILE too");
@@ -131,7 +81,7 @@ static int parse_args(int argc, char **argv, sim_args *a)
     if (a->ideal && (a->calibrate || a->calibration))
         return cli_usage_error("simulate", "--ideal chips have no coupler errors to calibrate; "
                                "leave out --ideal or the calibration options");
-    return 0;
+    return -1;
 }
 
 /* ------------------------------------------------------------------ report */
@@ -317,8 +267,8 @@ int cmd_simulate(int argc, char **argv)
 {
     sim_args a;
     int rc = parse_args(argc, argv, &a);
-    if (rc)
-        return rc < 0 ? 0 : rc;
+    if (rc >= 0)
+        return rc;
 
     optinc_error err = {0};
     optinc_circuit *c = NULL;

@@ -14,13 +14,13 @@
  * SIGKILL, or stop forever, after step STEP: the fault tests' way to break a
  * run at a known point (tests/test_mpi_fault.c).
  */
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "cli.h"
+#include "cli/cli.h"
+#include "cli/options.h"
 #include "optinc/allreduce.h"
 #include "optinc/comm.h"
 #include "optinc/costmodel.h"
@@ -29,21 +29,6 @@
 #include "optinc/train.h"
 
 #define DEFAULT_ONN "netlists/onn4x8.pnl.sp"
-
-static const char usage_text[] =
-    "usage: optinc train [SPEC] [--backend %s] [--allreduce %s]\n"
-    "                    [--servers N] [--epochs E] [--seed S] [--batch B] [--lr X]\n"
-    "                    [--momentum X] [--hidden W1,W2,...] [--bits B] [--block-size K]\n"
-    "                    [--onn NET.sp|exact] [--programmed] [--phase-sigma RAD]\n"
-    "                    [--chip-seed S] [--inject-errors HIST|onn] [--checkpoint-every K]\n"
-    "                    [--resume] [--stop-after STEPS] [--out DIR] [--data DIR]\n"
-    "                    [--limit-train N] [--limit-test N] [--step-timeout SECONDS]\n"
-    "                    [--json] [--quiet]\n"
-    "       optinc train --cost-model [--link-gbps X] [--latency-us X] [--tflops X]\n"
-    "                    [--efficiency X] [--bits B]\n"
-    "Trains a 784-256-128-10 MLP on Fashion-MNIST over N emulated servers whose gradients\n"
-    "are averaged by ring all-reduce or by the OptINC optical unit; under MPI run it as\n"
-    "'mpirun -np N optinc train ... --backend mpi'.  See optinc-train(1).\n";
 
 typedef struct opts {
     optinc_train_config cfg;
@@ -55,217 +40,118 @@ typedef struct opts {
     uint64_t chip_seed;
 } opts;
 
-static int parse_hidden(const char *s, optinc_train_config *cfg)
+/* --allreduce and --backend name entries of the library's tables. */
+static int parse_allreduce(const char *arg, void *dst)
 {
-    int n = 0;
-    char buf[256], *save = NULL;
-    snprintf(buf, sizeof buf, "%s", s);
-    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        long v;
-        if (n == OPTINC_MAX_HIDDEN || cli_parse_long(t, 1, 65536, &v))
-            return -1;
-        cfg->hidden[n++] = (int)v;
-    }
-    cfg->n_hidden = n;
+    const optinc_ar_algorithm *a = optinc_ar_find(arg);
+    if (a)
+        *(const optinc_ar_algorithm **)dst = a;
+    return a ? 0 : -1;
+}
+
+static int parse_backend(const char *arg, void *dst)
+{
+    if (!optinc_comm_backend_known(arg))
+        return -1;
+    *(const char **)dst = arg;
     return 0;
 }
 
 /* Parses the command line into o; returns -1 to go on, else an exit code. */
 static int parse(int argc, char **argv, opts *o)
 {
-    enum {
-        O_BACKEND = 256, O_ALLREDUCE, O_SERVERS, O_EPOCHS, O_SEED, O_BATCH, O_LR, O_MOMENTUM,
-        O_HIDDEN, O_BITS, O_BLOCK, O_ONN, O_INJECT, O_CKPT, O_RESUME, O_STOP, O_OUT, O_DATA,
-        O_LTRAIN, O_LTEST, O_JSON, O_QUIET, O_COST, O_GBPS, O_LAT, O_TFLOPS, O_EFF, O_SIGMA,
-        O_CHIP, O_PROG, O_TIMEOUT
-    };
-    static const struct option lo[] = {
-        {"backend", required_argument, NULL, O_BACKEND},
-        {"allreduce", required_argument, NULL, O_ALLREDUCE},
-        {"servers", required_argument, NULL, O_SERVERS},
-        {"epochs", required_argument, NULL, O_EPOCHS},
-        {"seed", required_argument, NULL, O_SEED},
-        {"batch", required_argument, NULL, O_BATCH},
-        {"lr", required_argument, NULL, O_LR},
-        {"momentum", required_argument, NULL, O_MOMENTUM},
-        {"hidden", required_argument, NULL, O_HIDDEN},
-        {"bits", required_argument, NULL, O_BITS},
-        {"block-size", required_argument, NULL, O_BLOCK},
-        {"onn", required_argument, NULL, O_ONN},
-        {"inject-errors", required_argument, NULL, O_INJECT},
-        {"phase-sigma", required_argument, NULL, O_SIGMA},
-        {"programmed", no_argument, NULL, O_PROG},
-        {"chip-seed", required_argument, NULL, O_CHIP},
-        {"checkpoint-every", required_argument, NULL, O_CKPT},
-        {"resume", no_argument, NULL, O_RESUME},
-        {"stop-after", required_argument, NULL, O_STOP},
-        {"out", required_argument, NULL, O_OUT},
-        {"data", required_argument, NULL, O_DATA},
-        {"limit-train", required_argument, NULL, O_LTRAIN},
-        {"limit-test", required_argument, NULL, O_LTEST},
-        {"step-timeout", required_argument, NULL, O_TIMEOUT},
-        {"json", no_argument, NULL, O_JSON},
-        {"quiet", no_argument, NULL, O_QUIET},
-        {"cost-model", no_argument, NULL, O_COST},
-        {"link-gbps", required_argument, NULL, O_GBPS},
-        {"latency-us", required_argument, NULL, O_LAT},
-        {"tflops", required_argument, NULL, O_TFLOPS},
-        {"efficiency", required_argument, NULL, O_EFF},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
     optinc_train_config *c = &o->cfg;
     char backends[64], algorithms[128];
-    int ch;
-    long v;
-    double d;
-    optind = 1;
-    opterr = 0;
-    /* "-" hands back SPEC (a non-option) in place, wherever it stands */
-    while ((ch = getopt_long(argc, argv, "-h", lo, NULL)) != -1) {
-        const char *a = optarg;
-        switch (ch) {
-        case 1:
-            if (o->spec)
-                return cli_usage_error("train", "one SPEC at most, got '%s' too", a);
-            o->spec = a;
-            break;
-        case 'h':
-            printf(usage_text, optinc_comm_backend_names("|", "|", backends, sizeof backends),
-                   optinc_ar_names("|", "|", algorithms, sizeof algorithms));
-            return 0;
-        case O_BACKEND:
-            if (!optinc_comm_backend_known(a))
-                return cli_usage_error("train", "--backend is %s, not '%s'",
-                                       optinc_comm_backend_names(", ", " or ", backends,
-                                                                 sizeof backends), a);
-            o->backend = a;
-            o->mpi = !strcmp(a, "mpi");
-            break;
-        case O_ALLREDUCE:
-            if (!(c->allreduce = optinc_ar_find(a)))
-                return cli_usage_error("train", "--allreduce is %s, not '%s'",
-                                       optinc_ar_names(", ", " or ", algorithms,
-                                                       sizeof algorithms), a);
-            o->set_allreduce = 1;
-            break;
-        case O_SERVERS:
-            if (cli_parse_long(a, 1, OPTINC_AR_MAX_SERVERS, &v))
-                return cli_usage_error("train", "--servers needs 1..%d", OPTINC_AR_MAX_SERVERS);
-            c->servers = (int)v;
-            o->set_servers = 1;
-            break;
-        case O_EPOCHS:
-            if (cli_parse_long(a, 1, 1000000, &v))
-                return cli_usage_error("train", "--epochs needs a whole number >= 1");
-            c->epochs = (int)v;
-            o->set_epochs = 1;
-            break;
-        case O_SEED:
-            if (cli_parse_long(a, 0, 0x7fffffffffffffffL, &v))
-                return cli_usage_error("train", "--seed needs a whole number >= 0");
-            c->seed = (uint64_t)v;
-            break;
-        case O_BATCH:
-            if (cli_parse_long(a, 1, 1 << 20, &v))
-                return cli_usage_error("train", "--batch needs a whole number >= 1");
-            c->batch = (int)v;
-            o->set_batch = 1;
-            break;
-        case O_LR:
-            if (cli_parse_double(a, &d) || !(d > 0.0))
-                return cli_usage_error("train", "--lr needs a number > 0");
-            c->lr = d;
-            o->set_lr = 1;
-            break;
-        case O_MOMENTUM:
-            if (cli_parse_double(a, &d) || d < 0.0 || d >= 1.0)
-                return cli_usage_error("train", "--momentum needs a number in [0, 1)");
-            c->momentum = d;
-            o->set_momentum = 1;
-            break;
-        case O_HIDDEN:
-            if (parse_hidden(a, c))
-                return cli_usage_error("train", "--hidden needs up to %d widths such as "
-                                       "256,128", OPTINC_MAX_HIDDEN);
-            o->set_hidden = 1;
-            break;
-        case O_BITS:
-            if (cli_parse_long(a, 2, 16, &v) || v % 2)
-                return cli_usage_error("train", "--bits needs an even width of 2..16");
-            c->bits = (int)v;
-            o->set_bits = 1;
-            break;
-        case O_BLOCK:
-            if (cli_parse_long(a, 1, 1 << 30, &v))
-                return cli_usage_error("train", "--block-size needs a whole number >= 1");
-            c->block_size = (int)v;
-            o->set_block = 1;
-            break;
-        case O_ONN: o->onn = a; break;
-        case O_SIGMA:
-            if (cli_parse_double(a, &d) || d < 0.0)
-                return cli_usage_error("train", "--phase-sigma needs radians >= 0");
-            o->phase_sigma = d;
-            o->programmed |= d > 0.0;
-            break;
-        case O_PROG: o->programmed = 1; break;
-        case O_CHIP:
-            if (cli_parse_long(a, 0, 0x7fffffffffffffffL, &v))
-                return cli_usage_error("train", "--chip-seed needs a whole number >= 0");
-            o->chip_seed = (uint64_t)v;
-            o->set_chip_seed = 1;
-            break;
-        case O_INJECT: o->inject = a; break;
-        case O_CKPT:
-            if (cli_parse_long(a, 0, 0x7fffffffL, &v))
-                return cli_usage_error("train", "--checkpoint-every needs a step count >= 0");
-            c->checkpoint_every = v;
-            o->set_ckpt = 1;
-            break;
-        case O_RESUME: c->resume = 1; break;
-        case O_STOP:
-            if (cli_parse_long(a, 1, 0x7fffffffL, &v))
-                return cli_usage_error("train", "--stop-after needs a step count >= 1");
-            c->stop_after = v;
-            break;
-        case O_OUT: snprintf(c->out_dir, sizeof c->out_dir, "%s", a); break;
-        case O_DATA: snprintf(c->data_dir, sizeof c->data_dir, "%s", a); break;
-        case O_LTRAIN:
-        case O_LTEST:
-            if (cli_parse_long(a, 1, 0x7fffffffL, &v))
-                return cli_usage_error("train", "--limit-%s needs a sample count >= 1",
-                                       ch == O_LTRAIN ? "train" : "test");
-            *(ch == O_LTRAIN ? &c->limit_train : &c->limit_test) = (int)v;
-            break;
-        case O_TIMEOUT:
-            if (cli_parse_double(a, &d) || d < 0.0 || d > 1e6)
-                return cli_usage_error("train", "--step-timeout needs seconds in 0..1e6 "
-                                       "(0 waits forever)");
-            o->step_timeout_s = d;
-            break;
-        case O_JSON: o->json = 1; break;
-        case O_QUIET: o->quiet = 1; break;
-        case O_COST: o->cost_model = 1; break;
-        case O_GBPS:
-        case O_LAT:
-        case O_TFLOPS:
-        case O_EFF:
-            if (cli_parse_double(a, &d) || !(d > 0.0))
-                return cli_usage_error("train", "%s needs a number > 0", argv[optind - 2]);
-            if (ch == O_GBPS)
-                c->cost.link_bps = d * 1e9;
-            else if (ch == O_LAT)
-                c->cost.latency_s = d * 1e-6;
-            else if (ch == O_TFLOPS)
-                c->cost.peak_flops = d * 1e12;
-            else
-                c->cost.efficiency = d;
-            break;
-        default:
-            return cli_usage_error("train", "unknown or incomplete option '%s'",
-                                   argv[optind - 1]);
-        }
-    }
+    optinc_comm_backend_names("|", "|", backends, sizeof backends);
+    optinc_ar_names("|", "|", algorithms, sizeof algorithms);
+    double link_gbps = c->cost.link_bps / 1e9, latency_us = c->cost.latency_s / 1e-6,
+           tflops = c->cost.peak_flops / 1e12;
+    int set_gbps = 0, set_latency = 0, set_tflops = 0;
+    const char *operand[CLI_MAX_OPERANDS];
+    const cli_opt table[] = {
+        {"backend", 0, CLI_CALLBACK, &o->backend, backends, "where the servers run",
+         .parse = parse_backend, .dflt = "inproc"},
+        {"allreduce", 0, CLI_CALLBACK, &c->allreduce, algorithms, "the aggregation",
+         .parse = parse_allreduce, .given = &o->set_allreduce, .dflt = "ring"},
+        /* OPTINC_AR_MAX_SERVERS, wider than one ONN unit takes (optinc onn) */
+        {"servers", 0, CLI_INT, CLI_DST(int, &c->servers), "N",
+         "emulated servers; under MPI, the ranks", .min = 1, .max = OPTINC_AR_MAX_SERVERS,
+         .given = &o->set_servers},
+        CLI_OPT_EPOCHS(&c->epochs, &o->set_epochs, "epochs"),
+        CLI_OPT_SEED(&c->seed, NULL, NULL,
+                     "seed of the initialization, the epochs' orders and the injected errors"),
+        CLI_OPT_BATCH(&c->batch, &o->set_batch, "examples per server and step"),
+        CLI_OPT_LR(&c->lr, &o->set_lr, "learning rate"),
+        {"momentum", 0, CLI_DOUBLE, CLI_DST(double, &c->momentum), "X", "momentum", .lo = 0,
+         .hi = 1, .flags = CLI_BELOW, .given = &o->set_momentum},
+        {"hidden", 0, CLI_INTS, CLI_DST(int, c->hidden), "W1,W2,...", "hidden layer widths",
+         .min = 1, .max = 65536, .size = OPTINC_MAX_HIDDEN, .count = &c->n_hidden,
+         .given = &o->set_hidden},
+        /* the all-reduce's codes and tables are 16 bits wide (uint16_t) */
+        {"bits", 0, CLI_INT, CLI_DST(int, &c->bits), "B", "code width of the quantized all-reduce",
+         .min = 2, .max = 16, .flags = CLI_EVEN, .given = &o->set_bits},
+        {"block-size", 0, CLI_INT, CLI_DST(int, &c->block_size), "K", "elements per scale block",
+         .min = 1, .max = 1 << 30, .given = &o->set_block},
+        {"onn", 0, CLI_STRING, CLI_DST(const char *, &o->onn), "NET.sp|exact",
+         "the compiled ONN of optinc", .dflt = DEFAULT_ONN},
+        CLI_OPT_FLAG("programmed", &o->programmed,
+                     "evaluate the ONN at its programmed phase-driver codes"),
+        CLI_OPT_PHASE_SIGMA("phase-sigma", &o->phase_sigma, NULL,
+                            "static phase error of the ONN chip; implies --programmed"),
+        CLI_OPT_CHIP_SEED(&o->chip_seed, &o->set_chip_seed, "the run's seed",
+                          "seed of the ONN chip's phase errors"),
+        CLI_OPT_STRING("inject-errors", 0, &o->inject, "HIST|onn",
+                       "inject ONN output errors drawn from a histogram"),
+        {"checkpoint-every", 0, CLI_LONG, CLI_DST(long, &c->checkpoint_every), "K",
+         "write DIR/checkpoint.bin every K steps, 0 never", .min = 0, .max = 0x7fffffff,
+         .given = &o->set_ckpt},
+        CLI_OPT_FLAG("resume", &c->resume, "continue from DIR/checkpoint.bin"),
+        {"stop-after", 0, CLI_LONG, CLI_DST(long, &c->stop_after), "STEPS",
+         "stop after STEPS steps, as if killed", .min = 1, .max = 0x7fffffff, .dflt = "never"},
+        {"out", 0, CLI_PATH, CLI_DST(char, c->out_dir), "DIR",
+         "write metrics, weights and plots into DIR", .size = sizeof c->out_dir},
+        {"data", 0, CLI_PATH, CLI_DST(char, c->data_dir), "DIR",
+         "folder of the Fashion-MNIST IDX files", .size = sizeof c->data_dir},
+        {"limit-train", 0, CLI_INT, CLI_DST(int, &c->limit_train), "N",
+         "use the first N training samples", .min = 1, .max = 0x7fffffff, .dflt = "all"},
+        {"limit-test", 0, CLI_INT, CLI_DST(int, &c->limit_test), "N",
+         "use the first N test samples", .min = 1, .max = 0x7fffffff, .dflt = "all"},
+        {"step-timeout", 0, CLI_DOUBLE, CLI_DST(double, &o->step_timeout_s), "SECONDS",
+         "under MPI, the longest wait for the other ranks, 0 forever", .lo = 0, .hi = 1e6,
+         .what = "seconds"},
+        CLI_OPT_JSON(&o->json, "print one JSON object instead of the table"),
+        CLI_OPT_QUIET(&o->quiet, "no progress bar and no notes"),
+        CLI_OPT_GROUP("The communication-cost tables:"),
+        CLI_OPT_FLAG("cost-model", &o->cost_model, "print the cost-model tables and exit"),
+        {"link-gbps", 0, CLI_DOUBLE, CLI_DST(double, &link_gbps), "X",
+         "per-server link bandwidth in Gb/s", .lo = 0, .hi = INFINITY, .flags = CLI_ABOVE,
+         .given = &set_gbps},
+        {"latency-us", 0, CLI_DOUBLE, CLI_DST(double, &latency_us), "X",
+         "per-message latency in us", .lo = 0, .hi = INFINITY, .flags = CLI_ABOVE,
+         .given = &set_latency},
+        {"tflops", 0, CLI_DOUBLE, CLI_DST(double, &tflops), "X", "peak compute in TFLOP/s", .lo = 0,
+         .hi = INFINITY, .flags = CLI_ABOVE, .given = &set_tflops},
+        {"efficiency", 0, CLI_DOUBLE, CLI_DST(double, &c->cost.efficiency), "X",
+         "utilization of the peak", .lo = 0, .hi = INFINITY, .flags = CLI_ABOVE},
+        CLI_OPT_END};
+    const cli_cmd cmd = {"train", "[SPEC]",
+                         "--cost-model [--bits B] [cost-model options]",
+                         "Trains a 784-256-128-10 MLP on Fashion-MNIST over N emulated servers "
+                         "whose gradients\nare averaged by ring all-reduce or by the OptINC "
+                         "optical unit; under MPI run it as\n'mpirun -np N optinc train ... "
+                         "--backend mpi'.", "optinc-train(1)", table};
+    int rc = cli_parse(&cmd, argc, argv, operand);
+    if (rc >= 0)
+        return rc;
+    o->spec = operand[0];
+    o->mpi = !strcmp(o->backend, "mpi");
+    o->programmed |= o->phase_sigma > 0.0;
+    if (set_gbps)
+        c->cost.link_bps = link_gbps * 1e9;
+    if (set_latency)
+        c->cost.latency_s = latency_us * 1e-6;
+    if (set_tflops)
+        c->cost.peak_flops = tflops * 1e12;
     if ((c->resume || c->checkpoint_every) && !c->out_dir[0])
         return cli_usage_error("train", "--resume and --checkpoint-every need --out DIR");
     return -1;

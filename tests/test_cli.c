@@ -2,12 +2,21 @@
  * test_cli.c - the optinc command line as a user meets it: the dispatcher,
  * `optinc compile` (summary, JSON, netlist output, exit codes, no partial
  * output on bad input), and the counts it prints checked against the
- * formulas, not against output recorded once.
+ * formulas, not against output recorded once; the option tables (ranges,
+ * messages, --help) and the man pages that document them; JSON numbers.
+ *
+ * The option parser and the JSON formatter are compiled in from cli/, so
+ * they are tested directly as well as through the program.
  */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <float.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
+#include "cli/json.c"
+#include "cli/options.c"
 
 #define ARGS(...) ((const char *[]){__VA_ARGS__, NULL})
 
@@ -135,41 +144,290 @@ Test(cli, compile_writes_netlist, .init = tu_scratch_init, .fini = tu_scratch_fi
     cr_expect_eq(tu_dir_count(tu_scratch_dir()), 2, "no temporary files are left");
 }
 
-/* Every option a command's --help names is documented in its man page, and
- * every man page passes mandoc's linter. */
+/* ---- the option tables ---------------------------------------------------- */
+
+typedef struct parsed {
+    int flag, set, i, n_ints, ints[4], e, given;
+    long l;
+    uint64_t u;
+    double d;
+    const char *str;
+    char path[8];
+} parsed;
+
+static const char *const test_words[] = {"alpha", "beta", NULL};
+
+/* Runs cli_parse on a table of every type, with args after the command's
+ * name; returns what it returns. */
+static int parse_test(parsed *p, const char *const *args, const char *operand[CLI_MAX_OPERANDS])
+{
+    char *argv[32] = {"test"};
+    int argc = 1;
+    for (; args[argc - 1]; argc++)
+        argv[argc] = (char *)args[argc - 1];
+    const cli_opt opts[] = {
+        CLI_OPT_FLAG("flag", &p->flag, "a flag"),
+        {"one", 0, CLI_SET, CLI_DST(int, &p->set), NULL, "set 1", .set = 1},
+        {"two", 0, CLI_SET, CLI_DST(int, &p->set), NULL, "set 2", .set = 2},
+        {"int", 'i', CLI_INT, CLI_DST(int, &p->i), "N", "an int", .min = 2, .max = 10,
+         .flags = CLI_EVEN, .given = &p->given},
+        {"long", 0, CLI_LONG, CLI_DST(long, &p->l), "N", "a long", .min = 0, .max = 5},
+        CLI_OPT_SEED(&p->u, NULL, NULL, "a seed"),
+        {"double", 0, CLI_DOUBLE, CLI_DST(double, &p->d), "X", "a double", .lo = 0, .hi = 1,
+         .flags = CLI_ABOVE | CLI_BELOW},
+        CLI_OPT_STRING("string", 's', &p->str, "S", "a string"),
+        {"path", 0, CLI_PATH, CLI_DST(char, p->path), "P", "a path", .size = sizeof p->path},
+        {"enum", 0, CLI_ENUM, CLI_DST(int, &p->e), NULL, "an enum", .words = test_words,
+         .flags = CLI_OPTIONAL},
+        {"ints", 0, CLI_INTS, CLI_DST(int, p->ints), "LIST", "ints", .min = 1, .max = 9, .size = 4,
+         .count = &p->n_ints},
+        CLI_OPT_END};
+    const cli_cmd cmd = {"test", "A [B]", NULL, "A test.", "nothing(1)", opts};
+    return cli_parse(&cmd, argc, argv, operand);
+}
+
+Test(cli, option_table_parses_every_type)
+{
+    parsed p = {0};
+    const char *operand[CLI_MAX_OPERANDS];
+    int rc = parse_test(&p, ARGS("--flag", "--two", "x", "-i", "8", "--long=5", "--seed",
+                                 "18446744073709551615", "--double", "0.25", "-s", "str",
+                                 "--path", "1234567", "--enum", "--ints", "1,9,3", "--one",
+                                 "--", "-y"), operand);
+    cr_assert_eq(rc, -1);
+    cr_expect(p.flag && p.set == 1 && p.i == 8 && p.given && p.l == 5);
+    cr_expect_eq(p.u, UINT64_MAX);
+    cr_expect_eq(p.d, 0.25);
+    cr_expect_str_eq(p.str, "str");
+    cr_expect_str_eq(p.path, "1234567");
+    cr_expect_eq(p.e, 0, "--enum alone is the first word");
+    cr_expect(p.n_ints == 3 && p.ints[0] == 1 && p.ints[1] == 9 && p.ints[2] == 3);
+    cr_expect_str_eq(operand[0], "x");
+    cr_expect_str_eq(operand[1], "-y", "after --, everything is an operand");
+    memset(&p, 0, sizeof p);
+    cr_assert_eq(parse_test(&p, ARGS("a", "--enum=beta", "--dou", "0.5"), operand), -1,
+                 "a unique prefix stands for its option");
+    cr_expect(p.e == 1 && p.d == 0.5 && !operand[1]);
+}
+
+Test(cli, option_table_refuses_out_of_range, .init = cr_redirect_stderr)
+{
+    static const char *const bad[][3] = {
+        {"--int", "7"},    {"--int", "12"},    {"--int", "x"},        {"--long", "-1"},
+        {"--long", "6"},   {"--seed", "-1"},   {"--seed", "18446744073709551616"},
+        {"--double", "0"}, {"--double", "1"},  {"--double", "nan"},   {"--double", "1e999"},
+        {"--path", "12345678"}, {"--enum=gamma"}, {"--ints", "1,10"}, {"--ints", "1,2,3,4,5"},
+        {"--nope"},        {"--int"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        parsed p = {0};
+        const char *operand[CLI_MAX_OPERANDS];
+        const char *args[5] = {"a", bad[i][0], bad[i][1], NULL};
+        cr_expect_eq(parse_test(&p, args, operand), 2, "%s %s", bad[i][0],
+                     bad[i][1] ? bad[i][1] : "");
+        cr_expect(!p.given, "a refused value leaves the option not given");
+    }
+    const char *operand[CLI_MAX_OPERANDS];
+    parsed p = {0};
+    cr_expect_eq(parse_test(&p, ARGS("--flag"), operand), 2, "missing operand A");
+    cr_expect_eq(parse_test(&p, ARGS("a", "b", "c"), operand), 2, "one operand too many");
+    fflush(stderr);
+    cr_assert_stderr_neq_str("");
+}
+
+/* The messages say the option, its range and the value refused. */
+Test(cli, option_messages)
+{
+    static const struct { const char *const args[6]; const char *err; } cases[] = {
+        {{"simulate", "x.yaml", "--seed", "-1"},
+         "optinc simulate: error: --seed takes an integer from 0 to 2^64-1, not '-1'\n"},
+        {{"onn", "cascade", "a", "b", "--seed", "-1"},
+         "optinc onn cascade: error: --seed takes an integer from 0 to 2^64-1, not '-1'\n"},
+        {{"simulate", "x.yaml", "--monte-carlo", "0"},
+         "optinc simulate: error: --monte-carlo takes a chip count from 1 to 1000000, not '0'\n"},
+        {{"train", "--bits", "7"},
+         "optinc train: error: --bits takes an even integer from 2 to 16, not '7'\n"},
+        {{"onn", "train", "--margin", "0.5"},
+         "optinc onn train: error: --margin takes a number in [0, 0.5), not '0.5'\n"},
+        {{"train", "--allreduce", "tree"},
+         "optinc train: error: --allreduce takes ring, optinc, exact or quantized, not 'tree'\n"},
+        {{"draw", "x.yaml"}, "optinc draw: error: missing -o DIR (the directory to draw into)\n"},
+        {{"onn", "cascade", "a"}, "optinc onn cascade: error: missing LEVEL2\n"},
+        {{"compile", "a", "b"}, "optinc compile: error: one SPEC only, got 'b' too\n"},
+    };
+    tu_run r[sizeof cases / sizeof cases[0]];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        r[i] = tu_optinc_start(cases[i].args);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_wait(&r[i]);
+        cr_expect_eq(r[i].status, 2, "case %zu", i);
+        cr_expect(!strncmp(r[i].err, cases[i].err, strlen(cases[i].err)), "case %zu: %s", i,
+                  r[i].err);
+        cr_expect_eq(r[i].out[0], '\0');
+        tu_run_free(&r[i]);
+    }
+}
+
+/* --help shows each option's default as it was before the options on the
+ * same command line changed it. */
+Test(cli, help_shows_the_defaults)
+{
+    tu_run r = tu_optinc(ARGS("train", "--lr", "0.5", "--hidden", "7", "--help"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "(> 0; default 0.05)"), "%s", r.out);
+    cr_expect(strstr(r.out, "default 256,128"), "%s", r.out);
+    cr_expect(strstr(r.out, "(0..2^64-1; default 1)"), "%s", r.out);
+    tu_run_free(&r);
+}
+
+/* ---- man pages ------------------------------------------------------------- */
+
+/* A set of option names is a string " a b c ": every name between spaces. */
+static int in_set(const char *set, const char *name)
+{
+    char entry[80];
+    snprintf(entry, sizeof entry, " %.70s ", name);
+    return strstr(set, entry) != NULL;
+}
+
+static void set_add(char *set, size_t size, const char *name, size_t n)
+{
+    char entry[80];
+    snprintf(entry, sizeof entry, "%.*s", (int)(n < 70 ? n : 70), name);
+    if (!*set)
+        snprintf(set, size, " ");
+    if (!in_set(set, entry) && strlen(set) + strlen(entry) + 2 < size) {
+        strcat(set, entry);
+        strcat(set, " ");
+    }
+}
+
+/* Adds to set each name that follows `mark` in text ("--" in --help, "Fl -"
+ * in a man page). */
+static void collect_options(const char *text, const char *mark, char *set, size_t size)
+{
+    size_t m = strlen(mark);
+    for (const char *p = text; (p = strstr(p, mark)); p += m) {
+        size_t n = strspn(p + m, "abcdefghijklmnopqrstuvwxyz0123456789-");
+        if (n && p[m] != '-')
+            set_add(set, size, p + m, n);
+    }
+}
+
+/* The lines of page from the first line that starts with head up to the
+ * next line starting with ".Sh" (or ".Ss" too when stop_ss); NULL when
+ * there is none.  free() the result. */
+static char *man_region(const char *page, const char *head, int stop_ss)
+{
+    const char *at = page;
+    size_t hl = strlen(head);
+    while (at && strncmp(at, head, hl))
+        at = (at = strchr(at, '\n')) ? at + 1 : NULL;
+    if (!at)
+        return NULL;
+    const char *end = strchr(at, '\n');
+    while (end && end[1] && strncmp(end + 1, ".Sh", 3) && (!stop_ss || strncmp(end + 1, ".Ss", 3)))
+        end = strchr(end + 1, '\n');
+    size_t n = end ? (size_t)(end - at) : strlen(at);
+    char *r = malloc(n + 1);
+    memcpy(r, at, n);
+    r[n] = '\0';
+    return r;
+}
+
+/* Whether page has an item line (.It) naming --name ("Fl -name" followed by
+ * anything but a letter, digit or '-'). */
+static int man_item(const char *page, const char *name)
+{
+    char want[80];
+    snprintf(want, sizeof want, "Fl -%s", name);
+    for (const char *line = page; line; line = (line = strchr(line, '\n')) ? line + 1 : NULL) {
+        if (strncmp(line, ".It ", 4))
+            continue;
+        const char *eol = strchr(line, '\n'), *p = line;
+        while ((p = strstr(p, want)) && (!eol || p < eol)) {
+            char next = p[strlen(want)];
+            if (!(next >= 'a' && next <= 'z') && !(next >= '0' && next <= '9') && next != '-')
+                return 1;
+            p += strlen(want);
+        }
+    }
+    return 0;
+}
+
+/* Checks one command (or subcommand) against its page: every option of
+ * --help has an item in the page, and every option the page's OPTIONS
+ * section (the subcommand's subsection of optinc-onn(1)) names is in --help. */
+static void check_page(const char *const *args, const char *label, const char *page_path,
+                       const char *region_head, int stop_ss)
+{
+    char *page = tu_read_file(page_path, NULL);
+    cr_assert(page, "%s exists", page_path);
+    tu_run r = tu_optinc(args);
+    cr_assert_eq(r.status, 0, "%s --help: %s", label, r.err);
+    char help[4096] = "", documented[4096] = "", copy[4096], *save;
+    collect_options(r.out, "--", help, sizeof help);
+    cr_expect(*help, "%s --help lists options", label);
+    snprintf(copy, sizeof copy, "%s", help);
+    for (char *name = strtok_r(copy, " ", &save); name; name = strtok_r(NULL, " ", &save))
+        cr_expect(man_item(page, name), "%s: --%s of --help has no .It Fl -%s in %s", label,
+                  name, name, page_path);
+    char *region = man_region(page, region_head, stop_ss);
+    cr_assert(region, "%s has a '%s' part", page_path, region_head);
+    collect_options(region, "Fl -", documented, sizeof documented);
+    snprintf(copy, sizeof copy, "%s", documented);
+    for (char *name = strtok_r(copy, " ", &save); name; name = strtok_r(NULL, " ", &save))
+        cr_expect(in_set(help, name), "%s: '%s' of %s names --%s, which --help does not list",
+                  label, region_head, page_path, name);
+    free(region);
+    tu_run_free(&r);
+    free(page);
+}
+
+/* Every command and subcommand against its man page: they come from the
+ * dispatcher's --help (its list of commands) and each command's usage lines
+ * (a lower-case word after "optinc CMD" is a subcommand). */
 Test(cli, man_pages_cover_help)
 {
-    const char *cmds[] = {"compile", "draw", "simulate", "onn", "train"};
-    for (int i = 0; i < 5; i++) {
-        char page[256];
-        snprintf(page, sizeof page, "man/optinc-%s.1", cmds[i]);
-        char *man = tu_read_file(page, NULL);
-        cr_assert(man, "%s exists", page);
-        tu_run r = tu_optinc(ARGS(cmds[i], "--help"));
-        cr_assert_eq(r.status, 0);
-        for (const char *p = r.out; (p = strstr(p, "--")); ) {
-            char opt[64];
-            size_t n = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
-            if (n == 0 || n >= sizeof opt - 1) {
-                p += 2;
+    check_page(ARGS("--help"), "optinc", "man/optinc.1", ".Sh OPTIONS", 0);
+    tu_run top = tu_optinc(ARGS("--help"));
+    cr_assert_eq(top.status, 0);
+    const char *list = strstr(top.out, "commands:\n");
+    cr_assert(list);
+    int commands = 0, subcommands = 0;
+    for (const char *line = strchr(list, '\n') + 1; !strncmp(line, "  ", 2);
+         line = strchr(line, '\n') + 1) {
+        char cmd[32], page[64], label[80], prefix[64];
+        sscanf(line, "%31s", cmd);
+        snprintf(page, sizeof page, "man/optinc-%s.1", cmd);
+        tu_run h = tu_optinc(ARGS(cmd, "--help"));
+        cr_assert_eq(h.status, 0, "%s --help", cmd);
+        snprintf(prefix, sizeof prefix, "optinc %s ", cmd);
+        int subs = 0;
+        for (const char *p = h.out; (p = strstr(p, prefix)); p += strlen(prefix)) {
+            char sub[32];
+            if (sscanf(p + strlen(prefix), "%31[a-z]", sub) != 1)
                 continue;
-            }
-            memcpy(opt, p + 2, n);
-            opt[n] = '\0';
-            if (!strcmp(opt, "help")) {     /* the usage line itself */
-                p += 2 + n;
-                continue;
-            }
-            /* mdoc writes --name as "Fl -name". */
-            char want[80];
-            snprintf(want, sizeof want, "Fl -%s", opt);
-            cr_expect(strstr(man, want), "%s: option --%s of --help is not in %s", cmds[i], opt,
-                      page);
-            p += 2 + n;
+            char head[48];
+            snprintf(label, sizeof label, "%s %s", cmd, sub);
+            snprintf(head, sizeof head, ".Ss %s", sub);
+            check_page(ARGS(cmd, sub, "--help"), label, page, head, 1);
+            subs++;
         }
-        tu_run_free(&r);
-        free(man);
+        if (!subs)
+            check_page(ARGS(cmd, "--help"), cmd, page, ".Sh OPTIONS", 0);
+        subcommands += subs;
+        commands++;
+        tu_run_free(&h);
     }
+    tu_run_free(&top);
+    cr_expect_geq(commands, 5);
+    cr_expect_geq(subcommands, 4);
+}
+
+/* Every man page passes mandoc's linter. */
+Test(cli, man_pages_lint)
+{
     DIR *d = opendir("man");
     cr_assert(d);
     struct dirent *e;
@@ -187,4 +445,54 @@ Test(cli, man_pages_cover_help)
     }
     closedir(d);
     cr_expect_geq(pages, 8);
+}
+
+/* ---- JSON numbers ------------------------------------------------------------ */
+
+Test(cli, json_numbers_are_shortest)
+{
+    static const struct { double x; const char *text; } cases[] = {
+        {0.05, "0.05"}, {0.1 + 0.2, "0.30000000000000004"}, {20, "20"}, {800, "800"},
+        {1e6, "1e+06"}, {1.0 / 3, "0.3333333333333333"}, {-0.0, "-0"}, {0, "0"},
+        {5e-324, "5e-324"}, {DBL_MAX, "1.7976931348623157e+308"}, {3e-3, "0.003"},
+        {123456789012, "123456789012"},
+    };
+    char buf[CLI_SHORTEST_MAX];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        cr_expect_str_eq(cli_shortest(buf, cases[i].x), cases[i].text, "%.17g", cases[i].x);
+    /* random doubles read back exactly, in no more characters than %.17g */
+    uint64_t s = 88172645463325252ull;
+    for (int i = 0; i < 100000; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        double x;
+        memcpy(&x, &s, sizeof x);
+        if (!isfinite(x))
+            continue;
+        char full[40];
+        cli_shortest(buf, x);
+        cr_assert_eq(strtod(buf, NULL), x, "%s", buf);
+        cr_assert_leq(strlen(buf), (size_t)snprintf(full, sizeof full, "%.17g", x));
+    }
+    /* NaN and infinity are not JSON */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    cli_json_number(f, NAN);
+    fputc(' ', f);
+    cli_json_number(f, -INFINITY);
+    fputc(' ', f);
+    cli_json_number(f, 0.05);
+    fclose(f);
+    cr_expect_str_eq(text, "null null 0.05");
+    free(text);
+}
+
+/* Through the program: a value given on the command line comes back short. */
+Test(cli, json_output_is_short)
+{
+    tu_run r = tu_optinc(ARGS("onn", "verify", "specs/onn4x8.yaml", "--sigma", "0.05", "--json"));
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\"phase_sigma_rad\": 0.05,"), "%s", r.out);
+    cr_expect(!strstr(r.out, "00000000"), "no padded digits: %s", r.out);
+    tu_run_free(&r);
 }
