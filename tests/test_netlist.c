@@ -327,7 +327,7 @@ static void write_random_spec(const char *path, uint64_t seed)
         fprintf(f, "  - name: L%d_%llu\n    matrix: W%d\n    mesh: %s\n    attenuators: %s\n"
                 "    activation: %s\n", i, (unsigned long long)seed, i,
                 optinc_rng_below(&rng, 2) ? "reck" : "clements", att_words[att[i]],
-                optinc_netlist_activation_names[optinc_rng_below(&rng, 3)]);
+                optinc_activation_names[optinc_rng_below(&rng, 3)]);
         if (att[i] == OPTINC_ATT_MIDDLE && optinc_rng_below(&rng, 4) == 0)
             fprintf(f, "    gain: 12.5\n");
         if (optinc_rng_below(&rng, 3) == 0)

@@ -559,21 +559,6 @@ static void put_ports(builder *b, const char *prefix, int n, double column)
     }
 }
 
-static const char *mesh_name(optinc_mesh_kind k)
-{
-    return k == OPTINC_MESH_RECK ? "reck" : "clements";
-}
-
-static const char *att_name(optinc_att_position a)
-{
-    switch (a) {
-    case OPTINC_ATT_MIDDLE: return "middle";
-    case OPTINC_ATT_INPUT: return "input";
-    case OPTINC_ATT_OUTPUT: return "output";
-    default: return "none";
-    }
-}
-
 int optinc_draw_layer_modes(const optinc_layer *L)
 {
     int n = L->rows > L->cols ? L->rows : L->cols;
@@ -590,8 +575,8 @@ static void layer_title(const optinc_circuit *c, const optinc_layer *L, int deta
                         size_t size)
 {
     size_t n = (size_t)snprintf(buf, size, "%s / %s: %d×%d, %s, Σ %s, gain %.6g%s\\l",
-                                c->name, L->name, L->rows, L->cols, mesh_name(L->mesh_kind),
-                                att_name(L->attenuators), L->gain, detail ? "" : ", heat map");
+                                c->name, L->name, L->rows, L->cols, optinc_mesh_kind_names[L->mesh_kind],
+                                optinc_att_position_names[L->attenuators], L->gain, detail ? "" : ", heat map");
     for (int i = 0; i < L->n_stages && n < size; i++) {
         const optinc_stage *s = &L->stage[i];
         const char *sep = i ? "  →  " : "";
@@ -743,9 +728,9 @@ optinc_status optinc_draw_layers(optinc_drawer *d, const optinc_circuit *c, unsi
         static const char *const act[] = {"none", "relu_eo", "abs2"};
         Agnode_t *n = gv_node(g, L->name);
         snprintf(label, sizeof label, "%s: %d×%d %s, %d MZI, %s%s", L->name, L->rows, L->cols,
-                 mesh_name(L->mesh_kind), optinc_layer_mzis(L),
+                 optinc_mesh_kind_names[L->mesh_kind], optinc_layer_mzis(L),
                  L->attenuators == OPTINC_ATT_NONE ? "no " : "Σ ",
-                 L->attenuators == OPTINC_ATT_NONE ? "Σ" : att_name(L->attenuators));
+                 L->attenuators == OPTINC_ATT_NONE ? "Σ" : optinc_att_position_names[L->attenuators]);
         size_t len = (size_t)snprintf(tip, sizeof tip, "%s: gain %.6g, %d attenuators, "
                                       "%d columns, activation %s", L->name, L->gain,
                                       optinc_layer_attenuators(L), optinc_layer_columns(L),

@@ -2,8 +2,9 @@
  * netlist_dialect.c - the vocabulary of the PNL netlist (optinc-netlist(5))
  * that its writer (netlist_write.c) and its reader (netlist_read.c)
  * must agree on: the device-parameter keys of the `*! layer.NAME.SECTION`
- * header lines, the words for mesh kinds, attenuator positions and
- * activations, and the stage plan of a layer.
+ * header lines and the stage plan of a layer.  The words for mesh kinds,
+ * attenuator positions and activations are the spec's (spec.h), so a spec
+ * and a netlist spell them alike.
  *
  * Why a module of its own: the round trip spec -> netlist -> read -> netlist
  * is byte-identical only if both sides use one table.  A device parameter
@@ -36,10 +37,6 @@ const optinc_netlist_field optinc_netlist_fields[] = {
     {"detector", "responsivity_A_W", CF(detector.responsivity_A_W), 'd', 0, INFINITY},
 };
 const int optinc_netlist_n_fields = sizeof optinc_netlist_fields / sizeof optinc_netlist_fields[0];
-
-const char *const optinc_netlist_mesh_names[2] = {"clements", "reck"};
-const char *const optinc_netlist_att_names[4] = {"middle", "none", "input", "output"};
-const char *const optinc_netlist_activation_names[3] = {"none", "relu_eo", "abs2"};
 
 /* The same plan optinc_compile() builds (circuit.h):
  *   middle  V mesh (cols), S column cols -> rows, U mesh (rows)

@@ -1753,13 +1753,14 @@ static int meta_tokens(reader *r, const meta *m, size_t *first, size_t *n)
     return 0;
 }
 
-static int word_of(reader *r, int file, tok v, const char *const *names, int n, const char *what)
+/* The index of v in a NULL-terminated word list (spec.h). */
+static int word_of(reader *r, int file, tok v, const char *const *names, const char *what)
 {
-    for (int i = 0; i < n; i++)
+    for (int i = 0; names[i]; i++)
         if (teq(r, file, v, names[i]))
             return i;
     char list[128] = "";
-    for (int i = 0; i < n; i++)
+    for (int i = 0; names[i]; i++)
         snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names[i]);
     return fail_at(r, file, v.off, "%s '%.*s' is not one of %s", what, (int)v.len,
                    tp(r, file, v), list);
@@ -1810,15 +1811,15 @@ static int meta_layer(reader *r, const meta *m, optinc_layer *L)
                 return -1;
             seen |= 4;
         } else if (teq(r, file, k, "mesh")) {
-            if ((w = word_of(r, file, v, optinc_netlist_mesh_names, 2, "mesh")) < 0)
+            if ((w = word_of(r, file, v, optinc_mesh_kind_names, "mesh")) < 0)
                 return -1;
             L->mesh_kind = (optinc_mesh_kind)w;
         } else if (teq(r, file, k, "attenuators")) {
-            if ((w = word_of(r, file, v, optinc_netlist_att_names, 4, "attenuators")) < 0)
+            if ((w = word_of(r, file, v, optinc_att_position_names, "attenuators")) < 0)
                 return -1;
             L->attenuators = (optinc_att_position)w;
         } else if (teq(r, file, k, "activation")) {
-            if ((w = word_of(r, file, v, optinc_netlist_activation_names, 3, "activation")) < 0)
+            if ((w = word_of(r, file, v, optinc_activation_names, "activation")) < 0)
                 return -1;
             L->activation = (optinc_activation)w;
         } else if (teq(r, file, k, "approximation_error")) {
@@ -1841,7 +1842,7 @@ static int meta_layer(reader *r, const meta *m, optinc_layer *L)
     if (L->attenuators != OPTINC_ATT_MIDDLE && L->rows != L->cols)
         return fail_at(r, file, m->key.off, "layer '%s' is %dx%d but attenuators=%s needs a "
                        "square layer", L->name, L->rows, L->cols,
-                       optinc_netlist_att_names[L->attenuators]);
+                       optinc_att_position_names[L->attenuators]);
     return 0;
 }
 

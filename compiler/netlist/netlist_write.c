@@ -291,9 +291,9 @@ static void put_header(const writer *w)
         const optinc_layer *L = &c->layers[i];
         fprintf(f, "*! layer.%s = rows=%d cols=%d gain=%.17g mesh=%s attenuators=%s "
                 "activation=%s approximation_error=%.17g attenuators_capped=%d\n", L->name,
-                L->rows, L->cols, L->gain, optinc_netlist_mesh_names[L->mesh_kind],
-                optinc_netlist_att_names[L->attenuators],
-                optinc_netlist_activation_names[L->activation], L->approximation_error,
+                L->rows, L->cols, L->gain, optinc_mesh_kind_names[L->mesh_kind],
+                optinc_att_position_names[L->attenuators],
+                optinc_activation_names[L->activation], L->approximation_error,
                 L->n_warnings_capped);
         const char *section = NULL;
         for (int k = 0; k < optinc_netlist_n_fields; k++) {

@@ -59,10 +59,6 @@ typedef struct optinc_netlist_field {
 extern const optinc_netlist_field optinc_netlist_fields[];
 extern const int optinc_netlist_n_fields;
 
-extern const char *const optinc_netlist_mesh_names[2];        /* by optinc_mesh_kind */
-extern const char *const optinc_netlist_att_names[4];         /* by optinc_att_position */
-extern const char *const optinc_netlist_activation_names[3];  /* by optinc_activation */
-
 /* The stages a layer of this shape and attenuator position has, in
  * propagation order (kind, tag, modes_in, modes_out, n_att filled; mesh and
  * att left NULL).  Returns the number of stages (1..3). */
