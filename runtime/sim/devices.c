@@ -340,11 +340,6 @@ void optinc_chip_free(optinc_chip *chip)
     free(chip);
 }
 
-const optinc_circuit *optinc_chip_circuit(const optinc_chip *chip)
-{
-    return chip->circuit;
-}
-
 /* ------------------------------------------------------------------ inspection */
 
 static const chip_stage *find_stage(const optinc_chip *chip, int layer, int stage,
