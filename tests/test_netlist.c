@@ -477,8 +477,48 @@ Test(netlist, writer_refuses_clashing_names)
     cr_assert(strstr(err.message, "card or cell name"), "%s", err.message);
     strcpy(c->name, "layer_L1");
     cr_assert_eq(optinc_netlist_write_stream(c, f, NULL, &err), OPTINC_EINPUT);
+    for (int k = 0; k < OPTINC_CARD_COUNT; k++) {
+        strcpy(c->name, optinc_cards[k].name);
+        cr_assert_eq(optinc_netlist_write_stream(c, f, NULL, &err), OPTINC_EINPUT, "%s",
+                     c->name);
+    }
     fclose(f);
     optinc_circuit_free(c);
+}
+
+/* The card table keeps the dialect's rules: names are PNL names, a unit is
+ * its key's suffix, a code is bounded by a bits parameter, and the writer's
+ * order lists every parameter once. */
+Test(netlist, card_table_is_consistent)
+{
+    for (int k = 0; k < OPTINC_CARD_COUNT; k++) {
+        const optinc_card *cd = &optinc_cards[k];
+        cr_assert(optinc_netlist_is_name(cd->name) && optinc_netlist_is_name(cd->prefix));
+        cr_assert_eq(optinc_card_find(cd->name, strlen(cd->name)), k);
+        cr_assert(cd->n_pins >= 1 && cd->n_pins <= OPTINC_CARD_PINS_MAX, "%s", cd->name);
+        for (int j = 0; j < cd->n_pins; j++)
+            cr_assert(optinc_netlist_is_name(cd->pin[j]), "%s pin %d", cd->name, j);
+        cr_assert(cd->n_params >= 0 && cd->n_params <= OPTINC_CARD_PARAMS_MAX);
+        unsigned seen = 0;
+        for (int i = 0; i < cd->n_params; i++) {
+            const optinc_card_param *p = &cd->param[i];
+            size_t kl = strlen(p->key), ul = strlen(p->unit);
+            cr_assert(optinc_netlist_is_name(p->key), "%s.%s", cd->name, p->key);
+            cr_assert(!ul || (kl > ul + 1 && p->key[kl - ul - 1] == '_'
+                              && !strcmp(p->key + kl - ul, p->unit)),
+                      "%s.%s: unit %s is not its suffix", cd->name, p->key, p->unit);
+            cr_assert(p->type == 'd' || p->type == 'i');
+            cr_assert_leq(p->min, p->max);
+            if (p->bits >= 0) {
+                cr_assert_lt(p->bits, cd->n_params);
+                cr_assert_str_eq(cd->param[p->bits].key, "bits");
+            }
+            int w = cd->write_order[i];
+            cr_assert(w >= 0 && w < cd->n_params && !(seen & (1u << w)), "%s", cd->name);
+            seen |= 1u << w;
+        }
+    }
+    cr_assert_eq(optinc_card_find("wg", 2), -1, "wg, cross, pd and src are gone");
 }
 
 Test(netlist, created_line_only_without_reproducible)

@@ -2,9 +2,9 @@
  * draw.c - Graphviz drawings of compiled circuits (draw.h, optinc-draw(1)).
  * This is the only file that calls libcgraph and libgvc.
  *
- * optinc computes the geometry and Graphviz only draws (formats.md §6).  A
- * layer is laid out left to right, stage by stage (V mesh, attenuator column
- * S, U mesh), on a grid: node x = column * 90 pt, y = (N-1-mode) * 36 pt,
+ * optinc computes the geometry and Graphviz only draws.  A layer is laid
+ * out left to right, stage by stage (V mesh, attenuator column S, U mesh),
+ * on a grid: node x = column * 90 pt, y = (N-1-mode) * 36 pt,
  * an MZI at the midpoint of its two modes.  The `nop` engine (neato -n) takes
  * these positions as they are, so layout is linear in the number of MZIs,
  * modes never get permuted (dot permutes them and needs minutes at N = 256),
@@ -14,6 +14,10 @@
  * Full detail has one node per input, MZI, output-screen phase shifter,
  * attenuator, output and mode end (a `term` point where a mode stops or
  * starts inside the layer), wired with compass ports (nw/sw in, ne/se out).
+ * MZIs, screen phase shifters and attenuators are named with the prefixes
+ * the netlist gives their cards (optinc_cards), so a tooltip names the card
+ * a reader finds in the netlist; a mode end is named by its stage and mode
+ * (T_L_S_m3), as one mode may end or start before each stage of a layer.
  * The heat-map overview keeps only the MZIs and attenuators as small filled
  * boxes on a tighter grid and has no edges: at N = 256 it is about 65k boxes
  * that render in seconds, where the full-detail PNG would exceed cairo's and
@@ -49,6 +53,7 @@
 #include <graphviz/gvplugin.h>
 #include "optinc/draw.h"
 #include "optinc/fileio.h"
+#include "optinc/netlist.h"
 
 /* ------------------------------------------------------------ the drawer */
 
@@ -495,7 +500,8 @@ static void put_mesh(builder *b, const optinc_stage *s, int start)
     }
     for (int i = 0; i < m->n_mzi; i++) {
         const optinc_mzi *z = &m->mzi[i];
-        snprintf(name, sizeof name, "MZ_%s_%c_c%d_r%d", b->L->name, s->tag, z->column, z->mode);
+        snprintf(name, sizeof name, "%s_%s_%c_c%d_r%d", optinc_cards[OPTINC_CARD_MZI].prefix,
+                 b->L->name, s->tag, z->column, z->mode);
         phase_text(&z->theta, th, sizeof th);
         phase_text(&z->phi, ph, sizeof ph);
         snprintf(tip, sizeof tip, "%s: modes %d,%d; θ = %s; φ = %s", name, z->mode, z->mode + 1,
@@ -513,7 +519,8 @@ static void put_mesh(builder *b, const optinc_stage *s, int start)
     if (!b->detail)
         return;
     for (int k = 0; k < m->modes; k++) {
-        snprintf(name, sizeof name, "PS_%s_%c_m%d", b->L->name, s->tag, k);
+        snprintf(name, sizeof name, "%s_%s_%c_m%d", optinc_cards[OPTINC_CARD_PS].prefix,
+                 b->L->name, s->tag, k);
         phase_text(&m->screen[k], th, sizeof th);
         snprintf(tip, sizeof tip, "%s: output phase screen, mode %d; φ = %s", name, k, th);
         phase_colour(m->screen[k].rad, fill, sizeof fill);
@@ -528,7 +535,8 @@ static void put_att(builder *b, const optinc_stage *s, int start)
         mode_ends(b, s->n_att, start, "S");
     for (int k = 0; k < s->n_att; k++) {
         const optinc_att *a = &s->att[k];
-        snprintf(name, sizeof name, "AT_%s_r%d", b->L->name, k);
+        snprintf(name, sizeof name, "%s_%s_r%d", optinc_cards[OPTINC_CARD_ATT].prefix,
+                 b->L->name, k);
         if (a->code >= 0)
             snprintf(code, sizeof code, ", code %d", a->code);
         snprintf(tip, sizeof tip, "%s: mode %d; att_dB = %.6g (t = %.6g, target t = %.6g%s)",

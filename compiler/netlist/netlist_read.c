@@ -47,57 +47,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "compiler/netlist/cards.h"
 #include "optinc/fileio.h"
 #include "optinc/limits.h"
 #include "optinc/netlist.h"
-
-/* ================================================================= cards */
-
-enum { C_MZI, C_PS, C_ATT, C_DC, C_WG, C_CROSS, C_PD, C_SRC, C_TERM, N_CARDS };
-#define MAX_PARAMS 7
-
-typedef struct card_param {
-    const char *key;
-    char type;              /* 'd' number, 'i' integer */
-    double min, max;
-    int required;
-    int bits;               /* for a code: index of its bits parameter, else -1 */
-} card_param;
-
-typedef struct card_def {
-    const char *name;
-    int pins_min, pins_max;
-    const char *pins;       /* for messages */
-    card_param p[MAX_PARAMS];
-    int np;
-} card_def;
-
-#define NUM(k) {k, 'd', -INFINITY, INFINITY, 0, -1}
-#define REQ(k) {k, 'd', -INFINITY, INFINITY, 1, -1}
-#define CODE(k, b) {k, 'i', 0, 65535, 0, b}
-#define BITS {"bits", 'i', 1, 16, 0, -1}
-#define NONNEG(k, req) {k, 'd', 0, INFINITY, req, -1}
-
-/* Parameter indices the rebuild uses. */
-enum { MZ_THETA, MZ_PHI, MZ_THETA_CODE, MZ_PHI_CODE, MZ_BITS, MZ_THETA_T, MZ_PHI_T };
-enum { PS_PHASE, PS_CODE, PS_BITS, PS_TARGET };
-enum { AT_DB, AT_CODE, AT_BITS, AT_T };
-
-static const card_def cards[N_CARDS] = {
-    {"mzi", 4, 4, "in0 in1 out0 out1",
-     {REQ("theta_rad"), REQ("phi_rad"), CODE("theta_code", MZ_BITS), CODE("phi_code", MZ_BITS),
-      BITS, NUM("theta_target_rad"), NUM("phi_target_rad")}, 7},
-    {"ps", 2, 2, "in out", {REQ("phase_rad"), CODE("code", PS_BITS), BITS, NUM("phase_target_rad")}, 4},
-    {"att", 2, 2, "in out",
-     {NONNEG("att_dB", 1), CODE("code", AT_BITS), BITS, NONNEG("t_target", 0)}, 4},
-    {"dc", 4, 4, "in0 in1 out0 out1", {{"coupling", 'd', 0, 1, 1, -1}}, 1},
-    {"wg", 2, 2, "in out",
-     {NONNEG("length_um", 1), NONNEG("loss_dB_cm", 0), NUM("neff"), NUM("ng")}, 4},
-    {"cross", 4, 4, "in0 in1 out0 out1", {NONNEG("il_dB", 0), NUM("xt_dB")}, 2},
-    {"pd", 1, 2, "in [e_out]", {NONNEG("responsivity_A_W", 0), NONNEG("dark_nA", 0)}, 2},
-    {"src", 1, 1, "out", {NUM("power_dBm"), {"wl_um", 'd', 1e-300, INFINITY, 0, -1}}, 2},
-    {"term", 1, 1, "in", {{0}}, 0},
-};
 
 /* ================================================================= data */
 
@@ -136,7 +89,7 @@ typedef struct cell {
 typedef struct inst {
     int stmt;
     int nnets;              /* net tokens 1..nnets of the statement */
-    int model;              /* card id, or N_CARDS + cell index */
+    int model;              /* card id, or OPTINC_CARD_COUNT + cell index */
     int pins;               /* local net ids: pool[pins .. pins+nnets) */
 } inst;
 
@@ -145,7 +98,7 @@ typedef struct prim {
     int pin[4];             /* global nets */
     int stmt, frame;        /* card line; flattening frame (for the name) */
     unsigned has;           /* bit k: parameter k given */
-    double v[MAX_PARAMS];
+    double v[OPTINC_CARD_PARAMS_MAX];
 } prim;
 
 typedef struct frame { int stmt, parent; } frame;
@@ -732,10 +685,7 @@ static int int_value(reader *r, int file, tok v, long long lo, long long hi, lon
 
 static int card_id(const reader *r, int file, tok t)
 {
-    for (int c = 0; c < N_CARDS; c++)
-        if (teq(r, file, t, cards[c].name))
-            return c;
-    return -1;
+    return optinc_card_find(tp(r, file, t), t.len);
 }
 
 static int too_many_params(reader *r, int file, tok at)
@@ -960,7 +910,7 @@ static int parse(reader *r)
 
 /* ================================================================= pass 3: check */
 
-/* The model of statement s (token 1+nnets) as a card id or N_CARDS + cell. */
+/* The model of statement s (token 1+nnets) as a card id or OPTINC_CARD_COUNT + cell. */
 static int resolve_model(reader *r, int s, int nnets)
 {
     int file = r->stmts[s].file;
@@ -968,22 +918,31 @@ static int resolve_model(reader *r, int s, int nnets)
     int c = card_id(r, file, m);
     if (c < 0) {
         int id = ht_find(&r->cell_names, tp(r, file, m), (int)m.len);
-        if (id < 0)
-            return fail_at(r, file, m.off, "unknown model '%.*s': not a card (mzi ps att dc wg "
-                           "cross pd src term) nor a .subckt of this netlist", (int)m.len,
-                           tp(r, file, m));
-        c = N_CARDS + id;
+        if (id < 0) {
+            char names[128] = "";
+            for (int k = 0; k < OPTINC_CARD_COUNT; k++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                         k ? " " : "", optinc_cards[k].name);
+            return fail_at(r, file, m.off, "unknown model '%.*s': not a card (%s) nor a "
+                           ".subckt of this netlist", (int)m.len, tp(r, file, m), names);
+        }
+        c = OPTINC_CARD_COUNT + id;
     }
-    int lo = c < N_CARDS ? cards[c].pins_min : r->cells[c - N_CARDS].nports;
-    int hi = c < N_CARDS ? cards[c].pins_max : lo;
-    if (nnets < lo || nnets > hi) {
-        if (c < N_CARDS)
-            return fail_at(r, file, stok(r, s, 0)->off, "card '%s' has %s%d pin%s (%s) but "
-                           "'%.*s' gives %d net%s", cards[c].name, lo == hi ? "" : "up to ",
-                           hi, hi == 1 ? "" : "s", cards[c].pins, (int)stok(r, s, 0)->len,
+    int want = c < OPTINC_CARD_COUNT ? optinc_cards[c].n_pins
+                                     : r->cells[c - OPTINC_CARD_COUNT].nports;
+    if (nnets != want) {
+        if (c < OPTINC_CARD_COUNT) {
+            char pins[64] = "";
+            for (int j = 0; j < want; j++)
+                snprintf(pins + strlen(pins), sizeof pins - strlen(pins), "%s%s", j ? " " : "",
+                         optinc_cards[c].pin[j]);
+            return fail_at(r, file, stok(r, s, 0)->off, "card '%s' has %d pin%s (%s) but "
+                           "'%.*s' gives %d net%s", optinc_cards[c].name, want,
+                           want == 1 ? "" : "s", pins, (int)stok(r, s, 0)->len,
                            tp(r, file, *stok(r, s, 0)), nnets, nnets == 1 ? "" : "s");
+        }
         return fail_at(r, file, stok(r, s, 0)->off, ".subckt '%.*s' has %d port%s but '%.*s' "
-                       "gives %d net%s", (int)m.len, tp(r, file, m), lo, lo == 1 ? "" : "s",
+                       "gives %d net%s", (int)m.len, tp(r, file, m), want, want == 1 ? "" : "s",
                        (int)stok(r, s, 0)->len, tp(r, file, *stok(r, s, 0)), nnets,
                        nnets == 1 ? "" : "s");
     }
@@ -1122,7 +1081,7 @@ static int check_recursion(reader *r, int ci, int depth)
     c->height = 1;
     c->size = 0;
     for (int i = c->first; i < c->first + c->n; i++) {
-        int m = r->insts[i].model - N_CARDS;
+        int m = r->insts[i].model - OPTINC_CARD_COUNT;
         if (m < 0) {
             c->size = c->size < OPTINC_CARDS_CAP ? c->size + 1 : OPTINC_CARDS_CAP + 1;
             continue;
@@ -1169,10 +1128,10 @@ static int check(reader *r)
     int m = resolve_model(r, s, nnets);
     if (m < 0)
         return -1;
-    if (m < N_CARDS)
+    if (m < OPTINC_CARD_COUNT)
         return fail_at(r, file, stok(r, s, 1 + nnets)->off, "the top instance line must "
-                       "instantiate a .subckt, not the card '%s'", cards[m].name);
-    const cell *top = &r->cells[m - N_CARDS];
+                       "instantiate a .subckt, not the card '%s'", optinc_cards[m].name);
+    const cell *top = &r->cells[m - OPTINC_CARD_COUNT];
     if (top->size > optinc_limits_get(r->lim, OPTINC_LIMIT_CARDS)) {
         char lim[160];
         tok t = *stok(r, s, 1 + nnets);
@@ -1190,7 +1149,7 @@ static int check(reader *r)
                 return fail_at(r, file, stok(r, s, i)->off, "net '%.*s' appears twice on the "
                                "top instance line; each port needs its own net",
                                (int)stok(r, s, i)->len, tp(r, file, *stok(r, s, i)));
-    r->top_cell = m - N_CARDS;
+    r->top_cell = m - OPTINC_CARD_COUNT;
     return 0;
 }
 
@@ -1223,26 +1182,26 @@ static void add_end(reader *r, int net, int e)
 /* The parameters of a card instance, resolved in scope and checked. */
 static int card_params(reader *r, int s, int nnets, int kind, const scope *sc, prim *p)
 {
-    const card_def *cd = &cards[kind];
+    const optinc_card *cd = &optinc_cards[kind];
     int file = r->stmts[s].file;
-    tok at[MAX_PARAMS];
+    tok at[OPTINC_CARD_PARAMS_MAX];
     p->has = 0;
     for (int i = 2 + nnets; i < r->stmts[s].ntok; i++) {
         tok t = *stok(r, s, i), k = {0, 0}, v = {0, 0};
         split_param(r, file, t, &k, &v);
         int j = 0;
-        while (j < cd->np && !teq(r, file, k, cd->p[j].key))
+        while (j < cd->n_params && !teq(r, file, k, cd->param[j].key))
             j++;
-        if (j == cd->np) {
+        if (j == cd->n_params) {
             char list[256] = "";
-            for (int q = 0; q < cd->np; q++)
-                snprintf(list + strlen(list), sizeof list - strlen(list), " %s", cd->p[q].key);
+            for (int q = 0; q < cd->n_params; q++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), " %s", cd->param[q].key);
             return fail_at(r, file, k.off, "unknown parameter '%.*s' for card '%s'; it takes:%s",
-                           (int)k.len, tp(r, file, k), cd->name, cd->np ? list : " none");
+                           (int)k.len, tp(r, file, k), cd->name, cd->n_params ? list : " none");
         }
         if (p->has & (1u << j))
-            return fail_at(r, file, k.off, "parameter '%s' is given twice", cd->p[j].key);
-        const card_param *cp = &cd->p[j];
+            return fail_at(r, file, k.off, "parameter '%s' is given twice", cd->param[j].key);
+        const optinc_card_param *cp = &cd->param[j];
         double x;
         if (value_of(r, file, v, sc, &x))
             return -1;
@@ -1259,8 +1218,8 @@ static int card_params(reader *r, int s, int nnets, int kind, const scope *sc, p
         p->has |= 1u << j;
         at[j] = v;
     }
-    for (int j = 0; j < cd->np; j++) {
-        const card_param *cp = &cd->p[j];
+    for (int j = 0; j < cd->n_params; j++) {
+        const optinc_card_param *cp = &cd->param[j];
         if (cp->required && !(p->has & (1u << j)))
             return fail_at(r, file, stok(r, s, 0)->off, "card '%s' needs %s=", cd->name, cp->key);
         if (cp->bits >= 0 && (p->has & (1u << j))) {
@@ -1292,7 +1251,7 @@ static int flatten(reader *r, int ci, size_t map, int fr, const scope *sc)
     for (int i = c->first; i < c->first + c->n; i++) {
         const inst *in = &r->insts[i];
         int s = in->stmt, file = r->stmts[s].file;
-        if (in->model < N_CARDS) {
+        if (in->model < OPTINC_CARD_COUNT) {
             if (GROW(r, r->prims, r->nprims, r->cprims))
                 return -1;
             prim *p = &r->prims[r->nprims];
@@ -1309,7 +1268,7 @@ static int flatten(reader *r, int ci, size_t map, int fr, const scope *sc)
             r->nprims++;
             continue;
         }
-        const cell *d = &r->cells[in->model - N_CARDS];
+        const cell *d = &r->cells[in->model - OPTINC_CARD_COUNT];
         /* Child scope: the cell's defaults overridden by this instance. */
         param *ps = malloc(sizeof *ps * (size_t)(d->nparams + 1));
         if (!ps)
@@ -1349,7 +1308,7 @@ static int flatten(reader *r, int ci, size_t map, int fr, const scope *sc)
         }
         r->frames[r->nframes] = (frame){s, fr};
         scope csc = {ps, d->nparams};
-        int rc = flatten(r, in->model - N_CARDS, child, r->nframes++, &csc);
+        int rc = flatten(r, in->model - OPTINC_CARD_COUNT, child, r->nframes++, &csc);
         free(ps);
         r->nstk = child;
         if (rc)
@@ -1376,13 +1335,13 @@ static int fuse_mzis(reader *r)
     int n = r->nprims;
     for (int a = 0; a < n; a++) {
         prim *A = &r->prims[a];
-        if (A->kind != C_DC || A->used || A->v[0] != 0.5)
+        if (A->kind != OPTINC_CARD_DC || A->used || A->v[0] != 0.5)
             continue;
         int e_ext = other_end(r, A->pin[0], a * 4 + 0);
         int e_int = other_end(r, A->pin[2], a * 4 + 2);
         int e_lo = other_end(r, A->pin[3], a * 4 + 3);
-        if (!driver_kind(r, e_ext, C_PS, 1) || !driver_kind(r, e_int, C_PS, 0)
-            || !driver_kind(r, e_lo, C_DC, 1))
+        if (!driver_kind(r, e_ext, OPTINC_CARD_PS, 1) || !driver_kind(r, e_int, OPTINC_CARD_PS, 0)
+            || !driver_kind(r, e_lo, OPTINC_CARD_DC, 1))
             continue;
         int ext = e_ext >> 2, in = e_int >> 2, b = e_lo >> 2;
         int e_b0 = other_end(r, r->prims[in].pin[1], in * 4 + 1);
@@ -1399,19 +1358,19 @@ static int fuse_mzis(reader *r)
         Q = &r->prims[in];
         prim *M = &r->prims[r->nprims];
         memset(M, 0, sizeof *M);
-        M->kind = C_MZI;
+        M->kind = OPTINC_CARD_MZI;
         M->stmt = P->stmt;
         M->frame = P->frame;
         /* theta is the internal shifter, phi the external one. */
-        static const int from[4][2] = {{PS_PHASE, MZ_THETA}, {PS_CODE, MZ_THETA_CODE},
-                                       {PS_BITS, MZ_BITS}, {PS_TARGET, MZ_THETA_T}};
+        static const int from[4][2] = {{PS_PHASE, MZI_THETA}, {PS_CODE, MZI_THETA_CODE},
+                                       {PS_BITS, MZI_BITS}, {PS_TARGET, MZI_THETA_TARGET}};
         for (int k = 0; k < 4; k++) {
             if (Q->has & (1u << from[k][0])) {
                 M->v[from[k][1]] = Q->v[from[k][0]];
                 M->has |= 1u << from[k][1];
             }
-            int to = from[k][1] == MZ_THETA ? MZ_PHI : from[k][1] == MZ_THETA_CODE ? MZ_PHI_CODE
-                     : from[k][1] == MZ_THETA_T ? MZ_PHI_T : MZ_BITS;
+            int to = from[k][1] == MZI_THETA ? MZI_PHI : from[k][1] == MZI_THETA_CODE ? MZI_PHI_CODE
+                     : from[k][1] == MZI_THETA_TARGET ? MZI_PHI_TARGET : MZI_BITS;
             if (P->has & (1u << from[k][0])) {
                 M->v[to] = P->v[from[k][0]];
                 M->has |= 1u << to;
@@ -1458,7 +1417,7 @@ static int fail_prim(reader *r, int pi, const char *fmt, ...)
     char prefix[340], name[300];
     const prim *p = &r->prims[pi];
     prim_name(r, p, name, sizeof name);
-    snprintf(prefix, sizeof prefix, "%s %s: ", cards[p->kind].name, name);
+    snprintf(prefix, sizeof prefix, "%s %s: ", optinc_cards[p->kind].name, name);
     va_list ap;
     va_start(ap, fmt);
     vfail_at(r, r->stmts[p->stmt].file, stok(r, p->stmt, 0)->off, prefix, fmt, ap);
@@ -1548,13 +1507,13 @@ static int input_ok(tracer *t, int p, int pin, int mode)
     prim *d = &r->prims[e >> 2];
     if (d->used)
         return 0;
-    if (d->kind == C_TERM) {
+    if (d->kind == OPTINC_CARD_TERM) {
         d->used = 1;
         t->net[mode] = g;
         t->from[mode] = e;
         return 1;
     }
-    if (d->kind == C_MZI && (e & 3) >= 2) {
+    if (d->kind == OPTINC_CARD_MZI && (e & 3) >= 2) {
         int rc = pull(t, e >> 2, mode - ((e & 3) - 2));
         return rc == 1 ? t->net[mode] == g : rc;
     }
@@ -1613,9 +1572,9 @@ static int trace_mesh(tracer *t, optinc_layer *L, optinc_stage *s)
         progress = 0;
         for (int m = 0; m + 1 < n; m++) {
             int p = -1, e = consumer(t, m);
-            if (driver_kind(r, e, C_MZI, 0))
+            if (driver_kind(r, e, OPTINC_CARD_MZI, 0))
                 p = e >> 2;
-            else if (driver_kind(r, (e = consumer(t, m + 1)), C_MZI, 1))
+            else if (driver_kind(r, (e = consumer(t, m + 1)), OPTINC_CARD_MZI, 1))
                 p = e >> 2;
             if (p < 0)
                 continue;
@@ -1653,11 +1612,11 @@ static int trace_mesh(tracer *t, optinc_layer *L, optinc_stage *s)
         z->column = t->pcol[k];
         if (z->column + 1 > M->n_columns)
             M->n_columns = z->column + 1;
-        set_phase(p, MZ_THETA, MZ_THETA_CODE, MZ_THETA_T, &z->theta);
-        set_phase(p, MZ_PHI, MZ_PHI_CODE, MZ_PHI_T, &z->phi);
-        if (check_bits(r, t->pm[k], MZ_THETA_CODE, MZ_BITS, L->components.phase_shifter.bits,
+        set_phase(p, MZI_THETA, MZI_THETA_CODE, MZI_THETA_TARGET, &z->theta);
+        set_phase(p, MZI_PHI, MZI_PHI_CODE, MZI_PHI_TARGET, &z->phi);
+        if (check_bits(r, t->pm[k], MZI_THETA_CODE, MZI_BITS, L->components.phase_shifter.bits,
                        "phase_shifter")
-            || check_bits(r, t->pm[k], MZ_PHI_CODE, MZ_BITS, L->components.phase_shifter.bits,
+            || check_bits(r, t->pm[k], MZI_PHI_CODE, MZI_BITS, L->components.phase_shifter.bits,
                           "phase_shifter")) {
             free(key);
             return -1;
@@ -1670,8 +1629,8 @@ static int trace_mesh(tracer *t, optinc_layer *L, optinc_stage *s)
             return meta_fail(r, t->lm, "mode %d of %s is unlit: no MZI joins it to a lit "
                              "mode", m, t->where);
         int e = consumer(t, m);
-        if (!driver_kind(r, e, C_PS, 0)) {
-            if (e >= 0 && !r->prims[e >> 2].used && r->prims[e >> 2].kind == C_MZI)
+        if (!driver_kind(r, e, OPTINC_CARD_PS, 0)) {
+            if (e >= 0 && !r->prims[e >> 2].used && r->prims[e >> 2].kind == OPTINC_CARD_MZI)
                 return fail_prim(r, e >> 2, "cannot be placed in %s: its in0 and in1 must "
                                  "carry two adjacent modes m and m+1 of the mesh", t->where);
             if (e >= 0)
@@ -1700,16 +1659,16 @@ static int trace_att(tracer *t, optinc_layer *L, optinc_stage *s)
     if (!s->att)
         return fail_run(r, "rebuilding an attenuator column");
     for (int k = 0; k < s->modes_in; k++) {
-        int e = consumer(t, k), want = k < s->n_att ? C_ATT : C_TERM;
+        int e = consumer(t, k), want = k < s->n_att ? OPTINC_CARD_ATT : OPTINC_CARD_TERM;
         if (t->net[k] < 0)
             return meta_fail(r, t->lm, "mode %d is unlit at the input of %s", k, t->where);
         if (!driver_kind(r, e, want, 0)) {
             if (e >= 0)
                 return fail_prim(r, e >> 2, "found where %s needs %s on mode %d", t->where,
-                                 want == C_ATT ? "an att card" : "a term card (an input "
+                                 want == OPTINC_CARD_ATT ? "an att card" : "a term card (an input "
                                  "without a channel)", k);
             return meta_fail(r, t->lm, "mode %d of %s reaches a port without its %s card", k,
-                             t->where, want == C_ATT ? "att" : "term");
+                             t->where, want == OPTINC_CARD_ATT ? "att" : "term");
         }
         int q = e >> 2;
         prim *p = &r->prims[q];
@@ -1717,11 +1676,11 @@ static int trace_att(tracer *t, optinc_layer *L, optinc_stage *s)
         if (k >= s->n_att)
             continue;
         optinc_att *a = &s->att[k];
-        a->att_dB = p->v[AT_DB];
+        a->att_dB = p->v[ATT_DB];
         a->t = pow(10.0, -a->att_dB / 20.0);
-        a->t_target = p->has & (1u << AT_T) ? p->v[AT_T] : a->t;
-        a->code = p->has & (1u << AT_CODE) ? (int)p->v[AT_CODE] : -1;
-        if (check_bits(r, q, AT_CODE, AT_BITS, L->components.attenuator.bits, "attenuator"))
+        a->t_target = p->has & (1u << ATT_T_TARGET) ? p->v[ATT_T_TARGET] : a->t;
+        a->code = p->has & (1u << ATT_CODE) ? (int)p->v[ATT_CODE] : -1;
+        if (check_bits(r, q, ATT_CODE, ATT_BITS, L->components.attenuator.bits, "attenuator"))
             return -1;
         t->net[k] = p->pin[1];
         t->from[k] = q * 4 + 1;
@@ -2094,7 +2053,7 @@ static int trace(reader *r, optinc_circuit *c, layer_meta *lm)
         int port = -(1 + r->nin + k);
         if (t.net[k] < 0) {
             int e = other_end(r, r->nin + k, port);
-            if (!driver_kind(r, e, C_TERM, 0)) {
+            if (!driver_kind(r, e, OPTINC_CARD_TERM, 0)) {
                 meta_fail(r, &lm[c->n_layers - 1], "output out%d is unlit but not started by a "
                           "term card", k);
                 goto out;

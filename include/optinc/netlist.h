@@ -42,7 +42,53 @@ optinc_status optinc_circuit_load(const char *path, const optinc_read_opts *opts
 #define OPTINC_NETLIST_INCLUDE_DEPTH_MAX 16    /* nested .include levels */
 
 /* ------------------------------------------------------------------------
- * The dialect's vocabulary, shared by the writer and the reader
+ * The cards: the primitive elements a netlist is made of (optinc-netlist(5),
+ * CARDS), one table (netlist_cards.c) that the writer, the reader and the
+ * drawings consult.  The kinds are stable: the table is indexed by them.
+ */
+typedef enum optinc_card_kind {
+    OPTINC_CARD_MZI,      /* the physical MZI on two adjacent modes */
+    OPTINC_CARD_PS,       /* phase shifter */
+    OPTINC_CARD_ATT,      /* attenuator */
+    OPTINC_CARD_DC,       /* directional coupler (the halves of an expanded MZI) */
+    OPTINC_CARD_TERM,     /* terminator: the end or the dark start of a waveguide */
+    OPTINC_CARD_COUNT
+} optinc_card_kind;
+
+#define OPTINC_CARD_PINS_MAX 4
+#define OPTINC_CARD_PARAMS_MAX 7
+
+/* One parameter of a card.  The unit is also the suffix of the key ("_rad",
+ * "_dB"), as the dialect spells units; a code is bounded by the card's bits
+ * parameter (0 <= code < 2^bits). */
+typedef struct optinc_card_param {
+    const char *key;
+    const char *unit;     /* "rad", "dB", or "" (a ratio, a code, a count) */
+    char type;            /* 'd' number, 'i' whole number */
+    double min, max;      /* allowed range, inclusive */
+    int required;
+    int bits;             /* for a code: the index of its bits parameter; else -1 */
+} optinc_card_param;
+
+typedef struct optinc_card {
+    const char *name;     /* the model name an instance line gives */
+    const char *prefix;   /* of the instance names optinc writes ("MZ" in MZ_L1_V_c0_r0) */
+    int n_pins;
+    const char *pin[OPTINC_CARD_PINS_MAX];  /* in the order an instance lists its nets */
+    int n_params;
+    optinc_card_param param[OPTINC_CARD_PARAMS_MAX];  /* in the order messages list them */
+    signed char write_order[OPTINC_CARD_PARAMS_MAX];  /* parameter indices, the order the
+                                                      * writer puts them on a card line */
+} optinc_card;
+
+extern const optinc_card optinc_cards[OPTINC_CARD_COUNT];
+
+/* The kind of the card named by the n bytes at name, or -1 when no card has
+ * that name. */
+int optinc_card_find(const char *name, size_t n);
+
+/* ------------------------------------------------------------------------
+ * The header's vocabulary, shared by the writer and the reader
  * (netlist_dialect.c), so that what one writes the other reads.
  */
 
