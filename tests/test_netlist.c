@@ -457,6 +457,75 @@ Test(netlist, hand_written_netlist_matches_definition)
     free(dir);
 }
 
+/* Files served from memory by name, as a fuzzer or an embedding program
+ * would: "sub/cells.inc" is hand_cells, "loop.inc" includes itself under
+ * another spelling of its name. */
+static optinc_status memory_resolver(void *ctx, const char *from, const char *rel,
+                                     size_t max_bytes, const char *what, optinc_blob *out,
+                                     optinc_error *err)
+{
+    int *calls = ctx;
+    const char *text = !strcmp(rel, "sub/cells.inc") ? hand_cells
+                       : strstr(rel, "loop.inc") ? ".include \"./sub/../loop.inc\"\n" : NULL;
+    char name[1024];
+    (*calls)++;
+    memset(out, 0, sizeof *out);
+    snprintf(name, sizeof name, "mem/%s", rel);
+    if (!text)
+        return optinc_fail(err, OPTINC_EINPUT, name, 0, 0, "cannot open %s '%s': not in memory",
+                           what, name);
+    cr_assert_geq(max_bytes, strlen(text));
+    cr_assert(strstr("hand.sp m.sp l.sp", from) || !strncmp(from, "mem/", 4),
+              "from is the including input's name, not %s", from);
+    out->len = strlen(text);
+    out->data = strdup(text);
+    snprintf(out->name, sizeof out->name, "%s", name);
+    return OPTINC_OK;
+}
+
+Test(netlist, parse_from_memory_with_a_resolver)
+{
+    int calls = 0;
+    optinc_read_opts opts = {NULL, memory_resolver, &calls};
+    optinc_input in = {"hand.sp", hand_main, strlen(hand_main)};
+    optinc_circuit *c = NULL;
+    optinc_error err = {0};
+    cr_assert_eq(optinc_netlist_parse(&in, &opts, &c, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(calls, 1);
+    optinc_circuit *f = NULL;
+    char *dir = tu_tempdir(), path[4200];
+    snprintf(path, sizeof path, "%s/sub", dir);
+    mkdir(path, 0777);
+    snprintf(path, sizeof path, "%s/sub/cells.inc", dir);
+    cr_assert_eq(tu_write_file(path, hand_cells), 0);
+    snprintf(path, sizeof path, "%s/hand.sp", dir);
+    cr_assert_eq(tu_write_file(path, hand_main), 0);
+    f = load(path);
+    cr_assert_leq(transfer_diff(c, f), 0, "memory and file give the same circuit");
+    optinc_circuit_free(f);
+    optinc_circuit_free(c);
+    tu_rmtree(dir);
+    free(dir);
+
+    /* A missing include is reported at the .include, with the resolver's reason. */
+    const char *missing = "* x\n.include \"nowhere.inc\"\n.end\n";
+    in = (optinc_input){"m.sp", missing, strlen(missing)};
+    cr_assert_eq(optinc_netlist_parse(&in, &opts, &c, &err), OPTINC_EINPUT);
+    cr_assert_null(c);
+    cr_assert_str_eq(err.file, "m.sp");
+    cr_assert_eq(err.line, 2);
+    cr_assert_eq(err.column, 10);
+    cr_assert(strstr(err.message, "not in memory"), "%s", err.message);
+
+    /* A cycle through two spellings of one name is found by the name. */
+    const char *loop = ".include \"loop.inc\"\n.end\n";
+    in = (optinc_input){"l.sp", loop, strlen(loop)};
+    calls = 0;
+    cr_assert_eq(optinc_netlist_parse(&in, &opts, &c, &err), OPTINC_EINPUT);
+    cr_assert(strstr(err.message, "include cycle"), "%s", err.message);
+    cr_assert_eq(calls, 2, "stopped at the first repeat, not at the depth limit");
+}
+
 Test(netlist, load_dispatches_on_extension)
 {
     optinc_circuit *a = load("specs/real4.yaml"), *b = load("netlists/real4.pnl.sp");

@@ -1,12 +1,13 @@
 /*
- * cards.h - the parameter indices of the netlist's cards (netlist_cards.c),
- * private to compiler/netlist/: the writer fills a card's values by these
- * indices and the reader's passes read them back, so a key is spelled once,
- * in the table.
+ * dialect.h - the private part of the PNL dialect, shared by the files of
+ * compiler/netlist/: the parameter indices of the cards (netlist_cards.c),
+ * by which the writer fills a card's values and the reader's passes read
+ * them back, so that a key is spelled once, in the table; and the name rule.
  */
-#ifndef OPTINC_NETLIST_CARDS_H
-#define OPTINC_NETLIST_CARDS_H
+#ifndef OPTINC_NETLIST_DIALECT_H
+#define OPTINC_NETLIST_DIALECT_H
 
+#include <stddef.h>
 #include "optinc/netlist.h"
 
 enum { MZI_THETA, MZI_PHI, MZI_THETA_CODE, MZI_PHI_CODE, MZI_BITS, MZI_THETA_TARGET,
@@ -14,5 +15,8 @@ enum { MZI_THETA, MZI_PHI, MZI_THETA_CODE, MZI_PHI_CODE, MZI_BITS, MZI_THETA_TAR
 enum { PS_PHASE, PS_CODE, PS_BITS, PS_TARGET };
 enum { ATT_DB, ATT_CODE, ATT_BITS, ATT_T_TARGET };
 enum { DC_COUPLING };
+
+/* 1 when the n bytes at p are a PNL name, [A-Za-z_][A-Za-z0-9_]*. */
+int nl_is_name(const char *p, size_t n);
 
 #endif

@@ -19,7 +19,7 @@
  */
 #include <math.h>
 #include <string.h>
-#include "compiler/netlist/cards.h"
+#include "compiler/netlist/dialect.h"
 
 #define NUM(k, u) {k, u, 'd', -INFINITY, INFINITY, 0, -1}
 #define REQ(k, u) {k, u, 'd', -INFINITY, INFINITY, 1, -1}

@@ -13,7 +13,8 @@
  */
 #include <math.h>
 #include <stddef.h>
-#include "optinc/netlist.h"
+#include <string.h>
+#include "compiler/netlist/dialect.h"
 
 #define CF(f) offsetof(optinc_components, f)
 
@@ -60,13 +61,20 @@ int optinc_netlist_stage_plan(optinc_att_position att, int rows, int cols, optin
     return n;
 }
 
+int nl_is_name(const char *p, size_t n)
+{
+    if (!n || !((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '_'))
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        char ch = p[i];
+        if (!((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || ch == '_'
+              || (ch >= '0' && ch <= '9')))
+            return 0;
+    }
+    return 1;
+}
+
 int optinc_netlist_is_name(const char *s)
 {
-    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
-        return 0;
-    for (s++; *s; s++)
-        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'
-              || (*s >= '0' && *s <= '9')))
-            return 0;
-    return 1;
+    return nl_is_name(s, strlen(s));
 }

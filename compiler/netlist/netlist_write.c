@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "compiler/netlist/cards.h"
+#include "compiler/netlist/dialect.h"
 #include "optinc/fileio.h"
 #include "optinc/netlist.h"
 

@@ -26,7 +26,13 @@ optinc_status optinc_netlist_write(const optinc_circuit *c, const char *path,
 optinc_status optinc_netlist_write_stream(const optinc_circuit *c, FILE *f,
                                           const optinc_netlist_options *opt,
                                           optinc_error *err);
-/* Reads and validates a netlist; rebuilds the compiled circuit. */
+/* Reads and validates the netlist in, whose name is FILE in messages;
+ * rebuilds the compiled circuit.  Files it .includes come from the resolver
+ * of opts, by the name written (NULL: the file system, relative to the
+ * folder of the including input).  in is not kept. */
+optinc_status optinc_netlist_parse(const optinc_input *in, const optinc_read_opts *opts,
+                                   optinc_circuit **out, optinc_error *err);
+/* The same for the file at path (read whole, at most OPTINC_NETLIST_BYTES_MAX). */
 optinc_status optinc_netlist_read(const char *path, const optinc_read_opts *opts,
                                   optinc_circuit **out, optinc_error *err);
 
