@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include "optinc/fileio.h"
 #include "optinc/netlist.h"
+#include "optinc/onn.h"
 #include "optinc/spec.h"
 #include "testutil.h"
 
@@ -109,6 +110,23 @@ static int quantized(const optinc_layer *L)
     return L->components.phase_shifter.bits > 0 || L->components.attenuator.bits > 0;
 }
 
+static void assert_same_onn(const optinc_circuit_onn *a, const optinc_circuit_onn *b)
+{
+    cr_assert_eq(b->present, a->present);
+    if (!a->present)
+        return;
+    cr_assert_eq(b->servers, a->servers);
+    cr_assert_eq(b->gradient_bits, a->gradient_bits);
+    cr_assert_str_eq(b->preprocessing, a->preprocessing);
+    cr_assert_eq(b->cascade_fan_in, a->cascade_fan_in);
+    cr_assert_eq(b->cascade_levels, a->cascade_levels);
+    cr_assert_str_eq(b->rounding, a->rounding);
+    cr_assert_eq(b->level, a->level);
+    cr_assert_eq(b->n_segments, a->n_segments);
+    for (int k = 0; k < 2 * a->n_segments; k++)
+        cr_assert_eq(b->segments[k], a->segments[k]);
+}
+
 /* Everything the reader rebuilds must equal the compiled circuit. */
 static void assert_same_circuit(const optinc_circuit *c, const optinc_circuit *r)
 {
@@ -117,6 +135,7 @@ static void assert_same_circuit(const optinc_circuit *c, const optinc_circuit *r
     cr_assert(!memcmp(r->spec_sha256, c->spec_sha256, 32));
     cr_assert_eq(r->seed, c->seed);
     cr_assert_eq(r->wavelength_um, c->wavelength_um);
+    assert_same_onn(&c->onn, &r->onn);
     cr_assert_eq(r->n_layers, c->n_layers);
     for (int i = 0; i < c->n_layers; i++) {
         const optinc_layer *A = &c->layers[i], *B = &r->layers[i];
@@ -553,6 +572,101 @@ Test(netlist, writer_refuses_clashing_names)
     }
     fclose(f);
     optinc_circuit_free(c);
+}
+
+/* ------------------------------------------------------------------ the ONN line */
+
+/* The ONN golden's spec has an allreduce: section: its netlist carries the
+ * record, which reads back and is written again unchanged; the cascade
+ * specs keep their level and fan-in. */
+Test(netlist, onn_line_round_trips)
+{
+    static const struct { const char *spec; int servers, fan_in, levels, level, layers; } want[] = {
+        {"specs/onn4x8.yaml", 4, 4, 1, 0, 4},
+        {"specs/cascade/onn16x8_level1.yaml", 16, 4, 2, 1, 4},
+        {"specs/cascade/onn16x8_level2.yaml", 16, 4, 2, 2, 5},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        optinc_circuit *c = load(want[i].spec);
+        const optinc_circuit_onn *o = &c->onn;
+        cr_assert(o->present, "%s", want[i].spec);
+        cr_assert_eq(o->servers, want[i].servers);
+        cr_assert_eq(o->gradient_bits, 8);
+        cr_assert_str_eq(o->preprocessing, "digit_sums");
+        cr_assert_eq(o->cascade_fan_in, want[i].fan_in);
+        cr_assert_eq(o->cascade_levels, want[i].levels);
+        cr_assert_str_eq(o->rounding, "half_even");
+        cr_assert_eq(o->level, want[i].level);
+        cr_assert_eq(o->n_segments, want[i].layers);
+        optinc_netlist_options opt = {.reproducible = 1};
+        size_t len;
+        char *text = write_mem(c, &opt, &len);
+        cr_assert(strstr(text, "\n*! onn = servers="), "%s", want[i].spec);
+        optinc_input in = {"onn.pnl.sp", text, len};
+        optinc_circuit *r = NULL;
+        optinc_error err = {0};
+        cr_assert_eq(optinc_netlist_parse(&in, NULL, &r, &err), OPTINC_OK, "%s", err.message);
+        assert_same_onn(o, &r->onn);
+        char *again = write_mem(r, &opt, NULL);
+        assert_same_text(text, again, want[i].spec);
+        free(again);
+        free(text);
+        optinc_circuit_free(r);
+        optinc_circuit_free(c);
+    }
+    optinc_circuit *plain = load("specs/real4.yaml");
+    cr_assert(!plain->onn.present, "no allreduce: section, no ONN record");
+    optinc_circuit_free(plain);
+}
+
+/* The netlist alone is enough: copied where its spec cannot be found, it
+ * still gives the ONN's meta, the same as the spec does. */
+Test(netlist, onn_meta_from_a_netlist_without_its_spec)
+{
+    char *dir = tu_tempdir(), path[4200];
+    size_t len;
+    char *text = tu_read_file("netlists/onn4x8.pnl.sp", &len);
+    cr_assert_not_null(text);
+    /* Its recorded spec path must not resolve from here: rename it. */
+    char *ref = strstr(text, "path=\"specs/onn4x8.yaml\"");
+    cr_assert_not_null(ref);
+    memcpy(ref + strlen("path=\""), "gone_", 5);      /* same length: "gone_/onn4x8.yaml" */
+    snprintf(path, sizeof path, "%s/onn4x8.pnl.sp", dir);
+    cr_assert_eq(tu_write_file(path, text), 0);
+    free(text);
+    optinc_circuit *c = NULL, *s = NULL;
+    optinc_onn_meta m, want;
+    optinc_error err = {0};
+    cr_assert_eq(optinc_onn_load(path, NULL, &c, &m, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(optinc_onn_load("specs/onn4x8.yaml", NULL, &s, &want, &err), OPTINC_OK, "%s",
+                 err.message);
+    cr_assert_str_eq(m.spec_path, path, "the meta came from the netlist");
+    cr_assert(!memcmp(&m.task, &want.task, sizeof m.task), "same task");
+    cr_assert_eq(m.level, want.level);
+    cr_assert_eq(m.fan_in, want.fan_in);
+    cr_assert_eq(m.bits, want.bits);
+    cr_assert_eq(m.n_layers, want.n_layers);
+    cr_assert(!memcmp(m.seg, want.seg, sizeof m.seg), "same segments");
+    cr_assert_eq(m.seg[2], 126);
+    optinc_circuit_free(c);
+
+    /* A netlist without the line (written before it existed) finds the meta
+     * through the spec its header names, when that still has its sha256. */
+    text = tu_read_file("netlists/onn4x8.pnl.sp", &len);
+    char *line = strstr(text, "*! onn = "), *next = strchr(line, '\n') + 1;
+    memmove(line, next, strlen(next) + 1);
+    snprintf(path, sizeof path, "%s/old.pnl.sp", dir);
+    cr_assert_eq(tu_write_file(path, text), 0);
+    free(text);
+    cr_assert_eq(optinc_onn_load(path, NULL, &c, &m, &err), OPTINC_OK, "%s", err.message);
+    cr_assert(!c->onn.present);
+    cr_assert_str_eq(m.spec_path, "specs/onn4x8.yaml", "the meta came from the spec");
+    cr_assert(!memcmp(&m.task, &want.task, sizeof m.task), "same task");
+    cr_assert(!memcmp(m.seg, want.seg, sizeof m.seg), "same segments");
+    optinc_circuit_free(c);
+    optinc_circuit_free(s);
+    tu_rmtree(dir);
+    free(dir);
 }
 
 /* The card table keeps the dialect's rules: names are PNL names, a unit is

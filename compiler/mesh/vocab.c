@@ -1,6 +1,7 @@
 /*
  * vocab.c - the words of the enums of spec.h (mesh kinds, attenuator
- * positions, activations) and of allreduce.preprocessing.
+ * positions, activations), of allreduce.preprocessing and of the ONN's
+ * info: onn_rounding (circuit.h).
  *
  * One table per word list, so that the spec loader, the netlist writer and
  * reader and the drawings cannot drift apart: a value added to an enum needs
@@ -8,9 +9,10 @@
  * the same way.  Each table is indexed by its enum and ends with NULL.
  */
 #include <stddef.h>
-#include "optinc/spec.h"
+#include "optinc/circuit.h"
 
 const char *const optinc_mesh_kind_names[] = {"clements", "reck", NULL};
 const char *const optinc_att_position_names[] = {"middle", "none", "input", "output", NULL};
 const char *const optinc_activation_names[] = {"none", "relu_eo", "abs2", NULL};
 const char *const optinc_preprocessing_names[] = {"digit_sums", "weighted_sum", "none", NULL};
+const char *const optinc_onn_rounding_names[] = {"half_even", "half_up", NULL};

@@ -9,7 +9,9 @@
  *     part of the circuit: per layer its shape, gain s, mesh kind, attenuator
  *     position (which fixes the stage plan V/S/U), activation and the whole
  *     optinc_components table (the simulator's device model), plus the seed
- *     and the wavelength.  Other SPICE tools read these lines as comments.
+ *     and the wavelength, the spec it was compiled from, and for an ONN what
+ *     the runtime needs to use it as one (`*! onn`).  Other SPICE tools read
+ *     these lines as comments.
  *   - One `.subckt layer_NAME` per layer holds its stages in propagation
  *     order; a top `.subckt` named after the circuit chains the layers; the
  *     top instance line and `.end` close the file.  --flatten writes the same
@@ -19,9 +21,11 @@
  *     or unwrapped decomposition result) is written only when it differs from
  *     the programmed value, so nothing is lost and nothing is repeated.
  *     spec -> netlist -> read -> netlist is therefore byte-identical.
- *   - Names are deterministic (grid positions, formats.md §4.4), and a mode
- *     that no MZI touches in a column keeps its net, so net names say where a
- *     waveguide comes from.  Nothing time- or host-dependent is written under
+ *   - Names are deterministic: an instance is named by its card's prefix
+ *     (optinc_cards), layer, stage tag and grid position (MZ_L1_V_c2_r3: the
+ *     MZI in column 2 on modes 3 and 4 of mesh V), and a mode that no MZI
+ *     touches in a column keeps its net, so net names say where a waveguide
+ *     comes from.  Nothing time- or host-dependent is written under
  *     --reproducible.
  *
  * The writer never emits `+` continuations or comments inside cells, so its
@@ -361,6 +365,16 @@ static void put_header(const writer *w)
     fputs("*! units = phase:rad attenuation:dB loss:dB length:um wavelength:um power:dBm\n", f);
     fprintf(f, "*! circuit = seed=%llu wavelength_um=%.17g\n", (unsigned long long)c->seed,
             c->wavelength_um);
+    if (c->onn.present) {
+        const optinc_circuit_onn *o = &c->onn;
+        fprintf(f, "*! onn = servers=%d gradient_bits=%d preprocessing=%s cascade_fan_in=%d "
+                "cascade_levels=%d rounding=%s level=%d", o->servers, o->gradient_bits,
+                o->preprocessing, o->cascade_fan_in, o->cascade_levels, o->rounding, o->level);
+        for (int l = 0; l < o->n_segments; l++)
+            fprintf(f, "%s%dx%d", l ? "," : " segments=", o->segments[2 * l],
+                    o->segments[2 * l + 1]);
+        fputc('\n', f);
+    }
     for (int i = 0; i < c->n_layers; i++) {
         const optinc_layer *L = &c->layers[i];
         fprintf(f, "*! layer.%s = rows=%d cols=%d gain=%.17g mesh=%s attenuators=%s "

@@ -1,12 +1,15 @@
 /*
  * read_header.c - the `*!` header lines of a netlist into the circuit: the
- * spec reference, the circuit's seed and wavelength, and per layer its shape,
+ * spec reference, the circuit's seed and wavelength, per layer its shape,
  * gain, mesh kind, attenuator position, activation and device parameters
- * (the field table of netlist_dialect.c), each value checked.
+ * (the field table of netlist_dialect.c), and the ONN record; each value is
+ * checked against the range the spec loader allows, so a netlist cannot
+ * carry what a spec could not.
  */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "compiler/netlist/read.h"
@@ -217,11 +220,118 @@ static int meta_circuit(reader *r, const meta *m, int is_spec, optinc_circuit *c
     return 0;
 }
 
+/* segments=R0xC0,R1xC1,...: one shape per layer, 0..65536 each. */
+static int onn_segments(reader *r, int file, tok v, optinc_circuit_onn *o, int n_layers)
+{
+    const char *p = tp(r, file, v), *end = p + v.len;
+    int count = 0;
+    for (;;) {
+        long x[2];
+        for (int j = 0; j < 2; j++) {
+            const char *q = p;
+            for (x[j] = 0; p < end && *p >= '0' && *p <= '9' && x[j] <= 65536; p++)
+                x[j] = 10 * x[j] + (*p - '0');
+            if (p == q || x[j] > 65536 || (j == 0 && (p == end || *p++ != 'x')))
+                goto bad;
+        }
+        if (count < OPTINC_ONN_SEGMENTS_MAX) {
+            o->segments[2 * count] = (int)x[0];
+            o->segments[2 * count + 1] = (int)x[1];
+        }
+        count++;
+        if (p == end)
+            break;
+        if (*p++ != ',')
+            goto bad;
+    }
+    if (count != n_layers)
+        return nl_fail_at(r, file, v.off, "segments lists %d shape%s but the netlist has %d "
+                          "layer%s; give one per layer", count, count == 1 ? "" : "s",
+                          n_layers, n_layers == 1 ? "" : "s");
+    o->n_segments = count;
+    return 0;
+bad:
+    return nl_fail_at(r, file, v.off, "segments must be one ROWSxCOLS shape per layer "
+                      "(0..65536 each, 0x0 for a dense layer), separated by ',', as in "
+                      "segments=5x5,4x4");
+}
+
+/* *! onn = servers=.. gradient_bits=.. [preprocessing=..] [cascade_fan_in=..]
+ *          [cascade_levels=..] [rounding=..] [level=..] [segments=..]
+ * The ranges and defaults are the spec's (allreduce:, info: onn_*). */
+static int meta_onn(reader *r, const meta *m, optinc_circuit *c)
+{
+    size_t first, n;
+    if (meta_tokens(r, m, &first, &n))
+        return -1;
+    int file = m->file, w;
+    optinc_circuit_onn *o = &c->onn;
+    long long x;
+    snprintf(o->preprocessing, sizeof o->preprocessing, "%s", optinc_preprocessing_names[0]);
+    snprintf(o->rounding, sizeof o->rounding, "%s", optinc_onn_rounding_names[0]);
+    o->cascade_levels = 1;
+    if (c->n_layers > OPTINC_ONN_SEGMENTS_MAX)
+        return nl_fail_at(r, file, m->key.off, "an ONN has at most %d layers, but this netlist "
+                          "has %d; drop the '*! onn' line or the extra layers",
+                          OPTINC_ONN_SEGMENTS_MAX, c->n_layers);
+    for (size_t i = first; i < first + n; i++) {
+        tok k = {0, 0}, v = {0, 0};
+        nl_split_param(r, file, r->toks[i], &k, &v);
+        static const struct { const char *key; long long lo, hi; size_t at; } ints[] = {
+            {"servers", 2, 65536, offsetof(optinc_circuit_onn, servers)},
+            {"gradient_bits", 2, 16, offsetof(optinc_circuit_onn, gradient_bits)},
+            {"cascade_fan_in", 2, 65536, offsetof(optinc_circuit_onn, cascade_fan_in)},
+            {"cascade_levels", 1, 8, offsetof(optinc_circuit_onn, cascade_levels)},
+            {"level", 0, 2, offsetof(optinc_circuit_onn, level)},
+        };
+        size_t j = 0;
+        while (j < sizeof ints / sizeof ints[0] && !teq(r, file, k, ints[j].key))
+            j++;
+        if (j < sizeof ints / sizeof ints[0]) {
+            if (nl_int_value(r, file, v, ints[j].lo, ints[j].hi, &x))
+                return -1;
+            *(int *)((char *)o + ints[j].at) = (int)x;
+        } else if (teq(r, file, k, "preprocessing")) {
+            if ((w = word_of(r, file, v, optinc_preprocessing_names, "preprocessing")) < 0)
+                return -1;
+            snprintf(o->preprocessing, sizeof o->preprocessing, "%s",
+                     optinc_preprocessing_names[w]);
+        } else if (teq(r, file, k, "rounding")) {
+            if ((w = word_of(r, file, v, optinc_onn_rounding_names, "rounding")) < 0)
+                return -1;
+            snprintf(o->rounding, sizeof o->rounding, "%s", optinc_onn_rounding_names[w]);
+        } else if (teq(r, file, k, "segments")) {
+            if (onn_segments(r, file, v, o, c->n_layers))
+                return -1;
+        } else {
+            return unknown_key(r, file, k, "onn", "servers gradient_bits preprocessing "
+                               "cascade_fan_in cascade_levels rounding level segments");
+        }
+    }
+    r->ntoks = first;
+    if (!o->servers || !o->gradient_bits)
+        return nl_fail_at(r, file, m->key.off, "the '*! onn' header line needs servers= and "
+                          "gradient_bits=");
+    if (o->gradient_bits % 2)
+        return nl_fail_at(r, file, m->key.off, "gradient_bits=%d is odd; PAM4 carries 2 bits "
+                          "per symbol, so an ONN takes an even width", o->gradient_bits);
+    if (!o->cascade_fan_in)
+        o->cascade_fan_in = o->servers;
+    double served = pow(o->cascade_fan_in, o->cascade_levels);
+    if (served != o->servers)
+        return nl_fail_at(r, file, m->key.off, "a cascade of %d level%s with fan_in %d serves "
+                          "%.0f servers, not servers=%d; make cascade_fan_in^cascade_levels "
+                          "equal servers", o->cascade_levels, o->cascade_levels == 1 ? "" : "s",
+                          o->cascade_fan_in, served, o->servers);
+    o->present = 1;
+    return 0;
+}
+
 /* Reads every known `*! KEY` line into c: layers in the order of their
- * `*! layer.NAME` lines, then their device sections. */
+ * `*! layer.NAME` lines, then their device sections and the ONN line. */
 int nl_header(reader *r, optinc_circuit *c, layer_meta *lm)
 {
-    int nl = 0, spec = -1, circ = -1;
+    int nl = 0, spec = -1, circ = -1, onn = -1;
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < r->nmetas; i++) {
             const meta *m = &r->metas[i];
@@ -235,6 +345,14 @@ int nl_header(reader *r, optinc_circuit *c, layer_meta *lm)
                                       klen, k);
                 *seen = i;
                 if (meta_circuit(r, m, k[0] == 's', c))
+                    return -1;
+                continue;
+            }
+            if (pass == 1 && teq(r, m->file, m->key, "onn")) {
+                if (onn >= 0)
+                    return nl_fail_at(r, m->file, m->key.off, "a second '*! onn' header line");
+                onn = i;
+                if (meta_onn(r, m, c))
                     return -1;
                 continue;
             }
