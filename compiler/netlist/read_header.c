@@ -138,10 +138,16 @@ static int meta_section(reader *r, const meta *m, tok section, optinc_layer *L)
             snprintf(keys + strlen(keys), sizeof keys - strlen(keys), " %s",
                      optinc_netlist_fields[f].key);
         }
-    if (!any)
+    if (!any) {
+        const optinc_netlist_field *fs = optinc_netlist_fields;
+        char sections[256] = "";
+        for (int f = 0; f < optinc_netlist_n_fields; f++)
+            if (!f || strcmp(fs[f].section, fs[f - 1].section))
+                snprintf(sections + strlen(sections), sizeof sections - strlen(sections), "%s%s",
+                         f ? ", " : "", fs[f].section);
         return nl_fail_at(r, file, section.off, "unknown device section '%.*s'; the sections are "
-                          "mzi, phase_shifter, attenuator, waveguide, crossing, detector",
-                          (int)section.len, tp(r, file, section));
+                          "%s", (int)section.len, tp(r, file, section), sections);
+    }
     size_t first, n;
     if (meta_tokens(r, m, &first, &n))
         return -1;
