@@ -15,9 +15,9 @@
  * attenuator, output and mode end (a `term` point where a mode stops or
  * starts inside the layer), wired with compass ports (nw/sw in, ne/se out).
  * MZIs, screen phase shifters and attenuators are named with the prefixes
- * the netlist gives their cards (optinc_cards), so a tooltip names the card
- * a reader finds in the netlist; a mode end is named by its stage and mode
- * (T_L_S_m3), as one mode may end or start before each stage of a layer.
+ * the netlist gives their cards (optinc_cards); an MZI's and an attenuator's
+ * node has the name of its card in the netlist.  A mode end is named by its
+ * stage and mode (T_L_S_m3), as one mode may end or start before each stage.
  * The heat-map overview keeps only the MZIs and attenuators as small filled
  * boxes on a tighter grid and has no edges: at N = 256 it is about 65k boxes
  * that render in seconds, where the full-detail PNG would exceed cairo's and
