@@ -16,6 +16,21 @@ enum { PS_PHASE, PS_CODE, PS_BITS, PS_TARGET };
 enum { ATT_DB, ATT_CODE, ATT_BITS, ATT_T_TARGET };
 enum { DC_COUPLING };
 
+/* One key of the `*! onn` header line (the circuit's ONN record), in the
+ * order the writer puts them: a whole number in [min, max] or a word of
+ * `words`, kept at `offset` in optinc_circuit_onn (an int, or the word in a
+ * char[16]); dflt is the value (or word index) a line without the key
+ * means.  The segments list follows them. */
+typedef struct onn_key {
+    const char *key;
+    size_t offset;
+    int min, max, dflt;
+    const char *const *words;   /* NULL: a number */
+} onn_key;
+
+extern const onn_key nl_onn_keys[];
+extern const int nl_n_onn_keys;
+
 /* 1 when the n bytes at p are a PNL name, [A-Za-z_][A-Za-z0-9_]*. */
 int nl_is_name(const char *p, size_t n);
 

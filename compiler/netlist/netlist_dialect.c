@@ -2,7 +2,7 @@
  * netlist_dialect.c - the vocabulary of the PNL netlist (optinc-netlist(5))
  * that its writer (netlist_write.c) and its reader (netlist_read.c)
  * must agree on: the device-parameter keys of the `*! layer.NAME.SECTION`
- * header lines and the stage plan of a layer.  The words for mesh kinds,
+ * header lines, the keys of the `*! onn` line and the stage plan of a layer.  The words for mesh kinds,
  * attenuator positions and activations are the spec's (spec.h), so a spec
  * and a netlist spell them alike.
  *
@@ -38,6 +38,21 @@ const optinc_netlist_field optinc_netlist_fields[] = {
     {"detector", "responsivity_A_W", CF(detector.responsivity_A_W), 'd', 0, INFINITY},
 };
 const int optinc_netlist_n_fields = sizeof optinc_netlist_fields / sizeof optinc_netlist_fields[0];
+
+#define OK(f) offsetof(optinc_circuit_onn, f)
+
+/* The ranges and defaults of the spec's allreduce: section and info: onn_*
+ * keys (optinc-spec(5)); cascade_fan_in 0 means servers (one unit). */
+const onn_key nl_onn_keys[] = {
+    {"servers", OK(servers), 2, 65536, 0, NULL},
+    {"gradient_bits", OK(gradient_bits), 2, 16, 0, NULL},
+    {"preprocessing", OK(preprocessing), 0, 0, 0, optinc_preprocessing_names},
+    {"cascade_fan_in", OK(cascade_fan_in), 2, 65536, 0, NULL},
+    {"cascade_levels", OK(cascade_levels), 1, 8, 1, NULL},
+    {"rounding", OK(rounding), 0, 0, 0, optinc_onn_rounding_names},
+    {"level", OK(level), 0, 2, 0, NULL},
+};
+const int nl_n_onn_keys = sizeof nl_onn_keys / sizeof nl_onn_keys[0];
 
 /* The same plan optinc_compile() builds (circuit.h):
  *   middle  V mesh (cols), S column cols -> rows, U mesh (rows)

@@ -367,9 +367,14 @@ static void put_header(const writer *w)
             c->wavelength_um);
     if (c->onn.present) {
         const optinc_circuit_onn *o = &c->onn;
-        fprintf(f, "*! onn = servers=%d gradient_bits=%d preprocessing=%s cascade_fan_in=%d "
-                "cascade_levels=%d rounding=%s level=%d", o->servers, o->gradient_bits,
-                o->preprocessing, o->cascade_fan_in, o->cascade_levels, o->rounding, o->level);
+        fputs("*! onn =", f);
+        for (int k = 0; k < nl_n_onn_keys; k++) {
+            const char *at = (const char *)o + nl_onn_keys[k].offset;
+            if (nl_onn_keys[k].words)
+                fprintf(f, " %s=%s", nl_onn_keys[k].key, at);
+            else
+                fprintf(f, " %s=%d", nl_onn_keys[k].key, *(const int *)at);
+        }
         for (int l = 0; l < o->n_segments; l++)
             fprintf(f, "%s%dx%d", l ? "," : " segments=", o->segments[2 * l],
                     o->segments[2 * l + 1]);

@@ -262,20 +262,24 @@ bad:
                       "segments=5x5,4x4");
 }
 
-/* *! onn = servers=.. gradient_bits=.. [preprocessing=..] [cascade_fan_in=..]
- *          [cascade_levels=..] [rounding=..] [level=..] [segments=..]
- * The ranges and defaults are the spec's (allreduce:, info: onn_*). */
+/* *! onn = KEY=VALUE ... (nl_onn_keys) [segments=..] */
 static int meta_onn(reader *r, const meta *m, optinc_circuit *c)
 {
     size_t first, n;
     if (meta_tokens(r, m, &first, &n))
         return -1;
-    int file = m->file, w;
+    int file = m->file;
     optinc_circuit_onn *o = &c->onn;
-    long long x;
-    snprintf(o->preprocessing, sizeof o->preprocessing, "%s", optinc_preprocessing_names[0]);
-    snprintf(o->rounding, sizeof o->rounding, "%s", optinc_onn_rounding_names[0]);
-    o->cascade_levels = 1;
+    char keys[256] = "";
+    for (int j = 0; j < nl_n_onn_keys; j++) {
+        const onn_key *ok = &nl_onn_keys[j];
+        char *at = (char *)o + ok->offset;
+        if (ok->words)
+            snprintf(at, OPTINC_ONN_WORD_MAX, "%s", ok->words[ok->dflt]);
+        else
+            *(int *)at = ok->dflt;
+        snprintf(keys + strlen(keys), sizeof keys - strlen(keys), "%s ", ok->key);
+    }
     if (c->n_layers > OPTINC_ONN_SEGMENTS_MAX)
         return nl_fail_at(r, file, m->key.off, "an ONN has at most %d layers, but this netlist "
                           "has %d; drop the '*! onn' line or the extra layers",
@@ -283,35 +287,28 @@ static int meta_onn(reader *r, const meta *m, optinc_circuit *c)
     for (size_t i = first; i < first + n; i++) {
         tok k = {0, 0}, v = {0, 0};
         nl_split_param(r, file, r->toks[i], &k, &v);
-        static const struct { const char *key; long long lo, hi; size_t at; } ints[] = {
-            {"servers", 2, 65536, offsetof(optinc_circuit_onn, servers)},
-            {"gradient_bits", 2, 16, offsetof(optinc_circuit_onn, gradient_bits)},
-            {"cascade_fan_in", 2, 65536, offsetof(optinc_circuit_onn, cascade_fan_in)},
-            {"cascade_levels", 1, 8, offsetof(optinc_circuit_onn, cascade_levels)},
-            {"level", 0, 2, offsetof(optinc_circuit_onn, level)},
-        };
-        size_t j = 0;
-        while (j < sizeof ints / sizeof ints[0] && !teq(r, file, k, ints[j].key))
+        int j = 0;
+        while (j < nl_n_onn_keys && !teq(r, file, k, nl_onn_keys[j].key))
             j++;
-        if (j < sizeof ints / sizeof ints[0]) {
-            if (nl_int_value(r, file, v, ints[j].lo, ints[j].hi, &x))
-                return -1;
-            *(int *)((char *)o + ints[j].at) = (int)x;
-        } else if (teq(r, file, k, "preprocessing")) {
-            if ((w = word_of(r, file, v, optinc_preprocessing_names, "preprocessing")) < 0)
-                return -1;
-            snprintf(o->preprocessing, sizeof o->preprocessing, "%s",
-                     optinc_preprocessing_names[w]);
-        } else if (teq(r, file, k, "rounding")) {
-            if ((w = word_of(r, file, v, optinc_onn_rounding_names, "rounding")) < 0)
-                return -1;
-            snprintf(o->rounding, sizeof o->rounding, "%s", optinc_onn_rounding_names[w]);
-        } else if (teq(r, file, k, "segments")) {
+        if (j == nl_n_onn_keys && teq(r, file, k, "segments")) {
             if (onn_segments(r, file, v, o, c->n_layers))
                 return -1;
+            continue;
+        }
+        if (j == nl_n_onn_keys)
+            return unknown_key(r, file, k, "onn", strcat(keys, "segments"));
+        const onn_key *ok = &nl_onn_keys[j];
+        char *at = (char *)o + ok->offset;
+        long long x;
+        int w;
+        if (ok->words) {
+            if ((w = word_of(r, file, v, ok->words, ok->key)) < 0)
+                return -1;
+            snprintf(at, OPTINC_ONN_WORD_MAX, "%s", ok->words[w]);
         } else {
-            return unknown_key(r, file, k, "onn", "servers gradient_bits preprocessing "
-                               "cascade_fan_in cascade_levels rounding level segments");
+            if (nl_int_value(r, file, v, ok->min, ok->max, &x))
+                return -1;
+            *(int *)at = (int)x;
         }
     }
     r->ntoks = first;

@@ -60,14 +60,15 @@ typedef struct optinc_layer {
  * its `*! onn` header line (optinc-netlist(5)), so a netlist alone describes
  * its ONN; the runtime turns it into the ONN's task (onn.h). */
 #define OPTINC_ONN_SEGMENTS_MAX (OPTINC_MAX_HIDDEN + 1)   /* one per ONN layer */
+#define OPTINC_ONN_WORD_MAX 16                            /* the words' buffers */
 typedef struct optinc_circuit_onn {
     int present;                  /* 0: not an ONN (no allreduce: section) */
     int servers;                  /* 2..65536 */
     int gradient_bits;            /* even, 2..16 */
-    char preprocessing[16];       /* a word of optinc_preprocessing_names */
+    char preprocessing[OPTINC_ONN_WORD_MAX];  /* a word of optinc_preprocessing_names */
     int cascade_fan_in;           /* servers of one unit: fan_in^levels = servers */
     int cascade_levels;           /* 1..8 */
-    char rounding[16];            /* a word of optinc_onn_rounding_names */
+    char rounding[OPTINC_ONN_WORD_MAX];       /* a word of optinc_onn_rounding_names */
     int level;                    /* 0: one unit; 1, 2: the level of a two-level cascade */
     int n_segments;               /* 0 (dense layers) or one shape per layer */
     int segments[2 * OPTINC_ONN_SEGMENTS_MAX];  /* rows, cols of each layer's segments */
