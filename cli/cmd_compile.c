@@ -12,12 +12,6 @@
 #include "optinc/sim.h"
 #include "optinc/spec.h"
 
-static const char *att_name(optinc_att_position a)
-{
-    static const char *names[] = {"middle", "none", "input", "output"};
-    return names[a];
-}
-
 static void print_text(const optinc_circuit *c, const optinc_calibration_report *rep)
 {
     printf("%-12s %9s %-8s %-6s %7s %7s %7s %4s %12s %10s\n", "layer", "shape", "mesh", "att",
@@ -28,7 +22,7 @@ static void print_text(const optinc_circuit *c, const optinc_calibration_report 
         snprintf(shape, sizeof shape, "%dx%d", L->rows, L->cols);
         snprintf(modes, sizeof modes, "%d/%d", L->cols, L->rows);
         printf("%-12s %9s %-8s %-6s %7s %7d %7d %4d %12.6g %10.3g\n", L->name, shape,
-               L->mesh_kind == OPTINC_MESH_RECK ? "reck" : "clements", att_name(L->attenuators),
+               optinc_mesh_kind_names[L->mesh_kind], optinc_att_position_names[L->attenuators],
                modes, optinc_layer_mzis(L), optinc_layer_columns(L),
                optinc_layer_attenuators(L), L->gain, L->reconstruction_error);
     }
@@ -53,7 +47,7 @@ static void print_json(const optinc_circuit *c, const optinc_calibration_report 
         printf(", \"rows\": %d, \"cols\": %d, \"mesh\": \"%s\", \"attenuators\": \"%s\", "
                "\"modes_in\": %d, \"modes_out\": %d, \"mzis\": %d, \"columns\": %d, "
                "\"attenuator_count\": %d, \"gain\": ", L->rows, L->cols,
-               L->mesh_kind == OPTINC_MESH_RECK ? "reck" : "clements", att_name(L->attenuators),
+               optinc_mesh_kind_names[L->mesh_kind], optinc_att_position_names[L->attenuators],
                L->cols, L->rows, optinc_layer_mzis(L), optinc_layer_columns(L),
                optinc_layer_attenuators(L));
         cli_json_number(stdout, L->gain);

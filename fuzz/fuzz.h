@@ -63,4 +63,20 @@ static const char *fz_file(const char *name, const uint8_t *data, size_t size)
     return path;
 }
 
+/* The lowered soft limits for the targets that call a reader with a buffer
+ * and explicit read options instead of a file (the library reads no
+ * environment variable). */
+#include "optinc/limits.h"
+
+static inline const optinc_limits *fz_limits(void)
+{
+    static optinc_limits lim;
+    if (!lim.value[OPTINC_LIMIT_MODES]) {
+        optinc_limits_init(&lim);
+        lim.value[OPTINC_LIMIT_MODES] = 64;
+        lim.value[OPTINC_LIMIT_CARDS] = 100000;
+    }
+    return &lim;
+}
+
 #endif

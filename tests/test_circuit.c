@@ -1,8 +1,8 @@
 /*
  * test_circuit.c - optinc_compile on hand-built specs: reconstruction of
  * real/complex M x N matrices from the physical elements, degenerate matrices,
- * the attenuator column, the unitary-diagonal forms, and input errors; and
- * the SVD under it for every small shape.
+ * the attenuator column, the unitary-diagonal forms, input errors and the
+ * ONN record; and the SVD under it for every small shape.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -309,4 +309,51 @@ Test(circuit, input_errors)
     free_spec(s);
     optinc_cmat_free(W);
     optinc_cmat_free(G);
+}
+
+/* The ONN record: copied from allreduce: and the onn_ info keys; a spec
+ * whose onn_ keys are malformed still compiles, without a record, and the
+ * record's own builder names the problem. */
+Test(circuit, onn_record)
+{
+    optinc_rng rng;
+    optinc_rng_seed(&rng, 3);
+    optinc_cmat *W = optinc_cmat_gaussian(2, 2, 0, &rng);
+    optinc_spec *s = one_layer(W, OPTINC_ATT_MIDDLE, OPTINC_MESH_CLEMENTS);
+    optinc_circuit *c = NULL;
+    optinc_error err;
+    cr_assert_eq(optinc_compile(s, &c, &err), OPTINC_OK, "%s", err.message);
+    cr_assert(!c->onn.present, "no allreduce: section");
+    optinc_circuit_free(c);
+
+    s->allreduce = (optinc_spec_allreduce){.present = 1, .servers = 16, .gradient_bits = 8,
+                                           .preprocessing = "weighted_sum",
+                                           .cascade_fan_in = 4, .cascade_levels = 2};
+    optinc_spec_info info[2] = {{"onn_level", "1"}, {"onn_segments", "2x2"}};
+    s->info = info;
+    s->n_info = 2;
+    cr_assert_eq(optinc_compile(s, &c, &err), OPTINC_OK, "%s", err.message);
+    const optinc_circuit_onn *o = &c->onn;
+    cr_assert(o->present);
+    cr_assert_eq(o->servers, 16);
+    cr_assert_eq(o->cascade_fan_in, 4);
+    cr_assert_eq(o->cascade_levels, 2);
+    cr_assert_str_eq(o->preprocessing, "weighted_sum");
+    cr_assert_str_eq(o->rounding, "half_even", "the default");
+    cr_assert_eq(o->level, 1);
+    cr_assert_eq(o->n_segments, 1);
+    cr_assert_eq(o->segments[0], 2);
+    optinc_circuit_free(c);
+
+    info[0].value = "7";
+    cr_assert_eq(optinc_compile(s, &c, &err), OPTINC_OK, "%s", err.message);
+    cr_assert(!c->onn.present, "a malformed onn_level leaves the record out");
+    optinc_circuit_free(c);
+    optinc_circuit_onn rec;
+    cr_assert_eq(optinc_circuit_onn_from_spec(s, &rec, &err), OPTINC_EINPUT);
+    cr_assert_str_eq(err.file, "test.yaml");
+    cr_assert(strstr(err.message, "onn_level is '7'"), "%s", err.message);
+    s->info = NULL;
+    free_spec(s);
+    optinc_cmat_free(W);
 }

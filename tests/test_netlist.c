@@ -8,8 +8,10 @@
  * 1e-12 . gain when nothing is quantized, and the --flatten / --expand-mzi
  * forms read back to the same transfer matrices.  The checked-in golden
  * netlists must equal what the writer produces now.  A hand-written netlist
- * is checked against the MZI convention computed here from its definition.
- * Every bad-netlist fixture in tests/bad/netlist/ must fail with the
+ * is checked against the MZI convention computed here from its definition,
+ * and read again from memory through a resolver of the test's own.  The
+ * `*! onn` line round-trips, and gives an ONN's meta without its spec.  The
+ * card table keeps the dialect's rules.  Every bad-netlist fixture in tests/bad/netlist/ must fail with the
  * FILE:LINE:COL and message fragment of its .expect file, and the reader's
  * resource limits must hold.
  */
@@ -22,6 +24,7 @@
 #include <sys/stat.h>
 #include "optinc/fileio.h"
 #include "optinc/netlist.h"
+#include "optinc/onn.h"
 #include "optinc/spec.h"
 #include "testutil.h"
 
@@ -109,6 +112,12 @@ static int quantized(const optinc_layer *L)
     return L->components.phase_shifter.bits > 0 || L->components.attenuator.bits > 0;
 }
 
+/* ONN records are built in zeroed memory, so equal records are equal bytes. */
+static void assert_same_onn(const optinc_circuit_onn *a, const optinc_circuit_onn *b)
+{
+    cr_assert(!memcmp(a, b, sizeof *a), "the ONN records differ");
+}
+
 /* Everything the reader rebuilds must equal the compiled circuit. */
 static void assert_same_circuit(const optinc_circuit *c, const optinc_circuit *r)
 {
@@ -117,6 +126,7 @@ static void assert_same_circuit(const optinc_circuit *c, const optinc_circuit *r
     cr_assert(!memcmp(r->spec_sha256, c->spec_sha256, 32));
     cr_assert_eq(r->seed, c->seed);
     cr_assert_eq(r->wavelength_um, c->wavelength_um);
+    assert_same_onn(&c->onn, &r->onn);
     cr_assert_eq(r->n_layers, c->n_layers);
     for (int i = 0; i < c->n_layers; i++) {
         const optinc_layer *A = &c->layers[i], *B = &r->layers[i];
@@ -327,7 +337,7 @@ static void write_random_spec(const char *path, uint64_t seed)
         fprintf(f, "  - name: L%d_%llu\n    matrix: W%d\n    mesh: %s\n    attenuators: %s\n"
                 "    activation: %s\n", i, (unsigned long long)seed, i,
                 optinc_rng_below(&rng, 2) ? "reck" : "clements", att_words[att[i]],
-                optinc_netlist_activation_names[optinc_rng_below(&rng, 3)]);
+                optinc_activation_names[optinc_rng_below(&rng, 3)]);
         if (att[i] == OPTINC_ATT_MIDDLE && optinc_rng_below(&rng, 4) == 0)
             fprintf(f, "    gain: 12.5\n");
         if (optinc_rng_below(&rng, 3) == 0)
@@ -423,15 +433,23 @@ static const char hand_main[] =
     "top in0 in1 out0 out1 top\n"
     ".end\n";
 
+/* The hand-written netlist as files in a new temporary folder (returned);
+ * path receives the main file's. */
+static char *hand_files(char path[4200])
+{
+    char *dir = tu_tempdir();
+    snprintf(path, 4200, "%s/sub", dir);
+    mkdir(path, 0777);
+    snprintf(path, 4200, "%s/sub/cells.inc", dir);
+    cr_assert_eq(tu_write_file(path, hand_cells), 0);
+    snprintf(path, 4200, "%s/hand.sp", dir);
+    cr_assert_eq(tu_write_file(path, hand_main), 0);
+    return dir;
+}
+
 Test(netlist, hand_written_netlist_matches_definition)
 {
-    char *dir = tu_tempdir(), path[4200];
-    snprintf(path, sizeof path, "%s/sub", dir);
-    mkdir(path, 0777);
-    snprintf(path, sizeof path, "%s/sub/cells.inc", dir);
-    cr_assert_eq(tu_write_file(path, hand_cells), 0);
-    snprintf(path, sizeof path, "%s/hand.sp", dir);
-    cr_assert_eq(tu_write_file(path, hand_main), 0);
+    char path[4200], *dir = hand_files(path);
     optinc_circuit *c = load(path);
     cr_assert_str_eq(c->name, "top");
     cr_assert_eq(c->n_layers, 1);
@@ -457,6 +475,68 @@ Test(netlist, hand_written_netlist_matches_definition)
     free(dir);
 }
 
+/* Files served from memory by name, as a fuzzer or an embedding program
+ * would: "sub/cells.inc" is hand_cells, "loop.inc" includes itself under
+ * another spelling of its name. */
+static optinc_status memory_resolver(void *ctx, const char *from, const char *rel,
+                                     size_t max_bytes, const char *what, optinc_blob *out,
+                                     optinc_error *err)
+{
+    int *calls = ctx;
+    const char *text = !strcmp(rel, "sub/cells.inc") ? hand_cells
+                       : strstr(rel, "loop.inc") ? ".include \"./sub/../loop.inc\"\n" : NULL;
+    char name[1024];
+    (*calls)++;
+    memset(out, 0, sizeof *out);
+    snprintf(name, sizeof name, "mem/%s", rel);
+    if (!text)
+        return optinc_fail(err, OPTINC_EINPUT, name, 0, 0, "cannot open %s '%s': not in memory",
+                           what, name);
+    cr_assert_geq(max_bytes, strlen(text));
+    cr_assert(strstr("hand.sp m.sp l.sp", from) || !strncmp(from, "mem/", 4),
+              "from is the including input's name, not %s", from);
+    out->len = strlen(text);
+    out->data = strdup(text);
+    snprintf(out->name, sizeof out->name, "%s", name);
+    return OPTINC_OK;
+}
+
+Test(netlist, parse_from_memory_with_a_resolver)
+{
+    int calls = 0;
+    optinc_read_opts opts = {NULL, memory_resolver, &calls};
+    optinc_input in = {"hand.sp", hand_main, strlen(hand_main)};
+    optinc_circuit *c = NULL;
+    optinc_error err = {0};
+    cr_assert_eq(optinc_netlist_parse(&in, &opts, &c, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(calls, 1);
+    char path[4200], *dir = hand_files(path);
+    optinc_circuit *f = load(path);
+    cr_assert_leq(transfer_diff(c, f), 0, "memory and file give the same circuit");
+    optinc_circuit_free(f);
+    optinc_circuit_free(c);
+    tu_rmtree(dir);
+    free(dir);
+
+    /* A missing include is reported at the .include, with the resolver's reason. */
+    const char *missing = "* x\n.include \"nowhere.inc\"\n.end\n";
+    in = (optinc_input){"m.sp", missing, strlen(missing)};
+    cr_assert_eq(optinc_netlist_parse(&in, &opts, &c, &err), OPTINC_EINPUT);
+    cr_assert_null(c);
+    cr_assert_str_eq(err.file, "m.sp");
+    cr_assert_eq(err.line, 2);
+    cr_assert_eq(err.column, 10);
+    cr_assert(strstr(err.message, "not in memory"), "%s", err.message);
+
+    /* A cycle through two spellings of one name is found by the name. */
+    const char *loop = ".include \"loop.inc\"\n.end\n";
+    in = (optinc_input){"l.sp", loop, strlen(loop)};
+    calls = 0;
+    cr_assert_eq(optinc_netlist_parse(&in, &opts, &c, &err), OPTINC_EINPUT);
+    cr_assert(strstr(err.message, "include cycle"), "%s", err.message);
+    cr_assert_eq(calls, 2, "stopped at the first repeat, not at the depth limit");
+}
+
 Test(netlist, load_dispatches_on_extension)
 {
     optinc_circuit *a = load("specs/real4.yaml"), *b = load("netlists/real4.pnl.sp");
@@ -477,8 +557,143 @@ Test(netlist, writer_refuses_clashing_names)
     cr_assert(strstr(err.message, "card or cell name"), "%s", err.message);
     strcpy(c->name, "layer_L1");
     cr_assert_eq(optinc_netlist_write_stream(c, f, NULL, &err), OPTINC_EINPUT);
+    for (int k = 0; k < OPTINC_CARD_COUNT; k++) {
+        strcpy(c->name, optinc_cards[k].name);
+        cr_assert_eq(optinc_netlist_write_stream(c, f, NULL, &err), OPTINC_EINPUT, "%s",
+                     c->name);
+    }
     fclose(f);
     optinc_circuit_free(c);
+}
+
+/* ------------------------------------------------------------------ the ONN line */
+
+/* The ONN golden's spec has an allreduce: section: its netlist carries the
+ * record, which reads back and is written again unchanged; the cascade
+ * specs keep their level and fan-in. */
+Test(netlist, onn_line_round_trips)
+{
+    static const struct { const char *spec; int servers, fan_in, levels, level, layers; } want[] = {
+        {"specs/onn4x8.yaml", 4, 4, 1, 0, 4},
+        {"specs/cascade/onn16x8_level1.yaml", 16, 4, 2, 1, 4},
+        {"specs/cascade/onn16x8_level2.yaml", 16, 4, 2, 2, 5},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        optinc_circuit *c = load(want[i].spec);
+        const optinc_circuit_onn *o = &c->onn;
+        cr_assert(o->present, "%s", want[i].spec);
+        cr_assert_eq(o->servers, want[i].servers);
+        cr_assert_eq(o->gradient_bits, 8);
+        cr_assert_str_eq(o->preprocessing, "digit_sums");
+        cr_assert_eq(o->cascade_fan_in, want[i].fan_in);
+        cr_assert_eq(o->cascade_levels, want[i].levels);
+        cr_assert_str_eq(o->rounding, "half_even");
+        cr_assert_eq(o->level, want[i].level);
+        cr_assert_eq(o->n_segments, want[i].layers);
+        optinc_netlist_options opt = {.reproducible = 1};
+        size_t len;
+        char *text = write_mem(c, &opt, &len);
+        cr_assert(strstr(text, "\n*! onn = servers="), "%s", want[i].spec);
+        optinc_input in = {"onn.pnl.sp", text, len};
+        optinc_circuit *r = NULL;
+        optinc_error err = {0};
+        cr_assert_eq(optinc_netlist_parse(&in, NULL, &r, &err), OPTINC_OK, "%s", err.message);
+        assert_same_onn(o, &r->onn);
+        char *again = write_mem(r, &opt, NULL);
+        assert_same_text(text, again, want[i].spec);
+        free(again);
+        free(text);
+        optinc_circuit_free(r);
+        optinc_circuit_free(c);
+    }
+    optinc_circuit *plain = load("specs/real4.yaml");
+    cr_assert(!plain->onn.present, "no allreduce: section, no ONN record");
+    optinc_circuit_free(plain);
+}
+
+/* The netlist alone is enough: copied where its spec cannot be found, it
+ * still gives the ONN's meta, the same as the spec does. */
+Test(netlist, onn_meta_from_a_netlist_without_its_spec)
+{
+    char *dir = tu_tempdir(), path[4200];
+    size_t len;
+    char *text = tu_read_file("netlists/onn4x8.pnl.sp", &len);
+    cr_assert_not_null(text);
+    /* Its recorded spec path must not resolve from here: rename it. */
+    char *ref = strstr(text, "path=\"specs/onn4x8.yaml\"");
+    cr_assert_not_null(ref);
+    memcpy(ref + strlen("path=\""), "gone_", 5);      /* same length: "gone_/onn4x8.yaml" */
+    snprintf(path, sizeof path, "%s/onn4x8.pnl.sp", dir);
+    cr_assert_eq(tu_write_file(path, text), 0);
+    free(text);
+    optinc_circuit *c = NULL, *s = NULL;
+    optinc_onn_meta m, want;
+    optinc_error err = {0};
+    cr_assert_eq(optinc_onn_load(path, NULL, &c, &m, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(optinc_onn_load("specs/onn4x8.yaml", NULL, &s, &want, &err), OPTINC_OK, "%s",
+                 err.message);
+    cr_assert_str_eq(m.spec_path, path, "the meta came from the netlist");
+    cr_assert(!memcmp(&m.task, &want.task, sizeof m.task), "same task");
+    cr_assert_eq(m.level, want.level);
+    cr_assert_eq(m.fan_in, want.fan_in);
+    cr_assert_eq(m.bits, want.bits);
+    cr_assert_eq(m.n_layers, want.n_layers);
+    cr_assert(!memcmp(m.seg, want.seg, sizeof m.seg), "same segments");
+    cr_assert_eq(m.seg[2], 126);
+    optinc_circuit_free(c);
+
+    /* A netlist without the line (written before it existed) finds the meta
+     * through the spec its header names, when that still has its sha256. */
+    text = tu_read_file("netlists/onn4x8.pnl.sp", &len);
+    char *line = strstr(text, "*! onn = "), *next = strchr(line, '\n') + 1;
+    memmove(line, next, strlen(next) + 1);
+    snprintf(path, sizeof path, "%s/old.pnl.sp", dir);
+    cr_assert_eq(tu_write_file(path, text), 0);
+    free(text);
+    cr_assert_eq(optinc_onn_load(path, NULL, &c, &m, &err), OPTINC_OK, "%s", err.message);
+    cr_assert(!c->onn.present);
+    cr_assert_str_eq(m.spec_path, "specs/onn4x8.yaml", "the meta came from the spec");
+    cr_assert(!memcmp(&m.task, &want.task, sizeof m.task), "same task");
+    cr_assert(!memcmp(m.seg, want.seg, sizeof m.seg), "same segments");
+    optinc_circuit_free(c);
+    optinc_circuit_free(s);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* The card table keeps the dialect's rules: names are PNL names, a unit is
+ * its key's suffix, a code is bounded by a bits parameter, and the writer's
+ * order lists every parameter once. */
+Test(netlist, card_table_is_consistent)
+{
+    for (int k = 0; k < OPTINC_CARD_COUNT; k++) {
+        const optinc_card *cd = &optinc_cards[k];
+        cr_assert(optinc_netlist_is_name(cd->name) && optinc_netlist_is_name(cd->prefix));
+        cr_assert_eq(optinc_card_find(cd->name, strlen(cd->name)), k);
+        cr_assert(cd->n_pins >= 1 && cd->n_pins <= OPTINC_CARD_PINS_MAX, "%s", cd->name);
+        for (int j = 0; j < cd->n_pins; j++)
+            cr_assert(optinc_netlist_is_name(cd->pin[j]), "%s pin %d", cd->name, j);
+        cr_assert(cd->n_params >= 0 && cd->n_params <= OPTINC_CARD_PARAMS_MAX);
+        unsigned seen = 0;
+        for (int i = 0; i < cd->n_params; i++) {
+            const optinc_card_param *p = &cd->param[i];
+            size_t kl = strlen(p->key), ul = strlen(p->unit);
+            cr_assert(optinc_netlist_is_name(p->key), "%s.%s", cd->name, p->key);
+            cr_assert(!ul || (kl > ul + 1 && p->key[kl - ul - 1] == '_'
+                              && !strcmp(p->key + kl - ul, p->unit)),
+                      "%s.%s: unit %s is not its suffix", cd->name, p->key, p->unit);
+            cr_assert(p->type == 'd' || p->type == 'i');
+            cr_assert_leq(p->min, p->max);
+            if (p->bits >= 0) {
+                cr_assert_lt(p->bits, cd->n_params);
+                cr_assert_str_eq(cd->param[p->bits].key, "bits");
+            }
+            int w = cd->write_order[i];
+            cr_assert(w >= 0 && w < cd->n_params && !(seen & (1u << w)), "%s", cd->name);
+            seen |= 1u << w;
+        }
+    }
+    cr_assert_eq(optinc_card_find("wg", 2), -1, "wg, cross, pd and src are gone");
 }
 
 Test(netlist, created_line_only_without_reproducible)

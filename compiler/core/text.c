@@ -31,9 +31,21 @@ static optinc_status open_failed(const char *path, const char *what, int e, opti
                        "cannot open %s '%s': %s", what, path, strerror(e));
 }
 
+/* "256 MiB" for a whole number of MiB, else "1000 bytes": a size limit as
+ * people read it. */
+static const char *size_text(size_t n, char *buf, size_t size)
+{
+    if (n >= (1u << 20) && n % (1u << 20) == 0)
+        snprintf(buf, size, "%zu MiB", n >> 20);
+    else
+        snprintf(buf, size, "%zu bytes", n);
+    return buf;
+}
+
 optinc_status optinc_blob_read(const char *path, size_t max_bytes, const char *what,
                                optinc_blob *b, optinc_error *err)
 {
+    char limit[32];
     memset(b, 0, sizeof *b);
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0)
@@ -46,8 +58,9 @@ optinc_status optinc_blob_read(const char *path, size_t max_bytes, const char *w
     }
     if ((uint64_t)sb.st_size > max_bytes) {
         close(fd);
-        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "%s '%s' is larger than %zu bytes, "
-                           "the reader's limit", what, path, max_bytes);
+        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "%s '%s' is larger than %s, the "
+                           "reader's limit", what, path,
+                           size_text(max_bytes, limit, sizeof limit));
     }
     /* Read one byte past the size fstat saw, so a file that grows past the
      * limit while it is read is caught too. */
@@ -75,8 +88,9 @@ optinc_status optinc_blob_read(const char *path, size_t max_bytes, const char *w
         if (len > max_bytes) {
             close(fd);
             free(data);
-            return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "%s '%s' is larger than %zu "
-                               "bytes, the reader's limit", what, path, max_bytes);
+            return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "%s '%s' is larger than %s, "
+                               "the reader's limit", what, path,
+                               size_text(max_bytes, limit, sizeof limit));
         }
         if (len == cap) {
             size_t ncap = cap * 2 > max_bytes + 1 ? max_bytes + 1 : cap * 2;

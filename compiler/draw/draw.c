@@ -2,9 +2,9 @@
  * draw.c - Graphviz drawings of compiled circuits (draw.h, optinc-draw(1)).
  * This is the only file that calls libcgraph and libgvc.
  *
- * optinc computes the geometry and Graphviz only draws (formats.md §6).  A
- * layer is laid out left to right, stage by stage (V mesh, attenuator column
- * S, U mesh), on a grid: node x = column * 90 pt, y = (N-1-mode) * 36 pt,
+ * optinc computes the geometry and Graphviz only draws.  A layer is laid
+ * out left to right, stage by stage (V mesh, attenuator column S, U mesh),
+ * on a grid: node x = column * 90 pt, y = (N-1-mode) * 36 pt,
  * an MZI at the midpoint of its two modes.  The `nop` engine (neato -n) takes
  * these positions as they are, so layout is linear in the number of MZIs,
  * modes never get permuted (dot permutes them and needs minutes at N = 256),
@@ -14,6 +14,10 @@
  * Full detail has one node per input, MZI, output-screen phase shifter,
  * attenuator, output and mode end (a `term` point where a mode stops or
  * starts inside the layer), wired with compass ports (nw/sw in, ne/se out).
+ * MZIs, screen phase shifters and attenuators are named with the prefixes
+ * the netlist gives their cards (optinc_cards); an MZI's and an attenuator's
+ * node has the name of its card in the netlist.  A mode end is named by its
+ * stage and mode (T_L_S_m3), as one mode may end or start before each stage.
  * The heat-map overview keeps only the MZIs and attenuators as small filled
  * boxes on a tighter grid and has no edges: at N = 256 it is about 65k boxes
  * that render in seconds, where the full-detail PNG would exceed cairo's and
@@ -49,6 +53,7 @@
 #include <graphviz/gvplugin.h>
 #include "optinc/draw.h"
 #include "optinc/fileio.h"
+#include "optinc/netlist.h"
 
 /* ------------------------------------------------------------ the drawer */
 
@@ -495,7 +500,8 @@ static void put_mesh(builder *b, const optinc_stage *s, int start)
     }
     for (int i = 0; i < m->n_mzi; i++) {
         const optinc_mzi *z = &m->mzi[i];
-        snprintf(name, sizeof name, "MZ_%s_%c_c%d_r%d", b->L->name, s->tag, z->column, z->mode);
+        snprintf(name, sizeof name, "%s_%s_%c_c%d_r%d", optinc_cards[OPTINC_CARD_MZI].prefix,
+                 b->L->name, s->tag, z->column, z->mode);
         phase_text(&z->theta, th, sizeof th);
         phase_text(&z->phi, ph, sizeof ph);
         snprintf(tip, sizeof tip, "%s: modes %d,%d; θ = %s; φ = %s", name, z->mode, z->mode + 1,
@@ -513,7 +519,8 @@ static void put_mesh(builder *b, const optinc_stage *s, int start)
     if (!b->detail)
         return;
     for (int k = 0; k < m->modes; k++) {
-        snprintf(name, sizeof name, "PS_%s_%c_m%d", b->L->name, s->tag, k);
+        snprintf(name, sizeof name, "%s_%s_%c_m%d", optinc_cards[OPTINC_CARD_PS].prefix,
+                 b->L->name, s->tag, k);
         phase_text(&m->screen[k], th, sizeof th);
         snprintf(tip, sizeof tip, "%s: output phase screen, mode %d; φ = %s", name, k, th);
         phase_colour(m->screen[k].rad, fill, sizeof fill);
@@ -528,7 +535,8 @@ static void put_att(builder *b, const optinc_stage *s, int start)
         mode_ends(b, s->n_att, start, "S");
     for (int k = 0; k < s->n_att; k++) {
         const optinc_att *a = &s->att[k];
-        snprintf(name, sizeof name, "AT_%s_r%d", b->L->name, k);
+        snprintf(name, sizeof name, "%s_%s_r%d", optinc_cards[OPTINC_CARD_ATT].prefix,
+                 b->L->name, k);
         if (a->code >= 0)
             snprintf(code, sizeof code, ", code %d", a->code);
         snprintf(tip, sizeof tip, "%s: mode %d; att_dB = %.6g (t = %.6g, target t = %.6g%s)",
@@ -559,21 +567,6 @@ static void put_ports(builder *b, const char *prefix, int n, double column)
     }
 }
 
-static const char *mesh_name(optinc_mesh_kind k)
-{
-    return k == OPTINC_MESH_RECK ? "reck" : "clements";
-}
-
-static const char *att_name(optinc_att_position a)
-{
-    switch (a) {
-    case OPTINC_ATT_MIDDLE: return "middle";
-    case OPTINC_ATT_INPUT: return "input";
-    case OPTINC_ATT_OUTPUT: return "output";
-    default: return "none";
-    }
-}
-
 int optinc_draw_layer_modes(const optinc_layer *L)
 {
     int n = L->rows > L->cols ? L->rows : L->cols;
@@ -590,8 +583,8 @@ static void layer_title(const optinc_circuit *c, const optinc_layer *L, int deta
                         size_t size)
 {
     size_t n = (size_t)snprintf(buf, size, "%s / %s: %d×%d, %s, Σ %s, gain %.6g%s\\l",
-                                c->name, L->name, L->rows, L->cols, mesh_name(L->mesh_kind),
-                                att_name(L->attenuators), L->gain, detail ? "" : ", heat map");
+                                c->name, L->name, L->rows, L->cols, optinc_mesh_kind_names[L->mesh_kind],
+                                optinc_att_position_names[L->attenuators], L->gain, detail ? "" : ", heat map");
     for (int i = 0; i < L->n_stages && n < size; i++) {
         const optinc_stage *s = &L->stage[i];
         const char *sep = i ? "  →  " : "";
@@ -743,9 +736,9 @@ optinc_status optinc_draw_layers(optinc_drawer *d, const optinc_circuit *c, unsi
         static const char *const act[] = {"none", "relu_eo", "abs2"};
         Agnode_t *n = gv_node(g, L->name);
         snprintf(label, sizeof label, "%s: %d×%d %s, %d MZI, %s%s", L->name, L->rows, L->cols,
-                 mesh_name(L->mesh_kind), optinc_layer_mzis(L),
+                 optinc_mesh_kind_names[L->mesh_kind], optinc_layer_mzis(L),
                  L->attenuators == OPTINC_ATT_NONE ? "no " : "Σ ",
-                 L->attenuators == OPTINC_ATT_NONE ? "Σ" : att_name(L->attenuators));
+                 L->attenuators == OPTINC_ATT_NONE ? "Σ" : optinc_att_position_names[L->attenuators]);
         size_t len = (size_t)snprintf(tip, sizeof tip, "%s: gain %.6g, %d attenuators, "
                                       "%d columns, activation %s", L->name, L->gain,
                                       optinc_layer_attenuators(L), optinc_layer_columns(L),

@@ -390,6 +390,58 @@ out:
     return st;
 }
 
+static const char *info_get(const optinc_spec *s, const char *key)
+{
+    for (int i = 0; i < s->n_info; i++)
+        if (!strcmp(s->info[i].key, key))
+            return s->info[i].value;
+    return NULL;
+}
+
+optinc_status optinc_circuit_onn_from_spec(const optinc_spec *spec, optinc_circuit_onn *o,
+                                           optinc_error *err)
+{
+    memset(o, 0, sizeof *o);
+    const optinc_spec_allreduce *a = &spec->allreduce;
+    if (!a->present)
+        return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
+                           "the spec has no allreduce: section, so it does not describe an "
+                           "ONN; train one with 'optinc onn train'");
+    const char *r = info_get(spec, "onn_rounding"), *lv = info_get(spec, "onn_level");
+    const char *sg = info_get(spec, "onn_segments");
+    if (r && strcmp(r, optinc_onn_rounding_names[0]) && strcmp(r, optinc_onn_rounding_names[1]))
+        return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
+                           "info: onn_rounding is '%s'; use half_even or half_up", r);
+    snprintf(o->rounding, sizeof o->rounding, "%s", r ? r : optinc_onn_rounding_names[0]);
+    o->level = lv ? atoi(lv) : 0;
+    if (o->level < 0 || o->level > 2)
+        return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
+                           "info: onn_level is '%s'; use 0 (one unit), 1 or 2 (cascade)", lv);
+    if (spec->n_layers > OPTINC_ONN_SEGMENTS_MAX)
+        return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
+                           "the spec has %d layers, more than the %d an ONN can have",
+                           spec->n_layers, OPTINC_ONN_SEGMENTS_MAX);
+    for (int l = 0; sg && l < spec->n_layers; l++) {
+        int sr, sc, used;
+        if (sscanf(sg, " %dx%d%n", &sr, &sc, &used) != 2 || sr < 0 || sc < 0 || sr > 65536
+            || sc > 65536)
+            return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
+                               "info: onn_segments must list one ROWSxCOLS per layer (0x0 for "
+                               "a dense layer), got '%s'", info_get(spec, "onn_segments"));
+        o->segments[2 * l] = sr;
+        o->segments[2 * l + 1] = sc;
+        o->n_segments = l + 1;
+        sg += used;
+    }
+    o->servers = a->servers;
+    o->gradient_bits = a->gradient_bits;
+    snprintf(o->preprocessing, sizeof o->preprocessing, "%s", a->preprocessing);
+    o->cascade_fan_in = a->cascade_fan_in;
+    o->cascade_levels = a->cascade_levels;
+    o->present = 1;
+    return OPTINC_OK;
+}
+
 optinc_status optinc_compile(const optinc_spec *spec, optinc_circuit **out, optinc_error *err)
 {
     optinc_circuit *c = optinc_circuit_new(spec->name, spec->n_layers);
@@ -399,6 +451,10 @@ optinc_status optinc_compile(const optinc_spec *spec, optinc_circuit **out, opti
     memcpy(c->spec_sha256, spec->sha256, sizeof c->spec_sha256);
     c->seed = spec->settings.seed;
     c->wavelength_um = spec->settings.wavelength_um;
+    /* A spec whose ONN description is malformed still compiles: the runtime
+     * reports the problem when the circuit is used as an ONN. */
+    if (spec->allreduce.present && optinc_circuit_onn_from_spec(spec, &c->onn, NULL))
+        memset(&c->onn, 0, sizeof c->onn);
     for (int i = 0; i < spec->n_layers; i++) {
         const optinc_spec_layer *sl = &spec->layers[i];
         optinc_status st = compile_layer(spec, sl, &c->layers[i], err);

@@ -2,8 +2,9 @@
  * netlist_dialect.c - the vocabulary of the PNL netlist (optinc-netlist(5))
  * that its writer (netlist_write.c) and its reader (netlist_read.c)
  * must agree on: the device-parameter keys of the `*! layer.NAME.SECTION`
- * header lines, the words for mesh kinds, attenuator positions and
- * activations, and the stage plan of a layer.
+ * header lines, the keys of the `*! onn` line and the stage plan of a layer.  The words for mesh kinds,
+ * attenuator positions and activations are the spec's (spec.h), so a spec
+ * and a netlist spell them alike.
  *
  * Why a module of its own: the round trip spec -> netlist -> read -> netlist
  * is byte-identical only if both sides use one table.  A device parameter
@@ -12,7 +13,8 @@
  */
 #include <math.h>
 #include <stddef.h>
-#include "optinc/netlist.h"
+#include <string.h>
+#include "compiler/netlist/dialect.h"
 
 #define CF(f) offsetof(optinc_components, f)
 
@@ -37,9 +39,20 @@ const optinc_netlist_field optinc_netlist_fields[] = {
 };
 const int optinc_netlist_n_fields = sizeof optinc_netlist_fields / sizeof optinc_netlist_fields[0];
 
-const char *const optinc_netlist_mesh_names[2] = {"clements", "reck"};
-const char *const optinc_netlist_att_names[4] = {"middle", "none", "input", "output"};
-const char *const optinc_netlist_activation_names[3] = {"none", "relu_eo", "abs2"};
+#define OK(f) offsetof(optinc_circuit_onn, f)
+
+/* The ranges and defaults of the spec's allreduce: section and info: onn_*
+ * keys (optinc-spec(5)); cascade_fan_in 0 means servers (one unit). */
+const onn_key nl_onn_keys[] = {
+    {"servers", OK(servers), 2, 65536, 0, NULL},
+    {"gradient_bits", OK(gradient_bits), 2, 16, 0, NULL},
+    {"preprocessing", OK(preprocessing), 0, 0, 0, optinc_preprocessing_names},
+    {"cascade_fan_in", OK(cascade_fan_in), 2, 65536, 0, NULL},
+    {"cascade_levels", OK(cascade_levels), 1, 8, 1, NULL},
+    {"rounding", OK(rounding), 0, 0, 0, optinc_onn_rounding_names},
+    {"level", OK(level), 0, 2, 0, NULL},
+};
+const int nl_n_onn_keys = sizeof nl_onn_keys / sizeof nl_onn_keys[0];
 
 /* The same plan optinc_compile() builds (circuit.h):
  *   middle  V mesh (cols), S column cols -> rows, U mesh (rows)
@@ -63,13 +76,20 @@ int optinc_netlist_stage_plan(optinc_att_position att, int rows, int cols, optin
     return n;
 }
 
+int nl_is_name(const char *p, size_t n)
+{
+    if (!n || !((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || *p == '_'))
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        char ch = p[i];
+        if (!((ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || ch == '_'
+              || (ch >= '0' && ch <= '9')))
+            return 0;
+    }
+    return 1;
+}
+
 int optinc_netlist_is_name(const char *s)
 {
-    if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
-        return 0;
-    for (s++; *s; s++)
-        if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'
-              || (*s >= '0' && *s <= '9')))
-            return 0;
-    return 1;
+    return nl_is_name(s, strlen(s));
 }

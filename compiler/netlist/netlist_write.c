@@ -9,7 +9,9 @@
  *     part of the circuit: per layer its shape, gain s, mesh kind, attenuator
  *     position (which fixes the stage plan V/S/U), activation and the whole
  *     optinc_components table (the simulator's device model), plus the seed
- *     and the wavelength.  Other SPICE tools read these lines as comments.
+ *     and the wavelength, the spec it was compiled from, and for an ONN what
+ *     the runtime needs to use it as one (`*! onn`).  Other SPICE tools read
+ *     these lines as comments.
  *   - One `.subckt layer_NAME` per layer holds its stages in propagation
  *     order; a top `.subckt` named after the circuit chains the layers; the
  *     top instance line and `.end` close the file.  --flatten writes the same
@@ -19,9 +21,11 @@
  *     or unwrapped decomposition result) is written only when it differs from
  *     the programmed value, so nothing is lost and nothing is repeated.
  *     spec -> netlist -> read -> netlist is therefore byte-identical.
- *   - Names are deterministic (grid positions, formats.md §4.4), and a mode
- *     that no MZI touches in a column keeps its net, so net names say where a
- *     waveguide comes from.  Nothing time- or host-dependent is written under
+ *   - Names are deterministic: an instance is named by its card's prefix
+ *     (optinc_cards), layer, stage tag and grid position (MZ_L1_V_c2_r3: the
+ *     MZI in column 2 on modes 3 and 4 of mesh V), and a mode that no MZI
+ *     touches in a column keeps its net, so net names say where a waveguide
+ *     comes from.  Nothing time- or host-dependent is written under
  *     --reproducible.
  *
  * The writer never emits `+` continuations or comments inside cells, so its
@@ -30,11 +34,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "compiler/netlist/dialect.h"
 #include "optinc/fileio.h"
 #include "optinc/netlist.h"
 
 #define NET_MAX 256          /* > X_ + 63 + __ + MZ_ + 63 + _V_c<int>_r<int> + __PS_ext */
 #define PREFIX_MAX 72        /* X_ + 63 + __ */
+#define MZI_CELL "mzi2x2"    /* the cell of an expanded MZI, written once */
 
 typedef struct writer {
     FILE *f;
@@ -72,7 +78,53 @@ static void port_net(const writer *w, int out, int k, char *buf)
         snprintf(buf, NET_MAX, "%s%d", out ? "out" : "in", k);
 }
 
-/* ------------------------------------------------------------------ params */
+/* ------------------------------------------------------------------ cards */
+
+/* The parameters of one card line: v[k] (or the parameter name ref[k]) when
+ * bit k of `has` is set. */
+typedef struct card_line {
+    double v[OPTINC_CARD_PARAMS_MAX];
+    const char *ref[OPTINC_CARD_PARAMS_MAX];
+    unsigned has;
+} card_line;
+
+static void set_value(card_line *cl, int k, double v)
+{
+    cl->v[k] = v;
+    cl->has |= 1u << k;
+}
+
+static void set_ref(card_line *cl, int k, const char *name)
+{
+    cl->ref[k] = name;
+    cl->has |= 1u << k;
+}
+
+/* "NAME NET... MODEL KEY=VALUE...\n": the card's nets in pin order, then
+ * the parameters cl holds in the table's write order, whole numbers as
+ * integers and the others with %.17g. */
+static void put_card(FILE *f, optinc_card_kind kind, const char *name, const char *const *nets,
+                     const card_line *cl)
+{
+    const optinc_card *cd = &optinc_cards[kind];
+    fputs(name, f);
+    for (int j = 0; j < cd->n_pins; j++)
+        fprintf(f, " %s", nets[j]);
+    fprintf(f, " %s", cd->name);
+    for (int i = 0; i < cd->n_params; i++) {
+        int k = cd->write_order[i];
+        const optinc_card_param *p = &cd->param[k];
+        if (!(cl->has & (1u << k)))
+            continue;
+        if (cl->ref[k])
+            fprintf(f, " %s=%s", p->key, cl->ref[k]);
+        else if (p->type == 'i')
+            fprintf(f, " %s=%d", p->key, (int)cl->v[k]);
+        else
+            fprintf(f, " %s=%.17g", p->key, cl->v[k]);
+    }
+    fputc('\n', f);
+}
 
 /* A target is written only when it differs, bit for bit, from the value. */
 static int target_is_value(const optinc_phase *p)
@@ -80,18 +132,21 @@ static int target_is_value(const optinc_phase *p)
     return !memcmp(&p->target_rad, &p->rad, sizeof p->rad);
 }
 
-/* " RAD=x [CODE=c] [TARGET=t]" of one programmed phase. */
-static void put_phase(FILE *f, const char *rad, const char *code, const char *target,
-                      const optinc_phase *p)
+/* Parameters rad, code (when quantized) and target (when it differs) of one
+ * programmed phase, and the driver's bits with a code. */
+static void set_phase(card_line *cl, int rad, int code, int target, int bits,
+                      const optinc_phase *p, const writer *w)
 {
-    fprintf(f, " %s=%.17g", rad, p->rad);
-    if (p->code >= 0)
-        fprintf(f, " %s=%d", code, p->code);
+    set_value(cl, rad, p->rad);
+    if (p->code >= 0) {
+        set_value(cl, code, p->code);
+        set_value(cl, bits, w->L->components.phase_shifter.bits);
+    }
     if (!target_is_value(p))
-        fprintf(f, " %s=%.17g", target, p->target_rad);
+        set_value(cl, target, p->target_rad);
 }
 
-/* A phase that " RAD=x" alone says everything about: no code, target = x. */
+/* A phase that its value alone says everything about: no code, target = value. */
 static int phase_is_plain(const optinc_phase *p)
 {
     return p->code < 0 && target_is_value(p);
@@ -117,43 +172,54 @@ static int any_mzi_fits_cell(const optinc_circuit *c)
     return 0;
 }
 
-static void put_ps_params(const writer *w, const optinc_phase *p)
+/* A ps card of phase p, or, when p is NULL, of the mzi2x2 cell's parameter
+ * ref. */
+static void put_ps(writer *w, const char *name, const char *in, const char *out,
+                   const optinc_phase *p, const char *ref)
 {
-    put_phase(w->f, "phase_rad", "code", "phase_target_rad", p);
-    if (p->code >= 0)
-        fprintf(w->f, " bits=%d", w->L->components.phase_shifter.bits);
+    card_line cl = {.has = 0};
+    const char *nets[2] = {in, out};
+    if (p)
+        set_phase(&cl, PS_PHASE, PS_CODE, PS_TARGET, PS_BITS, p, w);
+    else
+        set_ref(&cl, PS_PHASE, ref);
+    put_card(w->f, OPTINC_CARD_PS, name, nets, &cl);
 }
-
-/* ------------------------------------------------------------------ cards */
 
 /* The four cards of one expanded MZI (the body of .subckt mzi2x2): the
  * external phase on in0, a 50:50 coupler, the internal phase on the upper
  * arm, a 50:50 coupler.  pfx prefixes instance and internal net names;
- * phi/theta print the two phase shifters' parameters. */
+ * phi/theta are the two phase shifters' settings, or NULL in the cell, which
+ * passes its parameters phi_rad and theta_rad on. */
 static void put_mzi_body(writer *w, const char *pfx, const char *const nets[4],
                          const optinc_phase *theta, const optinc_phase *phi)
 {
-    FILE *f = w->f;
-    fprintf(f, "%sPS_ext %s %sext ps", pfx, nets[0], pfx);
-    if (phi)
-        put_ps_params(w, phi);
-    else
-        fputs(" phase_rad=phi_rad", f);
-    fprintf(f, "\n%sDC_a %sext %s %sup %slo dc coupling=0.5\n", pfx, pfx, nets[1], pfx, pfx);
-    fprintf(f, "%sPS_int %sup %sint ps", pfx, pfx, pfx);
-    if (theta)
-        put_ps_params(w, theta);
-    else
-        fputs(" phase_rad=theta_rad", f);
-    fprintf(f, "\n%sDC_b %sint %slo %s %s dc coupling=0.5\n", pfx, pfx, pfx, nets[2], nets[3]);
+    const char *ps = optinc_cards[OPTINC_CARD_PS].prefix, *dc = optinc_cards[OPTINC_CARD_DC].prefix;
+    const optinc_card_param *mz = optinc_cards[OPTINC_CARD_MZI].param;
+    char name[NET_MAX + 8], ext[NET_MAX + 4], up[NET_MAX + 4], lo[NET_MAX + 4], in[NET_MAX + 4];
+    snprintf(ext, sizeof ext, "%sext", pfx);
+    snprintf(up, sizeof up, "%sup", pfx);
+    snprintf(lo, sizeof lo, "%slo", pfx);
+    snprintf(in, sizeof in, "%sint", pfx);
+    card_line half = {.has = 0};
+    set_value(&half, DC_COUPLING, 0.5);
+
+    snprintf(name, sizeof name, "%s%s_ext", pfx, ps);
+    put_ps(w, name, nets[0], ext, phi, mz[MZI_PHI].key);
+    snprintf(name, sizeof name, "%s%s_a", pfx, dc);
+    put_card(w->f, OPTINC_CARD_DC, name, (const char *[]){ext, nets[1], up, lo}, &half);
+    snprintf(name, sizeof name, "%s%s_int", pfx, ps);
+    put_ps(w, name, up, in, theta, mz[MZI_THETA].key);
+    snprintf(name, sizeof name, "%s%s_b", pfx, dc);
+    put_card(w->f, OPTINC_CARD_DC, name, (const char *[]){in, lo, nets[2], nets[3]}, &half);
 }
 
 static void put_mzi(writer *w, const optinc_stage *s, const optinc_mzi *z)
 {
-    FILE *f = w->f;
     char name[NET_MAX], out[2][NET_MAX];
     int m = z->mode;
-    snprintf(name, sizeof name, "%sMZ_%s_%c_c%d_r%d", w->prefix, w->L->name, s->tag, z->column, m);
+    snprintf(name, sizeof name, "%s%s_%s_%c_c%d_r%d", w->prefix,
+             optinc_cards[OPTINC_CARD_MZI].prefix, w->L->name, s->tag, z->column, m);
     for (int j = 0; j < 2; j++)
         snprintf(out[j], NET_MAX, "%s%s_%c_c%d_m%d", w->prefix, w->L->name, s->tag, z->column,
                  m + j);
@@ -163,15 +229,15 @@ static void put_mzi(writer *w, const optinc_stage *s, const optinc_mzi *z)
         snprintf(pfx, sizeof pfx, "%s__", name);
         put_mzi_body(w, pfx, nets, &z->theta, &z->phi);
     } else if (w->opt->expand_mzi) {
-        fprintf(f, "%s %s %s %s %s mzi2x2 theta_rad=%.17g phi_rad=%.17g\n", name, nets[0],
-                nets[1], nets[2], nets[3], z->theta.rad, z->phi.rad);
+        const optinc_card_param *mz = optinc_cards[OPTINC_CARD_MZI].param;
+        fprintf(w->f, "%s %s %s %s %s %s %s=%.17g %s=%.17g\n", name, nets[0], nets[1], nets[2],
+                nets[3], MZI_CELL, mz[MZI_THETA].key, z->theta.rad, mz[MZI_PHI].key,
+                z->phi.rad);
     } else {
-        fprintf(f, "%s %s %s %s %s mzi", name, nets[0], nets[1], nets[2], nets[3]);
-        put_phase(f, "theta_rad", "theta_code", "theta_target_rad", &z->theta);
-        put_phase(f, "phi_rad", "phi_code", "phi_target_rad", &z->phi);
-        if (z->theta.code >= 0 || z->phi.code >= 0)
-            fprintf(f, " bits=%d", w->L->components.phase_shifter.bits);
-        fputc('\n', f);
+        card_line cl = {.has = 0};
+        set_phase(&cl, MZI_THETA, MZI_THETA_CODE, MZI_THETA_TARGET, MZI_BITS, &z->theta, w);
+        set_phase(&cl, MZI_PHI, MZI_PHI_CODE, MZI_PHI_TARGET, MZI_BITS, &z->phi, w);
+        put_card(w->f, OPTINC_CARD_MZI, name, nets, &cl);
     }
     memcpy(w->cur[m], out[0], NET_MAX);
     memcpy(w->cur[m + 1], out[1], NET_MAX);
@@ -191,42 +257,54 @@ static void put_mesh(writer *w, const optinc_stage *s, int last)
         else
             snprintf(out, sizeof out, "%s%s_%c_c%d_m%d", w->prefix, w->L->name, s->tag,
                      M->n_columns, m);
-        fprintf(w->f, "%sPS_%s_%c_c%d_r%d %s %s ps", w->prefix, w->L->name, s->tag,
-                M->n_columns, m, w->cur[m], out);
-        put_ps_params(w, &M->screen[m]);
-        fputc('\n', w->f);
+        char name[NET_MAX];
+        snprintf(name, sizeof name, "%s%s_%s_%c_c%d_r%d", w->prefix,
+                 optinc_cards[OPTINC_CARD_PS].prefix, w->L->name, s->tag, M->n_columns, m);
+        put_ps(w, name, w->cur[m], out, &M->screen[m], NULL);
         memcpy(w->cur[m], out, NET_MAX);
     }
+}
+
+/* The term card of mode k (one net: where a waveguide ends or starts dark). */
+static void put_term(writer *w, int k, const char *net)
+{
+    char name[NET_MAX];
+    snprintf(name, sizeof name, "%s%s_%s_r%d", w->prefix, optinc_cards[OPTINC_CARD_TERM].prefix,
+             w->L->name, k);
+    put_card(w->f, OPTINC_CARD_TERM, name, &net, &(card_line){.has = 0});
 }
 
 /* An attenuator column: channel k joins input mode k to output mode k;
  * extra inputs end in a term, extra (unlit) outputs start at a term. */
 static void put_att(writer *w, const optinc_stage *s, int last)
 {
-    FILE *f = w->f;
-    const char *L = w->L->name;
     int extra = s->modes_in > s->modes_out ? s->modes_in : s->modes_out;
     for (int k = 0; k < extra; k++) {
         char out[NET_MAX];
         if (k >= s->n_att && k < s->modes_in) {
-            fprintf(f, "%sTM_%s_r%d %s term\n", w->prefix, L, k, w->cur[k]);
+            put_term(w, k, w->cur[k]);
             continue;
         }
         if (last)
             port_net(w, 1, k, out);
         else
-            snprintf(out, sizeof out, "%s%s_S_m%d", w->prefix, L, k);
+            snprintf(out, sizeof out, "%s%s_S_m%d", w->prefix, w->L->name, k);
         if (k >= s->n_att) {
-            fprintf(f, "%sTM_%s_r%d %s term\n", w->prefix, L, k, out);
+            put_term(w, k, out);
         } else {
             const optinc_att *a = &s->att[k];
-            fprintf(f, "%sAT_%s_r%d %s %s att att_dB=%.17g", w->prefix, L, k, w->cur[k], out,
-                    a->att_dB);
-            if (a->code >= 0)
-                fprintf(f, " code=%d bits=%d", a->code, w->L->components.attenuator.bits);
+            char name[NET_MAX];
+            card_line cl = {.has = 0};
+            snprintf(name, sizeof name, "%s%s_%s_r%d", w->prefix,
+                     optinc_cards[OPTINC_CARD_ATT].prefix, w->L->name, k);
+            set_value(&cl, ATT_DB, a->att_dB);
+            if (a->code >= 0) {
+                set_value(&cl, ATT_CODE, a->code);
+                set_value(&cl, ATT_BITS, w->L->components.attenuator.bits);
+            }
             if (memcmp(&a->t_target, &a->t, sizeof a->t))
-                fprintf(f, " t_target=%.17g", a->t_target);
-            fputc('\n', f);
+                set_value(&cl, ATT_T_TARGET, a->t_target);
+            put_card(w->f, OPTINC_CARD_ATT, name, (const char *[]){w->cur[k], out}, &cl);
         }
         memcpy(w->cur[k], out, NET_MAX);
     }
@@ -287,13 +365,28 @@ static void put_header(const writer *w)
     fputs("*! units = phase:rad attenuation:dB loss:dB length:um wavelength:um power:dBm\n", f);
     fprintf(f, "*! circuit = seed=%llu wavelength_um=%.17g\n", (unsigned long long)c->seed,
             c->wavelength_um);
+    if (c->onn.present) {
+        const optinc_circuit_onn *o = &c->onn;
+        fputs("*! onn =", f);
+        for (int k = 0; k < nl_n_onn_keys; k++) {
+            const char *at = (const char *)o + nl_onn_keys[k].offset;
+            if (nl_onn_keys[k].words)
+                fprintf(f, " %s=%s", nl_onn_keys[k].key, at);
+            else
+                fprintf(f, " %s=%d", nl_onn_keys[k].key, *(const int *)at);
+        }
+        for (int l = 0; l < o->n_segments; l++)
+            fprintf(f, "%s%dx%d", l ? "," : " segments=", o->segments[2 * l],
+                    o->segments[2 * l + 1]);
+        fputc('\n', f);
+    }
     for (int i = 0; i < c->n_layers; i++) {
         const optinc_layer *L = &c->layers[i];
         fprintf(f, "*! layer.%s = rows=%d cols=%d gain=%.17g mesh=%s attenuators=%s "
                 "activation=%s approximation_error=%.17g attenuators_capped=%d\n", L->name,
-                L->rows, L->cols, L->gain, optinc_netlist_mesh_names[L->mesh_kind],
-                optinc_netlist_att_names[L->attenuators],
-                optinc_netlist_activation_names[L->activation], L->approximation_error,
+                L->rows, L->cols, L->gain, optinc_mesh_kind_names[L->mesh_kind],
+                optinc_att_position_names[L->attenuators],
+                optinc_activation_names[L->activation], L->approximation_error,
                 L->n_warnings_capped);
         const char *section = NULL;
         for (int k = 0; k < optinc_netlist_n_fields; k++) {
@@ -318,17 +411,14 @@ static void put_header(const writer *w)
  * collide with a card or with the cells it writes itself. */
 static optinc_status check_names(const optinc_circuit *c, optinc_error *err)
 {
-    static const char *const reserved[] = {"mzi", "ps", "att", "dc", "wg", "cross", "pd",
-                                           "src", "term", "mzi2x2"};
     if (!optinc_netlist_is_name(c->name))
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                            "circuit name '%s' is not a PNL name ([A-Za-z_][A-Za-z0-9_]*); "
                            "rename it in the spec", c->name);
-    for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++)
-        if (!strcmp(c->name, reserved[i]))
-            return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
-                               "circuit name '%s' is a PNL card or cell name; rename it in "
-                               "the spec", c->name);
+    if (optinc_card_find(c->name, strlen(c->name)) >= 0 || !strcmp(c->name, MZI_CELL))
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "circuit name '%s' is a PNL card or cell name; rename it in the "
+                           "spec", c->name);
     if (!strncmp(c->name, "layer_", 6))
         for (int i = 0; i < c->n_layers; i++)
             if (!strcmp(c->name + 6, c->layers[i].name))
@@ -377,10 +467,13 @@ optinc_status optinc_netlist_write_stream(const optinc_circuit *c, FILE *f,
 
     put_header(&w);
     if (opt->expand_mzi && !opt->flatten && any_mzi_fits_cell(c)) {
-        static const char *const ports[4] = {"in0", "in1", "out0", "out1"};
-        fputs("\n.subckt mzi2x2 in0 in1 out0 out1 theta_rad=0 phi_rad=0\n", f);
-        put_mzi_body(&w, "", ports, NULL, NULL);
-        fputs(".ends mzi2x2\n", f);
+        const optinc_card *mz = &optinc_cards[OPTINC_CARD_MZI];
+        fprintf(f, "\n.subckt %s", MZI_CELL);
+        for (int j = 0; j < mz->n_pins; j++)
+            fprintf(f, " %s", mz->pin[j]);
+        fprintf(f, " %s=0 %s=0\n", mz->param[MZI_THETA].key, mz->param[MZI_PHI].key);
+        put_mzi_body(&w, "", optinc_cards[OPTINC_CARD_MZI].pin, NULL, NULL);
+        fprintf(f, ".ends %s\n", MZI_CELL);
     }
     int n_in = c->layers[0].cols, n_out = c->layers[c->n_layers - 1].rows;
     if (!opt->flatten) {

@@ -39,11 +39,6 @@
 #include "optinc/text.h"
 #include "compiler/spec/spec_internal.h"
 
-/* The words of the enums of spec.h, by value. */
-const char *const optinc_mesh_kind_names[2] = {"clements", "reck"};
-const char *const optinc_att_position_names[4] = {"middle", "none", "input", "output"};
-const char *const optinc_activation_names[3] = {"none", "relu_eo", "abs2"};
-
 static void spec_defaults(optinc_spec *s)
 {
     s->settings.wavelength_um = 1.55;

@@ -11,14 +11,13 @@
 #include "compiler/spec/spec_internal.h"
 
 /* The preprocessing P before the ONN; the first is the default. */
-static const char *const preprocessings[] = {"digit_sums", "weighted_sum", "none"};
 
 void optinc_spec_allreduce_defaults(optinc_spec_allreduce *a)
 {
     a->enabled = 1;
     a->gradient_bits = OPTINC_SPEC_AR_DEFAULT_BITS;
     a->block_size = OPTINC_SPEC_AR_DEFAULT_BLOCK;
-    snprintf(a->preprocessing, sizeof a->preprocessing, "%s", preprocessings[0]);
+    snprintf(a->preprocessing, sizeof a->preprocessing, "%s", optinc_preprocessing_names[0]);
     a->hidden[0] = a->hidden[1] = 64;
     a->n_hidden = 2;
     a->activation = OPTINC_ACT_RELU_EO;
@@ -29,7 +28,7 @@ static optinc_status parse_onn(ctx *c, yaml_node_t *n, optinc_spec_allreduce *a)
 {
     static const char *const keys[] = {"hidden", "activation", "approximation",
                                        "approximate_layers", NULL};
-    static const char *const approx[] = {"none", "unitary_diagonal"};
+    static const char *const approx[] = {"none", "unitary_diagonal", NULL};
     const char *what = "allreduce.onn";
     int act = (int)a->activation;
     optinc_status st;
@@ -38,9 +37,9 @@ static optinc_status parse_onn(ctx *c, yaml_node_t *n, optinc_spec_allreduce *a)
         ((v = optinc_spec_get(c, n, "hidden")) &&
          (st = optinc_spec_read_int_list(c, v, "hidden", what, 1, OPTINC_MATRIX_DIM_MAX,
                                          a->hidden, OPTINC_MAX_HIDDEN, &a->n_hidden))) ||
-        (st = optinc_spec_read_enum(c, n, "activation", what, WORDS(optinc_activation_names),
+        (st = optinc_spec_read_enum(c, n, "activation", what, optinc_activation_names,
                                     &act)) ||
-        (st = optinc_spec_read_enum(c, n, "approximation", what, WORDS(approx),
+        (st = optinc_spec_read_enum(c, n, "approximation", what, approx,
                                     &a->approximate)))
         return st;
     a->activation = (optinc_activation)act;
@@ -89,7 +88,7 @@ optinc_status optinc_spec_parse_allreduce(ctx *c, yaml_node_t *n)
                                        "block_quantization", "preprocessing", "onn",
                                        "cascade", NULL};
     static const char *const bq_keys[] = {"block_size", NULL};
-    static const char *const symbols[] = {"pam4"};
+    static const char *const symbols[] = {"pam4", NULL};
     static const field fields[] = {
         {"servers", 'i', offsetof(optinc_spec_allreduce, servers), 2, 65536, 0, 0, NULL},
         {"gradient_bits", 'i', offsetof(optinc_spec_allreduce, gradient_bits), 2, 16, 0, 0,
@@ -109,14 +108,14 @@ optinc_status optinc_spec_parse_allreduce(ctx *c, yaml_node_t *n)
         (st = optinc_spec_read_bool(c, n, "enabled", what, &a->enabled)) ||
         (st = optinc_spec_require(c, n, "servers", what, "add 'servers: N' (N >= 2)", &v)) ||
         (st = optinc_spec_read_fields(c, n, what, fields, a)) ||
-        (st = optinc_spec_read_enum(c, n, "symbol", what, WORDS(symbols), &symbol)) ||
-        (st = optinc_spec_read_enum(c, n, "preprocessing", what, WORDS(preprocessings), &prep)))
+        (st = optinc_spec_read_enum(c, n, "symbol", what, symbols, &symbol)) ||
+        (st = optinc_spec_read_enum(c, n, "preprocessing", what, optinc_preprocessing_names, &prep)))
         return st;
     if (a->gradient_bits % 2)
         return optinc_spec_fail(c, optinc_spec_get(c, n, "gradient_bits"), "'gradient_bits' in "
                                 "allreduce is %d, an odd width; PAM4 carries 2 bits per symbol, "
                                 "so use an even width such as 8 or 16", a->gradient_bits);
-    snprintf(a->preprocessing, sizeof a->preprocessing, "%s", preprocessings[prep]);
+    snprintf(a->preprocessing, sizeof a->preprocessing, "%s", optinc_preprocessing_names[prep]);
     a->cascade_fan_in = a->servers;
     if ((v = optinc_spec_get(c, n, "block_quantization")) &&
         ((st = optinc_spec_check_map(c, v, bq_what, bq_keys)) ||

@@ -103,7 +103,7 @@ optinc_status optinc_spec_parse_settings(ctx *c, yaml_node_t *n)
 {
     static const char *const keys[] = {"wavelength_um", "mesh", "attenuators",
                                        "mzi_convention", "seed", NULL};
-    static const char *const conventions[] = {"clements2016"};
+    static const char *const conventions[] = {"clements2016", NULL};
     static const field fields[] = {
         {"wavelength_um", 'd', offsetof(optinc_spec, settings.wavelength_um), 0, INFINITY, 1,
          0, "(microns, e.g. 1.55)"},
@@ -114,11 +114,11 @@ optinc_status optinc_spec_parse_settings(ctx *c, yaml_node_t *n)
     optinc_status st;
     if ((st = optinc_spec_check_map(c, n, "settings", keys)) ||
         (st = optinc_spec_read_fields(c, n, "settings", fields, s)) ||
-        (st = optinc_spec_read_enum(c, n, "mesh", "settings", WORDS(optinc_mesh_kind_names),
+        (st = optinc_spec_read_enum(c, n, "mesh", "settings", optinc_mesh_kind_names,
                                     &mesh)) ||
         (st = optinc_spec_read_enum(c, n, "attenuators", "settings",
-                                    WORDS(optinc_att_position_names), &att)) ||
-        (st = optinc_spec_read_enum(c, n, "mzi_convention", "settings", WORDS(conventions),
+                                    optinc_att_position_names, &att)) ||
+        (st = optinc_spec_read_enum(c, n, "mzi_convention", "settings", conventions,
                                     &conv)))
         return st;
     s->settings.mesh = (optinc_mesh_kind)mesh;

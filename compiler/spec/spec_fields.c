@@ -341,8 +341,7 @@ static optinc_status get_scalar(ctx *c, yaml_node_t *map, const char *key, const
 }
 
 optinc_status optinc_spec_read_enum(ctx *c, yaml_node_t *map, const char *key,
-                                    const char *what, const char *const *names, int n,
-                                    int *out)
+                                    const char *what, const char *const *names, int *out)
 {
     yaml_node_t *v;
     optinc_status st = get_scalar(c, map, key, what, "a name", &v);
@@ -350,7 +349,7 @@ optinc_status optinc_spec_read_enum(ctx *c, yaml_node_t *map, const char *key,
         return st;
     char list[256] = "";
     size_t len = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; names[i]; i++) {
         if (!strcmp(names[i], scalar_of(v))) {
             *out = i;
             return OPTINC_OK;
@@ -364,8 +363,8 @@ optinc_status optinc_spec_read_enum(ctx *c, yaml_node_t *map, const char *key,
 optinc_status optinc_spec_read_bool(ctx *c, yaml_node_t *map, const char *key, const char *what,
                                     int *out)
 {
-    static const char *const names[] = {"false", "true"};
-    return optinc_spec_read_enum(c, map, key, what, WORDS(names), out);
+    static const char *const names[] = {"false", "true", NULL};
+    return optinc_spec_read_enum(c, map, key, what, names, out);
 }
 
 optinc_status optinc_spec_read_string(ctx *c, yaml_node_t *map, const char *key, const char *what,

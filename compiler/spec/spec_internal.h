@@ -84,10 +84,6 @@ static inline yaml_node_t *seq_item(ctx *c, const yaml_node_t *n, long i)
 
 /* The number of entries of an array. */
 #define COUNT_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
-/* A word table and its length: the two arguments optinc_spec_read_enum()
- * takes for the words a key may have. */
-#define WORDS(table) (table), COUNT_OF(table)
-
 /* ------------------------------------------------------------ nodes -- */
 
 /* Bad input at node n: FILE:LINE:COL of n and the message. */
@@ -130,8 +126,7 @@ optinc_status optinc_spec_whole(ctx *c, yaml_node_t *n, const char *key, const c
 /* The value of key in map, when present, as the index of its word in
  * names[0 .. n); an unknown word is an error that lists them. */
 optinc_status optinc_spec_read_enum(ctx *c, yaml_node_t *map, const char *key,
-                                    const char *what, const char *const *names, int n,
-                                    int *out);
+                                    const char *what, const char *const *names, int *out);
 /* false | true as 0 | 1. */
 optinc_status optinc_spec_read_bool(ctx *c, yaml_node_t *map, const char *key,
                                     const char *what, int *out);

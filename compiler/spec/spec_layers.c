@@ -107,11 +107,11 @@ static optinc_status parse_layer(ctx *c, yaml_node_t *n, int index)
     L->components = s->components;
     snprintf(owner, sizeof owner, " of %s", what);
     yaml_node_t *comp = optinc_spec_get(c, n, "components");
-    if ((st = optinc_spec_read_enum(c, n, "mesh", what, WORDS(optinc_mesh_kind_names),
+    if ((st = optinc_spec_read_enum(c, n, "mesh", what, optinc_mesh_kind_names,
                                     &mesh)) ||
-        (st = optinc_spec_read_enum(c, n, "attenuators", what, WORDS(optinc_att_position_names),
+        (st = optinc_spec_read_enum(c, n, "attenuators", what, optinc_att_position_names,
                                     &att)) ||
-        (st = optinc_spec_read_enum(c, n, "activation", what, WORDS(optinc_activation_names),
+        (st = optinc_spec_read_enum(c, n, "activation", what, optinc_activation_names,
                                     &act)) ||
         (st = optinc_spec_read_fields(c, n, what, fields, L)) ||
         (comp && (st = optinc_spec_components_over(c, comp, owner, &L->components))))

@@ -189,7 +189,7 @@ static optinc_status parse_file(ctx *c, yaml_node_t *n, yaml_node_t *shape,
 static optinc_status parse_generate(ctx *c, yaml_node_t *n, optinc_spec_matrix *m)
 {
     static const char *const keys[] = {"kind", "seed", NULL};
-    static const char *const kinds[] = {"haar_unitary", "gaussian"};
+    static const char *const kinds[] = {"haar_unitary", "gaussian", NULL};
     static const field fields[] = {{"seed", 'u', 0, 0, 0, 0, 0, NULL},
                                    FIELDS_END};
     char what[128];
@@ -201,7 +201,7 @@ static optinc_status parse_generate(ctx *c, yaml_node_t *n, optinc_spec_matrix *
     if ((st = optinc_spec_check_map(c, n, what, keys)) ||
         (st = optinc_spec_require(c, n, "kind", what, "add 'kind: haar_unitary' or "
                                   "'kind: gaussian'", &kn)) ||
-        (st = optinc_spec_read_enum(c, n, "kind", what, WORDS(kinds), &kind)) ||
+        (st = optinc_spec_read_enum(c, n, "kind", what, kinds, &kind)) ||
         (st = optinc_spec_read_fields(c, n, what, fields, &seed)))
         return st;
     if (kind == 0 && m->rows != m->cols)
@@ -229,7 +229,7 @@ static optinc_status parse_matrix(ctx *c, yaml_node_t *key, yaml_node_t *def,
 {
     static const char *const keys[] = {"shape", "dtype", "data", "file", "generate", NULL};
     static const char *const sources[] = {"data", "file", "generate"};
-    static const char *const dtypes[] = {"real", "complex"};
+    static const char *const dtypes[] = {"real", "complex", NULL};
     char what[128];
     optinc_status st;
     yaml_node_t *shape, *src = NULL;
@@ -242,7 +242,7 @@ static optinc_status parse_matrix(ctx *c, yaml_node_t *key, yaml_node_t *def,
     if ((st = optinc_spec_check_map(c, def, what, keys)) ||
         (st = optinc_spec_require(c, def, "shape", what, "add 'shape: [rows, cols]'", &shape)) ||
         (st = parse_shape(c, shape, what, &m->rows, &m->cols)) ||
-        (st = optinc_spec_read_enum(c, def, "dtype", what, WORDS(dtypes), &m->is_complex)))
+        (st = optinc_spec_read_enum(c, def, "dtype", what, dtypes, &m->is_complex)))
         return st;
     for (yaml_node_pair_t *p = def->data.mapping.pairs.start; p < def->data.mapping.pairs.top;
          p++) {

@@ -20,7 +20,7 @@
  * new algorithm is then known to specs without a word list here. */
 #define DEFAULT_ALLREDUCE "ring"
 /* The words of train.dataset; the first is the default. */
-static const char *const dataset_names[] = {"fashion_mnist"};
+static const char *const dataset_names[] = {"fashion_mnist", NULL};
 
 void optinc_spec_train_defaults(optinc_spec_train *t)
 {
@@ -62,7 +62,7 @@ optinc_status optinc_spec_parse_train(ctx *c, yaml_node_t *n)
     t->present = 1;
     if ((st = optinc_spec_check_map(c, n, what, keys)) ||
         (st = optinc_spec_read_fields(c, n, what, fields, t)) ||
-        (st = optinc_spec_read_enum(c, n, "dataset", what, WORDS(dataset_names), &dataset)) ||
+        (st = optinc_spec_read_enum(c, n, "dataset", what, dataset_names, &dataset)) ||
         ((v = optinc_spec_get(c, n, "allreduce")) &&
          (st = optinc_spec_ident(c, v, "allreduce", what, t->allreduce))) ||
         ((v = optinc_spec_get(c, n, "hidden")) &&

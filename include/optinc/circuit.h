@@ -53,12 +53,36 @@ typedef struct optinc_layer {
     int n_warnings_capped;          /* attenuators capped at max_attenuation_dB */
 } optinc_layer;
 
+/* What a circuit that is an OptINC optical neural network needs beside its
+ * matrices to be used as one: the spec's allreduce: section (servers,
+ * gradient_bits, preprocessing, cascade) and its info: keys onn_rounding,
+ * onn_level and onn_segments (optinc-spec(5)).  The netlist carries it in
+ * its `*! onn` header line (optinc-netlist(5)), so a netlist alone describes
+ * its ONN; the runtime turns it into the ONN's task (onn.h). */
+#define OPTINC_ONN_SEGMENTS_MAX (OPTINC_MAX_HIDDEN + 1)   /* one per ONN layer */
+#define OPTINC_ONN_WORD_MAX 16                            /* the words' buffers */
+typedef struct optinc_circuit_onn {
+    int present;                  /* 0: not an ONN (no allreduce: section) */
+    int servers;                  /* 2..65536 */
+    int gradient_bits;            /* even, 2..16 */
+    char preprocessing[OPTINC_ONN_WORD_MAX];  /* a word of optinc_preprocessing_names */
+    int cascade_fan_in;           /* servers of one unit: fan_in^levels = servers */
+    int cascade_levels;           /* 1..8 */
+    char rounding[OPTINC_ONN_WORD_MAX];       /* a word of optinc_onn_rounding_names */
+    int level;                    /* 0: one unit; 1, 2: the level of a two-level cascade */
+    int n_segments;               /* 0 (dense layers) or one shape per layer */
+    int segments[2 * OPTINC_ONN_SEGMENTS_MAX];  /* rows, cols of each layer's segments */
+} optinc_circuit_onn;
+
+/* The words of info: onn_rounding, in the order of optinc_rounding (onn.h). */
+
 typedef struct optinc_circuit {
     char name[OPTINC_NAME_MAX];
-    char spec_path[1024];
-    uint8_t spec_sha256[32];
+    char spec_path[1024];         /* the spec compiled ("" when unknown) */
+    uint8_t spec_sha256[32];      /* of its bytes */
     uint64_t seed;
     double wavelength_um;
+    optinc_circuit_onn onn;
     int n_layers;
     optinc_layer *layers;
     char **warnings; int n_warnings;  /* messages for the command line to print */
@@ -66,6 +90,12 @@ typedef struct optinc_circuit {
 
 optinc_status optinc_compile(const optinc_spec *spec, optinc_circuit **out, optinc_error *err);
 void optinc_circuit_free(optinc_circuit *c);
+
+/* The ONN record of spec (o->present = 1), or OPTINC_EINPUT naming the spec
+ * when it has no allreduce: section or a malformed onn_ info key.  The
+ * compiler keeps it in the circuit when this succeeds. */
+optinc_status optinc_circuit_onn_from_spec(const optinc_spec *spec, optinc_circuit_onn *o,
+                                           optinc_error *err);
 
 /* Helpers for building circuits (used by the compiler and the netlist reader). */
 optinc_circuit *optinc_circuit_new(const char *name, int n_layers);

@@ -26,7 +26,13 @@ optinc_status optinc_netlist_write(const optinc_circuit *c, const char *path,
 optinc_status optinc_netlist_write_stream(const optinc_circuit *c, FILE *f,
                                           const optinc_netlist_options *opt,
                                           optinc_error *err);
-/* Reads and validates a netlist; rebuilds the compiled circuit. */
+/* Reads and validates the netlist in, whose name is FILE in messages;
+ * rebuilds the compiled circuit.  Files it .includes come from the resolver
+ * of opts, by the name written (NULL: the file system, relative to the
+ * folder of the including input).  in is not kept. */
+optinc_status optinc_netlist_parse(const optinc_input *in, const optinc_read_opts *opts,
+                                   optinc_circuit **out, optinc_error *err);
+/* The same for the file at path (read whole, at most OPTINC_NETLIST_BYTES_MAX). */
 optinc_status optinc_netlist_read(const char *path, const optinc_read_opts *opts,
                                   optinc_circuit **out, optinc_error *err);
 
@@ -42,7 +48,53 @@ optinc_status optinc_circuit_load(const char *path, const optinc_read_opts *opts
 #define OPTINC_NETLIST_INCLUDE_DEPTH_MAX 16    /* nested .include levels */
 
 /* ------------------------------------------------------------------------
- * The dialect's vocabulary, shared by the writer and the reader
+ * The cards: the primitive elements a netlist is made of (optinc-netlist(5),
+ * CARDS), one table (netlist_cards.c) that the writer, the reader and the
+ * drawings consult.  The kinds are stable: the table is indexed by them.
+ */
+typedef enum optinc_card_kind {
+    OPTINC_CARD_MZI,      /* the physical MZI on two adjacent modes */
+    OPTINC_CARD_PS,       /* phase shifter */
+    OPTINC_CARD_ATT,      /* attenuator */
+    OPTINC_CARD_DC,       /* directional coupler (the halves of an expanded MZI) */
+    OPTINC_CARD_TERM,     /* terminator: the end or the dark start of a waveguide */
+    OPTINC_CARD_COUNT
+} optinc_card_kind;
+
+#define OPTINC_CARD_PINS_MAX 4
+#define OPTINC_CARD_PARAMS_MAX 7
+
+/* One parameter of a card.  The unit is also the suffix of the key ("_rad",
+ * "_dB"), as the dialect spells units; a code is bounded by the card's bits
+ * parameter (0 <= code < 2^bits). */
+typedef struct optinc_card_param {
+    const char *key;
+    const char *unit;     /* "rad", "dB", or "" (a ratio, a code, a count) */
+    char type;            /* 'd' number, 'i' whole number */
+    double min, max;      /* allowed range, inclusive */
+    int required;
+    int bits;             /* for a code: the index of its bits parameter; else -1 */
+} optinc_card_param;
+
+typedef struct optinc_card {
+    const char *name;     /* the model name an instance line gives */
+    const char *prefix;   /* of the instance names optinc writes ("MZ" in MZ_L1_V_c0_r0) */
+    int n_pins;
+    const char *pin[OPTINC_CARD_PINS_MAX];  /* in the order an instance lists its nets */
+    int n_params;
+    optinc_card_param param[OPTINC_CARD_PARAMS_MAX];  /* in the order messages list them */
+    signed char write_order[OPTINC_CARD_PARAMS_MAX];  /* parameter indices, the order the
+                                                      * writer puts them on a card line */
+} optinc_card;
+
+extern const optinc_card optinc_cards[OPTINC_CARD_COUNT];
+
+/* The kind of the card named by the n bytes at name, or -1 when no card has
+ * that name. */
+int optinc_card_find(const char *name, size_t n);
+
+/* ------------------------------------------------------------------------
+ * The header's vocabulary, shared by the writer and the reader
  * (netlist_dialect.c), so that what one writes the other reads.
  */
 
@@ -58,10 +110,6 @@ typedef struct optinc_netlist_field {
 
 extern const optinc_netlist_field optinc_netlist_fields[];
 extern const int optinc_netlist_n_fields;
-
-extern const char *const optinc_netlist_mesh_names[2];        /* by optinc_mesh_kind */
-extern const char *const optinc_netlist_att_names[4];         /* by optinc_att_position */
-extern const char *const optinc_netlist_activation_names[3];  /* by optinc_activation */
 
 /* The stages a layer of this shape and attenuator position has, in
  * propagation order (kind, tag, modes_in, modes_out, n_att filled; mesh and

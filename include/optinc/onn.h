@@ -257,7 +257,8 @@ optinc_status optinc_onn_check(const optinc_onn *net, uint64_t sample, optinc_on
  * PAM4 digits as fields in level units, decoded from |y| (intensity
  * detection).  What the circuit alone cannot say (the task, the segmentation
  * used for the area model) is the meta record, kept in the spec's allreduce:
- * section and its info: keys onn_rounding, onn_level, onn_segments. */
+ * section and its info: keys onn_rounding, onn_level, onn_segments, and in
+ * the compiled netlist's `*! onn` header line (the circuit's onn record). */
 typedef struct optinc_onn_meta {
     optinc_onn_task task;
     int level;                 /* 0: one unit; 1, 2: level of a two-level cascade */
@@ -265,7 +266,7 @@ typedef struct optinc_onn_meta {
     int bits;                  /* b of the servers' codes */
     int n_layers;
     int seg[2 * OPTINC_ONN_MAX_LAYERS];  /* model segment shapes; 0 = dense */
-    char spec_path[1024];      /* where the meta came from ("" = defaults) */
+    char spec_path[1024];      /* the spec or netlist the meta came from ("" = defaults) */
 } optinc_onn_meta;
 
 /* The meta of a network (for export). */
@@ -294,10 +295,11 @@ optinc_status optinc_onn_meta_from_spec(const optinc_spec *spec, optinc_onn_meta
                                         optinc_error *err);
 
 /* Loads an ONN circuit: a spec (compiled here) or a netlist.  A netlist's
- * meta comes from the spec its header names when that file still has the
- * recorded sha256; otherwise meta->spec_path is "" and meta holds the
- * defaults for the circuit's shape (4 servers, digit sums, half to even, one
- * unit), which the caller may override. */
+ * meta comes from its `*! onn` header line (meta->spec_path is then the
+ * netlist's path); without one, from the spec its header names when that
+ * file still has the recorded sha256; otherwise meta->spec_path is "" and
+ * meta holds the defaults for the circuit's shape (4 servers, digit sums,
+ * half to even, one unit), which the caller may override. */
 optinc_status optinc_onn_load(const char *path, const optinc_read_opts *opts, optinc_circuit **c,
                               optinc_onn_meta *meta, optinc_error *err);
 /* Checks that circuit c has the shape meta describes. */

@@ -79,7 +79,6 @@ typedef struct optinc_chip optinc_chip;
 optinc_status optinc_chip_new(const optinc_circuit *c, const optinc_chip_options *opt,
                               uint64_t seed, optinc_chip **out, optinc_error *err);
 void optinc_chip_free(optinc_chip *chip);
-const optinc_circuit *optinc_chip_circuit(const optinc_chip *chip);
 /* Seed of chip k of a Monte-Carlo run started from seed (k = 0 gives seed). */
 uint64_t optinc_chip_seed(uint64_t seed, int k);
 

@@ -37,12 +37,17 @@ typedef enum optinc_activation {
     OPTINC_ACT_NONE = 0, OPTINC_ACT_RELU_EO, OPTINC_ACT_ABS2
 } optinc_activation;
 
-/* The words a spec (and a netlist) spells the enums above with, indexed by
- * value: "clements" "reck"; "middle" "none" "input" "output"; "none"
- * "relu_eo" "abs2". */
-extern const char *const optinc_mesh_kind_names[2];      /* by optinc_mesh_kind */
-extern const char *const optinc_att_position_names[4];   /* by optinc_att_position */
-extern const char *const optinc_activation_names[3];     /* by optinc_activation */
+/* The words a spec and a netlist spell these values with, indexed by the
+ * enum and NULL-terminated (so a reader can list them in its message): one
+ * vocabulary for the spec loader, the netlist's writer and reader and the
+ * drawings (compiler/spec/vocab.c).  allreduce.preprocessing has no enum;
+ * its words are listed here for the same readers, as are those of the ONN's
+ * info key onn_rounding. */
+extern const char *const optinc_mesh_kind_names[];      /* clements reck */
+extern const char *const optinc_att_position_names[];   /* middle none input output */
+extern const char *const optinc_activation_names[];     /* none relu_eo abs2 */
+extern const char *const optinc_preprocessing_names[];  /* digit_sums weighted_sum none */
+extern const char *const optinc_onn_rounding_names[];   /* half_even half_up */
 
 /* Device parameters (components: section).  Zero means ideal / not set. */
 typedef struct optinc_components {

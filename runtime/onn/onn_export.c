@@ -16,10 +16,12 @@
  * in_scale) is folded into the first layer, so the circuit's inputs are the
  * P outputs in PAM4 level units.
  *
- * What the circuit cannot carry (the task, the rounding rule, the cascade
+ * What the matrices cannot carry (the task, the rounding rule, the cascade
  * level, the segment shapes of the area model) is written to the spec's
- * allreduce: section and info: keys; a netlist finds it again through the
- * spec path and sha256 its header records.
+ * allreduce: section and info: keys.  The compiler keeps it as the circuit's
+ * ONN record, which the netlist carries in its `*! onn` header line, so a
+ * netlist is used as an ONN without its spec; a netlist without that line
+ * finds it through the spec path and sha256 its header records.
  */
 #include <errno.h>
 #include <math.h>
@@ -191,58 +193,38 @@ optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
 
 /* ---- meta ------------------------------------------------------------------- */
 
-static const char *info_get(const optinc_spec *s, const char *key)
-{
-    for (int i = 0; i < s->n_info; i++)
-        if (!strcmp(s->info[i].key, key))
-            return s->info[i].value;
-    return NULL;
-}
-
-optinc_status optinc_onn_meta_from_spec(const optinc_spec *spec, optinc_onn_meta *m,
-                                        optinc_error *err)
+/* The meta of an ONN record (circuit.h), which came from `from`, for a
+ * circuit of n_layers layers. */
+static optinc_status meta_from_record(const optinc_circuit_onn *o, int n_layers,
+                                      const char *from, optinc_onn_meta *m, optinc_error *err)
 {
     memset(m, 0, sizeof *m);
-    const optinc_spec_allreduce *a = &spec->allreduce;
-    if (!a->present)
-        return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
-                           "the spec has no allreduce: section, so it does not describe an "
-                           "ONN; train one with 'optinc onn train'");
-    const char *r = info_get(spec, "onn_rounding"), *lv = info_get(spec, "onn_level");
-    const char *sg = info_get(spec, "onn_segments");
-    optinc_rounding rounding = OPTINC_ROUND_HALF_EVEN;
-    if (r && !strcmp(r, "half_up"))
-        rounding = OPTINC_ROUND_HALF_UP;
-    else if (r && strcmp(r, "half_even"))
-        return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
-                           "info: onn_rounding is '%s'; use half_even or half_up", r);
-    m->level = lv ? atoi(lv) : 0;
-    if (m->level < 0 || m->level > 2)
-        return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
-                           "info: onn_level is '%s'; use 0 (one unit), 1 or 2 (cascade)", lv);
-    optinc_preproc pre = !strcmp(a->preprocessing, "weighted_sum") ? OPTINC_P_WEIGHTED_SUM
-                                                                    : OPTINC_P_DIGIT_SUMS;
-    m->bits = a->gradient_bits;
-    m->fan_in = m->level ? a->cascade_fan_in : a->servers;
+    optinc_rounding rounding = !strcmp(o->rounding, "half_up") ? OPTINC_ROUND_HALF_UP
+                                                                : OPTINC_ROUND_HALF_EVEN;
+    optinc_preproc pre = !strcmp(o->preprocessing, "weighted_sum") ? OPTINC_P_WEIGHTED_SUM
+                                                                   : OPTINC_P_DIGIT_SUMS;
+    m->level = o->level;
+    m->bits = o->gradient_bits;
+    m->fan_in = m->level ? o->cascade_fan_in : o->servers;
     optinc_status st = m->level ? optinc_onn_task_cascade(&m->task, m->level, m->fan_in, m->bits,
                                                           pre, rounding, err)
                                 : optinc_onn_task_unit(&m->task, m->fan_in, m->bits, pre,
                                                        rounding, err);
     if (st)
         return st;
-    m->n_layers = spec->n_layers;
-    for (int l = 0; sg && l < m->n_layers; l++) {
-        int sr, sc, used;
-        if (sscanf(sg, " %dx%d%n", &sr, &sc, &used) != 2)
-            return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
-                               "info: onn_segments must list one ROWSxCOLS per layer (0x0 for "
-                               "a dense layer), got '%s'", info_get(spec, "onn_segments"));
-        m->seg[2 * l] = sr;
-        m->seg[2 * l + 1] = sc;
-        sg += used;
-    }
-    snprintf(m->spec_path, sizeof m->spec_path, "%s", spec->path);
+    m->n_layers = n_layers;
+    memcpy(m->seg, o->segments, sizeof o->segments[0] * 2 * (size_t)o->n_segments);
+    snprintf(m->spec_path, sizeof m->spec_path, "%s", from);
     return OPTINC_OK;
+}
+
+optinc_status optinc_onn_meta_from_spec(const optinc_spec *spec, optinc_onn_meta *m,
+                                        optinc_error *err)
+{
+    optinc_circuit_onn o;
+    memset(m, 0, sizeof *m);
+    optinc_status st = optinc_circuit_onn_from_spec(spec, &o, err);
+    return st ? st : meta_from_record(&o, spec->n_layers, spec->path, m, err);
 }
 
 optinc_status optinc_onn_meta_check(const optinc_circuit *c, const optinc_onn_meta *m,
@@ -309,45 +291,12 @@ optinc_status optinc_onn_from_spec(const optinc_spec *spec, optinc_onn *net,
 
 /* ---- loading ------------------------------------------------------------------ */
 
-/* The spec path and sha256 a netlist header records (`*! spec = path="..."
- * sha256="..."`); 0 when found. */
-static int netlist_spec_ref(const char *path, char *spec, size_t n, char *sha, size_t nsha)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return -1;
-    char line[4096];
-    int found = -1;
-    while (found && fgets(line, sizeof line, f) && line[0] == '*') {
-        const char *p = strstr(line, "*! spec = path=\"");
-        if (p != line)
-            continue;
-        p += strlen("*! spec = path=\"");
-        size_t k = 0;
-        for (; *p && *p != '"' && k + 1 < n; p++) {
-            if (*p == '\\' && p[1])
-                p++;
-            spec[k++] = *p;
-        }
-        spec[k] = 0;
-        const char *h = strstr(p, "sha256=\"");
-        if (h && sscanf(h, "sha256=\"%64[0-9a-f]\"", sha) == 1 && nsha > 64)
-            found = 0;
-    }
-    fclose(f);
-    return found;
-}
-
-static int sha_matches(const char *path, const char *hex)
+/* 1 when the file at path has the given SHA-256. */
+static int sha_matches(const char *path, const uint8_t sha[32])
 {
     unsigned char d[32];
     optinc_error e;
-    char got[65];
-    if (optinc_sha256_file(path, d, &e))
-        return 0;
-    for (int i = 0; i < 32; i++)
-        snprintf(got + 2 * i, 3, "%02x", d[i]);
-    return !strcmp(got, hex);
+    return !optinc_sha256_file(path, d, &e) && !memcmp(d, sha, sizeof d);
 }
 
 static optinc_status meta_defaults(const optinc_circuit *c, optinc_onn_meta *m, optinc_error *err)
@@ -381,22 +330,24 @@ optinc_status optinc_onn_load(const char *path, const optinc_read_opts *opts, op
     optinc_status st = optinc_circuit_load(path, opts, c, err);
     if (st)
         return st;
-    if (yaml)
+    const optinc_circuit *k = *c;
+    if (yaml) {
         st = spec_meta(path, opts, meta, err);
-    else {
-        char spec[1024], sha[80], dir[1024], joined[2100];
-        st = meta_defaults(*c, meta, err);
-        if (!st && !netlist_spec_ref(path, spec, sizeof spec, sha, sizeof sha)) {
+    } else if (k->onn.present) {
+        st = meta_from_record(&k->onn, k->n_layers, path, meta, err);
+    } else {
+        st = meta_defaults(k, meta, err);
+        if (!st && k->spec_path[0]) {
             /* the recorded path, as given when compiling: try it as is, next
              * to the netlist, and next to the netlist's directory */
-            char cand[3][2300];
+            char dir[1024], joined[2100], cand[3][2300];
             optinc_path_dir(path, dir, sizeof dir);
-            snprintf(cand[0], sizeof cand[0], "%s", spec);
-            optinc_path_join(dir, spec, cand[1], sizeof cand[1]);
+            snprintf(cand[0], sizeof cand[0], "%s", k->spec_path);
+            optinc_path_join(dir, k->spec_path, cand[1], sizeof cand[1]);
             snprintf(joined, sizeof joined, "%s/..", dir);
-            optinc_path_join(joined, spec, cand[2], sizeof cand[2]);
+            optinc_path_join(joined, k->spec_path, cand[2], sizeof cand[2]);
             for (int i = 0; i < 3; i++)
-                if (sha_matches(cand[i], sha)) {
+                if (sha_matches(cand[i], k->spec_sha256)) {
                     st = spec_meta(cand[i], opts, meta, err);
                     break;
                 }

@@ -4,7 +4,7 @@
  *
  * The circuit is the program and is never changed here; a chip is drawn from
  * it, from each layer's `components` table and from a seed (FFTW's
- * plan/execute split, STYLE.md).  Drawing a chip fixes everything that is
+ * plan/execute split).  Drawing a chip fixes everything that is
  * static on a real device: the drivers' settings (the compiler's quantized
  * codes, or the exact targets), one Gaussian phase error per phase shifter,
  * the splitting of every coupler, the loss of every element, the extinction
@@ -338,11 +338,6 @@ void optinc_chip_free(optinc_chip *chip)
         }
     free(chip->layer);
     free(chip);
-}
-
-const optinc_circuit *optinc_chip_circuit(const optinc_chip *chip)
-{
-    return chip->circuit;
 }
 
 /* ------------------------------------------------------------------ inspection */

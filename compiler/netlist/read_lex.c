@@ -1,0 +1,235 @@
+/*
+ * read_lex.c - pass 1 of the netlist reader: the input and the files it
+ * includes into statements (a statement is a line plus its `+`
+ * continuations, as tokens) and `*! KEY = REST` header lines.
+ *
+ * Physical lines come from the core line reader (optinc_lines_*), which also
+ * refuses a NUL byte at its position; the tokens are the reader's own
+ * (offset, length) pairs, richer than optinc_tokens: a "quoted string" with
+ * blanks and \-escapes is one token, and a statement spans `+` lines.
+ *
+ * An .include is run when its statement is complete, so the included
+ * statements follow it in order.  Its file comes from the resolver of the
+ * read options (optinc_read_resolve: by default the file system, relative to
+ * the folder of the including input), by the name written in the netlist.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "compiler/netlist/read.h"
+
+static int lex_file(reader *r, int file, int depth);
+
+/* The name with "." and "dir/.." components and repeated '/' removed, so
+ * that two spellings of one path compare equal ("a/./b.inc", "a/x/../b.inc").
+ * Include cycles are found by these names and not by realpath(): the reader
+ * knows its inputs by the names the resolver gives them, which need not be
+ * files (a fuzzer or a test serves them from memory).  A cycle the names do
+ * not show (through a symbolic link) still ends at the include depth limit,
+ * whose message asks whether there is a cycle.  NULL when out of memory. */
+static char *normalised(const char *name)
+{
+    size_t n = strlen(name);
+    char *out = malloc(n + 2);
+    if (!out)
+        return NULL;
+    size_t len = 0, keep = 0;       /* out[0 .. keep) cannot be undone by ".." */
+    if (name[0] == '/')
+        out[len++] = '/', keep = 1;
+    for (const char *p = name; *p;) {
+        while (*p == '/')
+            p++;
+        const char *q = p;
+        while (*q && *q != '/')
+            q++;
+        size_t c = (size_t)(q - p);
+        if (c == 0 || (c == 1 && p[0] == '.')) {
+            /* nothing */
+        } else if (c == 2 && p[0] == '.' && p[1] == '.' && len > keep) {
+            while (len > keep && out[len - 1] != '/')
+                len--;
+            if (len > keep)
+                len--;      /* the '/' before the component */
+        } else {
+            if (len > keep || (len && out[len - 1] != '/'))
+                out[len++] = '/';
+            memcpy(out + len, p, c);
+            len += c;
+            if (c == 2 && p[0] == '.' && p[1] == '.')
+                keep = len;
+        }
+        p = q;
+    }
+    out[len] = '\0';
+    return out;
+}
+
+/* Appends a source (taking over name and data, which the reader frees, or
+ * NULL when borrowed); its file id, or -1. */
+static int add_source(reader *r, optinc_input in, char *name, char *data)
+{
+    source *files = realloc(r->files, sizeof *files * (size_t)(r->nfiles + 1));
+    if (!files) {
+        free(name);
+        free(data);
+        return nl_fail_run(r, "reading the netlist");
+    }
+    r->files = files;
+    source *s = &r->files[r->nfiles++];
+    *s = (source){in, name, data, normalised(in.name)};
+    r->total_bytes += in.len;
+    if (!s->key)
+        return nl_fail_run(r, "reading the netlist");
+    return r->nfiles - 1;
+}
+
+/* .include "file" */
+static int do_include(reader *r, int s, int depth)
+{
+    const stmt *st = &r->stmts[s];
+    int file = st->file;
+    if (st->ntok != 2)
+        return nl_fail_at(r, file, stok(r, s, st->ntok > 2 ? 2 : 0)->off,
+                          ".include takes one file name, as in .include \"cells.pnl.sp\"");
+    tok t = *stok(r, s, 1);
+    char rel[1024];
+    if (tp(r, file, t)[0] == '"') {
+        if (nl_unquote(r, file, t, rel, sizeof rel, "the file name of .include"))
+            return -1;
+    } else {
+        snprintf(rel, sizeof rel, "%.*s", (int)(t.len < 1023 ? t.len : 1023), tp(r, file, t));
+    }
+    if (depth + 1 > OPTINC_NETLIST_INCLUDE_DEPTH_MAX)
+        return nl_fail_at(r, file, t.off, ".include nests deeper than %d files, the reader's "
+                          "limit (OPTINC_NETLIST_INCLUDE_DEPTH_MAX); is there an include "
+                          "cycle?", OPTINC_NETLIST_INCLUDE_DEPTH_MAX);
+    optinc_blob b;
+    optinc_error e;
+    optinc_status rs = optinc_read_resolve(r->opts, r->files[file].in.name, rel,
+                                           OPTINC_NETLIST_BYTES_MAX, "included file", &b, &e);
+    if (rs) {
+        nl_fail_at(r, file, t.off, "%s; paths are relative to the including file", e.message);
+        r->st = rs;
+        return -1;
+    }
+    if (b.len + r->total_bytes > (size_t)OPTINC_NETLIST_BYTES_MAX) {
+        nl_fail_at(r, file, t.off, "with '%s' the netlist grows past %ld MiB, the reader's "
+                   "limit (OPTINC_NETLIST_BYTES_MAX)", b.name, OPTINC_NETLIST_BYTES_MAX >> 20);
+        optinc_blob_free(&b);
+        return -1;
+    }
+    char *name = strdup(b.name);
+    if (!name) {
+        optinc_blob_free(&b);
+        return nl_fail_run(r, "reading the netlist");
+    }
+    int nf = add_source(r, (optinc_input){name, b.data, b.len}, name, b.data);
+    if (nf < 0)
+        return -1;
+    for (int d = 0; d <= depth; d++)
+        if (!strcmp(r->files[r->stack[d]].key, r->files[nf].key))
+            return nl_fail_at(r, file, t.off, "include cycle: '%s' includes itself (through "
+                              "'%s')", r->files[nf].in.name, r->files[file].in.name);
+    r->stack[depth + 1] = nf;
+    return lex_file(r, nf, depth + 1);
+}
+
+/* A statement is complete: run it now if it is an .include, so the included
+ * statements follow it in order. */
+static int finish(reader *r, int s, int depth)
+{
+    if (s < 0)
+        return 0;
+    if (!tcaseeq(r, r->stmts[s].file, *stok(r, s, 0), ".include"))
+        return 0;
+    return do_include(r, s, depth);
+}
+
+/* `*! KEY = REST` in bytes [a, b) of file; other `*!` lines are comments. */
+static int lex_meta(reader *r, int file, size_t a, size_t b)
+{
+    const char *buf = r->files[file].in.data;
+    size_t i = a + 2;
+    while (i < b && nl_blank(buf[i]))
+        i++;
+    size_t k = i;
+    while (i < b && !nl_blank(buf[i]) && buf[i] != '=')
+        i++;
+    size_t klen = i - k;
+    while (i < b && nl_blank(buf[i]))
+        i++;
+    if (!klen || i >= b || buf[i] != '=')
+        return 0;
+    i++;
+    if (GROW(r, r->metas, r->nmetas, r->cmetas))
+        return -1;
+    r->metas[r->nmetas++] = (meta){file, {(uint32_t)k, (uint32_t)klen},
+                                   {(uint32_t)i, (uint32_t)(b - i)}};
+    return 0;
+}
+
+static int lex_file(reader *r, int file, int depth)
+{
+    optinc_lines lines;
+    optinc_line l;
+    optinc_status st = optinc_lines_init(&lines, &r->files[file].in, "netlist", r->err);
+    if (st) {
+        r->st = st;
+        return -1;
+    }
+    int pending = -1;       /* the statement a `+` line continues */
+    while (optinc_lines_next(&lines, &l)) {
+        size_t a = l.off, b = l.off + l.len;
+        if (l.len > (size_t)OPTINC_NETLIST_LINE_MAX)
+            return nl_fail_at(r, file, (uint32_t)a, "line longer than %ld bytes, the reader's "
+                              "limit (OPTINC_NETLIST_LINE_MAX); break it with '+' "
+                              "continuation lines", OPTINC_NETLIST_LINE_MAX);
+        size_t i = 0;
+        while (i < l.len && nl_blank(l.s[i]))
+            i++;
+        if (i == l.len) {
+            /* blank line */
+        } else if (l.s[0] == '*') {
+            if (l.len >= 2 && l.s[1] == '!' && lex_meta(r, file, a, b))
+                return -1;
+        } else if (l.s[0] == '+') {
+            if (pending < 0)
+                return nl_fail_at(r, file, (uint32_t)a, "continuation line '+' with no "
+                                  "statement before it to continue");
+            long n = nl_tokenize(r, file, a + 1, b);
+            if (n < 0)
+                return -1;
+            r->stmts[pending].ntok += (int)n;
+        } else {
+            if (finish(r, pending, depth))
+                return -1;
+            if (GROW(r, r->stmts, r->nstmts, r->cstmts))
+                return -1;
+            if (r->ntoks > (size_t)INT_MAX / 2)
+                return nl_fail_at(r, file, (uint32_t)a, "too many tokens");
+            int tok0 = (int)r->ntoks;
+            long n = nl_tokenize(r, file, a, b);
+            if (n < 0)
+                return -1;
+            pending = r->nstmts++;
+            r->stmts[pending] = (stmt){file, tok0, (int)n};
+        }
+    }
+    return finish(r, pending, depth);
+}
+
+int nl_lex(reader *r, const optinc_input *in)
+{
+    const char *name = in->name ? in->name : "";
+    if (in->len > (size_t)OPTINC_NETLIST_BYTES_MAX) {
+        r->st = optinc_fail(r->err, OPTINC_EINPUT, name, 0, 0,
+                            "netlist '%s' is larger than %ld MiB, the reader's limit "
+                            "(OPTINC_NETLIST_BYTES_MAX); split it or raise the limit", name,
+                            OPTINC_NETLIST_BYTES_MAX >> 20);
+        return -1;
+    }
+    if (add_source(r, (optinc_input){name, in->data, in->len}, NULL, NULL) < 0)
+        return -1;
+    r->stack[0] = 0;
+    return lex_file(r, 0, 0);
+}

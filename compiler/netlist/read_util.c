@@ -1,0 +1,300 @@
+/*
+ * read_util.c - what every pass of the netlist reader uses (read.h): the
+ * first error with the FILE:LINE:COL of its token, growing arrays, tokens,
+ * values and the table of names.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "compiler/netlist/read.h"
+
+/* ------------------------------------------------------------------ errors */
+
+void nl_position(const reader *r, int file, uint32_t off, int *line, int *col)
+{
+    optinc_text_position(&r->files[file].in, off, line, col);
+}
+
+int nl_vfail_at(reader *r, int file, uint32_t off, const char *prefix, const char *fmt,
+                va_list ap)
+{
+    if (r->st)
+        return -1;
+    char msg[1024];
+    int n = snprintf(msg, sizeof msg, "%s", prefix);
+    vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+    int line = 0, col = 0;
+    if (file >= 0)
+        nl_position(r, file, off, &line, &col);
+    r->st = optinc_fail(r->err, OPTINC_EINPUT, file >= 0 ? r->files[file].in.name : NULL, line,
+                        col, "%s", msg);
+    return -1;
+}
+
+int nl_fail_at(reader *r, int file, uint32_t off, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    nl_vfail_at(r, file, off, "", fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int nl_fail_run(reader *r, const char *what)
+{
+    if (!r->st)
+        r->st = optinc_fail(r->err, OPTINC_ERUN, NULL, 0, 0, "out of memory %s", what);
+    return -1;
+}
+
+int nl_grow(reader *r, void **arr, size_t *cap, size_t size)
+{
+    size_t ncap = *cap ? *cap * 2 : 64;
+    void *p = realloc(*arr, ncap * size);
+    if (!p)
+        return nl_fail_run(r, "reading the netlist");
+    *arr = p;
+    *cap = ncap;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ tokens */
+
+int nl_need_name(reader *r, int file, tok t, const char *what)
+{
+    if (nl_is_name(tp(r, file, t), t.len))
+        return 0;
+    return nl_fail_at(r, file, t.off, "%s '%.*s' is not a name: names match "
+                      "[A-Za-z_][A-Za-z0-9_]*", what, (int)(t.len > 80 ? 80 : t.len),
+                      tp(r, file, t));
+}
+
+int nl_split_param(const reader *r, int file, tok t, tok *k, tok *v)
+{
+    const char *p = tp(r, file, t);
+    const char *eq = memchr(p, '=', t.len);
+    if (!eq)
+        return 0;
+    *k = (tok){t.off, (uint32_t)(eq - p)};
+    *v = (tok){t.off + k->len + 1, t.len - k->len - 1};
+    return 1;
+}
+
+long nl_tokenize(reader *r, int file, size_t a, size_t b)
+{
+    const char *buf = r->files[file].in.data;
+    long count = 0;
+    size_t i = a;
+    while (i < b) {
+        while (i < b && nl_blank(buf[i]))
+            i++;
+        if (i >= b)
+            break;
+        size_t start = i;
+        while (i < b && !nl_blank(buf[i])) {
+            if (buf[i] == '"') {
+                size_t q = i++;
+                while (i < b && buf[i] != '"')
+                    i += buf[i] == '\\' && i + 1 < b ? 2 : 1;
+                if (i >= b)
+                    return nl_fail_at(r, file, (uint32_t)q, "unterminated string: add the "
+                                      "closing '\"'");
+            }
+            i++;
+        }
+        if (GROW(r, r->toks, r->ntoks, r->ctoks))
+            return -1;
+        r->toks[r->ntoks++] = (tok){(uint32_t)start, (uint32_t)(i - start)};
+        count++;
+    }
+    return count;
+}
+
+int nl_unquote(reader *r, int file, tok t, char *out, size_t size, const char *what)
+{
+    const char *p = tp(r, file, t);
+    size_t n = 0;
+    if (t.len < 2 || p[0] != '"' || p[t.len - 1] != '"')
+        return nl_fail_at(r, file, t.off, "%s must be a double-quoted string, as in \"name\"",
+                          what);
+    for (size_t i = 1; i + 1 < t.len; i++) {
+        if (p[i] == '\\')
+            i++;
+        if (n + 1 >= size)
+            return nl_fail_at(r, file, t.off, "%s is too long (over %zu bytes)", what, size - 1);
+        out[n++] = p[i];
+    }
+    out[n] = '\0';
+    return 0;
+}
+
+/* ------------------------------------------------------------------ values */
+
+const param *nl_find_param(const param *p, int n, const char *k, int klen)
+{
+    for (int i = 0; i < n; i++)
+        if (p[i].klen == klen && !memcmp(p[i].key, k, (size_t)klen))
+            return &p[i];
+    return NULL;
+}
+
+int nl_value_of(reader *r, int file, tok v, const scope *sc, double *out)
+{
+    const char *p = tp(r, file, v);
+    if (!v.len)
+        return nl_fail_at(r, file, v.off, "missing value after '='");
+    if (nl_is_name(p, v.len)) {
+        const param *q = sc ? nl_find_param(sc->p, sc->n, p, (int)v.len) : NULL;
+        if (!q)
+            q = nl_find_param(r->globals, r->nglobals, p, (int)v.len);
+        if (q) {
+            *out = q->v;
+            return 0;
+        }
+        if ((v.len == 3 && (!strncasecmp(p, "nan", 3) || !strncasecmp(p, "inf", 3)))
+            || (v.len == 8 && !strncasecmp(p, "infinity", 8)))
+            return nl_fail_at(r, file, v.off, "'%.*s': NaN and infinite values are not allowed; "
+                              "write a finite decimal number", (int)v.len, p);
+        return nl_fail_at(r, file, v.off, "undefined parameter '%.*s': define it with .param "
+                          "or in the .subckt line, or write a number", (int)v.len, p);
+    }
+    if (p[0] == '"')
+        return nl_fail_at(r, file, v.off, "a string is not allowed here; write a number");
+    char tmp[64], *end;
+    if (v.len >= sizeof tmp)
+        return nl_fail_at(r, file, v.off, "bad number '%.20s...': too long", p);
+    memcpy(tmp, p, v.len);
+    tmp[v.len] = '\0';
+    errno = 0;
+    double x = strtod(tmp, &end);
+    if (end == tmp || *end)
+        return nl_fail_at(r, file, v.off, "bad number '%s': write a plain decimal number such as "
+                          "1.5 or -2e-3, with the unit in the parameter name", tmp);
+    if (isnan(x))
+        return nl_fail_at(r, file, v.off, "'%s': NaN and infinite values are not allowed; write a "
+                          "finite decimal number", tmp);
+    if (!isfinite(x))
+        return nl_fail_at(r, file, v.off, "number '%s' is out of range (not a finite double)", tmp);
+    *out = x;
+    return 0;
+}
+
+int nl_int_value(reader *r, int file, tok v, long long lo, long long hi, long long *out)
+{
+    const char *p = tp(r, file, v);
+    size_t i = p[0] == '-' || p[0] == '+';
+    if (v.len <= i || v.len > 20)
+        return nl_fail_at(r, file, v.off, "bad integer '%.*s'", (int)(v.len > 30 ? 30 : v.len), p);
+    for (size_t j = i; j < v.len; j++)
+        if (p[j] < '0' || p[j] > '9')
+            return nl_fail_at(r, file, v.off, "bad integer '%.*s': write whole decimal digits",
+                              (int)v.len, p);
+    char tmp[32];
+    memcpy(tmp, p, v.len);
+    tmp[v.len] = '\0';
+    errno = 0;
+    long long x = strtoll(tmp, NULL, 10);
+    if (errno || x < lo || x > hi)
+        return nl_fail_at(r, file, v.off, "%s is out of range; use %lld..%lld", tmp, lo, hi);
+    *out = x;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ names */
+
+static uint32_t hash(const char *p, int n)
+{
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < n; i++)
+        h = (h ^ (unsigned char)p[i]) * 16777619u;
+    return h;
+}
+
+void nl_ht_free(htab *h)
+{
+    free(h->slot);
+    free(h->key);
+    free(h->klen);
+    memset(h, 0, sizeof *h);
+}
+
+/* The slot of (p, n): where it is, or the empty slot where it would go.
+ * The hash kept in each slot spares most key comparisons (and their cache
+ * misses) on a mismatch. */
+static size_t ht_slot(const htab *h, const char *p, int n, uint32_t hv)
+{
+    size_t j = hv & (h->cap - 1);
+    for (; h->slot[j]; j = (j + 1) & (h->cap - 1)) {
+        int id = (int)(uint32_t)h->slot[j] - 1;
+        if ((uint32_t)(h->slot[j] >> 32) == hv && h->klen[id] == n
+            && !memcmp(h->key[id], p, (size_t)n))
+            break;
+    }
+    return j;
+}
+
+/* Makes room for `want` keys at a load of at most 1/2.  -1 on OOM. */
+int nl_ht_reserve(reader *r, htab *h, size_t want)
+{
+    if (want * 2 <= h->cap)
+        return 0;
+    size_t cap = h->cap ? h->cap : 256;
+    while (cap < want * 2)
+        cap *= 2;
+    {
+        uint64_t *slot = calloc(cap, sizeof *slot);
+        if (!slot)
+            return nl_fail_run(r, "reading the netlist");
+        for (size_t i = 0; i < h->cap; i++)
+            if (h->slot[i]) {
+                size_t j = (h->slot[i] >> 32) & (cap - 1);
+                while (slot[j])
+                    j = (j + 1) & (cap - 1);
+                slot[j] = h->slot[i];
+            }
+        free(h->slot);
+        h->slot = slot;
+        h->cap = cap;
+    }
+    return 0;
+}
+
+/* The id of (p, n), adding it when absent (*added = 1).  -1 on OOM. */
+int nl_ht_id(reader *r, htab *h, const char *p, int n, int *added)
+{
+    if (nl_ht_reserve(r, h, (size_t)h->n + 1))
+        return -1;
+    uint32_t hv = hash(p, n);
+    size_t j = ht_slot(h, p, n, hv);
+    if (h->slot[j]) {
+        *added = 0;
+        return (int)(uint32_t)h->slot[j] - 1;
+    }
+    if (h->n >= h->kcap) {
+        int kcap = h->kcap ? h->kcap * 2 : 256;
+        const char **key = realloc(h->key, sizeof *key * (size_t)kcap);
+        if (!key)
+            return nl_fail_run(r, "reading the netlist");
+        h->key = key;
+        int *klen = realloc(h->klen, sizeof *klen * (size_t)kcap);
+        if (!klen)
+            return nl_fail_run(r, "reading the netlist");
+        h->klen = klen;
+        h->kcap = kcap;
+    }
+    h->key[h->n] = p;
+    h->klen[h->n] = n;
+    h->slot[j] = (uint64_t)hv << 32 | (uint32_t)++h->n;
+    *added = 1;
+    return h->n - 1;
+}
+
+int nl_ht_find(const htab *h, const char *p, int n)
+{
+    if (!h->cap)
+        return -1;
+    size_t j = ht_slot(h, p, n, hash(p, n));
+    return h->slot[j] ? (int)(uint32_t)h->slot[j] - 1 : -1;
+}
+

@@ -1,0 +1,18 @@
+/*
+ * vocab.c - the words of the enums of spec.h (mesh kinds, attenuator
+ * positions, activations), of allreduce.preprocessing and of the ONN's
+ * info: onn_rounding.
+ *
+ * One table per word list, so that the spec loader, the netlist writer and
+ * reader and the drawings cannot drift apart: a value added to an enum needs
+ * one word here, and every reader then accepts it and every writer spells it
+ * the same way.  Each table is indexed by its enum and ends with NULL.
+ */
+#include <stddef.h>
+#include "optinc/spec.h"
+
+const char *const optinc_mesh_kind_names[] = {"clements", "reck", NULL};
+const char *const optinc_att_position_names[] = {"middle", "none", "input", "output", NULL};
+const char *const optinc_activation_names[] = {"none", "relu_eo", "abs2", NULL};
+const char *const optinc_preprocessing_names[] = {"digit_sums", "weighted_sum", "none", NULL};
+const char *const optinc_onn_rounding_names[] = {"half_even", "half_up", NULL};
