@@ -8,6 +8,7 @@
  * leaves no files behind.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "optinc/circuit.h"
@@ -51,7 +52,9 @@ int cmd_draw(int argc, char **argv)
         return cli_report(&err, st);
     for (int i = 0; i < c->n_warnings; i++)
         cli_warn("%s", c->warnings[i]);
-    st = optinc_drawer_new(verbose, &d, &err);
+    /* A user who points Graphviz at its plugins (GVBINDIR) gets those. */
+    st = optinc_drawer_new((verbose ? OPTINC_DRAWER_VERBOSE : 0) |
+                           (getenv("GVBINDIR") ? OPTINC_DRAWER_CONFIGURED : 0), &d, &err);
     if (!st)
         st = optinc_draw_circuit(d, c, dir, &opt, &err);
     for (int i = 0; d && i < optinc_drawer_n_written(d); i++)

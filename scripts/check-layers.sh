@@ -43,8 +43,8 @@ for f in $(find compiler/core -name '*.[ch]'); do allowed "$CORE" "$f" "compiler
 for f in $(find compiler -path compiler/core -prune -o -name '*.[ch]' -print); do
     allowed "$COMPILER" "$f" "compiler/"
 done
-for f in $(find runtime -name '*.[ch]'); do allowed "$COMPILER sim calibration onn allreduce comm costmodel dataset train" "$f" "compiler/ runtime/"; done
-for f in $(find cli -name '*.[ch]'); do allowed "$COMPILER sim calibration onn allreduce comm costmodel dataset train" "$f" "compiler/ runtime/ cli/"; done
+for f in $(find runtime -name '*.[ch]'); do allowed "$COMPILER sim calibration onn onn_aggregate allreduce comm costmodel dataset train" "$f" "compiler/ runtime/"; done
+for f in $(find cli -name '*.[ch]'); do allowed "$COMPILER sim calibration onn onn_aggregate allreduce comm costmodel dataset train" "$f" "compiler/ runtime/ cli/"; done
 
 for f in $(grep -rlE '\<(getenv|secure_getenv|popen|system|fork|execv|execvp|execl|execlp)[[:space:]]*\(' compiler runtime); do
     say "$f reads the environment or starts a process; only cli/ may"

@@ -30,9 +30,10 @@
  * dot files do not depend on the fonts a machine has (pango's metrics move
  * labels by half a point from one font set to the next), and a context starts
  * without initialising fontconfig.  gd draws PNG text with whatever font it
- * finds, or its built-in bitmap font.  When GVBINDIR is set (the user chose a
- * plugin set) or a plugin cannot be loaded, the configured plugin set of
- * gvContext() is used instead.  Either way there is one GVC_t per process.
+ * finds, or its built-in bitmap font.  When the caller asks for Graphviz's
+ * configured plugins (OPTINC_DRAWER_CONFIGURED: optinc draw does when
+ * GVBINDIR is set, the user having chosen a plugin set) or a plugin cannot
+ * be loaded, the configured plugin set of gvContext() is used instead.  Either way there is one GVC_t per process.
  *
  * Graphviz's API drifts between releases (Debian 12's 2.42 takes char *, later
  * releases const char *), so the few calls live behind the gv_* wrappers.
@@ -137,7 +138,7 @@ static int load_plugins(optinc_drawer *d)
 {
     Dl_info info;
     char dir[1024], path[1100];
-    if (getenv("GVBINDIR") || !dladdr((void *)gvContext, &info) || !info.dli_fname
+    if (!dladdr((void *)gvContext, &info) || !info.dli_fname
         || snprintf(dir, sizeof dir, "%s", info.dli_fname) >= (int)sizeof dir)
         return -1;
     char *slash = strrchr(dir, '/');
@@ -170,8 +171,9 @@ fail:
     return -1;
 }
 
-optinc_status optinc_drawer_new(int verbose, optinc_drawer **out, optinc_error *err)
+optinc_status optinc_drawer_new(unsigned flags, optinc_drawer **out, optinc_error *err)
 {
+    int verbose = (flags & OPTINC_DRAWER_VERBOSE) != 0;
     optinc_drawer *d = calloc(1, sizeof *d);
     if (!d)
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
@@ -179,7 +181,8 @@ optinc_status optinc_drawer_new(int verbose, optinc_drawer **out, optinc_error *
     d->old_level = agseterr(verbose ? AGWARN : AGERR);
     d->old_errf = verbose ? NULL : agseterrf(gv_collect);
     gv_msg[0] = '\0';
-    d->gvc = load_plugins(d) == 0 ? gvContextPlugins(d->syms, 0) : gvContext();
+    d->gvc = !(flags & OPTINC_DRAWER_CONFIGURED) && load_plugins(d) == 0
+                 ? gvContextPlugins(d->syms, 0) : gvContext();
     if (!d->gvc) {
         optinc_drawer_free(d);
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0,

@@ -47,9 +47,18 @@ typedef struct optinc_draw_options {
 
 typedef struct optinc_drawer optinc_drawer;
 
-/* Creates the Graphviz context.  verbose = 0 keeps Graphviz's warnings out of
- * stderr (agseterr(AGERR)) and turns its error messages into err messages. */
-optinc_status optinc_drawer_new(int verbose, optinc_drawer **out, optinc_error *err);
+/* How optinc_drawer_new() starts Graphviz. */
+enum {
+    OPTINC_DRAWER_VERBOSE = 1,      /* Graphviz's warnings to stderr; else kept out
+                                     * (agseterr(AGERR)) and its errors turned into
+                                     * err messages */
+    OPTINC_DRAWER_CONFIGURED = 2    /* load the plugins Graphviz's own configuration
+                                     * names (its GVBINDIR and config file), instead of
+                                     * the minimal set next to libgvc */
+};
+
+/* Creates the Graphviz context; flags is a mask of OPTINC_DRAWER_*. */
+optinc_status optinc_drawer_new(unsigned flags, optinc_drawer **out, optinc_error *err);
 void optinc_drawer_free(optinc_drawer *d);
 
 /* The files written so far, in order (paths as DIR/NAME). */
