@@ -103,6 +103,7 @@ $(BUILD)/bench/%: bench/%.c $(LIBA)
 
 # Tests find the program and the build through these variables.
 check: deps
+	@sh scripts/check-layers.sh
 	@$(MAKE) --no-print-directory $(PROG) $(TESTS)
 	@OPTINC=$(abspath $(PROG)) OPTINC_BUILD=$(abspath $(BUILD)) sh scripts/run-tests.sh $(TESTS)
 
