@@ -29,6 +29,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -427,4 +428,70 @@ Test(atomic, readers_never_see_a_partial_file, .init = tu_scratch_init,
     free_output(&o);
     free(a);
     free(b);
+}
+
+/* What an output path already is decides how it is written, so that no
+ * output ever replaces what is not a file (run as root, a rename onto
+ * /dev/null would make the null device a regular file): devices and FIFOs
+ * are written in place and stay what they were, a symbolic link is followed
+ * and stays a link, a folder or a dangling link is refused before anything
+ * is written.  The device nodes are made in the scratch folder (the null
+ * and full devices' numbers, 1:3 and 1:7), never touched under /dev; they
+ * need root, so without it only the rest is checked. */
+Test(atomic, outputs_onto_devices_links_and_folders, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    char *spec = unitary_spec("dev", 4, 2);
+    char null_dev[400], full_dev[400], fifo[400], file[400], link[400], dangling[400],
+        folder[400];
+    snprintf(null_dev, sizeof null_dev, "%s/null", tu_scratch_dir());
+    snprintf(full_dev, sizeof full_dev, "%s/full", tu_scratch_dir());
+    snprintf(fifo, sizeof fifo, "%s/fifo", tu_scratch_dir());
+    snprintf(file, sizeof file, "%s/real.pnl.sp", tu_scratch_dir());
+    snprintf(link, sizeof link, "%s/link.pnl.sp", tu_scratch_dir());
+    snprintf(dangling, sizeof dangling, "%s/dangling.pnl.sp", tu_scratch_dir());
+    snprintf(folder, sizeof folder, "%s/folder", tu_scratch_dir());
+    int devices = mknod(null_dev, S_IFCHR | 0666, makedev(1, 3)) == 0 &&
+                  mknod(full_dev, S_IFCHR | 0666, makedev(1, 7)) == 0;
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    cr_assert_eq(tu_write_file(file, "old\n"), 0);
+    cr_assert_eq(symlink("real.pnl.sp", link), 0);
+    cr_assert_eq(symlink("nowhere/x.pnl.sp", dangling), 0);
+    cr_assert_eq(mkdir(folder, 0700), 0);
+    struct {
+        const char *path;
+        int status;
+        const char *message;
+    } cases[] = {
+        {null_dev, 0, NULL},
+        {full_dev, 1, "No space left on device"},
+        {fifo, 1, "a FIFO with no reader"},
+        {link, 0, NULL},
+        {dangling, 2, "is a symbolic link to nothing"},
+        {folder, 2, "is a folder, not a file"},
+    };
+    for (size_t i = devices ? 0 : 2; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_run r = tu_optinc((const char *[]){"compile", spec, "-o", cases[i].path, NULL});
+        cr_expect_eq(r.status, cases[i].status, "%s: exit %d: %s", cases[i].path, r.status,
+                     r.err);
+        if (cases[i].message)
+            cr_expect(r.err && strstr(r.err, cases[i].message), "%s: %s", cases[i].path,
+                      r.err);
+        tu_run_free(&r);
+    }
+    struct stat sb;
+    if (devices) {
+        cr_expect(stat(null_dev, &sb) == 0 && S_ISCHR(sb.st_mode), "the null device changed");
+        cr_expect(stat(full_dev, &sb) == 0 && S_ISCHR(sb.st_mode), "the full device changed");
+    }
+    cr_expect(stat(fifo, &sb) == 0 && S_ISFIFO(sb.st_mode), "the FIFO changed");
+    cr_expect(lstat(link, &sb) == 0 && S_ISLNK(sb.st_mode), "the link became a file");
+    char *text = tu_read_file(file, NULL);
+    cr_expect(text && !strncmp(text, "* PNL 1.0", 9), "the link's file was not written");
+    free(text);
+    cr_expect(lstat(dangling, &sb) == 0 && S_ISLNK(sb.st_mode), "the dangling link changed");
+    cr_expect(stat(folder, &sb) == 0 && S_ISDIR(sb.st_mode), "the folder changed");
+    /* nothing else appeared: the six paths, the spec and the link's file */
+    cr_expect_eq(tu_dir_count(tu_scratch_dir()), devices ? 8 : 6);
+    free(spec);
 }

@@ -6,6 +6,11 @@
  * (atomic.c): the bytes go to a temporary file beside the target, which is
  * fsync'ed and renamed into place only when complete, so a reader (or a kill)
  * never sees a partial file.  optinc_out_abort() removes the temporary file.
+ * An output is never allowed to destroy what is not a file of ours: a
+ * symbolic link is followed and its target replaced (the link stays), a
+ * character device or a FIFO (/dev/null, a pipe to another program) is
+ * written in place, as a shell redirection would, and a folder, a block
+ * device or a socket is refused before anything is written.
  *
  * The matrix readers take an input in memory (text.h), as a fuzzer or a
  * resolver hands it to them; their path versions read a regular file whole,
@@ -22,8 +27,9 @@
 
 typedef struct optinc_out {
     FILE *f;
-    char path[1024];
-    char tmp[1100];
+    char path[1024];      /* the target: the path given, or the file its link names */
+    char tmp[1100];       /* the temporary file; "" when writing in place */
+    int in_place;         /* a character device or FIFO, written directly */
 } optinc_out;
 
 optinc_status optinc_out_open(optinc_out *o, const char *path, optinc_error *err);
