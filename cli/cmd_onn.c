@@ -38,8 +38,9 @@ typedef struct task_opts {
     int servers_given, bits_given, level_given, pre_given, rounding_given;
 } task_opts;
 
+/* The preprocessings an ONN can be trained for: optinc_preprocessing_names
+ * (spec.h) without "none", which has no ONN. */
 static const char *const pre_words[] = {"digit_sums", "weighted_sum", NULL};
-static const char *const rounding_words[] = {"half_even", "half_up", NULL};
 
 /* The ONN library takes 2..64 servers and even widths up to 30 bits (a
  * cascade keeps one extra digit of a 32-bit code), narrower than what
@@ -55,8 +56,8 @@ static const char *const rounding_words[] = {"half_even", "half_up", NULL};
     {"preprocessing", 0, CLI_ENUM, CLI_DST(int, &(t)->pre), NULL, "the linear combiner P",   \
      .words = pre_words, .given = &(t)->pre_given, .dflt = d},                               \
     {"rounding", 0, CLI_ENUM, CLI_DST(int, &(t)->rounding), NULL,                            \
-     "how the average is rounded", .words = rounding_words, .given = &(t)->rounding_given,   \
-     .dflt = d}
+     "how the average is rounded", .words = optinc_onn_rounding_names,                      \
+     .given = &(t)->rounding_given, .dflt = d}
 
 static void task_defaults(task_opts *t)
 {

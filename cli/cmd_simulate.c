@@ -30,8 +30,6 @@ typedef struct sim_args {
 /* Parses the command line into a; returns -1 to go on, else an exit code. */
 static int parse_args(int argc, char **argv, sim_args *a)
 {
-    static const char *const detect_words[] = {"field", "intensity", "coherent", NULL};
-    static const char *const method_words[] = {"local", "refit", NULL};
     int use_float = 0, detect = OPTINC_DETECT_FIELD, method = OPTINC_CAL_LOCAL;
     const char *operand[CLI_MAX_OPERANDS];
     memset(a, 0, sizeof *a);
@@ -50,12 +48,12 @@ static int parse_args(int argc, char **argv, sim_args *a)
          "drivers realize the unquantized phase targets"),
         CLI_OPT_FLAG("float", &use_float, "propagate --input in single precision"),
         {"detect", 0, CLI_ENUM, CLI_DST(int, &detect), NULL,
-         "what the detectors of --input measure", .words = detect_words},
+         "what the detectors of --input measure", .words = optinc_detect_names},
         {"reference-phase", 0, CLI_DOUBLE, CLI_DST(double, &a->reference_phase), "RAD",
          "reference of --detect coherent", .lo = -INFINITY, .hi = INFINITY,
          .what = "a phase in radians"},
         {"calibrate", 0, CLI_ENUM, CLI_DST(int, &method), NULL,
-         "calibrate every chip (alone: local)", .words = method_words, .flags = CLI_OPTIONAL,
+         "calibrate every chip (alone: local)", .words = optinc_calibration_method_names, .flags = CLI_OPTIONAL,
          .given = &a->calibrate},
         CLI_OPT_CALIBRATION(&a->calibration, "the chip's measured couplers"),
         CLI_OPT_STRING("save-calibration", 0, &a->save_calibration, "FILE",

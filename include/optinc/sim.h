@@ -60,6 +60,8 @@ typedef enum optinc_calibration_method {
     OPTINC_CAL_REFIT        /* local, then a global L-BFGS re-fit of every phase of each mesh
                                that has MZIs out of reach: O(N^3) per iteration, 300 at most */
 } optinc_calibration_method;
+/* Their words, by value and NULL-terminated: "local" "refit". */
+extern const char *const optinc_calibration_method_names[];
 
 typedef struct optinc_chip_options {
     unsigned models;                      /* OPTINC_DEV_* mask; default OPTINC_DEV_ALL */
@@ -143,6 +145,8 @@ typedef enum optinc_detect {
     OPTINC_DETECT_INTENSITY,   /* |E|^2 */
     OPTINC_DETECT_COHERENT     /* Re(E . e^{-i psi}): balanced detection against a reference */
 } optinc_detect;
+/* Their words, by value and NULL-terminated: "field" "intensity" "coherent". */
+extern const char *const optinc_detect_names[];
 
 /* Detection in place (results real, imaginary parts 0). */
 void optinc_detect_apply(optinc_detect d, double reference_phase_rad, optinc_cmat *y);

@@ -40,6 +40,8 @@
 #include "optinc/calibration.h"
 #include "runtime/sim/chip.h"
 
+const char *const optinc_calibration_method_names[] = {"local", "refit", NULL};
+
 /* L-BFGS iterations of a global re-fit (about 10 ms each at N = 64). */
 #define REFIT_ITERS 300
 

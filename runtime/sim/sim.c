@@ -34,6 +34,8 @@
 #define SIM_CLONES
 #endif
 
+const char *const optinc_detect_names[] = {"field", "intensity", "coherent", NULL};
+
 #define REAL double
 #define SFX _d
 #define PROG_MAT(p) ((const double *)(p)->m)
