@@ -269,10 +269,6 @@ typedef struct optinc_onn_meta {
     char spec_path[1024];      /* the spec or netlist the meta came from ("" = defaults) */
 } optinc_onn_meta;
 
-/* The meta of a network (for export). */
-void optinc_onn_meta_of(const optinc_onn *net, int level, int fan_in, int bits,
-                        optinc_onn_meta *m);
-
 typedef struct optinc_onn_export_opts {
     const char *name;          /* spec name (an identifier) */
     int phase_bits;            /* phase drivers of the compiled meshes (0 = continuous) */

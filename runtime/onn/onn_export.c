@@ -33,21 +33,6 @@
 #include "optinc/netlist.h"
 #include "optinc/onn.h"
 
-void optinc_onn_meta_of(const optinc_onn *net, int level, int fan_in, int bits,
-                        optinc_onn_meta *m)
-{
-    memset(m, 0, sizeof *m);
-    m->task = net->task;
-    m->level = level;
-    m->fan_in = fan_in;
-    m->bits = bits;
-    m->n_layers = net->n_layers;
-    for (int l = 0; l < net->n_layers; l++) {
-        m->seg[2 * l] = net->layers[l].seg_rows;
-        m->seg[2 * l + 1] = net->layers[l].seg_cols;
-    }
-}
-
 /* Model layer l sizes: data inputs (without its carrier) and rows. */
 static int data_in(const optinc_onn *net, int l) { return net->layers[l].cols - 1; }
 
