@@ -443,17 +443,14 @@ static int onn_verify(int argc, char **argv)
     if (v.json) {
         printf("{\"circuit\": ");
         cli_json_string(stdout, c->name);
-        printf(", \"accuracy\": ");
-        cli_json_number(stdout, acc);
-        printf(", \"weighted_accuracy\": ");
-        cli_json_number(stdout, wacc);
+        cli_json_field(stdout, "accuracy", acc);
+        cli_json_field(stdout, "weighted_accuracy", wacc);
         printf(", \"inputs_checked\": %llu, \"correct\": %llu, \"exhaustive\": %s",
                (unsigned long long)per_chip, (unsigned long long)(total.correct / (uint64_t)v.chips),
                total.sampled ? "false" : "true");
-        printf(", \"chips\": %ld, \"accuracy_min\": ", v.chips);
-        cli_json_number(stdout, acc_min);
-        printf(", \"accuracy_max\": ");
-        cli_json_number(stdout, acc_max);
+        printf(", \"chips\": %ld", v.chips);
+        cli_json_field(stdout, "accuracy_min", acc_min);
+        cli_json_field(stdout, "accuracy_max", acc_max);
         printf(", \"devices\": {\"ideal\": %s, \"drivers\": \"%s\", \"phase_sigma_rad\": ",
                v.dev.ideal == 1 ? "true" : "false", v.dev.ideal ? "continuous" : "programmed");
         cli_json_number(stdout, v.dev.ideal == 1 ? 0 : v.dev.phase_sigma_rad);
@@ -462,9 +459,8 @@ static int onn_verify(int argc, char **argv)
                "\"p_outputs\": %d}", m.fan_in, m.bits, m.level,
                m.task.rounding == OPTINC_ROUND_HALF_UP ? "half_up" : "half_even",
                optinc_onn_task_inputs(&m.task));
-        printf(", \"mzis\": %ld, \"attenuators\": %ld, \"area_ratio\": ", a.netlist_mzis,
-               a.netlist_attenuators);
-        cli_json_number(stdout, a.ratio);
+        printf(", \"mzis\": %ld, \"attenuators\": %ld", a.netlist_mzis, a.netlist_attenuators);
+        cli_json_field(stdout, "area_ratio", a.ratio);
         printf(", \"area\": {");
         cost_json("segmented", &a.model);
         printf(", ");
@@ -669,12 +665,10 @@ static int onn_cascade(int argc, char **argv)
     if (json) {
         printf("{\"servers\": %d, \"bits\": %d, \"level1_accuracy\": ", F * F, bits);
         cli_json_number(stdout, lut[0]->report.accuracy);
-        printf(", \"level1_inputs\": %llu, \"level2_accuracy\": ",
-               (unsigned long long)lut[0]->report.checked);
-        cli_json_number(stdout, lut[1]->report.accuracy);
-        printf(", \"level2_inputs\": %llu, \"end_to_end_accuracy\": ",
-               (unsigned long long)lut[1]->report.checked);
-        cli_json_number(stdout, (double)ok / (double)sample);
+        printf(", \"level1_inputs\": %llu", (unsigned long long)lut[0]->report.checked);
+        cli_json_field(stdout, "level2_accuracy", lut[1]->report.accuracy);
+        printf(", \"level2_inputs\": %llu", (unsigned long long)lut[1]->report.checked);
+        cli_json_field(stdout, "end_to_end_accuracy", (double)ok / (double)sample);
         printf(", \"end_to_end_samples\": %llu, \"units\": %.0f, \"level1_area\": %.0f, "
                "\"level2_area\": %.0f, \"level1_mzis\": %ld, \"level2_mzis\": %ld}\n",
                (unsigned long long)sample,
