@@ -115,10 +115,12 @@ static void device_defaults(device_opts *d)
     d->sigma_given = 0;
 }
 
-static void device_finish(device_opts *d)
+/* The chip the parsed options describe. */
+static optinc_onn_devices device_finish(device_opts *d)
 {
     if (d->sigma_given && d->dev.ideal == 1)
         d->dev.ideal = 0;
+    return d->dev;
 }
 
 static const char *devices_text(const optinc_onn_devices *d, char *buf, size_t n)
@@ -347,12 +349,14 @@ typedef struct verify_cli {
     int json;
 } verify_cli;
 
-/* Loads path and applies explicit task options. */
+/* Loads path and applies the task options given in t (NULL: none, the ONN's
+ * own task). */
 static optinc_status load_onn(const char *path, const task_opts *t, optinc_circuit **c,
                               optinc_onn_meta *m, optinc_error *err)
 {
     optinc_status st = optinc_onn_load(path, cli_read_opts(), c, m, err);
-    if (st == OPTINC_EINPUT && !*c && (t->servers_given || t->bits_given || t->level_given)) {
+    if (st == OPTINC_EINPUT && !*c && t
+        && (t->servers_given || t->bits_given || t->level_given)) {
         /* the defaults did not fit this circuit: retry with the options */
         optinc_circuit *raw;
         if ((st = optinc_circuit_load(path, cli_read_opts(), &raw, err)))
@@ -367,7 +371,7 @@ static optinc_status load_onn(const char *path, const task_opts *t, optinc_circu
             *c = raw;
         return st;
     }
-    if (!st && task_given(t)) {
+    if (!st && t && task_given(t)) {
         if (!(st = task_apply(t, m, err)))
             st = optinc_onn_meta_check(*c, m, err);
         if (st) {
@@ -401,8 +405,7 @@ static int onn_verify(int argc, char **argv)
     int rc = cli_parse(&cmd, argc, argv, operand);
     if (rc >= 0)
         return rc;
-    device_finish(&d);
-    v.dev = d.dev;
+    v.dev = device_finish(&d);
     const char *path = operand[0];
     optinc_error err = {0};
     optinc_circuit *c = NULL;
@@ -549,16 +552,13 @@ static int onn_export(int argc, char **argv)
     int rc = cli_parse(&cmd, argc, argv, operand);
     if (rc >= 0)
         return rc;
-    device_finish(&d);
-    const optinc_onn_devices dev = d.dev;
+    const optinc_onn_devices dev = device_finish(&d);
     if (!hist && !lutp)
         return cli_usage_error("onn export", "nothing to write: give --hist FILE or --lut FILE");
     optinc_error err = {0};
     optinc_circuit *c = NULL;
     optinc_onn_meta m;
-    task_opts none;
-    task_defaults(&none);
-    optinc_status st = load_onn(operand[0], &none, &c, &m, &err);
+    optinc_status st = load_onn(operand[0], NULL, &c, &m, &err);
     optinc_onn_lut *lut = NULL;
     if (!st)
         st = optinc_onn_lut_build(c, &m, &dev, &lut, &err);
@@ -604,17 +604,14 @@ static int onn_cascade(int argc, char **argv)
     int rc = cli_parse(&cmd, argc, argv, operand);
     if (rc >= 0)
         return rc;
-    device_finish(&d);
-    const optinc_onn_devices dev = d.dev;
+    const optinc_onn_devices dev = device_finish(&d);
     optinc_error err = {0};
     optinc_circuit *c[2] = {NULL, NULL};
     optinc_onn_meta m[2];
     optinc_onn_lut *lut[2] = {NULL, NULL};
-    task_opts none;
-    task_defaults(&none);
     optinc_status st = OPTINC_OK;
     for (int i = 0; i < 2 && !st; i++) {
-        if (!(st = load_onn(operand[i], &none, &c[i], &m[i], &err)) && m[i].level != i + 1)
+        if (!(st = load_onn(operand[i], NULL, &c[i], &m[i], &err)) && m[i].level != i + 1)
             st = optinc_fail(&err, OPTINC_EINPUT, operand[i], 0, 0,
                              "this ONN is %s, not level %d of a cascade (info: onn_level)",
                              m[i].level ? "another level" : "a single unit", i + 1);
