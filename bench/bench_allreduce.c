@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "bench/bench.h"
 #include "optinc/allreduce.h"
 #include "optinc/comm.h"
 #include "optinc/rng.h"
@@ -53,13 +53,6 @@ static void fill(float *g, size_t n, uint64_t seed)
         g[j] = (float)(optinc_rng_normal(&rng) * 1e-3);
 }
 
-static double cpu_time(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static optinc_allreduce *plan(const char *name)
 {
     optinc_ar_config c = {optinc_ar_find(name), SERVERS, OPTINC_AR_DEFAULT_BITS,
@@ -83,9 +76,9 @@ static void time_inproc(const optinc_comm *comm, const char *name, float **g,
     for (int r = 0; r < REPS; r++) {
         for (int i = 0; i < SERVERS; i++)
             memcpy(g[i], src[i], N_ELEM * sizeof(float));
-        double t0 = optinc_comm_time(comm), c0 = cpu_time();
+        double t0 = optinc_comm_time(comm), c0 = bench_cpu();
         optinc_allreduce_inproc(ar, (uint64_t)r, g, N_ELEM, NULL, NULL);
-        c[r] = cpu_time() - c0;
+        c[r] = bench_cpu() - c0;
         t[r] = optinc_comm_time(comm) - t0;
     }
     optinc_allreduce_free(ar);
@@ -147,11 +140,11 @@ static double train_cpu(const char *name, int steps, optinc_error *err)
     optinc_comm comm;
     optinc_comm_inproc(&comm, SERVERS);
     optinc_train_result res;
-    double t0 = cpu_time();
+    double t0 = bench_cpu();
     if (optinc_train(&cfg, &comm, &res, err))
         return -1.0;
     optinc_train_result_free(&res);
-    return cpu_time() - t0;
+    return bench_cpu() - t0;
 }
 
 /* CPU seconds per training step: the difference between 150 and 50 steps

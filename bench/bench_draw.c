@@ -12,18 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
+#include "bench/bench.h"
 #include "optinc/circuit.h"
 #include "optinc/draw.h"
 #include "optinc/rng.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* A one-layer circuit: Haar-random n x n unitary, Clements, attenuators in
  * the middle, ideal devices. */
@@ -73,12 +66,12 @@ static void row(optinc_drawer *d, const optinc_circuit *c, optinc_draw_style sty
     double best = INFINITY;
     optinc_error err;
     for (int r = 0; r < reps; r++) {
-        double t0 = now();
+        double t0 = bench_wall();
         if (optinc_draw_layer(d, c, 0, style, format, dir, &err)) {
             fprintf(stderr, "bench_draw: %s\n", err.message);
             exit(1);
         }
-        double t = now() - t0;
+        double t = bench_wall() - t0;
         best = t < best ? t : best;
     }
     char path[1200];

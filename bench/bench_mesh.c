@@ -14,22 +14,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include "bench/bench.h"
 #include "optinc/mesh.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-    return t.tv_sec + 1e-9 * t.tv_nsec;
-}
 
 static double time_mesh(const optinc_cmat *U, optinc_mesh_kind kind)
 {
     optinc_mesh *m;
-    double t0 = now();
+    double t0 = bench_cpu();
     optinc_mesh_decompose(U, kind, NULL, &m, NULL);
-    double t = now() - t0;
+    double t = bench_cpu() - t0;
     optinc_mesh_free(m);
     return t;
 }
@@ -39,9 +32,9 @@ static double time_gesdd(const optinc_cmat *U)
     int n = U->rows;
     optinc_cmat *a = optinc_cmat_copy(U), *u = optinc_cmat_new(n, n), *vt = optinc_cmat_new(n, n);
     double *s = malloc(sizeof *s * (size_t)n);
-    double t0 = now();
+    double t0 = bench_cpu();
     LAPACKE_zgesdd(LAPACK_ROW_MAJOR, 'A', n, n, a->a, n, s, u->a, n, vt->a, n);
-    double t = now() - t0;
+    double t = bench_cpu() - t0;
     optinc_cmat_free(a);
     optinc_cmat_free(u);
     optinc_cmat_free(vt);
@@ -52,9 +45,9 @@ static double time_gesdd(const optinc_cmat *U)
 static double time_gemm(const optinc_cmat *U)
 {
     optinc_cmat *c = optinc_cmat_new(U->rows, U->cols);
-    double t0 = now();
+    double t0 = bench_cpu();
     optinc_cmat_mul(U, U, c);
-    double t = now() - t0;
+    double t = bench_cpu() - t0;
     optinc_cmat_free(c);
     return t;
 }
@@ -75,9 +68,9 @@ static double rebuild(const optinc_cmat *U)
 {
     optinc_mesh *m;
     optinc_mesh_decompose(U, OPTINC_MESH_CLEMENTS, NULL, &m, NULL);
-    double t0 = now();
+    double t0 = bench_cpu();
     optinc_cmat *T = optinc_mesh_matrix(m);
-    double t = now() - t0;
+    double t = bench_cpu() - t0;
     optinc_cmat_free(T);
     optinc_mesh_free(m);
     return t;

@@ -11,10 +11,8 @@
  * of this process, so a shared machine does not distort the figures.
  */
 #include <stdio.h>
-#include <time.h>
+#include "bench/bench.h"
 #include "optinc/onn.h"
-
-static double cpu(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
 static int bench_train(const char *what, const int *seg)
 {
@@ -32,9 +30,9 @@ static int bench_train(const char *what, const int *seg)
     o.max_epochs = 5;
     o.eval_every = 5;
     optinc_onn_train_result r;
-    double t0 = cpu();
+    double t0 = bench_cpu();
     optinc_status st = optinc_onn_train(&net, &o, 0, &r, &err);
-    double dt = cpu() - t0;
+    double dt = bench_cpu() - t0;
     optinc_onn_free(&net);
     if (st) {
         fprintf(stderr, "bench_onn: %s\n", err.message);
@@ -55,9 +53,9 @@ static int bench_verify(const char *what, const optinc_onn_devices *dev)
         fprintf(stderr, "bench_onn: %s\n", err.message);
         return 1;
     }
-    double t0 = cpu();
+    double t0 = bench_cpu();
     optinc_status st = optinc_onn_verify(c, &m, dev, 0, &r, NULL, &err);
-    double dt = cpu() - t0;
+    double dt = bench_cpu() - t0;
     optinc_circuit_free(c);
     if (st) {
         fprintf(stderr, "bench_onn: %s\n", err.message);

@@ -12,17 +12,10 @@
 #include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
+#include "bench/bench.h"
 #include "optinc/sim.h"
 #include "optinc/spec.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + 1e-9 * t.tv_nsec;
-}
 
 /* A one-layer circuit: N x N Haar unitary, Clements, no attenuators. */
 static optinc_circuit *mesh_circuit(int n)
@@ -69,14 +62,14 @@ int main(void)
         double best[3] = {1e30, 1e30, 1e30};
         int reps = n <= 64 ? 40 : 8;
         for (int r = 0; r < reps; r++) {
-            double t0 = now();
+            double t0 = bench_wall();
             optinc_chip_layer_apply(chip, 0, X, Y, OPTINC_DOUBLE, NULL);
-            double t1 = now();
+            double t1 = bench_wall();
             optinc_chip_layer_apply(chip, 0, X, Yf, OPTINC_FLOAT, NULL);
-            double t2 = now();
+            double t2 = bench_wall();
             cblas_zgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, B, n, &one, T->a, n, X->a,
                         B, &zero, Z->a, B);
-            double t3 = now(), t[3] = {t1 - t0, t2 - t1, t3 - t2};
+            double t3 = bench_wall(), t[3] = {t1 - t0, t2 - t1, t3 - t2};
             for (int i = 0; i < 3; i++)
                 best[i] = t[i] < best[i] ? t[i] : best[i];
         }

@@ -35,6 +35,8 @@ void cli_json_string(FILE *f, const char *s);
 /* Writes a double as JSON: the shortest %.Ng (N = 1..17) that reads back
  * to x; null for NaN/Inf, which JSON lacks. */
 void cli_json_number(FILE *f, double x);
+/* Writes ", \"KEY\": X": a number member after the first of an object. */
+void cli_json_field(FILE *f, const char *key, double x);
 /* x in that shortest form, in buf; returns buf. */
 #define CLI_SHORTEST_MAX 32
 const char *cli_shortest(char buf[CLI_SHORTEST_MAX], double x);

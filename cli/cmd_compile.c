@@ -46,20 +46,16 @@ static void print_json(const optinc_circuit *c, const optinc_calibration_report 
         cli_json_string(stdout, L->name);
         printf(", \"rows\": %d, \"cols\": %d, \"mesh\": \"%s\", \"attenuators\": \"%s\", "
                "\"modes_in\": %d, \"modes_out\": %d, \"mzis\": %d, \"columns\": %d, "
-               "\"attenuator_count\": %d, \"gain\": ", L->rows, L->cols,
+               "\"attenuator_count\": %d", L->rows, L->cols,
                optinc_mesh_kind_names[L->mesh_kind], optinc_att_position_names[L->attenuators],
                L->cols, L->rows, optinc_layer_mzis(L), optinc_layer_columns(L),
                optinc_layer_attenuators(L));
-        cli_json_number(stdout, L->gain);
-        printf(", \"reconstruction_error\": ");
-        cli_json_number(stdout, L->reconstruction_error);
-        printf(", \"approximation_error\": ");
-        cli_json_number(stdout, L->approximation_error);
+        cli_json_field(stdout, "gain", L->gain);
+        cli_json_field(stdout, "reconstruction_error", L->reconstruction_error);
+        cli_json_field(stdout, "approximation_error", L->approximation_error);
         if (rep && i < rep->n_layers) {
-            printf(", \"fidelity_before\": ");
-            cli_json_number(stdout, rep->layer[i].fidelity_before);
-            printf(", \"fidelity_after\": ");
-            cli_json_number(stdout, rep->layer[i].fidelity_after);
+            cli_json_field(stdout, "fidelity_before", rep->layer[i].fidelity_before);
+            cli_json_field(stdout, "fidelity_after", rep->layer[i].fidelity_after);
             printf(", \"unreachable_mzis\": %d", rep->layer[i].n_unreachable);
         }
         printf("}");

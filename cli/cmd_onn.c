@@ -116,10 +116,12 @@ static void device_defaults(device_opts *d)
     d->sigma_given = 0;
 }
 
-static void device_finish(device_opts *d)
+/* The chip the parsed options describe. */
+static optinc_onn_devices device_finish(device_opts *d)
 {
     if (d->sigma_given && d->dev.ideal == 1)
         d->dev.ideal = 0;
+    return d->dev;
 }
 
 static const char *devices_text(const optinc_onn_devices *d, char *buf, size_t n)
@@ -348,12 +350,14 @@ typedef struct verify_cli {
     int json;
 } verify_cli;
 
-/* Loads path and applies explicit task options. */
+/* Loads path and applies the task options given in t (NULL: none, the ONN's
+ * own task). */
 static optinc_status load_onn(const char *path, const task_opts *t, optinc_circuit **c,
                               optinc_onn_meta *m, optinc_error *err)
 {
     optinc_status st = optinc_onn_load(path, cli_read_opts(), c, m, err);
-    if (st == OPTINC_EINPUT && !*c && (t->servers_given || t->bits_given || t->level_given)) {
+    if (st == OPTINC_EINPUT && !*c && t
+        && (t->servers_given || t->bits_given || t->level_given)) {
         /* the defaults did not fit this circuit: retry with the options */
         optinc_circuit *raw;
         if ((st = optinc_circuit_load(path, cli_read_opts(), &raw, err)))
@@ -368,7 +372,7 @@ static optinc_status load_onn(const char *path, const task_opts *t, optinc_circu
             *c = raw;
         return st;
     }
-    if (!st && task_given(t)) {
+    if (!st && t && task_given(t)) {
         if (!(st = task_apply(t, m, err)))
             st = optinc_onn_meta_check(*c, m, err);
         if (st) {
@@ -402,8 +406,7 @@ static int onn_verify(int argc, char **argv)
     int rc = cli_parse(&cmd, argc, argv, operand);
     if (rc >= 0)
         return rc;
-    device_finish(&d);
-    v.dev = d.dev;
+    v.dev = device_finish(&d);
     const char *path = operand[0];
     optinc_error err = {0};
     optinc_circuit *c = NULL;
@@ -444,17 +447,14 @@ static int onn_verify(int argc, char **argv)
     if (v.json) {
         printf("{\"circuit\": ");
         cli_json_string(stdout, c->name);
-        printf(", \"accuracy\": ");
-        cli_json_number(stdout, acc);
-        printf(", \"weighted_accuracy\": ");
-        cli_json_number(stdout, wacc);
+        cli_json_field(stdout, "accuracy", acc);
+        cli_json_field(stdout, "weighted_accuracy", wacc);
         printf(", \"inputs_checked\": %llu, \"correct\": %llu, \"exhaustive\": %s",
                (unsigned long long)per_chip, (unsigned long long)(total.correct / (uint64_t)v.chips),
                total.sampled ? "false" : "true");
-        printf(", \"chips\": %ld, \"accuracy_min\": ", v.chips);
-        cli_json_number(stdout, acc_min);
-        printf(", \"accuracy_max\": ");
-        cli_json_number(stdout, acc_max);
+        printf(", \"chips\": %ld", v.chips);
+        cli_json_field(stdout, "accuracy_min", acc_min);
+        cli_json_field(stdout, "accuracy_max", acc_max);
         printf(", \"devices\": {\"ideal\": %s, \"drivers\": \"%s\", \"phase_sigma_rad\": ",
                v.dev.ideal == 1 ? "true" : "false", v.dev.ideal ? "continuous" : "programmed");
         cli_json_number(stdout, v.dev.ideal == 1 ? 0 : v.dev.phase_sigma_rad);
@@ -463,9 +463,8 @@ static int onn_verify(int argc, char **argv)
                "\"p_outputs\": %d}", m.fan_in, m.bits, m.level,
                m.task.rounding == OPTINC_ROUND_HALF_UP ? "half_up" : "half_even",
                optinc_onn_task_inputs(&m.task));
-        printf(", \"mzis\": %ld, \"attenuators\": %ld, \"area_ratio\": ", a.netlist_mzis,
-               a.netlist_attenuators);
-        cli_json_number(stdout, a.ratio);
+        printf(", \"mzis\": %ld, \"attenuators\": %ld", a.netlist_mzis, a.netlist_attenuators);
+        cli_json_field(stdout, "area_ratio", a.ratio);
         printf(", \"area\": {");
         cost_json("segmented", &a.model);
         printf(", ");
@@ -554,16 +553,13 @@ static int onn_export(int argc, char **argv)
     int rc = cli_parse(&cmd, argc, argv, operand);
     if (rc >= 0)
         return rc;
-    device_finish(&d);
-    const optinc_onn_devices dev = d.dev;
+    const optinc_onn_devices dev = device_finish(&d);
     if (!hist && !lutp)
         return cli_usage_error("onn export", "nothing to write: give --hist FILE or --lut FILE");
     optinc_error err = {0};
     optinc_circuit *c = NULL;
     optinc_onn_meta m;
-    task_opts none;
-    task_defaults(&none);
-    optinc_status st = load_onn(operand[0], &none, &c, &m, &err);
+    optinc_status st = load_onn(operand[0], NULL, &c, &m, &err);
     optinc_onn_lut *lut = NULL;
     if (!st)
         st = optinc_onn_lut_build(c, &m, &dev, &lut, &err);
@@ -609,17 +605,14 @@ static int onn_cascade(int argc, char **argv)
     int rc = cli_parse(&cmd, argc, argv, operand);
     if (rc >= 0)
         return rc;
-    device_finish(&d);
-    const optinc_onn_devices dev = d.dev;
+    const optinc_onn_devices dev = device_finish(&d);
     optinc_error err = {0};
     optinc_circuit *c[2] = {NULL, NULL};
     optinc_onn_meta m[2];
     optinc_onn_lut *lut[2] = {NULL, NULL};
-    task_opts none;
-    task_defaults(&none);
     optinc_status st = OPTINC_OK;
     for (int i = 0; i < 2 && !st; i++) {
-        if (!(st = load_onn(operand[i], &none, &c[i], &m[i], &err)) && m[i].level != i + 1)
+        if (!(st = load_onn(operand[i], NULL, &c[i], &m[i], &err)) && m[i].level != i + 1)
             st = optinc_fail(&err, OPTINC_EINPUT, operand[i], 0, 0,
                              "this ONN is %s, not level %d of a cascade (info: onn_level)",
                              m[i].level ? "another level" : "a single unit", i + 1);
@@ -670,12 +663,10 @@ static int onn_cascade(int argc, char **argv)
     if (json) {
         printf("{\"servers\": %d, \"bits\": %d, \"level1_accuracy\": ", F * F, bits);
         cli_json_number(stdout, lut[0]->report.accuracy);
-        printf(", \"level1_inputs\": %llu, \"level2_accuracy\": ",
-               (unsigned long long)lut[0]->report.checked);
-        cli_json_number(stdout, lut[1]->report.accuracy);
-        printf(", \"level2_inputs\": %llu, \"end_to_end_accuracy\": ",
-               (unsigned long long)lut[1]->report.checked);
-        cli_json_number(stdout, (double)ok / (double)sample);
+        printf(", \"level1_inputs\": %llu", (unsigned long long)lut[0]->report.checked);
+        cli_json_field(stdout, "level2_accuracy", lut[1]->report.accuracy);
+        printf(", \"level2_inputs\": %llu", (unsigned long long)lut[1]->report.checked);
+        cli_json_field(stdout, "end_to_end_accuracy", (double)ok / (double)sample);
         printf(", \"end_to_end_samples\": %llu, \"units\": %.0f, \"level1_area\": %.0f, "
                "\"level2_area\": %.0f, \"level1_mzis\": %ld, \"level2_mzis\": %ld}\n",
                (unsigned long long)sample,

@@ -88,10 +88,8 @@ static void json_fid(const optinc_fidelity *f)
 {
     printf("{\"max_abs\": ");
     cli_json_number(stdout, f->max_abs);
-    printf(", \"rel_frobenius\": ");
-    cli_json_number(stdout, f->rel_frobenius);
-    printf(", \"fidelity\": ");
-    cli_json_number(stdout, f->fidelity);
+    cli_json_field(stdout, "rel_frobenius", f->rel_frobenius);
+    cli_json_field(stdout, "fidelity", f->fidelity);
     printf("}");
 }
 
@@ -118,9 +116,9 @@ static void print_json(const optinc_circuit *c, const sim_args *a, uint64_t seed
         const optinc_layer *L = &c->layers[l];
         printf("%s\n  {\"name\": ", l ? "," : "");
         cli_json_string(stdout, L->name);
-        printf(", \"rows\": %d, \"cols\": %d, \"mzis\": %d, \"attenuators\": %d, \"gain\": ",
-               L->rows, L->cols, optinc_layer_mzis(L), optinc_layer_attenuators(L));
-        cli_json_number(stdout, L->gain);
+        printf(", \"rows\": %d, \"cols\": %d, \"mzis\": %d, \"attenuators\": %d", L->rows,
+               L->cols, optinc_layer_mzis(L), optinc_layer_attenuators(L));
+        cli_json_field(stdout, "gain", L->gain);
         printf(", \"compiled\": ");
         if (has_target[l])
             json_fid(&compiled[l]);

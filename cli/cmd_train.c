@@ -363,15 +363,12 @@ static void print_json(const opts *o, const optinc_train_result *r, const char *
         printf("%s%d", l ? ", " : "", c->hidden[l]);
     printf("], \"lr\": ");
     cli_json_number(stdout, c->lr);
-    printf(", \"momentum\": ");
-    cli_json_number(stdout, c->momentum);
+    cli_json_field(stdout, "momentum", c->momentum);
     printf(", \"seed\": %llu, \"bits\": %d, \"block_size\": %d, \"checkpoint_every\": %ld",
            (unsigned long long)c->seed, c->bits, c->block_size, c->checkpoint_every);
     if (rep) {
-        printf(", \"onn_accuracy\": ");
-        cli_json_number(stdout, rep->accuracy);
-        printf(", \"onn_weighted_accuracy\": ");
-        cli_json_number(stdout, rep->weighted_accuracy);
+        cli_json_field(stdout, "onn_accuracy", rep->accuracy);
+        cli_json_field(stdout, "onn_weighted_accuracy", rep->weighted_accuracy);
         printf(", \"onn_error_histogram\": {");
         for (int k = 0, first = 1; k < 2 * OPTINC_ONN_HIST + 1; k++)
             if (rep->hist[k]) {
@@ -381,15 +378,11 @@ static void print_json(const opts *o, const optinc_train_result *r, const char *
             }
         printf("}");
     }
-    printf(", \"test_accuracy\": ");
-    cli_json_number(stdout, r->test_accuracy);
-    printf(", \"train_accuracy\": ");
-    cli_json_number(stdout, r->train_accuracy);
-    printf(", \"train_loss\": ");
-    cli_json_number(stdout, r->train_loss);
-    printf(", \"bytes_sent_per_server\": %llu, \"comm_time_s\": ",
-           (unsigned long long)r->bytes_sent_per_server);
-    cli_json_number(stdout, r->comm_time_s);
+    cli_json_field(stdout, "test_accuracy", r->test_accuracy);
+    cli_json_field(stdout, "train_accuracy", r->train_accuracy);
+    cli_json_field(stdout, "train_loss", r->train_loss);
+    printf(", \"bytes_sent_per_server\": %llu", (unsigned long long)r->bytes_sent_per_server);
+    cli_json_field(stdout, "comm_time_s", r->comm_time_s);
     printf(", \"injected_errors\": %llu, \"resumed_from\": %ld, \"stopped\": %s, "
            "\"weights_sha256\": \"", (unsigned long long)r->injected_errors, r->resumed_from,
            r->stopped ? "true" : "false");

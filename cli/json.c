@@ -46,3 +46,11 @@ void cli_json_number(FILE *f, double x)
     char buf[CLI_SHORTEST_MAX];
     fputs(isfinite(x) ? cli_shortest(buf, x) : "null", f);
 }
+
+void cli_json_field(FILE *f, const char *key, double x)
+{
+    fputs(", ", f);
+    cli_json_string(f, key);
+    fputs(": ", f);
+    cli_json_number(f, x);
+}

@@ -106,10 +106,7 @@ Test(calibration, nul_byte_is_refused_where_it_is, .init = tu_scratch_init,
     cr_assert_eq(err.line, 2);
     cr_assert_eq(err.column, 7);
     cr_assert_str_eq(err.message, "NUL byte: a calibration file is a text file");
-    FILE *f = fopen(tu_scratch("nul.cal"), "wb");
-    cr_assert_not_null(f);
-    fwrite(text, 1, sizeof text - 1, f);
-    fclose(f);
+    cr_assert_eq(tu_write_bytes(tu_scratch("nul.cal"), text, sizeof text - 1), 0);
     cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, &cal, &err), OPTINC_EINPUT);
     cr_assert_null(cal);
     cr_assert_str_eq(err.file, tu_scratch_last());

@@ -447,10 +447,7 @@ Test(csv, nul_byte_is_refused_where_it_is, .init = tu_scratch_init, .fini = tu_s
     cr_expect_eq(err.line, 2);
     cr_expect_eq(err.column, 2);
     cr_expect_str_eq(err.message, "NUL byte: a .csv file is a text file");
-    FILE *f = fopen(tu_scratch("nul.csv"), "wb");
-    cr_assert_not_null(f);
-    fwrite(text, 1, sizeof text - 1, f);
-    fclose(f);
+    cr_assert_eq(tu_write_bytes(tu_scratch("nul.csv"), text, sizeof text - 1), 0);
     cr_expect_eq(optinc_csv_read(tu_scratch_last(), &m, &cplx, &err), OPTINC_EINPUT);
     cr_expect_null(m);
     cr_expect_str_eq(err.file, tu_scratch_last());

@@ -507,7 +507,7 @@ Test(cli, simulate_matrix_json_input_output_and_calibration)
     free(dir);
 }
 
-/* Issue 3's check: the matrix a netlist alone rebuilds matches its spec's target. */
+/* The matrix a netlist alone rebuilds matches its spec's target. */
 Test(cli, simulate_netlist_matrix_matches_the_target)
 {
     char *dir = tu_tempdir(), mat[4200];

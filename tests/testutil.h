@@ -58,15 +58,20 @@ static inline char *tu_read_file(const char *path, size_t *len)
     return buf;
 }
 
-/* Writes text to path; 0 on success. */
-static inline int tu_write_file(const char *path, const char *text)
+/* Writes the len bytes at data (NUL bytes too) to path; 0 on success. */
+static inline int tu_write_bytes(const char *path, const void *data, size_t len)
 {
     FILE *f = fopen(path, "wb");
     if (!f)
         return -1;
-    size_t n = strlen(text);
-    int bad = fwrite(text, 1, n, f) != n;
+    int bad = fwrite(data, 1, len, f) != len;
     return (fclose(f) != 0 || bad) ? -1 : 0;
+}
+
+/* Writes text to path; 0 on success. */
+static inline int tu_write_file(const char *path, const char *text)
+{
+    return tu_write_bytes(path, text, strlen(text));
 }
 
 /* A new empty directory under $TMPDIR (or /tmp); free() the result. */

@@ -203,14 +203,6 @@ optinc_status optinc_csv_parse(const optinc_input *in, optinc_cmat **out, int *i
 optinc_status optinc_csv_read(const char *path, optinc_cmat **out, int *is_complex,
                               optinc_error *err)
 {
-    optinc_blob b;
-    *out = NULL;
-    *is_complex = 0;
-    optinc_status st = optinc_blob_read(path, OPTINC_CSV_BYTES_MAX, "matrix file", &b, err);
-    if (st)
-        return st;
-    optinc_input in = optinc_blob_input(&b);
-    st = optinc_csv_parse(&in, out, is_complex, err);
-    optinc_blob_free(&b);
-    return st;
+    return optinc_matrix_file_read(path, OPTINC_CSV_BYTES_MAX, optinc_csv_parse, out,
+                                   is_complex, err);
 }

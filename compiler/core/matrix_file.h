@@ -1,6 +1,7 @@
 /*
  * matrix_file.h - private: what the .npy and .csv readers (npy.c, csv.c)
- * share, so both refuse the same sizes with the same words.
+ * share, so both refuse the same sizes with the same words and read their
+ * files the same way.
  */
 #ifndef OPTINC_CORE_MATRIX_FILE_H
 #define OPTINC_CORE_MATRIX_FILE_H
@@ -28,6 +29,30 @@ static inline optinc_status optinc_matrix_file_dims(optinc_error *err, const cha
 static inline optinc_status optinc_matrix_file_no_memory(optinc_error *err, const char *file)
 {
     return optinc_fail(err, OPTINC_ERUN, file, 0, 0, "out of memory reading '%s'", file);
+}
+
+/* A matrix reader of memory: optinc_npy_parse, optinc_csv_parse. */
+typedef optinc_status (*optinc_matrix_parser)(const optinc_input *in, optinc_cmat **out,
+                                              int *is_complex, optinc_error *err);
+
+/* The path version of a matrix reader: the regular file at path read whole
+ * (at most max_bytes), handed to parse, freed.  *out is NULL and
+ * *is_complex 0 unless the file is read and parsed. */
+static inline optinc_status optinc_matrix_file_read(const char *path, size_t max_bytes,
+                                                    optinc_matrix_parser parse,
+                                                    optinc_cmat **out, int *is_complex,
+                                                    optinc_error *err)
+{
+    optinc_blob b;
+    *out = NULL;
+    *is_complex = 0;
+    optinc_status st = optinc_blob_read(path, max_bytes, "matrix file", &b, err);
+    if (st)
+        return st;
+    optinc_input in = optinc_blob_input(&b);
+    st = parse(&in, out, is_complex, err);
+    optinc_blob_free(&b);
+    return st;
 }
 
 #endif

@@ -273,15 +273,8 @@ optinc_status optinc_npy_parse(const optinc_input *in, optinc_cmat **out, int *i
 optinc_status optinc_npy_read(const char *path, optinc_cmat **out, int *is_complex,
                               optinc_error *err)
 {
-    optinc_blob b;
-    *out = NULL;
-    optinc_status st = optinc_blob_read(path, OPTINC_NPY_BYTES_MAX, "matrix file", &b, err);
-    if (st)
-        return st;
-    optinc_input in = optinc_blob_input(&b);
-    st = optinc_npy_parse(&in, out, is_complex, err);
-    optinc_blob_free(&b);
-    return st;
+    return optinc_matrix_file_read(path, OPTINC_NPY_BYTES_MAX, optinc_npy_parse, out,
+                                   is_complex, err);
 }
 
 optinc_status optinc_npy_write(const char *path, const optinc_cmat *m, int real_only,
