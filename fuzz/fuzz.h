@@ -35,16 +35,10 @@ static inline const optinc_limits *fz_limits(void)
     return &lim;
 }
 
-/* A file an input may name, by that name. */
-typedef struct fz_file {
-    const char *name;
-    const void *data;
-    size_t len;
-} fz_file;
-
-/* The files a resolver serves: ctx is an fz_files. */
+/* The files a resolver serves, each an input whose name is the one an
+ * input names it by: ctx of fz_resolve. */
 typedef struct fz_files {
-    const fz_file *file;
+    const optinc_input *file;
     int n;
 } fz_files;
 
@@ -60,7 +54,7 @@ static inline optinc_status fz_resolve(void *ctx, const char *from, const char *
     (void)from;
     memset(out, 0, sizeof *out);
     for (int i = 0; i < files->n; i++) {
-        const fz_file *f = &files->file[i];
+        const optinc_input *f = &files->file[i];
         if (strcmp(rel, f->name))
             continue;
         if (f->len > max_bytes)

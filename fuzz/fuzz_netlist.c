@@ -13,7 +13,8 @@ static const char p_inc[] = ".param w=1.5\n";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    const fz_file file[] = {{"p.inc", p_inc, sizeof p_inc - 1}, {"net.pnl.sp", data, size}};
+    const optinc_input file[] = {{"p.inc", p_inc, sizeof p_inc - 1},
+                                 {"net.pnl.sp", (const char *)data, size}};
     fz_files files = {file, 2};
     optinc_read_opts opts = {fz_limits(), fz_resolve, &files};
     optinc_input in = {"net.pnl.sp", (const char *)data, size};

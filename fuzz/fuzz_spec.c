@@ -17,12 +17,12 @@
  * a header of 118 bytes (the dict padded with blanks to end the header at
  * byte 128, as numpy.save pads it, and a newline), 8 data bytes. */
 static const char w_csv[] = "1, 2\n3, -4.5\n";
-static uint8_t w_npy[136];
+static char w_npy[136];
 
 static void make_npy(void)
 {
     static const char dict[] = "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), }";
-    static const uint8_t magic[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 118, 0};
+    static const char magic[10] = {(char)0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 118, 0};
     memcpy(w_npy, magic, sizeof magic);
     memset(w_npy + 10, ' ', 117);
     memcpy(w_npy + 10, dict, strlen(dict));
@@ -31,8 +31,8 @@ static void make_npy(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const fz_file file[] = {{"w.csv", w_csv, sizeof w_csv - 1},
-                                   {"w.npy", w_npy, sizeof w_npy}};
+    static const optinc_input file[] = {{"w.csv", w_csv, sizeof w_csv - 1},
+                                        {"w.npy", w_npy, sizeof w_npy}};
     static fz_files files = {file, 2};
     if (!w_npy[0])
         make_npy();
