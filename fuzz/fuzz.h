@@ -1,11 +1,13 @@
 /*
- * fuzz.h - the shared part of the libFuzzer targets in fuzz/ (make fuzz).
+ * fuzz.h - what the libFuzzer targets in fuzz/ (make fuzz) share: the
+ * lowered soft limits, and a resolver that serves the files an input names
+ * from memory.
  *
- * optinc's readers take a path, as the program does, so each target writes
- * libFuzzer's bytes to one file in a private directory (on /dev/shm when it
- * exists: the write is then a memory copy) and calls the reader on it; the
- * reader sees exactly what it would see from a user.  The directory is made
- * once per process and removed at exit.
+ * Every reader takes its input as a buffer with a display name, and the
+ * files that input names (a spec's `file:` matrices, a netlist's .include)
+ * through the resolver of its read options (text.h), so a target hands the
+ * reader libFuzzer's bytes and a table of files in memory: nothing is
+ * written anywhere, and no environment variable is read or set.
  *
  * The soft resource limits are lowered for fuzzing (optinc-limits(7)): a
  * 64-mode matrix exercises every code path a 1024-mode one does, and keeps
@@ -19,54 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-static char fz_dir[256];
-
-static void fz_cleanup(void)
-{
-    char cmd[300];
-    if (!fz_dir[0])
-        return;
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", fz_dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "fuzz: could not remove %s\n", fz_dir);
-}
-
-/* Called once by libFuzzer before the first input. */
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-    (void)argc;
-    (void)argv;
-    snprintf(fz_dir, sizeof fz_dir, "%s/optinc-fuzz.XXXXXX",
-             access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
-    if (!mkdtemp(fz_dir)) {
-        perror("fuzz: mkdtemp");
-        exit(1);
-    }
-    atexit(fz_cleanup);
-    setenv("OPTINC_MAX_MODES", "64", 0);
-    setenv("OPTINC_MAX_CARDS", "100000", 0);
-    return 0;
-}
-
-/* Writes the input to DIR/name and returns that path (static storage). */
-static const char *fz_file(const char *name, const uint8_t *data, size_t size)
-{
-    static char path[512];
-    snprintf(path, sizeof path, "%s/%s", fz_dir, name);
-    FILE *f = fopen(path, "wb");
-    if (!f || fwrite(data, 1, size, f) != size || fclose(f) != 0) {
-        perror(path);
-        abort();
-    }
-    return path;
-}
-
-/* The lowered soft limits for the targets that call a reader with a buffer
- * and explicit read options instead of a file (the library reads no
- * environment variable). */
 #include "optinc/limits.h"
+#include "optinc/text.h"
 
 static inline const optinc_limits *fz_limits(void)
 {
@@ -77,6 +33,44 @@ static inline const optinc_limits *fz_limits(void)
         lim.value[OPTINC_LIMIT_CARDS] = 100000;
     }
     return &lim;
+}
+
+/* The files a resolver serves, each an input whose name is the one an
+ * input names it by: ctx of fz_resolve. */
+typedef struct fz_files {
+    const optinc_input *file;
+    int n;
+} fz_files;
+
+/* The resolver (optinc_resolver) over an fz_files: a copy of the file named
+ * rel, as optinc_blob_read would make it (a '\0' after the bytes, the name
+ * messages give it), or the refusals of that reader for a name the table
+ * does not hold and for a file larger than max_bytes. */
+static inline optinc_status fz_resolve(void *ctx, const char *from, const char *rel,
+                                       size_t max_bytes, const char *what, optinc_blob *out,
+                                       optinc_error *err)
+{
+    const fz_files *files = ctx;
+    (void)from;
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < files->n; i++) {
+        const optinc_input *f = &files->file[i];
+        if (strcmp(rel, f->name))
+            continue;
+        if (f->len > max_bytes)
+            return optinc_fail(err, OPTINC_EINPUT, rel, 0, 0, "%s '%s' is larger than %zu "
+                               "bytes, the reader's limit", what, rel, max_bytes);
+        if (!(out->data = malloc(f->len + 1)))
+            return optinc_fail(err, OPTINC_ERUN, rel, 0, 0, "out of memory");
+        if (f->len)
+            memcpy(out->data, f->data, f->len);
+        out->data[f->len] = '\0';
+        out->len = f->len;
+        snprintf(out->name, sizeof out->name, "%s", rel);
+        return OPTINC_OK;
+    }
+    return optinc_fail(err, OPTINC_EINPUT, rel, 0, 0, "cannot open %s '%s': No such file or "
+                       "directory", what, rel);
 }
 
 #endif

@@ -5,47 +5,39 @@
  * OPTINC_OK or a clean error record: never a crash, a sanitizer report, a
  * leak or a hang.
  *
- * The soft limits are lowered (optinc-limits(7)): a 64-mode matrix
- * exercises every code path a 1024-mode one does, and keeps each execution
- * in the microseconds.  The input's display name places it in the private
- * folder of fuzz.h, where the two matrix files a spec may name
- * ("file: w.csv", "file: w.npy") are written once; the reader finds them
- * relative to that name, as it would beside a spec file.
+ * The soft limits are lowered (fuzz.h).  The two matrix files a spec may
+ * name ("file: w.csv", "file: w.npy") are served from memory by fuzz.h's
+ * resolver; any other name is missing.
  */
 #include "optinc/circuit.h"
-#include "optinc/limits.h"
 #include "optinc/spec.h"
 #include "fuzz.h"
 
-/* A 2 x 2 .csv and a 1 x 1 .npy holding 0.0 (magic, 118-byte header, 8
- * data bytes). */
-static void matrix_files(void)
+/* A 2 x 2 .csv, and a 1 x 1 float64 .npy holding 0.0: magic, version 1.0,
+ * a header of 118 bytes (the dict padded with blanks to end the header at
+ * byte 128, as numpy.save pads it, and a newline), 8 data bytes. */
+static const char w_csv[] = "1, 2\n3, -4.5\n";
+static char w_npy[136];
+
+static void make_npy(void)
 {
-    static const char csv[] = "1, 2\n3, -4.5\n";
     static const char dict[] = "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 1), }";
-    uint8_t npy[136] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 118, 0};
-    memset(npy + 10, ' ', 117);
-    memcpy(npy + 10, dict, strlen(dict));
-    npy[127] = '\n';
-    fz_file("w.csv", (const uint8_t *)csv, strlen(csv));
-    fz_file("w.npy", npy, sizeof npy);
+    static const char magic[10] = {(char)0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, 118, 0};
+    memcpy(w_npy, magic, sizeof magic);
+    memset(w_npy + 10, ' ', 117);
+    memcpy(w_npy + 10, dict, strlen(dict));
+    w_npy[127] = '\n';
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static optinc_limits lim;
-    static optinc_read_opts opts;
-    static char name[300];
-    if (!opts.limits) {
-        matrix_files();
-        optinc_limits_init(&lim);
-        if (optinc_limits_set(&lim, OPTINC_LIMIT_MODES, "64") ||
-            optinc_limits_set(&lim, OPTINC_LIMIT_CARDS, "100000"))
-            abort();
-        opts.limits = &lim;
-        snprintf(name, sizeof name, "%s/spec.yaml", fz_dir);
-    }
-    optinc_input in = {name, (const char *)data, size};
+    static const optinc_input file[] = {{"w.csv", w_csv, sizeof w_csv - 1},
+                                        {"w.npy", w_npy, sizeof w_npy}};
+    static fz_files files = {file, 2};
+    if (!w_npy[0])
+        make_npy();
+    optinc_read_opts opts = {fz_limits(), fz_resolve, &files};
+    optinc_input in = {"spec.yaml", (const char *)data, size};
     optinc_spec *spec = NULL;
     optinc_circuit *c = NULL;
     optinc_error err;

@@ -8,7 +8,9 @@
 #   fuzz/corpus/<target>/     the seed corpus, committed (read only here),
 #                              and the bad-input fixtures of the format
 #                              (tests/bad/spec/ or netlist/, and limits/;
-#                              tests/bad/matrix/ for the matrix readers)
+#                              tests/bad/matrix/ for the matrix readers;
+#                              tests/bad/<name>/ for fuzz_<name>, when there
+#                              is one)
 #   fuzz/corpus-work/<target>/ what the fuzzer adds (ignored by git; kept
 #                              between runs so a later run starts from there)
 #   fuzz/<target>.dict         tokens of the format, when present
@@ -27,7 +29,8 @@ for f in "$@"; do
     name=$(basename "$f")
     case $name in
         fuzz_spec | fuzz_netlist) kinds="${name#fuzz_} limits" ;;
-        *) kinds=matrix ;;
+        fuzz_csv | fuzz_npy) kinds=matrix ;;
+        *) kinds=${name#fuzz_} ;;
     esac
     fixtures=""
     for k in $kinds; do

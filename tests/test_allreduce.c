@@ -2,14 +2,15 @@
  * test_allreduce.c - the all-reduce algorithms against independent
  * computations: the ring's defined summation order, byte counts against the
  * formulas for N = 2..16, the aggregation table against direct evaluation,
- * rounding half to even, injected errors, histograms, the tables of
- * algorithms and backends, the cost model.
+ * rounding half to even, injected errors, histograms (and the files their
+ * reader refuses), the tables of algorithms and backends, the cost model.
  */
 #include <complex.h>
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "optinc/allreduce.h"
 #include "optinc/comm.h"
 #include "optinc/costmodel.h"
@@ -418,9 +419,48 @@ Test(allreduce, histogram_files)
     cr_assert_float_eq(h->cdf[1], 0.9, 1e-12);
     cr_assert_str_eq(h->path, "mem");
     optinc_err_hist_free(h);
+    /* a bin may be listed more than once (its counts add up), and '#'
+     * starts a comment anywhere on a line */
+    const char twice[] = "0 990\n1 3\t# first half\n-1 3\n4 1\n1 3\n";
+    cr_assert_eq(optinc_err_hist_parse(twice, strlen(twice), "mem", &h, &err), OPTINC_OK, "%s",
+                 err.message);
+    cr_assert_eq(h->n, 3);
+    cr_assert_float_eq(h->p_error, 0.01, 1e-12);
+    cr_assert_float_eq(h->cdf[1], 0.9, 1e-12);
+    optinc_err_hist_free(h);
     cr_assert_eq(optinc_err_hist_parse("0 10\n1 x\n", 9, "mem", &h, &err), OPTINC_EINPUT);
     cr_assert(!strcmp(err.file, "mem") && err.line == 2 && err.column == 1, "%s:%d:%d", err.file,
               err.line, err.column);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* The file reader reads a regular file only, and at once: a FIFO (which
+ * would block an open() for reading until a writer came) is refused without
+ * waiting.  A histogram is text: a NUL byte is refused where it is. */
+Test(allreduce, histogram_file_refusals, .timeout = 10)
+{
+    char *dir = tu_tempdir(), path[4200];
+    optinc_err_hist *h = (optinc_err_hist *)1;
+    optinc_error err = {0};
+    snprintf(path, sizeof path, "%s/fifo.hist", dir);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    cr_expect_eq(optinc_err_hist_load(path, &h, &err), OPTINC_EINPUT);
+    cr_expect_null(h);
+    cr_expect_str_eq(err.file, path);
+    cr_expect(strstr(err.message, "is not a regular file") != NULL, "%s", err.message);
+    static const char nul[] = "0 10\n1 \0 3\n";
+    snprintf(path, sizeof path, "%s/nul.hist", dir);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f);
+    cr_assert_eq(fwrite(nul, 1, sizeof nul - 1, f), sizeof nul - 1);
+    cr_assert_eq(fclose(f), 0);
+    h = (optinc_err_hist *)1;
+    cr_expect_eq(optinc_err_hist_load(path, &h, &err), OPTINC_EINPUT);
+    cr_expect_null(h);
+    cr_expect_str_eq(err.file, path);
+    cr_expect(err.line == 2 && err.column == 3, "%d:%d", err.line, err.column);
+    cr_expect(strstr(err.message, "NUL byte") != NULL, "%s", err.message);
     tu_rmtree(dir);
     free(dir);
 }

@@ -3,8 +3,9 @@
  * matrix, defaults, per-layer overrides, the allreduce and train sections) and
  * the bad-spec catalogue under tests/bad/spec/, each fixture checked for its
  * exact LINE:COL, a message fragment, exit status 2 from the CLI and no output
- * file left behind; a spec parsed from memory, and inputs refused before they
- * are read (too big, a FIFO).
+ * file left behind; a spec parsed from memory, with its matrix files from a
+ * resolver of the test's own, and inputs refused before they are read (too
+ * big, a FIFO, a matrix file larger than its shape allows).
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -594,6 +595,121 @@ Test(spec, parse_from_memory, .init = tu_scratch_init, .fini = tu_scratch_fini)
     cr_expect_eq(err.line, 3);
     cr_expect_eq(err.column, 1);
     cr_expect(strstr(err.message, "unknown key 'layer'") != NULL, "%s", err.message);
+}
+
+/* A resolver of the test's own: the matrix files of a spec from a table in
+ * memory, each request recorded; a name not in the table is refused with
+ * the resolver's own message. */
+typedef struct mem_file { const char *name, *text; } mem_file;
+typedef struct mem_files {
+    const mem_file *files;
+    int n, calls;
+    char from[256], rel[256], what[64];
+    size_t max_bytes;
+} mem_files;
+
+static optinc_status from_table(void *ctx, const char *from, const char *rel, size_t max_bytes,
+                                const char *what, optinc_blob *out, optinc_error *err)
+{
+    mem_files *t = ctx;
+    t->calls++;
+    snprintf(t->from, sizeof t->from, "%s", from);
+    snprintf(t->rel, sizeof t->rel, "%s", rel);
+    snprintf(t->what, sizeof t->what, "%s", what);
+    t->max_bytes = max_bytes;
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < t->n; i++)
+        if (!strcmp(rel, t->files[i].name)) {
+            out->data = strdup(t->files[i].text);
+            out->len = strlen(out->data);
+            snprintf(out->name, sizeof out->name, "table:%s", rel);
+            return OPTINC_OK;
+        }
+    return optinc_fail(err, OPTINC_EINPUT, rel, 0, 0, "the table holds no '%s'", rel);
+}
+
+Test(spec, file_matrices_come_from_the_resolver)
+{
+    /* No file on disk: the resolver of the read options serves w.csv, told
+     * who names it and the largest file the shape allows. */
+    static const char text[] = "schema_version: 1\n"
+                               "name: mem\n"
+                               "matrices:\n"
+                               "  W: {shape: [2, 2], file: w.csv}\n"
+                               "  B: {shape: [1, 2], file: sub/bad.csv}\n";
+    static const mem_file files[] = {{"w.csv", "1, 2\n3, -4.5\n"}, {"sub/bad.csv", "1, 2x\n"}};
+    mem_files table = {files, 1, 0, "", "", "", 0};
+    optinc_read_opts opts = {NULL, from_table, &table};
+    optinc_input in = {"nowhere/mem.yaml", text, strlen(text) - strlen(
+                           "  B: {shape: [1, 2], file: sub/bad.csv}\n")};
+    optinc_spec *s = NULL;
+    optinc_error err = {0};
+    cr_assert_eq(optinc_spec_parse(&in, &opts, &s, &err), OPTINC_OK, "%s", err.message);
+    cr_expect_eq(table.calls, 1);
+    cr_expect_str_eq(table.from, "nowhere/mem.yaml");
+    cr_expect_str_eq(table.rel, "w.csv");
+    cr_expect_str_eq(table.what, "matrix file");
+    cr_expect(table.max_bytes >= 64 * 4 && table.max_bytes < ((size_t)1 << 20), "%zu",
+              table.max_bytes);
+    const optinc_spec_matrix *m = matrix(s, "W");
+    cr_expect_eq(m->data[1], 2);
+    cr_expect_eq(m->data[3], -4.5);
+    optinc_spec_free(s);
+    /* an error inside a served file names the file as the resolver does */
+    table.n = 2;
+    in.len = strlen(text);
+    s = (optinc_spec *)1;
+    cr_expect_eq(optinc_spec_parse(&in, &opts, &s, &err), OPTINC_EINPUT);
+    cr_expect_null(s);
+    cr_expect_str_eq(table.rel, "sub/bad.csv");
+    cr_expect_str_eq(err.file, "table:sub/bad.csv");
+    cr_expect(err.line == 1 && err.column == 4, "%d:%d %s", err.line, err.column, err.message);
+}
+
+Test(bad_spec, resolver_refusal_is_reported_at_the_file_node)
+{
+    static const char text[] = "schema_version: 1\n"
+                               "name: mem\n"
+                               "matrices:\n"
+                               "  W:\n"
+                               "    shape: [2, 2]\n"
+                               "    file: gone.npy\n";
+    mem_files table = {NULL, 0, 0, "", "", "", 0};
+    optinc_read_opts opts = {NULL, from_table, &table};
+    optinc_input in = {"mem.yaml", text, strlen(text)};
+    optinc_spec *s = (optinc_spec *)1;
+    optinc_error err = {0};
+    cr_expect_eq(optinc_spec_parse(&in, &opts, &s, &err), OPTINC_EINPUT);
+    cr_expect_null(s);
+    cr_expect_eq(table.calls, 1);
+    cr_expect_str_eq(err.file, "mem.yaml");
+    cr_expect(err.line == 6 && err.column == 11, "%d:%d", err.line, err.column);
+    cr_expect(strstr(err.message, "cannot read matrix file 'gone.npy' of matrix 'W': the table "
+                     "holds no 'gone.npy'") != NULL, "%s", err.message);
+}
+
+Test(bad_spec, matrix_file_larger_than_its_shape_is_refused_unread,
+     .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    /* A 2 x 2 .csv is a few dozen bytes; 1 MiB of comments before it is
+     * more than any writer puts there, and is refused by its size alone,
+     * at the spec's file: node. */
+    FILE *f = fopen(tu_scratch("w.csv"), "wb");
+    cr_assert(f);
+    for (int i = 0; i < 16384; i++)
+        fprintf(f, "%-63s\n", "# a comment line of 64 bytes");
+    fputs("1, 2\n3, 4\n", f);
+    cr_assert_eq(fclose(f), 0);
+    cr_assert_eq(tu_write_file(tu_scratch("spec.yaml"), "schema_version: 1\nname: big\n"
+                               "matrices:\n  W: {shape: [2, 2], file: w.csv}\n"), 0);
+    optinc_spec *s = (optinc_spec *)1;
+    optinc_error err = {0};
+    cr_expect_eq(optinc_spec_load(tu_scratch_last(), NULL, &s, &err), OPTINC_EINPUT);
+    cr_expect_null(s);
+    cr_expect_str_eq(err.file, tu_scratch_last());
+    cr_expect(err.line == 4 && err.column == 28, "%d:%d", err.line, err.column);
+    cr_expect(strstr(err.message, "of matrix 'W'") && strstr(err.message, "is larger than"),
+              "%s", err.message);
 }
 
 Test(bad_spec, oversized_buffer_is_refused)

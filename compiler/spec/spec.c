@@ -13,8 +13,9 @@
  *    spec (spec_internal.h), every value checked with the line and column
  *    of its node.
  *  - optinc_spec_parse() takes the text from memory with the name its
- *    messages print; relative paths in the spec resolve against the folder
- *    of that name.  optinc_spec_load() reads a file and calls it.
+ *    messages print; the matrix files the spec names come from the resolver
+ *    of its read options, by default from the folder of that name.
+ *    optinc_spec_load() reads a file and calls it.
  *  - Resource limits (optinc-limits(7)): the size of the text first; then one
  *    pass of libyaml's event parser checks the nesting depth and counts nodes,
  *    anchors and aliases before the document is built, because libyaml has
@@ -272,7 +273,7 @@ optinc_status optinc_spec_parse(const optinc_input *in, const optinc_read_opts *
     optinc_path_dir(in->name, s->dir, sizeof s->dir);
     spec_defaults(s);
     optinc_sha256(in->data, in->len, s->sha256);
-    ctx c = {s->path, NULL, err, s, 0, optinc_read_limits(opts)};
+    ctx c = {s->path, NULL, err, s, 0, optinc_read_limits(opts), opts};
     if ((st = load_document(&c, in->data, in->len))) {
         optinc_spec_free(s);
         return st;

@@ -32,6 +32,7 @@
 #include "optinc/error.h"
 #include "optinc/limits.h"
 #include "optinc/spec.h"
+#include "optinc/text.h"
 
 typedef struct ctx {
     const char *path;          /* the spec's display name, for error records */
@@ -40,6 +41,8 @@ typedef struct ctx {
     optinc_spec *spec;
     long long cards;           /* the layers so far would compile to */
     const optinc_limits *lim;  /* NULL: the defaults */
+    const optinc_read_opts *opts; /* the resolver of `file:` matrices (NULL: the files
+                                   * beside the spec) */
 } ctx;
 
 static inline yaml_node_t *node(ctx *c, int index)

@@ -1,7 +1,8 @@
 /*
  * spec_matrices.c - the matrices: section of a spec (optinc-spec(5)): each
  * matrix's shape and dtype, and its values from exactly one of data:
- * (inline rows), file: (a .npy or .csv file beside the spec) or generate:
+ * (inline rows), file: (a .npy or .csv file beside the spec, or wherever the
+ * resolver of the read options finds it) or generate:
  * (a seeded Haar-random unitary or Gaussian matrix).
  *
  * A matrix is the one thing in a spec that can be big, so the sizes come
@@ -9,12 +10,10 @@
  * the entries of all matrices together, before any matrix is allocated,
  * read or generated.
  */
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "optinc/fileio.h"
 #include "optinc/matrix.h"
 #include "optinc/rng.h"
@@ -137,21 +136,49 @@ static void take_cmat(optinc_spec_matrix *m, optinc_cmat *a)
     optinc_cmat_free(a);
 }
 
+/* The largest matrix file read for a rows x cols matrix, so that a spec
+ * whose shape says 2 x 2 cannot make the loader read a gigabyte: a .npy
+ * holds 16 bytes an entry at most (complex128) after its preamble and
+ * header, which numpy.save pads to a few hundred bytes; a .csv at most 58
+ * bytes an entry as numpy.savetxt writes it (fileio.h), 64 leaving room
+ * for blanks a person adds.  The 64 KiB on top takes a header, comment
+ * lines and a file whose shape differs from the spec's a little (that one
+ * is then reported as a shape mismatch, which says more than a size); the
+ * readers' own caps bound the rest. */
+static size_t matrix_file_bytes(const optinc_spec_matrix *m, int npy)
+{
+    size_t entries = (size_t)m->rows * (size_t)m->cols, slack = (size_t)64 << 10;
+    size_t bytes = (npy ? 16 : 64) * entries + slack;
+    size_t cap = npy ? OPTINC_NPY_BYTES_MAX : OPTINC_CSV_BYTES_MAX;
+    return bytes < cap ? bytes : cap;
+}
+
 /* The matrix file rel that node n of matrix m names, read as .npy (npy) or
- * .csv: the one place the loader reads a file other than the spec.  rel is
- * relative to the spec's folder (absolute when it starts with '/'). */
+ * .csv: the one file other than the spec the loader reads, through the
+ * resolver of the read options (by default rel relative to the spec's
+ * folder, absolute when it starts with '/').  The resolver cannot say
+ * which spec node named the file, so its refusal (no such file, not a
+ * regular file, too large) is reported here at n, with its message. */
 static optinc_status resolve_matrix_file(ctx *c, yaml_node_t *n, const char *rel,
                                          const optinc_spec_matrix *m, int npy, optinc_cmat **a,
                                          int *is_complex)
 {
-    char path[2048];
-    optinc_path_join(c->spec->dir, rel, path, sizeof path);
-    if (access(path, R_OK) != 0)
-        return optinc_spec_fail(c, n, "cannot read matrix file '%.200s' of matrix '%s' (looked "
-                                "for '%.400s', relative to the spec's directory): %s", rel,
-                                m->name, path, strerror(errno));
-    return npy ? optinc_npy_read(path, a, is_complex, c->err)
-               : optinc_csv_read(path, a, is_complex, c->err);
+    optinc_blob blob;
+    optinc_error why;
+    size_t limit = matrix_file_bytes(m, npy);
+    optinc_status st = optinc_read_resolve(c->opts, c->path, rel, limit, "matrix file", &blob,
+                                           &why);
+    if (st) {
+        optinc_spec_fail(c, n, "cannot read matrix file '%.200s' of matrix '%s': %.600s; "
+                         "paths are relative to the spec's directory", rel, m->name,
+                         why.message);
+        return st;
+    }
+    optinc_input in = optinc_blob_input(&blob);
+    st = npy ? optinc_npy_parse(&in, a, is_complex, c->err)
+             : optinc_csv_parse(&in, a, is_complex, c->err);
+    optinc_blob_free(&blob);
+    return st;
 }
 
 static optinc_status parse_file(ctx *c, yaml_node_t *n, yaml_node_t *shape,

@@ -163,8 +163,9 @@ typedef struct optinc_spec {
 } optinc_spec;
 
 /* Parses and validates the spec text in->data[0 .. in->len).  in->name is
- * what the messages print and becomes spec->path; the matrix files and the
- * ONN the spec names are relative to its folder (spec->dir).  spec->sha256
+ * what the messages print and becomes spec->path; the ONN the spec names is
+ * relative to its folder (spec->dir), and its `file:` matrices come from the
+ * resolver of opts (by default from that folder too).  spec->sha256
  * is that of the text.  On failure returns OPTINC_EINPUT (or OPTINC_ERUN for
  * I/O trouble) with err pointing at the offending node, and *out = NULL. */
 optinc_status optinc_spec_parse(const optinc_input *in, const optinc_read_opts *opts,

@@ -5,24 +5,43 @@
  *
  * A reader takes a buffer and a display name (the name errors carry), and the
  * path version only reads the file and hands it over, so the format has one
- * parser whatever the source.  Lines are taken as fgets() would take them into
- * a buffer of LINE_MAX_BYTES: a longer line continues as the next one.
+ * parser whatever the source.  Lines and fields come from the shared line and
+ * token reader of text.h ('#' comments, blank-separated fields), so every
+ * error carries NAME:LINE:COL and a NUL byte is refused where it is.  The
+ * file is read whole, without blocking on a FIFO or a device, and at most
+ * HIST_BYTES_MAX bytes of it.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "optinc/allreduce.h"
+#include "optinc/text.h"
 
-#define LINE_MAX_BYTES 512
+/* The errors a histogram can hold, in LSBs either way. */
+#define DELTA_MAX 65535L
+/* The largest histogram file read: every error bin (2 * DELTA_MAX + 1 of
+ * them) on a line as `optinc onn export` writes it ("%ld %.17g", at most 32
+ * bytes) is 4 MiB; four times that leaves room for comments and for bins
+ * listed more than once. */
+#define HIST_BYTES_MAX ((size_t)16 << 20)
 
-static int cmp_int(const void *a, const void *b)
+/* One (delta, weight) line, and where it stands in the input. */
+typedef struct bin { int delta, at; double weight; } bin;
+
+/* By delta, and in input order within one delta. */
+static int cmp_bin(const void *a, const void *b)
 {
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
+    const bin *x = a, *y = b;
+    if (x->delta != y->delta)
+        return (x->delta > y->delta) - (x->delta < y->delta);
+    return (x->at > y->at) - (x->at < y->at);
 }
 
-/* Builds the histogram from (delta, weight) pairs and an optional error rate. */
+/* Builds the histogram from (delta, weight) pairs and an optional error
+ * rate.  The nonzero bins are sorted once, so that the cumulative weights
+ * are summed in delta order and, within a delta, in input order, in time
+ * n log n whatever the number of lines. */
 static optinc_status hist_build(const int *delta, const double *weight, int n, double p_error,
                                 const char *name, optinc_err_hist **out, optinc_error *err)
 {
@@ -41,7 +60,7 @@ static optinc_status hist_build(const int *delta, const double *weight, int n, d
                            "error rate %g but no nonzero error bin: add lines \"DELTA COUNT\" "
                            "with DELTA != 0", p_error);
     optinc_err_hist *h = calloc(1, sizeof *h);
-    int *order = calloc((size_t)nz + 1, sizeof *order);
+    bin *order = calloc((size_t)nz + 1, sizeof *order);
     if (!h || !order || !(h->delta = calloc((size_t)nz + 1, sizeof *h->delta)) ||
         !(h->cdf = calloc((size_t)nz + 1, sizeof *h->cdf))) {
         free(order);
@@ -50,16 +69,14 @@ static optinc_status hist_build(const int *delta, const double *weight, int n, d
     }
     for (int i = 0, k = 0; i < n; i++)
         if (delta[i] && weight[i] > 0.0)
-            order[k++] = delta[i];
-    qsort(order, (size_t)nz, sizeof *order, cmp_int);
+            order[k++] = (bin){delta[i], i, weight[i]};
+    qsort(order, (size_t)nz, sizeof *order, cmp_bin);
     double acc = 0.0;
     for (int k = 0; k < nz; k++) {
-        if (k && order[k] == order[k - 1])
+        acc += order[k].weight;
+        if (k + 1 < nz && order[k + 1].delta == order[k].delta)
             continue;
-        for (int i = 0; i < n; i++)
-            if (delta[i] == order[k])
-                acc += weight[i];
-        h->delta[h->n] = order[k];
+        h->delta[h->n] = order[k].delta;
         h->cdf[h->n++] = acc / wrong;
     }
     if (h->n)
@@ -91,75 +108,60 @@ optinc_status optinc_err_hist_from_counts(const uint64_t *counts, int n, int off
     return st;
 }
 
-/* The next line of buf[*pos..len) into line (NUL-terminated), as fgets()
- * takes it: up to and including '\n', at most size - 1 bytes; 0 at the end. */
-static int next_line(const char *buf, size_t len, size_t *pos, char *line, size_t size)
+/* One more (delta, weight) pair; the arrays grow by doubling. */
+static optinc_status push_bin(int **delta, double **weight, int *n, int *cap, int d, double w)
 {
-    size_t k = 0;
-    if (*pos >= len)
-        return 0;
-    while (k < size - 1 && *pos < len) {
-        char ch = buf[(*pos)++];
-        line[k++] = ch;
-        if (ch == '\n')
-            break;
+    if (*n == *cap) {
+        int ncap = *cap ? 2 * *cap : 16;
+        int *nd = realloc(*delta, (size_t)ncap * sizeof *nd);
+        if (nd)
+            *delta = nd;
+        double *nw = realloc(*weight, (size_t)ncap * sizeof *nw);
+        if (nw)
+            *weight = nw;
+        if (!nd || !nw)
+            return OPTINC_ERUN;
+        *cap = ncap;
     }
-    line[k] = '\0';
-    return 1;
+    (*delta)[*n] = d;
+    (*weight)[(*n)++] = w;
+    return OPTINC_OK;
 }
 
 optinc_status optinc_err_hist_parse(const char *buf, size_t len, const char *name,
                                     optinc_err_hist **out, optinc_error *err)
 {
     *out = NULL;
-    int cap = 0, n = 0, lineno = 0;
+    int cap = 0, n = 0;
     int *delta = NULL;
     double *weight = NULL, p_error = -1.0;
-    char line[LINE_MAX_BYTES];
-    size_t pos = 0;
-    optinc_status st = OPTINC_OK;
-    while (!st && next_line(buf, len, &pos, line, sizeof line)) {
-        lineno++;
-        char *s = line + strspn(line, " \t");
-        if (*s == '#' || *s == '\n' || *s == '\r' || !*s)
+    optinc_input in = {name, buf, len};
+    optinc_lines lines;
+    optinc_line l;
+    optinc_token t[3];
+    optinc_status st = optinc_lines_init(&lines, &in, "histogram file", err);
+    while (!st && optinc_lines_next(&lines, &l)) {
+        int nt = optinc_tokens(&l, '#', t, 3);
+        long d;
+        double w;
+        if (nt == 0)
             continue;
-        char *end;
-        if (!strncmp(s, "p_error", 7)) {
-            p_error = strtod(s + 7, &end);
-            if (end == s + 7 || !(p_error >= 0.0 && p_error <= 1.0))
-                st = optinc_fail(err, OPTINC_EINPUT, name, lineno, (int)(s - line) + 1,
+        if (optinc_token_is(&t[0], "p_error")) {
+            if (nt != 2 || optinc_token_double(&t[1], &p_error) || !(p_error >= 0.0) ||
+                p_error > 1.0)
+                st = optinc_fail(err, OPTINC_EINPUT, name, l.number, t[0].col,
                                  "p_error needs a probability in [0, 1]");
-            continue;
-        }
-        long d = strtol(s, &end, 10);
-        char *wp = end;
-        double wv = strtod(wp, &end);
-        char *rest = end + strspn(end, " \t\r\n");
-        if (wp == s || end == wp || *rest || !(wv >= 0.0) || !isfinite(wv) || d < -65535 ||
-            d > 65535) {
-            st = optinc_fail(err, OPTINC_EINPUT, name, lineno, (int)(s - line) + 1,
+        } else if (nt != 2 || optinc_token_long(&t[0], &d) || optinc_token_double(&t[1], &w) ||
+                   !(w >= 0.0) || d < -DELTA_MAX || d > DELTA_MAX) {
+            st = optinc_fail(err, OPTINC_EINPUT, name, l.number, t[0].col,
                              "expected \"DELTA COUNT\": an integer error in LSBs and a count "
                              ">= 0");
-            break;
+        } else if (push_bin(&delta, &weight, &n, &cap, (int)d, w)) {
+            st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
         }
-        if (n == cap) {
-            cap = cap ? 2 * cap : 16;
-            int *nd = realloc(delta, (size_t)cap * sizeof *nd);
-            if (nd)
-                delta = nd;
-            double *nw = realloc(weight, (size_t)cap * sizeof *nw);
-            if (nw)
-                weight = nw;
-            if (!nd || !nw) {
-                st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
-                break;
-            }
-        }
-        delta[n] = (int)d;
-        weight[n++] = wv;
     }
     if (!st && n == 0)
-        st = optinc_fail(err, OPTINC_EINPUT, name, lineno, 0,
+        st = optinc_fail(err, OPTINC_EINPUT, name, lines.number, 0,
                          "no \"DELTA COUNT\" lines: the histogram is empty");
     if (!st)
         st = hist_build(delta, weight, n, p_error, name, out, err);
@@ -170,29 +172,16 @@ optinc_status optinc_err_hist_parse(const char *buf, size_t len, const char *nam
 
 optinc_status optinc_err_hist_load(const char *path, optinc_err_hist **out, optinc_error *err)
 {
+    optinc_blob b;
+    optinc_error why;
     *out = NULL;
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
-                           "cannot open the error histogram: give a file of \"DELTA COUNT\" lines "
-                           "(see optinc-train(1))");
-    size_t len = 0, cap = 4096, got;
-    char *buf = malloc(cap);
-    while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += got;
-        if (len == cap) {
-            char *nb = realloc(buf, 2 * cap);
-            if (!nb)
-                free(buf);
-            buf = nb;
-            cap *= 2;
-        }
-    }
-    fclose(f);
-    if (!buf)
-        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
-    optinc_status st = optinc_err_hist_parse(buf, len, path, out, err);
-    free(buf);
+    optinc_status st = optinc_blob_read(path, HIST_BYTES_MAX, "histogram file", &b, &why);
+    if (st)
+        return optinc_fail(err, st, why.file, why.line, why.column, "%.800s (an error histogram "
+                           "is a text file of \"DELTA COUNT\" lines, see optinc-train(1))",
+                           why.message);
+    st = optinc_err_hist_parse(b.data, b.len, path, out, err);
+    optinc_blob_free(&b);
     return st;
 }
 
