@@ -76,6 +76,7 @@ class OptincHookState:
         self.world_size = dist.get_world_size(process_group)
         self.rank = dist.get_rank(process_group)
         self.seed, self.step = seed, 0
+        self._last_exchange = ()
         self.table = None
         if alg.onn or inject == "onn":
             if onn == "exact":
@@ -120,7 +121,14 @@ def optinc_hook(state, bucket):
     _check_bucket(buf)
     flat = buf.view(-1) if buf.is_contiguous() else buf.contiguous().view(-1)
     gathered = torch.empty((state.world_size, flat.numel()), dtype=torch.float32)
-    dist.all_gather(list(gathered.unbind(0)), flat, group=state.process_group)
+    rows = list(gathered.unbind(0))
+    dist.all_gather(rows, flat, group=state.process_group)
+    # gloo's worker thread lets go of the tensors of an exchange only after
+    # all_gather has returned.  Were its reference the last, it would free
+    # their Python objects and wait for the GIL, which a process tearing
+    # DDP down holds while it joins that thread: torch 1.13 deadlocks.  So
+    # the state keeps them until the next exchange.
+    state._last_exchange = (flat, rows, gathered)
     state.plan.run(gathered, step=state.step * BUCKET_STREAMS + bucket.index())
     buf.copy_(gathered[state.rank].view_as(buf))
     if bucket.is_last():
