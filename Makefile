@@ -64,6 +64,8 @@ FUZZ_TIME?= 60
 LIBA     := $(BUILD)/liboptinc.a
 LIBSO    := $(BUILD)/liboptinc.so
 PROG     := $(BUILD)/optinc
+# Debian's python3, which python3-torch serves (not a python earlier on PATH).
+PYTHON   := /usr/bin/python3
 
 # Tests and MPI runs as root on a 2-core machine: mpirun refuses root and
 # more ranks than cores unless told.
@@ -72,7 +74,7 @@ export OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1
 export OPENBLAS_NUM_THREADS=1
 
-.PHONY: all deps demo check bench install uninstall clean netlists lint fuzz fuzzers valgrind
+.PHONY: all deps demo check check-python bench install uninstall clean netlists lint fuzz fuzzers valgrind
 all: $(PROG) $(LIBSO)
 
 deps:
@@ -106,6 +108,21 @@ check: deps
 	@sh scripts/check-layers.sh
 	@$(MAKE) --no-print-directory $(PROG) $(TESTS)
 	@OPTINC=$(abspath $(PROG)) OPTINC_BUILD=$(abspath $(BUILD)) sh scripts/run-tests.sh $(TESTS)
+	@$(MAKE) --no-print-directory check-python
+
+# The Python package's tests (python/tests/, unittest) over this build's
+# liboptinc.so; skipped with a message without torch, and under SAN=1 (an
+# ASan library cannot be loaded into an uninstrumented python).
+check-python: $(PROG) $(LIBSO)
+ifeq ($(SAN),1)
+	@echo "check-python: skipped: SAN=1 builds a library python cannot load"
+else
+	@if $(PYTHON) -c 'import torch, numpy' 2>/dev/null; then \
+	    OPTINC=$(abspath $(PROG)) OPTINC_LIBRARY=$(abspath $(LIBSO)) PYTHONPATH=python \
+	    PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m unittest discover -s python/tests; \
+	else echo "check-python: skipped: $(PYTHON) cannot import torch and numpy" \
+	    "(apt-get install python3-torch python3-numpy)"; fi
+endif
 
 # Each fuzz target runs FUZZ_TIME seconds on its corpus (fuzz/corpus/<target>/
 # seeds, new finds in fuzz/corpus-work/); see scripts/fuzz.sh.

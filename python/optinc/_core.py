@@ -1,0 +1,333 @@
+"""The package's objects over liboptinc: errors, aggregation tables, injected
+error histograms and all-reduce plans.
+
+Each object owns one C object and frees it when it is collected (or on
+close()); a plan borrows its table and histogram, so it keeps references to
+them.  Buffers are handed to C by address, without a copy: a NumPy float32
+array or a torch float32 CPU tensor, C-contiguous and writable; anything
+else is refused before C sees it, so a wrong buffer is a Python exception
+and never a stray write.  ctypes releases the GIL for the duration of every
+call.  A plan holds scratch memory: use one plan from one thread at a time.
+"""
+import collections
+import ctypes
+import os
+import sys
+import weakref
+
+from . import _clib
+from ._clib import lib
+
+
+class Error(Exception):
+    """A failure the library reported: status 2 for bad input (a netlist, a
+    histogram, an option), 1 for a run that failed.  file, line and column
+    say where in the input (empty or 0 when unknown); str() is the library's
+    "FILE:LINE:COL: error: MESSAGE"."""
+
+    def __init__(self, status, file, line, column, message, text):
+        super().__init__(text)
+        self.status, self.file, self.line, self.column = status, file, line, column
+        self.message = message
+
+
+def _raise(status, err):
+    buf = ctypes.create_string_buffer(4200)
+    lib.optinc_error_format(ctypes.byref(err), buf, len(buf))
+    dec = lambda b: b.decode("utf-8", "replace")
+    raise Error(status, dec(err.file), err.line, err.column, dec(err.message), dec(buf.value))
+
+
+def _call(fn, *args):
+    """Calls a library function whose last argument is an optinc_error."""
+    err = _clib.CError()
+    status = fn(*args, ctypes.byref(err))
+    if status:
+        _raise(status, err)
+
+
+def _path(p):
+    return os.fsencode(p)
+
+
+# ---- algorithms ------------------------------------------------------------
+
+Algorithm = collections.namedtuple("Algorithm", "name summary quantizes onn network")
+Algorithm.__doc__ = """An entry of the library's algorithm table: quantizes (sends b-bit
+codes under block scales), onn (aggregates through an ONN's table), network ("ring" or
+"star", what its bytes are counted on)."""
+
+
+def _algorithm(p):
+    a = p.contents
+    return Algorithm(a.name.decode(), a.summary.decode(), bool(a.flags & _clib.AR_QUANTIZES),
+                     bool(a.flags & _clib.AR_ONN),
+                     "ring" if a.network == _clib.AR_NET_RING else "star")
+
+
+def algorithms():
+    """Every all-reduce algorithm of the library, in its table's order."""
+    out, i = [], 0
+    while _clib.algorithm_table[i]:
+        out.append(_algorithm(_clib.algorithm_table[i]))
+        i += 1
+    return out
+
+
+def _find_algorithm(name):
+    p = lib.optinc_ar_find(str(name).encode()) if isinstance(name, str) else None
+    if not p:
+        buf = ctypes.create_string_buffer(256)
+        lib.optinc_ar_names(b", ", b" or ", buf, len(buf))
+        raise ValueError("no all-reduce algorithm %r: use %s" % (name, buf.value.decode()))
+    return p
+
+
+def algorithm(name):
+    """The entry of the algorithm called name (ValueError when there is none)."""
+    return _algorithm(_find_algorithm(name))
+
+
+# ---- chips and aggregation tables ------------------------------------------
+
+class Chip:
+    """The devices an ONN is simulated on (optinc_onn_devices).
+
+    Chip() is the ideal chip: continuous phases, no errors.  programmed=True
+    uses the phase drivers' codes; phase_sigma (radians) adds a static phase
+    error to every phase shifter (and implies programmed, as `optinc train
+    --phase-sigma` does); continuous=True keeps the continuous phases with
+    that error.  seed draws the errors (None: the seed of the run)."""
+
+    def __init__(self, programmed=False, phase_sigma=0.0, seed=None, continuous=False):
+        if phase_sigma < 0:
+            raise ValueError("phase_sigma %r: give a standard deviation >= 0 rad" % phase_sigma)
+        self.programmed = bool(programmed or phase_sigma > 0 or continuous)
+        self.phase_sigma, self.seed, self.continuous = float(phase_sigma), seed, continuous
+
+    @classmethod
+    def of(cls, chip):
+        """A Chip from None or "ideal", "programmed", a dict of the keywords,
+        or a Chip."""
+        if chip is None or chip == "ideal":
+            return cls()
+        if chip == "programmed":
+            return cls(programmed=True)
+        if isinstance(chip, dict):
+            return cls(**chip)
+        if isinstance(chip, cls):
+            return chip
+        raise ValueError("chip %r: use None, \"ideal\", \"programmed\", a dict of "
+                         "optinc.Chip's keywords or an optinc.Chip" % (chip,))
+
+    def devices(self, run_seed=0):
+        ideal = _clib.ONN_CONTINUOUS if self.continuous else int(not self.programmed)
+        seed = run_seed if self.seed is None else self.seed
+        return _clib.COnnDevices(ideal, self.phase_sigma, seed)
+
+    def __repr__(self):
+        return ("Chip(programmed=%r, phase_sigma=%r, seed=%r, continuous=%r)"
+                % (self.programmed, self.phase_sigma, self.seed, self.continuous))
+
+
+Report = collections.namedtuple("Report", "checked correct accuracy weighted_accuracy errors")
+Report.__doc__ = """How a chip's ONN table compares with the exact average: points of P's
+output space checked and correct, their ratio, the ratio over server inputs, and errors, a
+dict {delta in LSBs: count} without the 0 bin (the end bins hold everything beyond)."""
+
+
+class _Owner:
+    """Holds a C pointer and frees it once."""
+
+    def _own(self, ptr, free):
+        self._ptr = ptr
+        self._finalizer = weakref.finalize(self, free, ptr)
+
+    def close(self):
+        """Frees the C object now (it is freed when collected otherwise)."""
+        self._finalizer()
+
+
+class AggTable(_Owner):
+    """The aggregation table of the OptINC unit (optinc_agg_lut): the output
+    code of the average for every point of the preprocessing's output space.
+    Make one with AggTable.exact() or AggTable.onn()."""
+
+    def __init__(self, ptr, report=None):
+        self._own(ptr, lib.optinc_agg_lut_free)
+        t = ptr.contents
+        self.servers, self.bits, self.size = t.servers, t.bits, t.size
+        self.source = t.source.decode("utf-8", "replace")
+        self.report = report
+
+    @classmethod
+    def exact(cls, servers, bits=8):
+        """The table of the exact target (what a perfect ONN computes)."""
+        out = ctypes.POINTER(_clib.CAggLut)()
+        _call(lib.optinc_agg_lut_exact, int(servers), int(bits), ctypes.byref(out))
+        return cls(out)
+
+    @classmethod
+    def onn(cls, path, servers=4, bits=8, chip=None, seed=0):
+        """The table of the ONN at path (a netlist, or a spec compiled when
+        loaded) simulated on chip (see Chip.of; its errors drawn from seed
+        unless the chip has its own) on every point of P's output space; its
+        accuracy against the exact target is in .report."""
+        dev = Chip.of(chip).devices(seed)
+        out, rep = ctypes.POINTER(_clib.CAggLut)(), _clib.COnnReport()
+        _call(lib.optinc_agg_lut_onn, _path(path), None, int(servers), int(bits),
+              ctypes.byref(dev), ctypes.byref(out), ctypes.byref(rep))
+        errors = {k - _clib.ONN_HIST: rep.hist[k] for k in range(2 * _clib.ONN_HIST + 1)
+                  if rep.hist[k] and k != _clib.ONN_HIST}
+        return cls(out, Report(rep.checked, rep.correct, rep.accuracy, rep.weighted_accuracy,
+                               errors))
+
+    def codes(self):
+        """The table's output codes, a copy as a list of ints."""
+        return self._ptr.contents.code[:self.size]
+
+
+class ErrorHistogram(_Owner):
+    """Output errors to inject into the aggregation (optinc_err_hist): from a
+    histogram file (lines "DELTA COUNT", see optinc-train(1)) or from an
+    ONN table's report."""
+
+    def __init__(self, ptr):
+        self._own(ptr, lib.optinc_err_hist_free)
+        self.p_error = ptr.contents.p_error
+
+    @classmethod
+    def load(cls, path):
+        out = ctypes.POINTER(_clib.CErrHist)()
+        _call(lib.optinc_err_hist_load, _path(path), ctypes.byref(out))
+        return cls(out)
+
+    @classmethod
+    def from_table(cls, table):
+        """The errors the chip of an AggTable.onn() table makes, as measured."""
+        if table.report is None:
+            raise ValueError("the table %s has no measured errors: make it with AggTable.onn()"
+                             % table.source)
+        counts = (_clib.c_uint64 * (2 * _clib.ONN_HIST + 1))()
+        for delta, n in table.report.errors.items():
+            counts[delta + _clib.ONN_HIST] = n
+        # the 0 bin: every checked point without an error
+        counts[_clib.ONN_HIST] = table.report.correct
+        out = ctypes.POINTER(_clib.CErrHist)()
+        _call(lib.optinc_err_hist_from_counts, counts, len(counts), _clib.ONN_HIST,
+              ctypes.byref(out))
+        return cls(out)
+
+
+# ---- buffers ----------------------------------------------------------------
+
+def _address(x, what):
+    """(address, length) of a 1-D float32 buffer the library may write."""
+    np, torch = sys.modules.get("numpy"), sys.modules.get("torch")
+    if np is not None and isinstance(x, np.ndarray):
+        if x.dtype != np.float32:
+            raise TypeError("%s is a NumPy array of %s: the all-reduce works on float32 "
+                            "(native byte order); convert it with .astype(numpy.float32)"
+                            % (what, x.dtype))
+        if x.ndim != 1 or not x.flags.c_contiguous:
+            raise ValueError("%s must be a contiguous 1-D array (shape %s, contiguous %s): "
+                             "use numpy.ascontiguousarray(x).ravel()"
+                             % (what, x.shape, x.flags.c_contiguous))
+        if not x.flags.writeable:
+            raise ValueError("%s is read-only: the all-reduce writes its result in place" % what)
+        return x.ctypes.data, x.size
+    if torch is not None and isinstance(x, torch.Tensor):
+        if x.dtype != torch.float32:
+            raise TypeError("%s is a torch tensor of %s: the all-reduce works on "
+                            "torch.float32; convert it with .float()" % (what, x.dtype))
+        if x.device.type != "cpu":
+            raise ValueError("%s is on %s: the all-reduce reads CPU memory; use .cpu()"
+                             % (what, x.device))
+        if x.dim() != 1 or not x.is_contiguous():
+            raise ValueError("%s must be a contiguous 1-D tensor (shape %s): use "
+                             ".contiguous().view(-1)" % (what, tuple(x.shape)))
+        return x.data_ptr(), x.numel()
+    raise TypeError("%s is a %s: give a NumPy float32 array or a torch float32 CPU tensor"
+                    % (what, type(x).__name__))
+
+
+def _rows(grads):
+    """The servers' buffers: a sequence of 1-D buffers, or the rows of a 2-D one."""
+    dim = getattr(grads, "ndim", None)
+    if dim == 2:
+        return [grads[i] for i in range(grads.shape[0])]
+    if dim is not None:
+        raise ValueError("the gradients are a %d-D array: give one row per server (2-D) or a "
+                         "list of 1-D buffers" % dim)
+    return list(grads)
+
+
+# ---- the plan ----------------------------------------------------------------
+
+Stats = collections.namedtuple("Stats", "servers bytes_sent bytes_received messages "
+                                        "injected_errors")
+Stats.__doc__ = """Counts of the modelled network, per server (tuples indexed by server),
+accumulated over a plan's runs (optinc_ar_stats)."""
+
+
+class Plan(_Owner):
+    """An all-reduce plan (optinc_allreduce_new): made once, run every step.
+
+    algorithm is a name of algorithms() ("ring", "optinc", "exact",
+    "quantized"); bits and block_size matter to the quantizing ones; table
+    is the AggTable optinc aggregates through (None: the exact table);
+    inject an ErrorHistogram, or the path of a histogram file, of output
+    errors drawn from the stream of (seed, step, chunk)."""
+
+    def __init__(self, algorithm, servers, bits=8, block_size=1024, table=None, inject=None,
+                 seed=0):
+        alg = _find_algorithm(algorithm)
+        if isinstance(inject, (str, bytes, os.PathLike)):
+            inject = ErrorHistogram.load(inject)
+        if table is not None and not isinstance(table, AggTable):
+            raise TypeError("table is a %s: give an optinc.AggTable" % type(table).__name__)
+        if inject is not None and not isinstance(inject, ErrorHistogram):
+            raise TypeError("inject is a %s: give an optinc.ErrorHistogram or a path"
+                            % type(inject).__name__)
+        self.table, self.inject = table, inject      # borrowed by the C plan
+        self.algorithm = _algorithm(alg)
+        self.servers, self.bits, self.block_size, self.seed = servers, bits, block_size, seed
+        cfg = _clib.CArConfig(alg, int(servers), int(bits), int(block_size),
+                              table._ptr if table else None, inject._ptr if inject else None,
+                              int(seed))
+        out = ctypes.c_void_p()
+        _call(lib.optinc_allreduce_new, ctypes.byref(cfg), ctypes.byref(out))
+        self._own(out, lib.optinc_allreduce_free)
+        self._stats = _clib.CArStats()
+
+    def run(self, grads, step=0):
+        """All-reduces the servers' gradients in place: grads is a sequence of
+        `servers` 1-D float32 buffers of one length (NumPy arrays or torch
+        CPU tensors), or a 2-D one with a row per server.  On return every
+        buffer holds the same average.  step seeds the injected errors.
+        Returns the number of errors injected by this call."""
+        rows = _rows(grads)
+        if len(rows) != self.servers:
+            raise ValueError("%d gradients for a plan of %d servers: give one per server"
+                             % (len(rows), self.servers))
+        addrs, n = (ctypes.c_void_p * len(rows))(), None
+        for i, g in enumerate(rows):
+            a, length = _address(g, "the gradient of server %d" % i)
+            if n is not None and length != n:
+                raise ValueError("the gradient of server %d has %d elements, server 0's %d: "
+                                 "every server reduces the same length" % (i, length, n))
+            addrs[i], n = a, length
+        before = self._stats.injected_errors
+        _call(lib.optinc_allreduce_inproc, self._ptr, int(step), addrs, n,
+              ctypes.byref(self._stats))
+        return self._stats.injected_errors - before
+
+    @property
+    def stats(self):
+        """The counts so far (Stats)."""
+        s, k = self._stats, self.servers
+        return Stats(k, tuple(s.bytes_sent[:k]), tuple(s.bytes_received[:k]),
+                     tuple(s.messages[:k]), s.injected_errors)
+
+    def reset_stats(self):
+        self._stats = _clib.CArStats()

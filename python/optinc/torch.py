@@ -1,0 +1,138 @@
+"""The optical all-reduce as a DistributedDataParallel communication hook.
+
+    state = optinc.torch.OptincHookState(algorithm="optinc")
+    ddp_model.register_comm_hook(state, optinc.torch.optinc_hook)
+
+DDP hands the hook each gradient bucket (a flat float32 tensor, the sum of
+nothing yet: each rank's own gradient).  The hook gathers the bucket of
+every rank over the process group (all_gather, gloo on CPU), stacks them in
+rank order as the servers 0..N-1 of the library's in-process all-reduce,
+runs the plan on them and returns the row of its rank.  Every rank runs the
+same plan on the same bytes, so every rank gets the same bits: the same
+arithmetic as `optinc train`, whose in-process and MPI backends agree bit
+for bit.  The emulation moves whole float32 buckets; the bytes the modelled
+network would carry are the plan's counters (state.stats).
+
+Randomness.  Injected output errors are drawn by the library from the
+stream of (seed, plan step, chunk); the hook's plan step is
+state.step * 2^20 + bucket.index(), so each bucket of each step draws its
+own errors and every rank draws the same ones.  state.step counts backward
+passes (it advances after the last bucket of each).  A chip's phase errors
+are drawn once, when the state builds the ONN's table.
+
+Buckets may have any length, and DDP rebuilds its buckets after the first
+step: the plan takes whatever length it is given (its last scale block is
+partial), and the rebuild happens alike on every rank.
+"""
+import os
+
+import torch
+import torch.distributed as dist
+
+from . import _core
+
+# The plan step of bucket i of step s is s * BUCKET_STREAMS + i.
+BUCKET_STREAMS = 1 << 20
+
+_CHECKOUT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                          os.pardir, os.pardir))
+
+
+def _onn_path(path):
+    """A relative ONN path that does not name a file from the current folder
+    names one of the checkout the package comes from (the default
+    netlists/onn4x8.pnl.sp, from anywhere)."""
+    path = os.fspath(path)
+    if os.path.isabs(path) or os.path.exists(path):
+        return path
+    inside = os.path.join(_CHECKOUT, path)
+    return inside if os.path.exists(inside) else path
+
+
+class OptincHookState:
+    """What optinc_hook keeps between buckets: the plan, the step counter and
+    the counters of the modelled network.
+
+    algorithm: "optinc", "quantized", "exact" or "ring" (optinc.algorithms()).
+    onn: the ONN netlist or spec that optinc aggregates through ("exact": the
+    exact table, what a perfect ONN computes); relative paths that name no
+    file here are taken from the checkout.  bits, block_size: the gradient
+    codes of the quantizing algorithms.  chip: the devices the ONN is
+    simulated on (None: ideal; see optinc.Chip.of), its errors drawn from
+    seed unless it has its own.  seed: of the chip and of injected errors.
+    inject: output errors to inject (a histogram path, an
+    optinc.ErrorHistogram, or "onn" for the errors the ONN's chip makes).
+    process_group: the group to reduce over (None: the default group, which
+    must be initialized).  Bad input raises optinc.Error here, on every
+    rank, before training starts."""
+
+    def __init__(self, algorithm="optinc", onn="netlists/onn4x8.pnl.sp", bits=8,
+                 block_size=1024, chip=None, seed=0, inject=None, process_group=None):
+        if not dist.is_initialized():
+            raise RuntimeError("torch.distributed is not initialized: call "
+                               "init_process_group before making an OptincHookState")
+        alg = _core.algorithm(algorithm)
+        self.process_group = process_group
+        self.world_size = dist.get_world_size(process_group)
+        self.rank = dist.get_rank(process_group)
+        self.seed, self.step = seed, 0
+        self._last_exchange = ()
+        self.table = None
+        if alg.onn or inject == "onn":
+            if onn == "exact":
+                if inject == "onn":
+                    raise ValueError("inject=\"onn\" measures a compiled ONN: give onn=PATH")
+                self.table = _core.AggTable.exact(self.world_size, bits)
+            else:
+                self.table = _core.AggTable.onn(_onn_path(onn), self.world_size, bits,
+                                                chip, seed)
+        if inject == "onn":
+            inject = _core.ErrorHistogram.from_table(self.table)
+        self.plan = _core.Plan(algorithm, self.world_size, bits, block_size,
+                               self.table if alg.onn else None, inject, seed)
+
+    @property
+    def stats(self):
+        """The plan's counters (optinc.Stats), per server = per rank."""
+        return self.plan.stats
+
+    @property
+    def bytes_sent(self):
+        """Bytes this rank's server has sent in the modelled network so far."""
+        return self.plan.stats.bytes_sent[self.rank]
+
+
+def _check_bucket(buf):
+    # Before any collective, so a bad bucket fails alike on every rank.
+    if buf.dtype != torch.float32:
+        raise TypeError("optinc_hook: the gradient bucket is %s: the optical all-reduce "
+                        "reduces float32 gradients; train the model in float32 "
+                        "(model.float())" % buf.dtype)
+    if buf.device.type != "cpu":
+        raise ValueError("optinc_hook: the gradient bucket is on %s: the hook runs on CPU "
+                         "tensors (the gloo backend)" % buf.device)
+
+
+def optinc_hook(state, bucket):
+    """A DDP communication hook (register_comm_hook(state, optinc_hook)):
+    every rank's bucket through state's plan; a completed Future of the
+    bucket, which now holds the average every rank shares."""
+    buf = bucket.buffer()
+    _check_bucket(buf)
+    flat = buf.view(-1) if buf.is_contiguous() else buf.contiguous().view(-1)
+    gathered = torch.empty((state.world_size, flat.numel()), dtype=torch.float32)
+    rows = list(gathered.unbind(0))
+    dist.all_gather(rows, flat, group=state.process_group)
+    # gloo's worker thread lets go of the tensors of an exchange only after
+    # all_gather has returned.  Were its reference the last, it would free
+    # their Python objects and wait for the GIL, which a process tearing
+    # DDP down holds while it joins that thread: torch 1.13 deadlocks.  So
+    # the state keeps them until the next exchange.
+    state._last_exchange = (flat, rows, gathered)
+    state.plan.run(gathered, step=state.step * BUCKET_STREAMS + bucket.index())
+    buf.copy_(gathered[state.rank].view_as(buf))
+    if bucket.is_last():
+        state.step += 1
+    fut = torch.futures.Future()
+    fut.set_result(buf)
+    return fut

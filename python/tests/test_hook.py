@@ -1,0 +1,112 @@
+"""optinc.torch.optinc_hook in DistributedDataParallel: 4 gloo processes on
+127.0.0.1 train a small model (ddp_worker.py) with the built-in
+allreduce_hook and with the hook under each algorithm; this process compares
+what they saved."""
+import os
+import socket
+import sys
+import tempfile
+import time
+import unittest
+
+import torch
+import torch.multiprocessing as mp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ddp_worker  # noqa: E402
+
+WORLD = 4
+TIMEOUT_S = 120
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_workers(out):
+    ctx = mp.spawn(ddp_worker.main, args=(WORLD, free_port(), out), nprocs=WORLD, join=False)
+    deadline = time.monotonic() + TIMEOUT_S
+    while not ctx.join(timeout=1):
+        if time.monotonic() > deadline:
+            for p in ctx.processes:
+                p.kill()
+            raise AssertionError("the DDP workers did not finish in %d s" % TIMEOUT_S)
+
+
+class TestHook(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        with tempfile.TemporaryDirectory() as out:
+            run_workers(out)
+            cls.res = [torch.load(os.path.join(out, "rank%d.pt" % r)) for r in range(WORLD)]
+
+    def test_exact_matches_allreduce_hook(self):
+        for r in range(WORLD):
+            ref, got = self.res[r]["builtin"], self.res[r]["exact"]
+            for step, (a, b) in enumerate(zip(ref[0], got[0])):
+                rel = float((a - b).norm() / a.norm())
+                self.assertLessEqual(rel, 1e-6, "rank %d step %d" % (r, step))
+            rel = float((ref[1] - got[1]).norm() / ref[1].norm())
+            self.assertLessEqual(rel, 1e-6, "rank %d parameters" % r)
+
+    def test_ring_matches_allreduce_hook(self):
+        for a, b in zip(self.res[0]["builtin"][0], self.res[0]["ring"][0]):
+            self.assertLessEqual(float((a - b).norm() / a.norm()), 1e-6)
+
+    def test_optinc_ideal_is_quantized_bit_for_bit(self):
+        source, report = self.res[0]["table"]
+        self.assertTrue(source.endswith("netlists/onn4x8.pnl.sp"))
+        self.assertEqual(report["accuracy"], 1.0)
+        for r in range(WORLD):
+            q, o = self.res[r]["quantized"], self.res[r]["optinc"]
+            for a, b in zip(q[0], o[0]):
+                self.assertTrue(torch.equal(a, b))
+            self.assertTrue(torch.equal(q[1], o[1]))
+        # the quantized gradients are not the float ones
+        self.assertFalse(torch.equal(self.res[0]["quantized"][0][0],
+                                     self.res[0]["exact"][0][0]))
+
+    def test_every_rank_holds_the_same_parameters(self):
+        for alg in ("builtin", "exact", "ring", "quantized", "optinc"):
+            p0 = self.res[0][alg][1].numpy().tobytes()
+            for r in range(1, WORLD):
+                self.assertEqual(p0, self.res[r][alg][1].numpy().tobytes(), "%s rank %d"
+                                 % (alg, r))
+                for a, b in zip(self.res[0][alg][0], self.res[r][alg][0]):
+                    self.assertEqual(a.numpy().tobytes(), b.numpy().tobytes())
+
+    def test_hook_output_is_the_plans_byte_for_byte(self):
+        for r in range(WORLD):
+            same = self.res[r]["plan_same"]
+            self.assertGreater(len(same), ddp_worker.STEPS + 2)  # rebuilt: 2 a step
+            self.assertTrue(all(same), "rank %d: %s" % (r, same))
+
+    def test_bytes_of_the_modelled_network(self):
+        n = sum(p.numel() for p in ddp_worker.model().parameters())
+        steps = ddp_worker.STEPS
+        ring = self.res[0]["ring_bytes"]
+        opt = self.res[0]["optinc_bytes"]
+        # ring: 2(N-1) chunks of about n/N floats per step
+        per_step = ring["bytes_sent"][0] / steps
+        self.assertAlmostEqual(per_step / (4 * n), 2 * (WORLD - 1) / WORLD, delta=0.05)
+        self.assertEqual(ring["messages"][0], 2 * (WORLD - 1) * len(self.res[0]["plan_same"]))
+        # optinc: every byte code once, plus 4-byte scales of blocks, once
+        per_step = opt["bytes_sent"][0] / steps
+        self.assertGreaterEqual(per_step, n)
+        buckets = len(self.res[0]["plan_same"])
+        self.assertLess(per_step, n * (1 + 4.0 / ddp_worker.BLOCK) + 4 * buckets / steps)
+        self.assertEqual(len(set(opt["bytes_sent"])), 1)
+
+    def test_bad_input_is_a_python_exception(self):
+        for r in range(WORLD):
+            status, file, text = self.res[r]["bad_onn"]
+            self.assertEqual(status, 2)
+            self.assertIn("no/such/onn.pnl.sp", file)
+            self.assertIn("error:", text)
+            self.assertIn("float32", self.res[r]["bad_bucket"])
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,187 @@
+"""The optinc package over liboptinc, without torch.distributed: struct
+layouts against the C compiler, plans on NumPy arrays and torch tensors,
+tables against `optinc onn verify`, and bad input as Python exceptions."""
+import ctypes
+import json
+import os
+import subprocess
+import tempfile
+import unittest
+
+import numpy as np
+
+import optinc
+from optinc import _clib
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+ONN = os.path.join(ROOT, "netlists", "onn4x8.pnl.sp")
+PROG = os.environ.get("OPTINC") or os.path.join(ROOT, "build", "optinc")
+
+
+def gradients(servers, n, seed=0):
+    return np.random.default_rng(seed).standard_normal((servers, n), dtype=np.float32)
+
+
+class TestLayout(unittest.TestCase):
+    def test_structs_match_the_headers(self):
+        """sizeof and every offsetof, from a C file compiled against include/."""
+        lines = ['#include <stdio.h>', '#include <stddef.h>', '#include "optinc/allreduce.h"',
+                 '#include "optinc/onn.h"', 'int main(void) {']
+        for cname, st in _clib.STRUCTS.items():
+            lines.append('printf("%%zu\\n", sizeof(%s));' % cname)
+            for field, _ in st._fields_:
+                lines.append('printf("%%zu\\n", offsetof(%s, %s));' % (cname, field))
+        lines.append("return 0; }")
+        with tempfile.TemporaryDirectory() as d:
+            src, exe = os.path.join(d, "layout.c"), os.path.join(d, "layout")
+            with open(src, "w") as f:
+                f.write("\n".join(lines))
+            subprocess.run(["cc", "-std=c11", "-I" + os.path.join(ROOT, "include"), "-I" + ROOT,
+                            src, "-o", exe], check=True)
+            got = [int(x) for x in subprocess.run([exe], check=True, capture_output=True,
+                                                  text=True).stdout.split()]
+        want = []
+        for st in _clib.STRUCTS.values():
+            want.append(ctypes.sizeof(st))
+            want += [getattr(st, field).offset for field, _ in st._fields_]
+        self.assertEqual(got, want)
+
+
+class TestPlan(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.ideal = optinc.AggTable.onn(ONN, servers=4, bits=8)
+
+    def test_algorithms(self):
+        names = [a.name for a in optinc.algorithms()]
+        self.assertEqual(names, ["ring", "optinc", "exact", "quantized"])
+        self.assertEqual(optinc.algorithm("optinc").network, "star")
+        self.assertTrue(optinc.algorithm("quantized").quantizes)
+        with self.assertRaisesRegex(ValueError, "ring, optinc, exact or quantized"):
+            optinc.Plan("nccl", 4)
+
+    def test_every_server_gets_the_same_average(self):
+        for alg in ("ring", "exact", "quantized", "optinc"):
+            g = gradients(4, 1001)
+            mean = g.astype(np.float64).mean(axis=0)
+            plan = optinc.Plan(alg, 4, block_size=100, table=self.ideal)
+            plan.run(g)
+            for i in range(1, 4):
+                self.assertEqual(g[0].tobytes(), g[i].tobytes(), alg)
+            # the quantized ones are within a few codes of the float mean
+            tol = 1e-6 if alg in ("ring", "exact") else 0.05
+            self.assertLess(np.abs(g[0] - mean).max(), tol, alg)
+
+    def test_ideal_onn_is_quantized_bit_for_bit(self):
+        self.assertEqual(self.ideal.report.accuracy, 1.0)
+        self.assertEqual(self.ideal.report.errors, {})
+        self.assertEqual(self.ideal.codes(), optinc.AggTable.exact(4, 8).codes())
+        a, b = gradients(4, 5000, 1), gradients(4, 5000, 1)
+        optinc.Plan("optinc", 4, table=self.ideal).run(a)
+        optinc.Plan("quantized", 4).run(b)
+        self.assertEqual(a.tobytes(), b.tobytes())
+
+    def test_torch_tensors_and_lists_in_place(self):
+        import torch
+        rows = [torch.from_numpy(r.copy()) for r in gradients(4, 777, 2)]
+        ref = gradients(4, 777, 2)
+        optinc.Plan("quantized", 4, block_size=64).run(rows, step=3)
+        optinc.Plan("quantized", 4, block_size=64).run(ref, step=3)
+        for r in rows:
+            self.assertEqual(r.numpy().tobytes(), ref[0].tobytes())
+        t = torch.from_numpy(gradients(4, 10))
+        optinc.Plan("exact", 4).run(t)
+        self.assertTrue(torch.equal(t[0], t[3]))
+
+    def test_stats_model_the_network(self):
+        n, block = 1000, 128
+        plan = optinc.Plan("optinc", 4, block_size=block, table=self.ideal)
+        plan.run(gradients(4, n))
+        plan.run(gradients(4, n))
+        s = plan.stats
+        blocks = (n + block - 1) // block
+        self.assertEqual(s.bytes_sent, (2 * (n + 4 * blocks),) * 4)  # codes once, scales once
+        self.assertEqual(s.messages, (4,) * 4)
+        ring = optinc.Plan("ring", 4)
+        ring.run(gradients(4, n))
+        self.assertEqual(ring.stats.bytes_sent, (4 * n * 2 * 3 // 4,) * 4)
+        self.assertEqual(ring.stats.messages, (6,) * 4)
+        ring.reset_stats()
+        self.assertEqual(ring.stats.bytes_sent, (0,) * 4)
+
+    def test_injected_errors_follow_seed_and_step(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".hist") as h:
+            h.write("# every output wrong by one LSB\np_error 0.5\n-1 1\n1 1\n")
+            h.flush()
+            runs = {}
+            for seed, step in ((1, 0), (1, 0), (1, 1), (2, 0)):
+                g = gradients(4, 2000)
+                plan = optinc.Plan("quantized", 4, inject=h.name, seed=seed)
+                errors = plan.run(g, step=step)
+                self.assertGreater(errors, 500)
+                self.assertEqual(plan.stats.injected_errors, errors)
+                runs.setdefault((seed, step), []).append(g[0].tobytes())
+            self.assertEqual(runs[(1, 0)][0], runs[(1, 0)][1])
+            self.assertNotEqual(runs[(1, 0)][0], runs[(1, 1)][0])
+            self.assertNotEqual(runs[(1, 0)][0], runs[(2, 0)][0])
+
+    def test_chip_table_is_what_optinc_onn_verify_measures(self):
+        table = optinc.AggTable.onn(ONN, chip=dict(phase_sigma=0.05, seed=3))
+        out = subprocess.run([PROG, "onn", "verify", ONN, "--sigma", "0.05", "--chip-seed", "3",
+                              "--json"], check=True, capture_output=True, text=True).stdout
+        cli = json.loads(out)
+        self.assertEqual(table.report.correct, cli["correct"])
+        self.assertEqual(table.report.accuracy, cli["accuracy"])
+        hist = optinc.ErrorHistogram.from_table(table)
+        self.assertAlmostEqual(hist.p_error, 1 - cli["accuracy"])
+        # the chip's seed defaults to the run's
+        self.assertEqual(optinc.AggTable.onn(ONN, chip="programmed", seed=5).report,
+                         optinc.AggTable.onn(ONN, chip=dict(programmed=True, seed=5)).report)
+
+
+class TestBadInput(unittest.TestCase):
+    def test_buffers_are_refused_before_c_sees_them(self):
+        import torch
+        plan = optinc.Plan("exact", 2)
+        g = gradients(2, 8)
+        cases = [
+            (TypeError, "float64", [g[0].astype(np.float64), g[1]]),
+            (TypeError, "float32", [g[0].astype(">f4"), g[1]]),
+            (TypeError, "list", [list(g[0]), g[1]]),
+            (ValueError, "contiguous", gradients(2, 16)[:, ::2]),
+            (ValueError, "read-only", [np.frombuffer(g[0].tobytes(), np.float32), g[1]]),
+            (ValueError, "one per server", g[:1]),
+            (ValueError, "same length", [g[0], g[1][:4]]),
+            (ValueError, "3-D", np.zeros((2, 2, 2), np.float32)),
+            (TypeError, "torch.float64", [torch.zeros(8, dtype=torch.float64)] * 2),
+            (ValueError, "contiguous", [torch.zeros(16)[::2]] * 2),
+        ]
+        for exc, text, grads in cases:
+            with self.assertRaisesRegex(exc, text):
+                plan.run(grads)
+
+    def test_library_errors_carry_file_line_and_column(self):
+        with self.assertRaises(optinc.Error) as e:
+            optinc.AggTable.onn("no/such/net.pnl.sp")
+        self.assertEqual((e.exception.status, e.exception.file), (2, "no/such/net.pnl.sp"))
+        self.assertTrue(str(e.exception).startswith("no/such/net.pnl.sp: error: "))
+        with tempfile.NamedTemporaryFile("w", suffix=".hist") as h:
+            h.write("# a histogram\n0 10\n1 x\n")
+            h.flush()
+            with self.assertRaises(optinc.Error) as e:
+                optinc.ErrorHistogram.load(h.name)
+        self.assertEqual((e.exception.file, e.exception.line, e.exception.column),
+                         (h.name, 3, 1))
+        self.assertIn("DELTA COUNT", e.exception.message)
+        with self.assertRaisesRegex(optinc.Error, "even width"):
+            optinc.Plan("quantized", 4, bits=7)
+        with self.assertRaisesRegex(optinc.Error, "4 servers and 8 bits"):
+            optinc.Plan("optinc", 3, table=optinc.AggTable.exact(4, 8))
+        with self.assertRaisesRegex(ValueError, "phase_sigma"):
+            optinc.Chip(phase_sigma=-1)
+        with self.assertRaisesRegex(ValueError, "chip 'broken'"):
+            optinc.AggTable.onn(ONN, chip="broken")
+
+
+if __name__ == "__main__":
+    unittest.main()
