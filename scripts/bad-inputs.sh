@@ -17,7 +17,7 @@ OPTINC=${OPTINC:-build/optinc}
 tmp=build/bad-inputs
 rm -rf "$tmp"
 mkdir -p "$tmp"
-unset OPTINC_MAX_MODES OPTINC_MAX_CARDS   # the default limits
+unset OPTINC_MAX_MODES OPTINC_MAX_CARDS OPTINC_MAX_INPUT_BYTES   # the default limits
 
 # One table row: the input's name and the first line of stderr (escaped for
 # Markdown), and the exit status.

@@ -380,7 +380,7 @@ Test(allreduce, histogram_files)
     cr_assert_eq(tu_write_file(path, "# ONN errors\n0 990\n1 6\n-1 3\n\n4 1\n"), 0);
     optinc_err_hist *h;
     optinc_error err;
-    cr_assert_eq(optinc_err_hist_load(path, &h, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(optinc_err_hist_load(path, NULL, &h, &err), OPTINC_OK, "%s", err.message);
     cr_assert_float_eq(h->p_error, 0.01, 1e-12);
     cr_assert_eq(h->n, 3);
     cr_assert_eq(h->delta[0], -1);
@@ -390,7 +390,7 @@ Test(allreduce, histogram_files)
     cr_assert_eq(h->cdf[2], 1.0);
     optinc_err_hist_free(h);
     cr_assert_eq(tu_write_file(path, "p_error 0.001\n1 1\n-1 1\n"), 0);
-    cr_assert_eq(optinc_err_hist_load(path, &h, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(optinc_err_hist_load(path, NULL, &h, &err), OPTINC_OK, "%s", err.message);
     cr_assert_float_eq(h->p_error, 0.001, 1e-15);
     optinc_err_hist_free(h);
     /* bad inputs: line:col and the message */
@@ -404,12 +404,12 @@ Test(allreduce, histogram_files)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cr_assert_eq(tu_write_file(path, bad[i].text), 0);
-        cr_assert_eq(optinc_err_hist_load(path, &h, &err), OPTINC_EINPUT, "case %zu", i);
+        cr_assert_eq(optinc_err_hist_load(path, NULL, &h, &err), OPTINC_EINPUT, "case %zu", i);
         cr_assert_eq(err.line, bad[i].line, "case %zu: line %d", i, err.line);
         cr_assert_eq(err.column, bad[i].col, "case %zu: col %d", i, err.column);
         cr_assert(strstr(err.message, bad[i].msg), "case %zu: %s", i, err.message);
     }
-    cr_assert_eq(optinc_err_hist_load("/nonexistent/h.txt", &h, &err), OPTINC_EINPUT);
+    cr_assert_eq(optinc_err_hist_load("/nonexistent/h.txt", NULL, &h, &err), OPTINC_EINPUT);
     /* the buffer reader the file reader wraps: errors carry the name given,
      * and the buffer need not end in a newline */
     const char text[] = "0 990\n1 6\n-1 3\n4 1";
@@ -445,7 +445,7 @@ Test(allreduce, histogram_file_refusals, .timeout = 10)
     optinc_error err = {0};
     snprintf(path, sizeof path, "%s/fifo.hist", dir);
     cr_assert_eq(mkfifo(path, 0600), 0);
-    cr_expect_eq(optinc_err_hist_load(path, &h, &err), OPTINC_EINPUT);
+    cr_expect_eq(optinc_err_hist_load(path, NULL, &h, &err), OPTINC_EINPUT);
     cr_expect_null(h);
     cr_expect_str_eq(err.file, path);
     cr_expect(strstr(err.message, "is not a regular file") != NULL, "%s", err.message);
@@ -456,7 +456,7 @@ Test(allreduce, histogram_file_refusals, .timeout = 10)
     cr_assert_eq(fwrite(nul, 1, sizeof nul - 1, f), sizeof nul - 1);
     cr_assert_eq(fclose(f), 0);
     h = (optinc_err_hist *)1;
-    cr_expect_eq(optinc_err_hist_load(path, &h, &err), OPTINC_EINPUT);
+    cr_expect_eq(optinc_err_hist_load(path, NULL, &h, &err), OPTINC_EINPUT);
     cr_expect_null(h);
     cr_expect_str_eq(err.file, path);
     cr_expect(err.line == 2 && err.column == 3, "%d:%d", err.line, err.column);

@@ -33,7 +33,7 @@ Test(calibration, parse_gives_what_read_gives, .init = tu_scratch_init, .fini = 
     cr_assert_eq(optinc_calibration_from_chip(chip, &cal, NULL), OPTINC_OK);
     cr_assert_eq(optinc_calibration_write(cal, c, tu_scratch("chip.cal"), &err), OPTINC_OK, "%s",
                  err.message);
-    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, &from_file, &err), OPTINC_OK, "%s",
+    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, NULL, &from_file, &err), OPTINC_OK, "%s",
                  err.message);
     size_t len = 0;
     char *text = tu_read_file(tu_scratch_last(), &len);
@@ -107,7 +107,7 @@ Test(calibration, nul_byte_is_refused_where_it_is, .init = tu_scratch_init,
     cr_assert_eq(err.column, 7);
     cr_assert_str_eq(err.message, "NUL byte: a calibration file is a text file");
     cr_assert_eq(tu_write_bytes(tu_scratch("nul.cal"), text, sizeof text - 1), 0);
-    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, &cal, &err), OPTINC_EINPUT);
+    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, NULL, &cal, &err), OPTINC_EINPUT);
     cr_assert_null(cal);
     cr_assert_str_eq(err.file, tu_scratch_last());
     cr_assert_eq(err.line, 2);
@@ -129,7 +129,7 @@ Test(calibration, fifo_link_and_folder_are_refused_at_once, .init = tu_scratch_i
     const char *paths[] = {fifo, link, tu_scratch_dir()};
     for (int i = 0; i < 3; i++) {
         optinc_calibration *cal = NULL;
-        cr_assert_eq(optinc_calibration_read(paths[i], c, &cal, &err), OPTINC_EINPUT, "%s",
+        cr_assert_eq(optinc_calibration_read(paths[i], c, NULL, &cal, &err), OPTINC_EINPUT, "%s",
                      paths[i]);
         cr_assert_null(cal);
         cr_assert(strstr(err.message, "is not a regular file"), "%s", err.message);
@@ -152,13 +152,13 @@ Test(calibration, size_limit, .init = tu_scratch_init, .fini = tu_scratch_fini)
     cr_assert_eq(tu_write_file(tu_scratch("big.cal"), text), 0);
     optinc_calibration *cal = NULL;
     optinc_error err;
-    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, &cal, &err), OPTINC_EINPUT);
+    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, NULL, &cal, &err), OPTINC_EINPUT);
     cr_assert_null(cal);
     cr_assert(strstr(err.message, "is larger than 1050112 bytes"), "%s", err.message);
     text[limit - 1] = '\n';
     text[limit] = '\0';
     cr_assert_eq(tu_write_file(tu_scratch_last(), text), 0);
-    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, &cal, &err), OPTINC_OK, "%s",
+    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, NULL, &cal, &err), OPTINC_OK, "%s",
                  err.message);
     optinc_calibration_free(cal);
     free(text);
@@ -170,7 +170,7 @@ Test(calibration, missing_file_is_bad_input, .init = tu_scratch_init, .fini = tu
     optinc_circuit *c = circuit();
     optinc_calibration *cal = NULL;
     optinc_error err;
-    cr_assert_eq(optinc_calibration_read(tu_scratch("none.cal"), c, &cal, &err), OPTINC_EINPUT);
+    cr_assert_eq(optinc_calibration_read(tu_scratch("none.cal"), c, NULL, &cal, &err), OPTINC_EINPUT);
     cr_assert_null(cal);
     cr_assert(strstr(err.message, "cannot open calibration file"), "%s", err.message);
     optinc_circuit_free(c);

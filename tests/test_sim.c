@@ -320,7 +320,7 @@ Test(sim, calibration_file_round_trip_and_compile)
     snprintf(path, sizeof path, "%s/chip.cal", dir);
     cr_assert_eq(optinc_calibration_from_chip(chip, &cal, NULL), OPTINC_OK);
     cr_assert_eq(optinc_calibration_write(cal, c, path, &err), OPTINC_OK, "%s", err.message);
-    cr_assert_eq(optinc_calibration_read(path, c, &back, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(optinc_calibration_read(path, c, NULL, &back, &err), OPTINC_OK, "%s", err.message);
     for (int l = 0; l < 2; l++)
         for (int s = 0; s < 3; s++) {
             cr_assert_eq(back->layer[l].n_mzi[s], cal->layer[l].n_mzi[s]);
@@ -387,7 +387,7 @@ Test(sim, calibration_file_errors)
         snprintf(path, sizeof path, "%s/%s.cal", dir, bad_cal[i].name);
         tu_write_file(path, bad_cal[i].text);
         optinc_calibration *cal = NULL;
-        cr_assert_eq(optinc_calibration_read(path, c, &cal, &err), OPTINC_EINPUT, "%s",
+        cr_assert_eq(optinc_calibration_read(path, c, NULL, &cal, &err), OPTINC_EINPUT, "%s",
                      bad_cal[i].name);
         cr_assert_null(cal);
         cr_assert_str_eq(err.file, path);
@@ -400,7 +400,7 @@ Test(sim, calibration_file_errors)
     }
     optinc_calibration *cal = NULL;
     snprintf(path, sizeof path, "%s/missing.cal", dir);
-    cr_assert_eq(optinc_calibration_read(path, c, &cal, &err), OPTINC_EINPUT);
+    cr_assert_eq(optinc_calibration_read(path, c, NULL, &cal, &err), OPTINC_EINPUT);
     tu_rmtree(dir);
     free(dir);
     optinc_circuit_free(c);

@@ -170,12 +170,14 @@ optinc_status optinc_err_hist_parse(const char *buf, size_t len, const char *nam
     return st;
 }
 
-optinc_status optinc_err_hist_load(const char *path, optinc_err_hist **out, optinc_error *err)
+optinc_status optinc_err_hist_load(const char *path, const optinc_read_opts *opts,
+                                   optinc_err_hist **out, optinc_error *err)
 {
     optinc_blob b;
     optinc_error why;
     *out = NULL;
-    optinc_status st = optinc_blob_read(path, HIST_BYTES_MAX, "histogram file", &b, &why);
+    optinc_status st = optinc_blob_read_limited(path, HIST_BYTES_MAX, optinc_read_limits(opts),
+                                                "histogram file", &b, &why);
     if (st)
         return optinc_fail(err, st, why.file, why.line, why.column, "%.800s (an error histogram "
                            "is a text file of \"DELTA COUNT\" lines, see optinc-train(1))",
