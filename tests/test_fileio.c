@@ -58,6 +58,20 @@ Test(sha256, million_a_and_file, .init = tu_scratch_init, .fini = tu_scratch_fin
     free(a);
 }
 
+/* A FIFO (or a device) is refused at once: hashing one would wait for a
+ * writer, or never end. */
+Test(sha256, fifo_and_folder_are_refused, .init = tu_scratch_init, .fini = tu_scratch_fini,
+     .timeout = 20)
+{
+    unsigned char d[32];
+    optinc_error err = {0};
+    cr_assert_eq(mkfifo(tu_scratch("pipe"), 0600), 0);
+    cr_expect_eq(optinc_sha256_file(tu_scratch_last(), d, &err), OPTINC_EINPUT);
+    cr_expect(strstr(err.message, "is not a regular file"), "%s", err.message);
+    cr_expect_eq(optinc_sha256_file(tu_scratch_dir(), d, &err), OPTINC_EINPUT);
+    cr_expect(strstr(err.message, "is not a regular file"), "%s", err.message);
+}
+
 /* -------------------------------------------------------------- paths -- */
 
 Test(path, dir_and_join)
