@@ -435,6 +435,22 @@ Test(allreduce, histogram_files)
     free(dir);
 }
 
+/* A UTF-8 byte-order mark before the first line is skipped, and the
+ * columns of line 1 count from after it. */
+Test(allreduce, histogram_byte_order_mark_is_accepted)
+{
+    static const char text[] = "\xef\xbb\xbf" "0 90\n1 10\n";
+    optinc_err_hist *h = NULL;
+    optinc_error err = {0};
+    cr_assert_eq(optinc_err_hist_parse(text, strlen(text), "bom.hist", &h, &err), OPTINC_OK,
+                 "%s", err.message);
+    cr_expect_float_eq(h->p_error, 0.1, 1e-12);
+    optinc_err_hist_free(h);
+    static const char bad[] = "\xef\xbb\xbf" "x 1\n";
+    cr_expect_eq(optinc_err_hist_parse(bad, strlen(bad), "bom.hist", &h, &err), OPTINC_EINPUT);
+    cr_expect(err.line == 1 && err.column == 1, "%d:%d", err.line, err.column);
+}
+
 /* The file reader reads a regular file only, and at once: a FIFO (which
  * would block an open() for reading until a writer came) is refused without
  * waiting.  A histogram is text: a NUL byte is refused where it is. */

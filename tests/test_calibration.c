@@ -77,6 +77,28 @@ Test(calibration, crlf_comments_and_no_final_newline)
     optinc_circuit_free(c);
 }
 
+/* A UTF-8 byte-order mark before the header line is skipped, and the
+ * columns of line 1 count from after it. */
+Test(calibration, byte_order_mark_is_accepted)
+{
+    optinc_circuit *c = circuit();
+    optinc_calibration *cal = NULL;
+    optinc_error err;
+    const optinc_mzi *z = &c->layers[0].stage[0].mesh->mzi[0];
+    char text[256];
+    snprintf(text, sizeof text, "\xef\xbb\xbfoptinc-calibration 1\nL1 U %d %d 0.125 0\n",
+             z->column, z->mode);
+    optinc_input in = text_input("bom.cal", text);
+    cr_assert_eq(optinc_calibration_parse(&in, c, &cal, &err), OPTINC_OK, "%s", err.message);
+    cr_expect_eq(cal->layer[0].kappa[0][0], 0.625);
+    optinc_calibration_free(cal);
+    in = text_input("bom.cal", "\xef\xbb\xbfoptinc-calibration 2\n");
+    cr_expect_eq(optinc_calibration_parse(&in, c, &cal, &err), OPTINC_EINPUT);
+    cr_expect(err.line == 1 && err.column == 1, "%d:%d", err.line, err.column);
+    cr_expect(strstr(err.message, "optinc-calibration 1"), "%s", err.message);
+    optinc_circuit_free(c);
+}
+
 Test(calibration, errors_name_the_input)
 {
     optinc_circuit *c = circuit();

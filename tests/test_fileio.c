@@ -426,6 +426,25 @@ Test(csv, too_many_columns_is_refused, .init = tu_scratch_init, .fini = tu_scrat
     cr_expect_eq(err.column, 2 * 65536 + 1);
 }
 
+/* A UTF-8 byte-order mark (as spreadsheets write it) before the first row
+ * is skipped; columns of line 1 count from after it. */
+Test(csv, byte_order_mark_is_accepted)
+{
+    static const char text[] = "\xef\xbb\xbf" "1,2\n3,4\n";
+    optinc_input in = {"bom.csv", text, sizeof text - 1};
+    optinc_cmat *m = NULL;
+    optinc_error err = {0};
+    int cplx;
+    cr_assert_eq(optinc_csv_parse(&in, &m, &cplx, &err), OPTINC_OK, "%s", err.message);
+    cr_expect(m->rows == 2 && m->cols == 2 && m->a[0] == 1 && m->a[3] == 4);
+    optinc_cmat_free(m);
+    static const char bad[] = "\xef\xbb\xbf" "1,x\n";
+    in = (optinc_input){"bom.csv", bad, sizeof bad - 1};
+    cr_expect_eq(optinc_csv_parse(&in, &m, &cplx, &err), OPTINC_EINPUT);
+    cr_expect(err.line == 1 && err.column == 3, "%d:%d", err.line, err.column);
+    cr_expect(strstr(err.message, "entry 'x' is not a number"), "%s", err.message);
+}
+
 Test(csv, parse_from_memory_reads_len_bytes)
 {
     static const char text[] = "1,2\n3,4x";     /* the 'x' is past in.len */

@@ -537,6 +537,33 @@ Test(netlist, parse_from_memory_with_a_resolver)
     cr_assert_eq(calls, 2, "stopped at the first repeat, not at the depth limit");
 }
 
+/* A UTF-8 byte-order mark before the netlist is skipped, and the columns
+ * of line 1 count from after it. */
+Test(netlist, byte_order_mark_is_accepted)
+{
+    int calls = 0;
+    optinc_read_opts opts = {NULL, memory_resolver, &calls};
+    size_t n = strlen(hand_main);
+    char *text = malloc(n + 4);
+    memcpy(text, "\xef\xbb\xbf", 3);
+    memcpy(text + 3, hand_main, n + 1);
+    optinc_input in = {"hand.sp", text, n + 3};
+    optinc_circuit *c = NULL, *plain = NULL;
+    optinc_error err = {0};
+    cr_assert_eq(optinc_netlist_parse(&in, &opts, &c, &err), OPTINC_OK, "%s", err.message);
+    in = (optinc_input){"hand.sp", hand_main, n};
+    cr_assert_eq(optinc_netlist_parse(&in, &opts, &plain, &err), OPTINC_OK, "%s", err.message);
+    cr_expect_leq(transfer_diff(c, plain), 0, "the mark changes nothing");
+    optinc_circuit_free(c);
+    optinc_circuit_free(plain);
+    free(text);
+    static const char bad[] = "\xef\xbb\xbf.bogus\n.end\n";
+    in = (optinc_input){"bom.sp", bad, strlen(bad)};
+    cr_expect_eq(optinc_netlist_parse(&in, NULL, &c, &err), OPTINC_EINPUT);
+    cr_expect(err.line == 1 && err.column == 1, "%d:%d", err.line, err.column);
+    cr_expect(strstr(err.message, "unknown statement '.bogus'"), "%s", err.message);
+}
+
 Test(netlist, load_dispatches_on_extension)
 {
     optinc_circuit *a = load("specs/real4.yaml"), *b = load("netlists/real4.pnl.sp");

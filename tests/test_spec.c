@@ -597,6 +597,26 @@ Test(spec, parse_from_memory, .init = tu_scratch_init, .fini = tu_scratch_fini)
     cr_expect(strstr(err.message, "unknown key 'layer'") != NULL, "%s", err.message);
 }
 
+/* A UTF-8 byte-order mark before the spec is skipped (libyaml does), and
+ * the columns of line 1 count from after it, as in every text format. */
+Test(spec, byte_order_mark_is_accepted)
+{
+    static const char text[] = "\xef\xbb\xbfschema_version: 1\nname: bom\n"
+                               "matrices:\n  W: {shape: [1, 1], data: [[0.5]]}\n"
+                               "layers:\n  - {name: L1, matrix: W}\n";
+    optinc_input in = {"bom.yaml", text, strlen(text)};
+    optinc_spec *s = NULL;
+    optinc_error err = {0};
+    cr_assert_eq(optinc_spec_parse(&in, NULL, &s, &err), OPTINC_OK, "%s", err.message);
+    cr_expect_str_eq(s->name, "bom");
+    optinc_spec_free(s);
+    static const char bad[] = "\xef\xbb\xbfschema_version: 2\n";
+    in = (optinc_input){"bom.yaml", bad, strlen(bad)};
+    cr_expect_eq(optinc_spec_parse(&in, NULL, &s, &err), OPTINC_EINPUT);
+    cr_expect(err.line == 1 && err.column == 17, "%d:%d", err.line, err.column);
+    cr_expect(strstr(err.message, "schema_version 2 is not supported"), "%s", err.message);
+}
+
 /* A resolver of the test's own: the matrix files of a spec from a table in
  * memory, each request recorded; a name not in the table is refused with
  * the resolver's own message. */
