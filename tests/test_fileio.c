@@ -308,6 +308,10 @@ Test(npy, bad_files_point_at_the_problem, .init = tu_scratch_init, .fini = tu_sc
     cr_assert_eq(tu_write_file(tu_scratch("text.npy"), "not numpy"), 0);
     cr_expect_eq(optinc_npy_read(tu_scratch_last(), &m, &cplx, &err), OPTINC_EINPUT);
     cr_expect(strstr(err.message, "not a .npy file") != NULL, "%s", err.message);
+    /* the magic is described, not printed: the message is plain text */
+    cr_expect(strstr(err.message, "the byte 0x93, then NUMPY"), "%s", err.message);
+    for (const char *p = err.message; *p; p++)
+        cr_expect((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f, "%s", err.message);
     cr_expect_eq(optinc_npy_read(tu_scratch("missing.npy"), &m, &cplx, &err), OPTINC_EINPUT);
     cr_expect(strstr(err.message, "cannot open") != NULL, "%s", err.message);
 }

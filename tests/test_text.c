@@ -157,6 +157,51 @@ Test(lines, nul_byte_is_refused_with_its_position)
     cr_expect_eq(err.column, 1);
 }
 
+/* --------------------------------------------------------------- messages */
+
+/* What a terminal would not show is written out in a message, and in the
+ * file name a formatted error prints; valid UTF-8 stays. */
+Test(messages, unprintable_bytes_are_escaped)
+{
+    optinc_error err = {0};
+    static const struct { const char *in, *out; } v[] = {
+        {"plain text", "plain text"},
+        {"tab\there, newline\nthere", "tab\\x09here, newline\\x0athere"},
+        {"bell \a esc \x1b del \x7f", "bell \\x07 esc \\x1b del \\x7f"},
+        {"not utf-8: \x93NUMPY", "not utf-8: \\x93NUMPY"},
+        {"mark \xef\xbb\xbf*", "mark <U+FEFF>*"},
+        {"zero width \xe2\x80\x8b, right-to-left \xe2\x80\xae", "zero width <U+200B>, "
+         "right-to-left <U+202E>"},
+        {"C1 \xc2\x85", "C1 <U+0085>"},
+        {"Greek \xce\xbb, euro \xe2\x82\xac, \xf0\x9f\x98\x80", "Greek \xce\xbb, euro "
+         "\xe2\x82\xac, \xf0\x9f\x98\x80"},
+        {"overlong \xc0\xaf, surrogate \xed\xa0\x80, cut \xe2\x82", "overlong \\xc0\\xaf, "
+         "surrogate \\xed\\xa0\\x80, cut \\xe2\\x82"},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        optinc_fail(&err, OPTINC_EINPUT, "f", 1, 1, "%s", v[i].in);
+        cr_expect_str_eq(err.message, v[i].out, "case %zu", i);
+        /* escaped once: a message quoting the message is unchanged */
+        char again[1100];
+        snprintf(again, sizeof again, "%s", err.message);
+        optinc_fail(&err, OPTINC_EINPUT, "f", 1, 1, "%s", again);
+        cr_expect_str_eq(err.message, v[i].out, "case %zu twice", i);
+    }
+    /* err->file keeps the name; the formatted line escapes it */
+    optinc_fail(&err, OPTINC_EINPUT, "dir\nname.yaml", 3, 4, "bad");
+    cr_expect_str_eq(err.file, "dir\nname.yaml");
+    char line[4096];
+    cr_expect_str_eq(optinc_error_format(&err, line, sizeof line),
+                     "dir\\x0aname.yaml:3:4: error: bad");
+    /* a message that does not fit is cut before an escape, not inside one */
+    char big[1100];
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    memcpy(big + 1020, "\x01", 1);
+    optinc_fail(&err, OPTINC_EINPUT, "f", 1, 1, "%s", big);
+    cr_expect_eq(strlen(err.message), 1020);
+}
+
 /* ----------------------------------------------------------------- tokens */
 
 static optinc_line one_line(const char *s)

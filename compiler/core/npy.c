@@ -227,7 +227,8 @@ static optinc_status npy_preamble(const optinc_input *in, size_t *base, size_t *
     const unsigned char *p = (const unsigned char *)in->data;
     if (in->len < 10 || memcmp(p, magic, 6))
         return optinc_fail(err, OPTINC_EINPUT, in->name, 1, 1,
-                           "not a .npy file (no \\x93NUMPY magic); %s", npy_fix);
+                           "not a .npy file: it does not start with the .npy magic (the "
+                           "byte 0x93, then NUMPY); %s", npy_fix);
     if (p[6] != 1 && p[6] != 2)
         return optinc_fail(err, OPTINC_EINPUT, in->name, 1, 7,
                            ".npy format version %d.%d is not supported (1.0 and 2.0 are); %s",
