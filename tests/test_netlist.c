@@ -723,6 +723,52 @@ Test(netlist, card_table_is_consistent)
     cr_assert_eq(optinc_card_find("wg", 2), -1, "wg, cross, pd and src are gone");
 }
 
+/* A spec path holds whatever bytes a file name may: the header writes the
+ * ones that would end the line or the string escaped, and reads them back. */
+Test(netlist, spec_path_is_escaped_and_reads_back)
+{
+    optinc_circuit *c = load("specs/real4.yaml");
+    static const char path[] = "dir \"a\"\\b\nnext\tline\x7f\x01/\xce\xbb.yaml";
+    snprintf(c->spec_path, sizeof c->spec_path, "%s", path);
+    optinc_netlist_options o = {.reproducible = 1};
+    size_t n;
+    char *t = write_mem(c, &o, &n);
+    cr_assert(strstr(t, "*! spec = path=\"dir \\\"a\\\"\\\\b\\x0anext\\x09line\\x7f\\x01/"
+                        "\xce\xbb.yaml\" sha256="), "%.400s", t);
+    optinc_input in = {"esc.sp", t, n};
+    optinc_circuit *r = NULL;
+    optinc_error err = {0};
+    cr_assert_eq(optinc_netlist_parse(&in, NULL, &r, &err), OPTINC_OK, "%s", err.message);
+    cr_expect_str_eq(r->spec_path, path);
+    char *again = write_mem(r, &o, NULL);
+    assert_same_text(t, again, "rewritten");
+    free(again);
+    optinc_circuit_free(r);
+    optinc_circuit_free(c);
+    /* \x takes exactly two hex digits; \x00 would cut the name */
+    const char *line = strstr(t, "*! spec = "), *rest = strchr(line, '\n');
+    static const struct { const char *value, *want; } v[] = {
+        {"\"a\\x41b\"", "aAb"}, {"\"\\x4\"", "x4"}, {"\"\\xg1\"", "xg1"},
+        {"\"\\\\x41\"", "\\x41"}, {"\"a\\\"b\"", "a\"b"},
+    };
+    char *text = malloc(n + 64);
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        snprintf(text, n + 64, "%.*s*! spec = path=%s%s", (int)(line - t), t, v[i].value, rest);
+        in = (optinc_input){"q.sp", text, strlen(text)};
+        cr_assert_eq(optinc_netlist_parse(&in, NULL, &r, &err), OPTINC_OK, "case %zu: %s", i,
+                     err.message);
+        cr_expect_str_eq(r->spec_path, v[i].want, "case %zu", i);
+        optinc_circuit_free(r);
+    }
+    snprintf(text, n + 64, "%.*s*! spec = path=\"a\\x00b\"%s", (int)(line - t), t, rest);
+    in = (optinc_input){"nul.sp", text, strlen(text)};
+    cr_expect_eq(optinc_netlist_parse(&in, NULL, &r, &err), OPTINC_EINPUT);
+    cr_expect(err.line == 3 && err.column == 18, "%d:%d", err.line, err.column);
+    cr_expect(strstr(err.message, "NUL byte"), "%s", err.message);
+    free(text);
+    free(t);
+}
+
 Test(netlist, created_line_only_without_reproducible)
 {
     optinc_circuit *c = load("specs/real4.yaml");

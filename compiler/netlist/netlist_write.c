@@ -335,6 +335,21 @@ static void put_ports(FILE *f, int n_in, int n_out)
 
 /* ------------------------------------------------------------------ header */
 
+/* The inside of a quoted string (optinc-netlist(5)): '"' and '\\' after a
+ * '\\', a control byte as \\xHH, so that any path stays on its line and
+ * reads back as it was. */
+static void put_quoted(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else
+            fputc(*p, f);
+    }
+}
+
 static void put_header(const writer *w)
 {
     FILE *f = w->f;
@@ -350,11 +365,7 @@ static void put_header(const writer *w)
     }
     if (c->spec_path[0]) {
         fputs("*! spec = path=\"", f);
-        for (const char *p = c->spec_path; *p; p++) {
-            if (*p == '"' || *p == '\\')
-                fputc('\\', f);
-            fputc(*p, f);
-        }
+        put_quoted(f, c->spec_path);
         fputs("\" sha256=\"", f);
         for (int i = 0; i < 32; i++)
             fprintf(f, "%02x", c->spec_sha256[i]);

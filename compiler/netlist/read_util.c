@@ -3,6 +3,7 @@
  * first error with the FILE:LINE:COL of its token, growing arrays, tokens,
  * values and the table of names.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -119,11 +120,21 @@ int nl_unquote(reader *r, int file, tok t, char *out, size_t size, const char *w
         return nl_fail_at(r, file, t.off, "%s must be a double-quoted string, as in \"name\"",
                           what);
     for (size_t i = 1; i + 1 < t.len; i++) {
-        if (p[i] == '\\')
-            i++;
+        char ch = p[i];
+        if (ch == '\\' && i + 4 < t.len && p[i + 1] == 'x' && isxdigit((unsigned char)p[i + 2])
+            && isxdigit((unsigned char)p[i + 3])) {
+            char hex[3] = {p[i + 2], p[i + 3], '\0'};
+            ch = (char)strtol(hex, NULL, 16);
+            if (!ch)
+                return nl_fail_at(r, file, t.off + (uint32_t)i, "\\x00 in %s: a NUL byte "
+                                  "cannot be part of a name", what);
+            i += 3;
+        } else if (ch == '\\') {
+            ch = p[++i];
+        }
         if (n + 1 >= size)
             return nl_fail_at(r, file, t.off, "%s is too long (over %zu bytes)", what, size - 1);
-        out[n++] = p[i];
+        out[n++] = ch;
     }
     out[n] = '\0';
     return 0;
