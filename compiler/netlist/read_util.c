@@ -82,6 +82,19 @@ int nl_split_param(const reader *r, int file, tok t, tok *k, tok *v)
     return 1;
 }
 
+/* A word [a, b) that starts or ends with '=': a key=value with a blank
+ * around its '=', which would otherwise be taken for a net or a model and
+ * reported as something it is not. */
+static int blank_at_equals(reader *r, int file, size_t a, size_t b)
+{
+    const char *p = r->files[file].in.data + a;
+    int n = (int)(b - a > 60 ? 60 : b - a);
+    const char *what = b - a == 1 ? "stands between blanks"
+                       : *p == '=' ? "has no key before its '='" : "has no value after its '='";
+    return nl_fail_at(r, file, (uint32_t)(*p == '=' ? a : b - 1), "'%.*s' %s; write key=value as "
+                      "one word, without blanks around '=' (as in theta_rad=1.5)", n, p, what);
+}
+
 long nl_tokenize(reader *r, int file, size_t a, size_t b)
 {
     const char *buf = r->files[file].in.data;
@@ -104,6 +117,8 @@ long nl_tokenize(reader *r, int file, size_t a, size_t b)
             }
             i++;
         }
+        if (buf[start] == '=' || buf[i - 1] == '=')
+            return blank_at_equals(r, file, start, i);
         if (GROW(r, r->toks, r->ntoks, r->ctoks))
             return -1;
         r->toks[r->ntoks++] = (tok){(uint32_t)start, (uint32_t)(i - start)};
