@@ -130,6 +130,20 @@ cal bad_delta 'optinc-calibration 1\nL1 U 0 0 0.01 abc\n'
 cal delta_range 'optinc-calibration 1\nL1 U 0 0 0.6 0\n'
 cal duplicate 'optinc-calibration 1\nL1 U 0 0 0 0\n# again\nL1 U 0 0 0.1 0\n'
 
+head_table "Error histograms" "\`optinc train --allreduce quantized --inject-errors FILE\` (the file is read before any training); cases of tests/test_allreduce.c."
+hist() {
+    printf "$2" > "$tmp/$1.hist"
+    row "$1.hist" train --allreduce quantized --inject-errors "$tmp/$1.hist"
+}
+hist bad_count '0 10\n1 x\n'
+hist bad_delta '0 10\n  1.5 3\n'
+hist delta_range '0 10\n70000 1\n'
+hist three_fields '0 10\n1 2 3\n'
+hist p_error_range 'p_error 2\n'
+hist empty '# nothing\n'
+hist no_error_bin 'p_error 0.1\n0 5\n'
+hist nul '0 10\n1 \0 3\n'
+
 head_table "Resource limits" "Inputs that would need absurd memory or time, refused before the work starts (optinc-limits(7), tests/test_limits.c): the fixtures of tests/bad/limits/ and, made here, YAML that libyaml alone would take hours or gigabytes over."
 for f in tests/bad/limits/*.yaml; do
     row "$f" compile "$f"

@@ -393,14 +393,20 @@ Test(allreduce, histogram_files)
     cr_assert_eq(optinc_err_hist_load(path, NULL, &h, &err), OPTINC_OK, "%s", err.message);
     cr_assert_float_eq(h->p_error, 0.001, 1e-15);
     optinc_err_hist_free(h);
-    /* bad inputs: line:col and the message */
+    /* bad inputs: line:col of the field at fault, and the message */
     const struct { const char *text; int line, col; const char *msg; } bad[] = {
-        {"0 10\n1 x\n", 2, 1, "DELTA COUNT"},
+        {"0 10\n1 x\n", 2, 3, "DELTA COUNT"},
         {"0 10\n  1.5 3\n", 2, 3, "integer"},
-        {"0 10\n1 -2\n", 2, 1, "count"},
-        {"p_error 2\n", 1, 1, "[0, 1]"},
-        {"# nothing\n", 1, 0, "empty"},
-        {"p_error 0.1\n0 5\n", 0, 0, "no nonzero"},
+        {"0 10\n1 -2\n", 2, 3, "count"},
+        {"0 10\n  7\n", 2, 3, "DELTA COUNT"},
+        {"0 10\n1 2 3\n", 2, 5, "DELTA COUNT"},
+        {"0 10\n70000 1\n", 2, 1, "-65535..65535"},
+        {"p_error 2\n", 1, 9, "[0, 1]"},
+        {"p_error\n", 1, 1, "[0, 1]"},
+        {"p_error 0.1 0.2\n", 1, 13, "[0, 1]"},
+        {"# nothing\n", 2, 1, "empty"},
+        {"# nothing", 1, 10, "empty"},
+        {"p_error 0.1\n0 5\n", 1, 1, "no nonzero"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cr_assert_eq(tu_write_file(path, bad[i].text), 0);
@@ -429,7 +435,7 @@ Test(allreduce, histogram_files)
     cr_assert_float_eq(h->cdf[1], 0.9, 1e-12);
     optinc_err_hist_free(h);
     cr_assert_eq(optinc_err_hist_parse("0 10\n1 x\n", 9, "mem", &h, &err), OPTINC_EINPUT);
-    cr_assert(!strcmp(err.file, "mem") && err.line == 2 && err.column == 1, "%s:%d:%d", err.file,
+    cr_assert(!strcmp(err.file, "mem") && err.line == 2 && err.column == 3, "%s:%d:%d", err.file,
               err.line, err.column);
     tu_rmtree(dir);
     free(dir);
