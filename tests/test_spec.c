@@ -425,6 +425,8 @@ static const struct bad_spec {
     {"cascade.yaml", NULL, 6, 12, "serves 4^2 = 16 servers, but allreduce.servers is 8"},
     {"gradient_bits_odd.yaml", NULL, 5, 18, "is 7, an odd width; PAM4 carries 2 bits per symbol"},
     {"connections.yaml", NULL, 4, 3, "explicit connections are not supported yet"},
+    {"merge_key.yaml", NULL, 8, 5, "YAML merge keys ('<<') are not supported; write the keys "
+     "of components.attenuator out"},
 };
 #define N_BAD (sizeof bad_specs / sizeof bad_specs[0])
 #define BAD_DIR "tests/bad/spec/"
@@ -758,4 +760,39 @@ Test(bad_spec, fifo_is_refused_without_blocking, .init = tu_scratch_init,
     cr_expect_null(s);
     cr_expect(strstr(err.message, "is not a regular file") != NULL, "%s", err.message);
     cr_expect_str_eq(err.file, tu_scratch_last());
+}
+
+/* A matrix file that is a folder, or not a .npy file at all, is bad input
+ * at the spec node that names it (exit 2), and the message is plain text:
+ * the .npy magic is described, not printed. */
+Test(bad_spec, matrix_file_that_is_a_folder_or_not_npy, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    static const char *const names[] = {"adir.csv", "adir.npy", "text.npy"};
+    cr_assert_eq(mkdir(tu_scratch("adir.csv"), 0700), 0);
+    cr_assert_eq(mkdir(tu_scratch("adir.npy"), 0700), 0);
+    cr_assert_eq(tu_write_file(tu_scratch("text.npy"), "not numpy at all"), 0);
+    for (int i = 0; i < 3; i++) {
+        char text[256], spec[4400];
+        snprintf(text, sizeof text, "schema_version: 1\nname: d\nmatrices:\n"
+                 "  W: {shape: [2, 2], file: %s}\nlayers:\n  - {name: L1, matrix: W}\n",
+                 names[i]);
+        snprintf(spec, sizeof spec, "%s", tu_scratch("s.yaml"));
+        cr_assert_eq(tu_write_file(spec, text), 0);
+        tu_run r = tu_optinc((const char *[]){"compile", spec, NULL});
+        cr_expect_eq(r.status, 2, "%s: exit %d: %s", names[i], r.status, r.err);
+        char want[9000];
+        if (i < 2)
+            snprintf(want, sizeof want, "%s:4:28: error: cannot read matrix file '%s' of "
+                     "matrix 'W': matrix file '%s' is not a regular file", spec, names[i],
+                     tu_scratch(names[i]));
+        else
+            snprintf(want, sizeof want, "text.npy:1:1: error: not a .npy file: it does not "
+                     "start with the .npy magic (the byte 0x93, then NUMPY)");
+        cr_expect(strstr(r.err, want), "%s: %s", names[i], r.err);
+        for (const char *p = r.err; *p; p++)
+            cr_expect(*p == '\n' || ((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f),
+                      "%s: byte 0x%02x in '%s'", names[i], (unsigned char)*p, r.err);
+        tu_run_free(&r);
+    }
 }

@@ -96,7 +96,11 @@ static optinc_status check_duplicates(ctx *c, yaml_node_t *map, const char *what
 }
 
 /* n must be a mapping whose keys are unique scalars from keys[] (NULL-ended),
- * or extensions "x-..."; keys == NULL allows any key. */
+ * or extensions "x-..."; keys == NULL allows any key.  A plain << is YAML's
+ * merge key, which libyaml's document API leaves to the application (it
+ * would be an ordinary key named "<<"); merging is refused by name rather
+ * than implemented, so that what a key means never depends on keys pulled
+ * in from elsewhere (and a quoted "<<" stays an ordinary unknown key). */
 optinc_status optinc_spec_check_map(ctx *c, yaml_node_t *n, const char *what,
                                     const char *const *keys)
 {
@@ -110,6 +114,9 @@ optinc_status optinc_spec_check_map(ctx *c, yaml_node_t *n, const char *what,
             return optinc_spec_fail(c, k, "keys in %s must be plain names, not %s", what,
                                     optinc_spec_describe(k, buf, sizeof buf));
         const char *name = scalar_of(k);
+        if (!strcmp(name, "<<") && k->data.scalar.style == YAML_PLAIN_SCALAR_STYLE)
+            return optinc_spec_fail(c, k, "YAML merge keys ('<<') are not supported; write the "
+                                    "keys of %s out", what);
         if (!keys || !strncmp(name, "x-", 2))
             continue;
         int known = 0;
