@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "optinc/circuit.h"
 #include "optinc/fileio.h"
 #include "optinc/matrix.h"
 #include "optinc/spec.h"
@@ -425,10 +426,25 @@ static const struct bad_spec {
     {"cascade.yaml", NULL, 6, 12, "serves 4^2 = 16 servers, but allreduce.servers is 8"},
     {"gradient_bits_odd.yaml", NULL, 5, 18, "is 7, an odd width; PAM4 carries 2 bits per symbol"},
     {"connections.yaml", NULL, 4, 3, "explicit connections are not supported yet"},
+    {"range_rad_huge.yaml", NULL, 6, 16, "is [-1e+308, 1e+308], beyond +-6588397 rad (2^20 "
+     "turns)"},
+    {"range_rad_far.yaml", NULL, 6, 16, "is [1e+17, 1.00000000001e+17], beyond +-6588397 rad"},
+    {"range_rad_dac_step.yaml", NULL, 13, 29, "of layer 'L1' spans 1e+06 rad over the 2^16 codes "
+     "of a 16-bit phase DAC, a step of 15.2588 rad, more than pi"},
     {"merge_key.yaml", NULL, 8, 5, "YAML merge keys ('<<') are not supported; write the keys "
      "of components.attenuator out"},
 };
 #define N_BAD (sizeof bad_specs / sizeof bad_specs[0])
+/* Specs the loader takes and the compiler refuses: numbers the
+ * decomposition cannot compute with, or that a netlist cannot hold. */
+static const struct bad_spec bad_compiles[] = {
+    {"entries_overflow.yaml", NULL, 4, 3, "matrix 'W': its largest entry, at row 1, column 1, is "
+     "1.7e+308 in magnitude, above 1e+140"},
+    {"entries_tiny.yaml", NULL, 4, 3, "is 1e-305 in magnitude, below 1e-140"},
+    {"gain_tiny.yaml", NULL, 6, 5, "gain 1e-305 is below 1e-300, the smallest gain a netlist "
+     "holds"},
+};
+#define N_BAD_COMPILES (sizeof bad_compiles / sizeof bad_compiles[0])
 #define BAD_DIR "tests/bad/spec/"
 
 static void expect_error(const struct bad_spec *b, const optinc_error *err)
@@ -454,6 +470,19 @@ Test(bad_spec, catalogue_library)
         cr_expect_null(s, "%s", file);
         expect_error(&bad_specs[i], &err);
     }
+    for (size_t i = 0; i < N_BAD_COMPILES; i++) {
+        char file[512];
+        snprintf(file, sizeof file, BAD_DIR "%s", bad_compiles[i].yaml);
+        optinc_spec *s = NULL;
+        optinc_circuit *c = NULL;
+        optinc_error err = {0};
+        cr_assert_eq(optinc_spec_load(file, NULL, &s, &err), OPTINC_OK, "%s: %s", file,
+                     err.message);
+        cr_expect_eq(optinc_compile(s, &c, &err), OPTINC_EINPUT, "%s", file);
+        cr_expect_null(c, "%s", file);
+        optinc_spec_free(s);
+        expect_error(&bad_compiles[i], &err);
+    }
 }
 
 /* The same fixtures through the program: exit 2, "FILE:LINE:COL: error:" on
@@ -477,6 +506,30 @@ static void check_cli(const struct bad_spec *b, tu_run *r, const char *outdir)
     tu_run_free(r);
 }
 
+/* The fixtures of table[0 .. n) through the program, each with a folder of
+ * its own under dir (named from base on) for its output. */
+static void run_catalogue(const struct bad_spec *table, size_t n_table, size_t base)
+{
+    enum { BATCH = 8 };
+    for (size_t first = 0; first < n_table; first += BATCH) {
+        tu_run runs[BATCH];
+        char outdir[BATCH][4400], file[BATCH][512], out[BATCH][4500];
+        size_t n = n_table - first < BATCH ? n_table - first : BATCH;
+        for (size_t k = 0; k < n; k++) {
+            snprintf(outdir[k], sizeof outdir[k], "%s/%zu", tu_scratch_dir(), base + first + k);
+            cr_assert_eq(mkdir(outdir[k], 0777), 0);
+            cr_assert_lt(snprintf(out[k], sizeof out[k], "%s/x.sp", outdir[k]),
+                         (int)sizeof out[k]);
+            snprintf(file[k], sizeof file[k], BAD_DIR "%s", table[first + k].yaml);
+            runs[k] = tu_optinc_start((const char *[]){"compile", file[k], "-o", out[k], NULL});
+        }
+        for (size_t k = 0; k < n; k++) {
+            tu_wait(&runs[k]);
+            check_cli(&table[first + k], &runs[k], outdir[k]);
+        }
+    }
+}
+
 Test(bad_spec, catalogue_cli, .init = tu_scratch_init, .fini = tu_scratch_fini)
 {
     tu_run help = tu_optinc((const char *[]){"compile", "--help", NULL});
@@ -484,24 +537,8 @@ Test(bad_spec, catalogue_cli, .init = tu_scratch_init, .fini = tu_scratch_fini)
     tu_run_free(&help);
     if (!have)
         cr_skip_test("%s compile is not available", tu_optinc_path());
-    enum { BATCH = 8 };
-    for (size_t first = 0; first < N_BAD; first += BATCH) {
-        tu_run runs[BATCH];
-        char outdir[BATCH][4400], file[BATCH][512], out[BATCH][4500];
-        size_t n = N_BAD - first < BATCH ? N_BAD - first : BATCH;
-        for (size_t k = 0; k < n; k++) {
-            snprintf(outdir[k], sizeof outdir[k], "%s/%zu", tu_scratch_dir(), first + k);
-            cr_assert_eq(mkdir(outdir[k], 0777), 0);
-            cr_assert_lt(snprintf(out[k], sizeof out[k], "%s/x.sp", outdir[k]),
-                         (int)sizeof out[k]);
-            snprintf(file[k], sizeof file[k], BAD_DIR "%s", bad_specs[first + k].yaml);
-            runs[k] = tu_optinc_start((const char *[]){"compile", file[k], "-o", out[k], NULL});
-        }
-        for (size_t k = 0; k < n; k++) {
-            tu_wait(&runs[k]);
-            check_cli(&bad_specs[first + k], &runs[k], outdir[k]);
-        }
-    }
+    run_catalogue(bad_specs, N_BAD, 0);
+    run_catalogue(bad_compiles, N_BAD_COMPILES, N_BAD);
 }
 
 Test(bad_spec, oversized_file_is_refused, .init = tu_scratch_init, .fini = tu_scratch_fini)

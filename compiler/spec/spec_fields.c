@@ -291,13 +291,8 @@ static optinc_status read_range_pair(ctx *c, yaml_node_t *n, const field *f, con
         if (st)
             return st;
     }
-    /* Every phase in [0, 2 pi) must be reachable; allow for the rounding of a
-     * decimal 2 pi such as 6.283185307179586. */
-    if (v[1] - v[0] < 2 * M_PI * (1 - 1e-12))
-        return optinc_spec_fail(c, n, "'%s' in %s spans %g rad, less than 2*pi: a phase "
-                                "shifter must reach every phase modulo 2*pi, or some MZI "
-                                "settings cannot be programmed; use a range at least 2*pi "
-                                "wide, e.g. [0, 6.283185307179586]", f->key, what, v[1] - v[0]);
+    /* What range_rad must be is checked with the bits beside it
+     * (optinc_phase_range_problem). */
     memcpy(out, v, sizeof v);
     return OPTINC_OK;
 }
