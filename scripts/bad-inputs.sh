@@ -98,12 +98,13 @@ printf '1, nan\n' > "$tmp/nan.csv"
 printf '' > "$tmp/empty.csv"
 printf '# only a comment\n\n' > "$tmp/comment_only.csv"
 yes 1 | head -n 65537 | paste -s -d , - > "$tmp/too_wide.csv"
+printf '1.7e308,1.7e308\n1.7e308,-1.7e308\n1.7e308,1\n' > "$tmp/overflowing.csv"
 circuit=tests/bad/calibration/circuit.yaml
 for f in dtype_f4 big_endian fortran three_dims scalar unknown_key missing_key truncated \
          trailing too_large nan not_npy; do
     row "$f.npy" simulate "$circuit" --input "$tmp/$f.npy" --output "$tmp/out.npy"
 done
-for f in not_a_number ragged blank_line empty_field nan empty comment_only too_wide; do
+for f in not_a_number ragged blank_line empty_field nan empty comment_only too_wide overflowing; do
     row "$f.csv" simulate "$circuit" --input "$tmp/$f.csv" --output "$tmp/out.npy"
 done
 row "no such file" simulate "$circuit" --input "$tmp/missing.npy" --output "$tmp/out.npy"

@@ -238,6 +238,26 @@ static void write_npy(const char *name, int version, const char *dict, const voi
     fclose(f);
 }
 
+/* The writer refuses what the reader would: a NaN or an infinite entry is
+ * bad input named after the file, and no file (nor temporary) is left. */
+Test(npy, non_finite_entries_are_not_written, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    const double complex bad[] = {NAN, INFINITY, CMPLX(1, -INFINITY), CMPLX(NAN, 0)};
+    for (int i = 0; i < 4; i++) {
+        optinc_cmat *m = sample(2, 3, 1);
+        m->a[4] = bad[i];
+        optinc_error err = {0};
+        cr_expect_eq(optinc_npy_write(tu_scratch("out.npy"), m, i % 2, &err), OPTINC_EINPUT,
+                     "case %d", i);
+        cr_expect_str_eq(err.file, tu_scratch_last());
+        cr_expect(strstr(err.message, "entry (2, 2) to be written is NaN or infinite"), "%s",
+                  err.message);
+        cr_expect_eq(tu_dir_count(tu_scratch_dir()), 0, "case %d: nothing written", i);
+        optinc_cmat_free(m);
+    }
+}
+
 Test(npy, version2_and_vector_shape, .init = tu_scratch_init, .fini = tu_scratch_fini)
 {
     double v[3] = {1.5, -2, 0.25};

@@ -769,6 +769,39 @@ Test(netlist, spec_path_is_escaped_and_reads_back)
     free(t);
 }
 
+/* The writer writes only numbers the reader takes: a NaN or an infinity
+ * anywhere is bad input, and nothing is written. */
+Test(netlist, non_finite_values_are_not_written)
+{
+    for (int k = 0; k < 5; k++) {
+        optinc_circuit *c = load("specs/real4.yaml");
+        optinc_layer *L = &c->layers[0];
+        const char *what[] = {"gain is inf", "insertion_loss_dB is nan", "a programmed phase is",
+                              "a target phase is", "t_target is"};
+        if (k == 0)
+            L->gain = INFINITY;
+        else if (k == 1)
+            L->components.mzi.insertion_loss_dB = NAN;
+        else if (k == 2)
+            L->stage[0].mesh->mzi[1].theta.rad = -NAN;
+        else if (k == 3)
+            L->stage[2].mesh->screen[3].target_rad = INFINITY;
+        else
+            L->stage[1].att[0].t_target = NAN;
+        char *text = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&text, &n);
+        optinc_error err = {0};
+        cr_expect_eq(optinc_netlist_write_stream(c, f, NULL, &err), OPTINC_EINPUT, "case %d", k);
+        fclose(f);
+        cr_expect_eq(n, 0, "case %d: %zu bytes written", k, n);
+        cr_expect(strstr(err.message, "layer 'L1': ") && strstr(err.message, what[k]),
+                  "case %d: %s", k, err.message);
+        free(text);
+        optinc_circuit_free(c);
+    }
+}
+
 Test(netlist, created_line_only_without_reproducible)
 {
     optinc_circuit *c = load("specs/real4.yaml");

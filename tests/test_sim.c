@@ -530,3 +530,26 @@ Test(cli, simulate_netlist_matrix_matches_the_target)
     tu_rmtree(dir);
     free(dir);
 }
+
+/* Inputs near the largest double overflow in the mesh: the outputs would be
+ * NaN, which optinc does not read back, so the run refuses to write them
+ * (exit 2, the output named) and leaves no file. */
+Test(cli, simulate_outputs_that_overflow_are_not_written)
+{
+    char *dir = tu_tempdir(), in[4200], out[4200];
+    snprintf(in, sizeof in, "%s/huge.csv", dir);
+    snprintf(out, sizeof out, "%s/out.npy", dir);
+    cr_assert_eq(tu_write_file(in, "1.7e308,1.7e308\n1.7e308,-1.7e308\n1.7e308,1\n"), 0);
+    tu_run r = run((const char *[]){"simulate", "tests/bad/calibration/circuit.yaml", "--ideal",
+                                    "--input", in, "--output", out, NULL});
+    cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+    char want[4400];
+    snprintf(want, sizeof want, "%s: error: entry (", out);
+    cr_expect(strstr(r.err, want) && strstr(r.err, "is NaN or infinite, which optinc does not "
+                                                   "read back, so nothing was written"),
+              "%s", r.err);
+    cr_expect_eq(tu_dir_count(dir), 1, "only the input is there");
+    tu_run_free(&r);
+    tu_rmtree(dir);
+    free(dir);
+}
