@@ -469,6 +469,11 @@ Test(blob, open_regular, .init = tu_scratch_init, .fini = tu_scratch_fini, .time
     cr_expect(strstr(err.message, "is not a regular file"), "%s", err.message);
     cr_expect_eq(optinc_open_regular(tu_scratch("missing"), "file", &fd, &size, &err),
                  OPTINC_EINPUT);
+    /* an empty path names no file: the message says so */
+    cr_expect_eq(optinc_open_regular("", "calibration file", &fd, &size, &err), OPTINC_EINPUT);
+    cr_expect_eq(fd, -1);
+    cr_expect_str_eq(err.message, "the path of the calibration file is empty; give the path of "
+                     "a file");
 }
 
 /* -------------------------------------------------------------- resolving */

@@ -90,6 +90,10 @@ optinc_status optinc_open_regular(const char *path, const char *what, int *fd, u
                                   optinc_error *err)
 {
     struct stat sb;
+    *fd = -1;
+    if (!*path)       /* open("") says "No such file", which names nothing */
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "the path of the %s is empty; give "
+                           "the path of a file", what);
     *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (*fd < 0)
         return open_failed(path, what, errno, err);
