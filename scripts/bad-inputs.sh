@@ -171,6 +171,7 @@ cp "$tmp/d0.inc" "$tmp/include_depth.pnl.sp"
 for f in long_line include_depth; do
     row "$f.pnl.sp" simulate "$tmp/$f.pnl.sp"
 done
+(export OPTINC_MAX_INPUT_BYTES=100; row "OPTINC_MAX_INPUT_BYTES=100 optinc compile specs/real4.yaml" compile specs/real4.yaml)
 
 head_table "Command lines" "Usage errors print \`optinc CMD: error: ...\` and exit 2 (tests/test_cli.c, test_sim.c, test_draw.c, test_train.c, test_onn.c)."
 s=specs/real4.yaml
