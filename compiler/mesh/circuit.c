@@ -439,11 +439,11 @@ out:
     return st;
 }
 
-static const char *info_get(const optinc_spec *s, const char *key)
+static const optinc_spec_info *info_get(const optinc_spec *s, const char *key)
 {
     for (int i = 0; i < s->n_info; i++)
         if (!strcmp(s->info[i].key, key))
-            return s->info[i].value;
+            return &s->info[i];
     return NULL;
 }
 
@@ -456,27 +456,34 @@ optinc_status optinc_circuit_onn_from_spec(const optinc_spec *spec, optinc_circu
         return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
                            "the spec has no allreduce: section, so it does not describe an "
                            "ONN; train one with 'optinc onn train'");
-    const char *r = info_get(spec, "onn_rounding"), *lv = info_get(spec, "onn_level");
-    const char *sg = info_get(spec, "onn_segments");
-    if (r && strcmp(r, optinc_onn_rounding_names[0]) && strcmp(r, optinc_onn_rounding_names[1]))
-        return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
-                           "info: onn_rounding is '%s'; use half_even or half_up", r);
-    snprintf(o->rounding, sizeof o->rounding, "%s", r ? r : optinc_onn_rounding_names[0]);
-    o->level = lv ? atoi(lv) : 0;
-    if (o->level < 0 || o->level > 2)
-        return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
-                           "info: onn_level is '%s'; use 0 (one unit), 1 or 2 (cascade)", lv);
+    const optinc_spec_info *r = info_get(spec, "onn_rounding"), *lv = info_get(spec, "onn_level");
+    const optinc_spec_info *segs = info_get(spec, "onn_segments");
+    if (r && strcmp(r->value, optinc_onn_rounding_names[0])
+        && strcmp(r->value, optinc_onn_rounding_names[1]))
+        return optinc_fail(err, OPTINC_EINPUT, spec->path, r->line, r->column,
+                           "info: onn_rounding is '%s'; use half_even or half_up", r->value);
+    snprintf(o->rounding, sizeof o->rounding, "%s", r ? r->value : optinc_onn_rounding_names[0]);
+    o->level = 0;
+    if (lv && (!strchr("012", lv->value[0]) || !lv->value[0] || lv->value[1]))
+        return optinc_fail(err, OPTINC_EINPUT, spec->path, lv->line, lv->column,
+                           "info: onn_level is '%s'; use 0 (one unit), 1 or 2 (cascade)",
+                           lv->value);
+    if (lv)
+        o->level = lv->value[0] - '0';
     if (spec->n_layers > OPTINC_ONN_SEGMENTS_MAX)
-        return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
+        return optinc_fail(err, OPTINC_EINPUT, spec->path,
+                           spec->layers[OPTINC_ONN_SEGMENTS_MAX].line,
+                           spec->layers[OPTINC_ONN_SEGMENTS_MAX].column,
                            "the spec has %d layers, more than the %d an ONN can have",
                            spec->n_layers, OPTINC_ONN_SEGMENTS_MAX);
+    const char *sg = segs ? segs->value : NULL;
     for (int l = 0; sg && l < spec->n_layers; l++) {
         int sr, sc, used;
         if (sscanf(sg, " %dx%d%n", &sr, &sc, &used) != 2 || sr < 0 || sc < 0 || sr > 65536
             || sc > 65536)
-            return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
+            return optinc_fail(err, OPTINC_EINPUT, spec->path, segs->line, segs->column,
                                "info: onn_segments must list one ROWSxCOLS per layer (0x0 for "
-                               "a dense layer), got '%s'", info_get(spec, "onn_segments"));
+                               "a dense layer), got '%s'", segs->value);
         o->segments[2 * l] = sr;
         o->segments[2 * l + 1] = sc;
         o->n_segments = l + 1;

@@ -180,6 +180,8 @@ optinc_status optinc_spec_parse_info(ctx *c, yaml_node_t *n)
         if ((st = optinc_spec_want_scalar(c, v, scalar_of(k), "info", "text")))
             return st;
         optinc_spec_info *e = &c->spec->info[c->spec->n_info++];
+        e->line = (int)v->start_mark.line + 1;
+        e->column = (int)v->start_mark.column + 1;
         if (!(e->key = strdup(scalar_of(k))) || !(e->value = strdup(scalar_of(v))))
             return optinc_fail(c->err, OPTINC_ERUN, c->path, 0, 0, "out of memory");
     }

@@ -91,7 +91,10 @@ typedef struct optinc_spec_layer {
     int line, column;
 } optinc_spec_layer;
 
-typedef struct optinc_spec_info { char *key, *value; } optinc_spec_info;
+typedef struct optinc_spec_info {
+    char *key, *value;
+    int line, column;                    /* of the value, for messages about it */
+} optinc_spec_info;
 
 /* The defaults of the allreduce: section: gradient codes of b = 8 bits, in
  * blocks of 1024 values that share one float32 scale (4 bytes per 1024
