@@ -31,6 +31,17 @@ static void all_lines(const char *text, size_t len, char *out, size_t size)
                               l.s);
 }
 
+/* The tokens of the first line of text (blank-separated, no comments). */
+static int first_line_tokens(const char *text, optinc_token *t, int max)
+{
+    optinc_input in = input("t", text);
+    optinc_lines r;
+    optinc_line l;
+    cr_assert_eq(optinc_lines_init(&r, &in, "test input", NULL), OPTINC_OK);
+    cr_assert(optinc_lines_next(&r, &l));
+    return optinc_tokens(&l, 0, t, max);
+}
+
 /* ------------------------------------------------------------------ lines */
 
 Test(lines, with_and_without_a_final_newline)
@@ -67,13 +78,8 @@ Test(lines, crlf)
     char got[256];
     all_lines("ab\r\ncd\r\n", 8, got, sizeof got);
     cr_expect_str_eq(got, "1:0:ab\r|2:4:cd\r|");
-    optinc_input in = input("t", "x y\r\n");
-    optinc_lines r;
-    optinc_line l;
     optinc_token t[4];
-    cr_assert_eq(optinc_lines_init(&r, &in, "test input", NULL), OPTINC_OK);
-    cr_assert(optinc_lines_next(&r, &l));
-    cr_assert_eq(optinc_tokens(&l, 0, t, 4), 2);
+    cr_assert_eq(first_line_tokens("x y\r\n", t, 4), 2);
     cr_expect(optinc_token_is(&t[1], "y"));
 }
 
@@ -100,19 +106,15 @@ Test(lines, byte_order_mark_is_skipped_at_the_start_only)
     all_lines("\xef\xbb" "a", 3, got, sizeof got);
     cr_expect_str_eq(got, "1:0:\xef\xbb" "a|", "two bytes of a mark are not one");
     /* the tokens of line 1 count their columns from after the mark */
-    optinc_input in = input("t", "\xef\xbb\xbf" "x  y\n");
-    optinc_lines r;
-    optinc_line l;
     optinc_token t[4];
-    cr_assert_eq(optinc_lines_init(&r, &in, "test input", NULL), OPTINC_OK);
-    cr_assert(optinc_lines_next(&r, &l));
-    cr_assert_eq(optinc_tokens(&l, 0, t, 4), 2);
+    cr_assert_eq(first_line_tokens("\xef\xbb\xbf" "x  y\n", t, 4), 2);
     cr_expect(optinc_token_is(&t[0], "x"));
     cr_expect_eq(t[0].col, 1);
     cr_expect_eq(t[1].col, 4);
     /* a NUL byte right after the mark is at line 1, column 1 */
     optinc_error err = {0};
-    in = (optinc_input){"nul", "\xef\xbb\xbf\0", 4};
+    optinc_lines r;
+    optinc_input in = {"nul", "\xef\xbb\xbf\0", 4};
     cr_expect_eq(optinc_lines_init(&r, &in, "netlist", &err), OPTINC_EINPUT);
     cr_expect_eq(err.line, 1);
     cr_expect_eq(err.column, 1);
