@@ -100,9 +100,10 @@ static optinc_status check_phase_range(ctx *c, yaml_node_t *sec, const char *wha
     char why[400];
     if (!optinc_phase_range_problem(comp, why, sizeof why))
         return OPTINC_OK;
-    yaml_node_t *range = optinc_spec_get(c, sec, "range_rad");
-    return optinc_spec_fail(c, range ? range : optinc_spec_get(c, sec, "bits"),
-                            "'range_rad' in %s %s", what, why);
+    yaml_node_t *at = optinc_spec_get(c, sec, "range_rad");
+    if (!at)
+        at = optinc_spec_get(c, sec, "bits");
+    return optinc_spec_fail(c, at ? at : sec, "'range_rad' in %s %s", what, why);
 }
 
 /* Reads a components table over *comp (which holds the defaults or the table
