@@ -102,7 +102,7 @@ int cmd_compile(int argc, char **argv)
     optinc_calibration_report rep = {0};
     if (cal_path) {
         optinc_calibration *cal = NULL;
-        st = optinc_calibration_read(cal_path, c, &cal, &err);
+        st = optinc_calibration_read(cal_path, c, cli_read_opts(), &cal, &err);
         if (!st)
             st = optinc_calibrate_circuit(c, cal, OPTINC_CAL_REFIT, &rep, &err);
         optinc_calibration_free(cal);

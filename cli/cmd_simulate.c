@@ -285,7 +285,7 @@ int cmd_simulate(int argc, char **argv)
     if (a.ideal)
         mo.chip.models = OPTINC_DEV_NONE;
     mo.chip.drive_targets = a.unquantized;
-    if (a.calibration && !(st = optinc_calibration_read(a.calibration, c, &cal, &err)))
+    if (a.calibration && !(st = optinc_calibration_read(a.calibration, c, cli_read_opts(), &cal, &err)))
         mo.chip.couplers = cal;
     if (!st && a.matrix && (st = write_matrix(c, a.matrix, &err)) == OPTINC_EINPUT && !*err.file)
         snprintf(err.file, sizeof err.file, "%s", a.circuit);   /* the circuit has no matrix */

@@ -472,7 +472,7 @@ static optinc_status load_aggregator(opts *o, optinc_err_hist **hist, optinc_agg
         st = optinc_err_hist_from_counts(rep->hist, 2 * OPTINC_ONN_HIST + 1, OPTINC_ONN_HIST,
                                          hist, err);
     else if (o->inject)
-        st = optinc_err_hist_load(o->inject, hist, err);
+        st = optinc_err_hist_load(o->inject, cli_read_opts(), hist, err);
     if (!st && *hist)
         o->cfg.inject = *hist;
     return st;

@@ -17,7 +17,7 @@ OPTINC=${OPTINC:-build/optinc}
 tmp=build/bad-inputs
 rm -rf "$tmp"
 mkdir -p "$tmp"
-unset OPTINC_MAX_MODES OPTINC_MAX_CARDS   # the default limits
+unset OPTINC_MAX_MODES OPTINC_MAX_CARDS OPTINC_MAX_INPUT_BYTES   # the default limits
 
 # One table row: the input's name and the first line of stderr (escaped for
 # Markdown), and the exit status.
@@ -98,12 +98,13 @@ printf '1, nan\n' > "$tmp/nan.csv"
 printf '' > "$tmp/empty.csv"
 printf '# only a comment\n\n' > "$tmp/comment_only.csv"
 yes 1 | head -n 65537 | paste -s -d , - > "$tmp/too_wide.csv"
+printf '1.7e308,1.7e308\n1.7e308,-1.7e308\n1.7e308,1\n' > "$tmp/overflowing.csv"
 circuit=tests/bad/calibration/circuit.yaml
 for f in dtype_f4 big_endian fortran three_dims scalar unknown_key missing_key truncated \
          trailing too_large nan not_npy; do
     row "$f.npy" simulate "$circuit" --input "$tmp/$f.npy" --output "$tmp/out.npy"
 done
-for f in not_a_number ragged blank_line empty_field nan empty comment_only too_wide; do
+for f in not_a_number ragged blank_line empty_field nan empty comment_only too_wide overflowing; do
     row "$f.csv" simulate "$circuit" --input "$tmp/$f.csv" --output "$tmp/out.npy"
 done
 row "no such file" simulate "$circuit" --input "$tmp/missing.npy" --output "$tmp/out.npy"
@@ -129,6 +130,21 @@ cal no_mzi 'optinc-calibration 1\nL1 U 0 1 0 0\n'
 cal bad_delta 'optinc-calibration 1\nL1 U 0 0 0.01 abc\n'
 cal delta_range 'optinc-calibration 1\nL1 U 0 0 0.6 0\n'
 cal duplicate 'optinc-calibration 1\nL1 U 0 0 0 0\n# again\nL1 U 0 0 0.1 0\n'
+row "--calibration ''" simulate "$circuit" --calibration ''
+
+head_table "Error histograms" "\`optinc train --allreduce quantized --inject-errors FILE\` (the file is read before any training); cases of tests/test_allreduce.c."
+hist() {
+    printf "$2" > "$tmp/$1.hist"
+    row "$1.hist" train --allreduce quantized --inject-errors "$tmp/$1.hist"
+}
+hist bad_count '0 10\n1 x\n'
+hist bad_delta '0 10\n  1.5 3\n'
+hist delta_range '0 10\n70000 1\n'
+hist three_fields '0 10\n1 2 3\n'
+hist p_error_range 'p_error 2\n'
+hist empty '# nothing\n'
+hist no_error_bin 'p_error 0.1\n0 5\n'
+hist nul '0 10\n1 \0 3\n'
 
 head_table "Resource limits" "Inputs that would need absurd memory or time, refused before the work starts (optinc-limits(7), tests/test_limits.c): the fixtures of tests/bad/limits/ and, made here, YAML that libyaml alone would take hours or gigabytes over."
 for f in tests/bad/limits/*.yaml; do
@@ -155,6 +171,7 @@ cp "$tmp/d0.inc" "$tmp/include_depth.pnl.sp"
 for f in long_line include_depth; do
     row "$f.pnl.sp" simulate "$tmp/$f.pnl.sp"
 done
+(export OPTINC_MAX_INPUT_BYTES=100; row "OPTINC_MAX_INPUT_BYTES=100 optinc compile specs/real4.yaml" compile specs/real4.yaml)
 
 head_table "Command lines" "Usage errors print \`optinc CMD: error: ...\` and exit 2 (tests/test_cli.c, test_sim.c, test_draw.c, test_train.c, test_onn.c)."
 s=specs/real4.yaml

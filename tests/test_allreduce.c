@@ -380,7 +380,7 @@ Test(allreduce, histogram_files)
     cr_assert_eq(tu_write_file(path, "# ONN errors\n0 990\n1 6\n-1 3\n\n4 1\n"), 0);
     optinc_err_hist *h;
     optinc_error err;
-    cr_assert_eq(optinc_err_hist_load(path, &h, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(optinc_err_hist_load(path, NULL, &h, &err), OPTINC_OK, "%s", err.message);
     cr_assert_float_eq(h->p_error, 0.01, 1e-12);
     cr_assert_eq(h->n, 3);
     cr_assert_eq(h->delta[0], -1);
@@ -390,26 +390,32 @@ Test(allreduce, histogram_files)
     cr_assert_eq(h->cdf[2], 1.0);
     optinc_err_hist_free(h);
     cr_assert_eq(tu_write_file(path, "p_error 0.001\n1 1\n-1 1\n"), 0);
-    cr_assert_eq(optinc_err_hist_load(path, &h, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(optinc_err_hist_load(path, NULL, &h, &err), OPTINC_OK, "%s", err.message);
     cr_assert_float_eq(h->p_error, 0.001, 1e-15);
     optinc_err_hist_free(h);
-    /* bad inputs: line:col and the message */
+    /* bad inputs: line:col of the field at fault, and the message */
     const struct { const char *text; int line, col; const char *msg; } bad[] = {
-        {"0 10\n1 x\n", 2, 1, "DELTA COUNT"},
+        {"0 10\n1 x\n", 2, 3, "DELTA COUNT"},
         {"0 10\n  1.5 3\n", 2, 3, "integer"},
-        {"0 10\n1 -2\n", 2, 1, "count"},
-        {"p_error 2\n", 1, 1, "[0, 1]"},
-        {"# nothing\n", 1, 0, "empty"},
-        {"p_error 0.1\n0 5\n", 0, 0, "no nonzero"},
+        {"0 10\n1 -2\n", 2, 3, "count"},
+        {"0 10\n  7\n", 2, 3, "DELTA COUNT"},
+        {"0 10\n1 2 3\n", 2, 5, "DELTA COUNT"},
+        {"0 10\n70000 1\n", 2, 1, "-65535..65535"},
+        {"p_error 2\n", 1, 9, "[0, 1]"},
+        {"p_error\n", 1, 1, "[0, 1]"},
+        {"p_error 0.1 0.2\n", 1, 13, "[0, 1]"},
+        {"# nothing\n", 2, 1, "empty"},
+        {"# nothing", 1, 10, "empty"},
+        {"p_error 0.1\n0 5\n", 1, 1, "no nonzero"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cr_assert_eq(tu_write_file(path, bad[i].text), 0);
-        cr_assert_eq(optinc_err_hist_load(path, &h, &err), OPTINC_EINPUT, "case %zu", i);
+        cr_assert_eq(optinc_err_hist_load(path, NULL, &h, &err), OPTINC_EINPUT, "case %zu", i);
         cr_assert_eq(err.line, bad[i].line, "case %zu: line %d", i, err.line);
         cr_assert_eq(err.column, bad[i].col, "case %zu: col %d", i, err.column);
         cr_assert(strstr(err.message, bad[i].msg), "case %zu: %s", i, err.message);
     }
-    cr_assert_eq(optinc_err_hist_load("/nonexistent/h.txt", &h, &err), OPTINC_EINPUT);
+    cr_assert_eq(optinc_err_hist_load("/nonexistent/h.txt", NULL, &h, &err), OPTINC_EINPUT);
     /* the buffer reader the file reader wraps: errors carry the name given,
      * and the buffer need not end in a newline */
     const char text[] = "0 990\n1 6\n-1 3\n4 1";
@@ -429,10 +435,26 @@ Test(allreduce, histogram_files)
     cr_assert_float_eq(h->cdf[1], 0.9, 1e-12);
     optinc_err_hist_free(h);
     cr_assert_eq(optinc_err_hist_parse("0 10\n1 x\n", 9, "mem", &h, &err), OPTINC_EINPUT);
-    cr_assert(!strcmp(err.file, "mem") && err.line == 2 && err.column == 1, "%s:%d:%d", err.file,
+    cr_assert(!strcmp(err.file, "mem") && err.line == 2 && err.column == 3, "%s:%d:%d", err.file,
               err.line, err.column);
     tu_rmtree(dir);
     free(dir);
+}
+
+/* A UTF-8 byte-order mark before the first line is skipped, and the
+ * columns of line 1 count from after it. */
+Test(allreduce, histogram_byte_order_mark_is_accepted)
+{
+    static const char text[] = "\xef\xbb\xbf" "0 90\n1 10\n";
+    optinc_err_hist *h = NULL;
+    optinc_error err = {0};
+    cr_assert_eq(optinc_err_hist_parse(text, strlen(text), "bom.hist", &h, &err), OPTINC_OK,
+                 "%s", err.message);
+    cr_expect_float_eq(h->p_error, 0.1, 1e-12);
+    optinc_err_hist_free(h);
+    static const char bad[] = "\xef\xbb\xbf" "x 1\n";
+    cr_expect_eq(optinc_err_hist_parse(bad, strlen(bad), "bom.hist", &h, &err), OPTINC_EINPUT);
+    cr_expect(err.line == 1 && err.column == 1, "%d:%d", err.line, err.column);
 }
 
 /* The file reader reads a regular file only, and at once: a FIFO (which
@@ -445,7 +467,7 @@ Test(allreduce, histogram_file_refusals, .timeout = 10)
     optinc_error err = {0};
     snprintf(path, sizeof path, "%s/fifo.hist", dir);
     cr_assert_eq(mkfifo(path, 0600), 0);
-    cr_expect_eq(optinc_err_hist_load(path, &h, &err), OPTINC_EINPUT);
+    cr_expect_eq(optinc_err_hist_load(path, NULL, &h, &err), OPTINC_EINPUT);
     cr_expect_null(h);
     cr_expect_str_eq(err.file, path);
     cr_expect(strstr(err.message, "is not a regular file") != NULL, "%s", err.message);
@@ -456,7 +478,7 @@ Test(allreduce, histogram_file_refusals, .timeout = 10)
     cr_assert_eq(fwrite(nul, 1, sizeof nul - 1, f), sizeof nul - 1);
     cr_assert_eq(fclose(f), 0);
     h = (optinc_err_hist *)1;
-    cr_expect_eq(optinc_err_hist_load(path, &h, &err), OPTINC_EINPUT);
+    cr_expect_eq(optinc_err_hist_load(path, NULL, &h, &err), OPTINC_EINPUT);
     cr_expect_null(h);
     cr_expect_str_eq(err.file, path);
     cr_expect(err.line == 2 && err.column == 3, "%d:%d", err.line, err.column);

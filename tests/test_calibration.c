@@ -33,7 +33,7 @@ Test(calibration, parse_gives_what_read_gives, .init = tu_scratch_init, .fini = 
     cr_assert_eq(optinc_calibration_from_chip(chip, &cal, NULL), OPTINC_OK);
     cr_assert_eq(optinc_calibration_write(cal, c, tu_scratch("chip.cal"), &err), OPTINC_OK, "%s",
                  err.message);
-    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, &from_file, &err), OPTINC_OK, "%s",
+    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, NULL, &from_file, &err), OPTINC_OK, "%s",
                  err.message);
     size_t len = 0;
     char *text = tu_read_file(tu_scratch_last(), &len);
@@ -77,6 +77,28 @@ Test(calibration, crlf_comments_and_no_final_newline)
     optinc_circuit_free(c);
 }
 
+/* A UTF-8 byte-order mark before the header line is skipped, and the
+ * columns of line 1 count from after it. */
+Test(calibration, byte_order_mark_is_accepted)
+{
+    optinc_circuit *c = circuit();
+    optinc_calibration *cal = NULL;
+    optinc_error err;
+    const optinc_mzi *z = &c->layers[0].stage[0].mesh->mzi[0];
+    char text[256];
+    snprintf(text, sizeof text, "\xef\xbb\xbfoptinc-calibration 1\nL1 U %d %d 0.125 0\n",
+             z->column, z->mode);
+    optinc_input in = text_input("bom.cal", text);
+    cr_assert_eq(optinc_calibration_parse(&in, c, &cal, &err), OPTINC_OK, "%s", err.message);
+    cr_expect_eq(cal->layer[0].kappa[0][0], 0.625);
+    optinc_calibration_free(cal);
+    in = text_input("bom.cal", "\xef\xbb\xbfoptinc-calibration 2\n");
+    cr_expect_eq(optinc_calibration_parse(&in, c, &cal, &err), OPTINC_EINPUT);
+    cr_expect(err.line == 1 && err.column == 1, "%d:%d", err.line, err.column);
+    cr_expect(strstr(err.message, "optinc-calibration 1"), "%s", err.message);
+    optinc_circuit_free(c);
+}
+
 Test(calibration, errors_name_the_input)
 {
     optinc_circuit *c = circuit();
@@ -107,7 +129,7 @@ Test(calibration, nul_byte_is_refused_where_it_is, .init = tu_scratch_init,
     cr_assert_eq(err.column, 7);
     cr_assert_str_eq(err.message, "NUL byte: a calibration file is a text file");
     cr_assert_eq(tu_write_bytes(tu_scratch("nul.cal"), text, sizeof text - 1), 0);
-    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, &cal, &err), OPTINC_EINPUT);
+    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, NULL, &cal, &err), OPTINC_EINPUT);
     cr_assert_null(cal);
     cr_assert_str_eq(err.file, tu_scratch_last());
     cr_assert_eq(err.line, 2);
@@ -129,7 +151,7 @@ Test(calibration, fifo_link_and_folder_are_refused_at_once, .init = tu_scratch_i
     const char *paths[] = {fifo, link, tu_scratch_dir()};
     for (int i = 0; i < 3; i++) {
         optinc_calibration *cal = NULL;
-        cr_assert_eq(optinc_calibration_read(paths[i], c, &cal, &err), OPTINC_EINPUT, "%s",
+        cr_assert_eq(optinc_calibration_read(paths[i], c, NULL, &cal, &err), OPTINC_EINPUT, "%s",
                      paths[i]);
         cr_assert_null(cal);
         cr_assert(strstr(err.message, "is not a regular file"), "%s", err.message);
@@ -152,13 +174,13 @@ Test(calibration, size_limit, .init = tu_scratch_init, .fini = tu_scratch_fini)
     cr_assert_eq(tu_write_file(tu_scratch("big.cal"), text), 0);
     optinc_calibration *cal = NULL;
     optinc_error err;
-    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, &cal, &err), OPTINC_EINPUT);
+    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, NULL, &cal, &err), OPTINC_EINPUT);
     cr_assert_null(cal);
     cr_assert(strstr(err.message, "is larger than 1050112 bytes"), "%s", err.message);
     text[limit - 1] = '\n';
     text[limit] = '\0';
     cr_assert_eq(tu_write_file(tu_scratch_last(), text), 0);
-    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, &cal, &err), OPTINC_OK, "%s",
+    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, NULL, &cal, &err), OPTINC_OK, "%s",
                  err.message);
     optinc_calibration_free(cal);
     free(text);
@@ -170,7 +192,7 @@ Test(calibration, missing_file_is_bad_input, .init = tu_scratch_init, .fini = tu
     optinc_circuit *c = circuit();
     optinc_calibration *cal = NULL;
     optinc_error err;
-    cr_assert_eq(optinc_calibration_read(tu_scratch("none.cal"), c, &cal, &err), OPTINC_EINPUT);
+    cr_assert_eq(optinc_calibration_read(tu_scratch("none.cal"), c, NULL, &cal, &err), OPTINC_EINPUT);
     cr_assert_null(cal);
     cr_assert(strstr(err.message, "cannot open calibration file"), "%s", err.message);
     optinc_circuit_free(c);

@@ -329,7 +329,7 @@ Test(circuit, onn_record)
     s->allreduce = (optinc_spec_allreduce){.present = 1, .servers = 16, .gradient_bits = 8,
                                            .preprocessing = "weighted_sum",
                                            .cascade_fan_in = 4, .cascade_levels = 2};
-    optinc_spec_info info[2] = {{"onn_level", "1"}, {"onn_segments", "2x2"}};
+    optinc_spec_info info[2] = {{"onn_level", "1", 3, 14}, {"onn_segments", "2x2", 4, 17}};
     s->info = info;
     s->n_info = 2;
     cr_assert_eq(optinc_compile(s, &c, &err), OPTINC_OK, "%s", err.message);
@@ -352,7 +352,16 @@ Test(circuit, onn_record)
     optinc_circuit_onn rec;
     cr_assert_eq(optinc_circuit_onn_from_spec(s, &rec, &err), OPTINC_EINPUT);
     cr_assert_str_eq(err.file, "test.yaml");
+    cr_assert(err.line == 3 && err.column == 14, "at the value: %d:%d", err.line, err.column);
     cr_assert(strstr(err.message, "onn_level is '7'"), "%s", err.message);
+    info[0].value = "1x";
+    cr_assert_eq(optinc_circuit_onn_from_spec(s, &rec, &err), OPTINC_EINPUT);
+    cr_assert(strstr(err.message, "onn_level is '1x'"), "%s", err.message);
+    info[0].value = "1";
+    info[1].value = "2y2";
+    cr_assert_eq(optinc_circuit_onn_from_spec(s, &rec, &err), OPTINC_EINPUT);
+    cr_assert(err.line == 4 && err.column == 17, "at the value: %d:%d", err.line, err.column);
+    cr_assert(strstr(err.message, "onn_segments must list"), "%s", err.message);
     s->info = NULL;
     free_spec(s);
     optinc_cmat_free(W);

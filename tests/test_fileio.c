@@ -58,6 +58,20 @@ Test(sha256, million_a_and_file, .init = tu_scratch_init, .fini = tu_scratch_fin
     free(a);
 }
 
+/* A FIFO (or a device) is refused at once: hashing one would wait for a
+ * writer, or never end. */
+Test(sha256, fifo_and_folder_are_refused, .init = tu_scratch_init, .fini = tu_scratch_fini,
+     .timeout = 20)
+{
+    unsigned char d[32];
+    optinc_error err = {0};
+    cr_assert_eq(mkfifo(tu_scratch("pipe"), 0600), 0);
+    cr_expect_eq(optinc_sha256_file(tu_scratch_last(), d, &err), OPTINC_EINPUT);
+    cr_expect(strstr(err.message, "is not a regular file"), "%s", err.message);
+    cr_expect_eq(optinc_sha256_file(tu_scratch_dir(), d, &err), OPTINC_EINPUT);
+    cr_expect(strstr(err.message, "is not a regular file"), "%s", err.message);
+}
+
 /* -------------------------------------------------------------- paths -- */
 
 Test(path, dir_and_join)
@@ -224,6 +238,26 @@ static void write_npy(const char *name, int version, const char *dict, const voi
     fclose(f);
 }
 
+/* The writer refuses what the reader would: a NaN or an infinite entry is
+ * bad input named after the file, and no file (nor temporary) is left. */
+Test(npy, non_finite_entries_are_not_written, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    const double complex bad[] = {NAN, INFINITY, CMPLX(1, -INFINITY), CMPLX(NAN, 0)};
+    for (int i = 0; i < 4; i++) {
+        optinc_cmat *m = sample(2, 3, 1);
+        m->a[4] = bad[i];
+        optinc_error err = {0};
+        cr_expect_eq(optinc_npy_write(tu_scratch("out.npy"), m, i % 2, &err), OPTINC_EINPUT,
+                     "case %d", i);
+        cr_expect_str_eq(err.file, tu_scratch_last());
+        cr_expect(strstr(err.message, "entry (2, 2) to be written is NaN or infinite"), "%s",
+                  err.message);
+        cr_expect_eq(tu_dir_count(tu_scratch_dir()), 0, "case %d: nothing written", i);
+        optinc_cmat_free(m);
+    }
+}
+
 Test(npy, version2_and_vector_shape, .init = tu_scratch_init, .fini = tu_scratch_fini)
 {
     double v[3] = {1.5, -2, 0.25};
@@ -294,6 +328,10 @@ Test(npy, bad_files_point_at_the_problem, .init = tu_scratch_init, .fini = tu_sc
     cr_assert_eq(tu_write_file(tu_scratch("text.npy"), "not numpy"), 0);
     cr_expect_eq(optinc_npy_read(tu_scratch_last(), &m, &cplx, &err), OPTINC_EINPUT);
     cr_expect(strstr(err.message, "not a .npy file") != NULL, "%s", err.message);
+    /* the magic is described, not printed: the message is plain text */
+    cr_expect(strstr(err.message, "the byte 0x93, then NUMPY"), "%s", err.message);
+    for (const char *p = err.message; *p; p++)
+        cr_expect((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f, "%s", err.message);
     cr_expect_eq(optinc_npy_read(tu_scratch("missing.npy"), &m, &cplx, &err), OPTINC_EINPUT);
     cr_expect(strstr(err.message, "cannot open") != NULL, "%s", err.message);
 }
@@ -410,6 +448,25 @@ Test(csv, too_many_columns_is_refused, .init = tu_scratch_init, .fini = tu_scrat
     cr_expect_eq(optinc_csv_read(tu_scratch_last(), &m, &cplx, &err), OPTINC_EINPUT);
     cr_expect(strstr(err.message, "1..65536") != NULL, "%s", err.message);
     cr_expect_eq(err.column, 2 * 65536 + 1);
+}
+
+/* A UTF-8 byte-order mark (as spreadsheets write it) before the first row
+ * is skipped; columns of line 1 count from after it. */
+Test(csv, byte_order_mark_is_accepted)
+{
+    static const char text[] = "\xef\xbb\xbf" "1,2\n3,4\n";
+    optinc_input in = {"bom.csv", text, sizeof text - 1};
+    optinc_cmat *m = NULL;
+    optinc_error err = {0};
+    int cplx;
+    cr_assert_eq(optinc_csv_parse(&in, &m, &cplx, &err), OPTINC_OK, "%s", err.message);
+    cr_expect(m->rows == 2 && m->cols == 2 && m->a[0] == 1 && m->a[3] == 4);
+    optinc_cmat_free(m);
+    static const char bad[] = "\xef\xbb\xbf" "1,x\n";
+    in = (optinc_input){"bom.csv", bad, sizeof bad - 1};
+    cr_expect_eq(optinc_csv_parse(&in, &m, &cplx, &err), OPTINC_EINPUT);
+    cr_expect(err.line == 1 && err.column == 3, "%d:%d", err.line, err.column);
+    cr_expect(strstr(err.message, "entry 'x' is not a number"), "%s", err.message);
 }
 
 Test(csv, parse_from_memory_reads_len_bytes)

@@ -20,6 +20,8 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "optinc/allreduce.h"
+#include "optinc/calibration.h"
 #include "optinc/limits.h"
 #include "optinc/netlist.h"
 #include "optinc/spec.h"
@@ -444,6 +446,59 @@ Test(limits, netlist_header, .init = tu_scratch_init, .fini = tu_scratch_fini)
                 "OPTINC_LAYERS_MAX", NULL);
 }
 
+/* ------------------------------------------------------------- input bytes -- */
+
+/* OPTINC_MAX_INPUT_BYTES holds every file a reader reads whole to it: a
+ * spec, its matrix files, a netlist with its includes together, a
+ * calibration file, an error histogram; each message names the limit. */
+Test(limits, input_bytes_in_every_reader, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    static const char *const limit = "the limit of 200 (OPTINC_MAX_INPUT_BYTES)";
+    optinc_error err = {0};
+    text t = {0};
+    set_limit(OPTINC_LIMIT_INPUT_BYTES, "200");
+    add(&t, "%s# %0200d\n", spec_head, 0);
+    expect_fail(load_spec(save(&t, "big.yaml"), &err), &err, 0, 0, "spec '", "is larger than",
+                limit);
+    /* a matrix file is refused at the spec node that names it */
+    add(&t, "# %0200d\n1,0\n0,1\n", 0);
+    save(&t, "w.csv");
+    add(&t, "%smatrices:\n  W: {shape: [2, 2], file: w.csv}\n"
+        "layers:\n  - {name: L1, matrix: W}\n", spec_head);
+    expect_fail(load_spec(save(&t, "s.yaml"), &err), &err, 4, 28, "matrix file 'w.csv'",
+                limit, NULL);
+    /* a netlist alone, and with its includes together */
+    add(&t, "* %0200d\n.end\n", 0);
+    expect_fail(load_netlist(save(&t, "big.sp"), &err), &err, 0, 0, "netlist '", limit, NULL);
+    add(&t, "* %0100d\n", 0);
+    save(&t, "a.inc");
+    add(&t, "* %0100d\n", 0);
+    save(&t, "b.inc");
+    add(&t, ".include \"a.inc\"\n.include \"b.inc\"\n.end\n");
+    expect_fail(load_netlist(save(&t, "inc.sp"), &err), &err, 2, 10,
+                "with '", "b.inc' the netlist grows past the limit of 200", NULL);
+    /* calibration files and histograms, through the options they are read with */
+    optinc_read_opts o = {&lim, NULL, NULL};
+    add(&t, "# %0200d\noptinc-calibration 1\n", 0);
+    optinc_circuit *c = optinc_circuit_new("c", 1);
+    optinc_calibration *cal = NULL;
+    expect_fail(optinc_calibration_read(save(&t, "c.cal"), c, &o, &cal, &err), &err, 0, 0,
+                "calibration file '", limit, NULL);
+    cr_expect_null(cal);
+    optinc_circuit_free(c);
+    add(&t, "# %0200d\n0 10\n1 1\n", 0);
+    optinc_err_hist *h = NULL;
+    expect_fail(optinc_err_hist_load(save(&t, "h.txt"), &o, &h, &err), &err, 0, 0,
+                "histogram file '", limit, NULL);
+    cr_expect_null(h);
+    /* a netlist in memory is held to it too */
+    char big[300];
+    snprintf(big, sizeof big, "* %0250d\n.end\n", 0);
+    optinc_input in = {"mem.sp", big, strlen(big)};
+    cr_expect_eq(optinc_netlist_parse(&in, opts(), &c, &err), OPTINC_EINPUT);
+    cr_expect(strstr(err.message, limit), "%s", err.message);
+}
+
 /* ---------------------------------------------------------- the program -- */
 
 /* tests/bad/limits/: each fixture through the program; X.expect holds
@@ -473,6 +528,14 @@ Test(limits, the_program_reads_the_environment, .init = tu_scratch_init, .fini =
         tu_run_free(&r);
     }
     unsetenv("OPTINC_MAX_MODES");
+    /* the input limit */
+    setenv("OPTINC_MAX_INPUT_BYTES", "50", 1);
+    tu_run r = tu_optinc((const char *[]){"compile", path, NULL});
+    unsetenv("OPTINC_MAX_INPUT_BYTES");
+    cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+    cr_expect(strstr(r.err, "s.yaml: error: spec '") && strstr(r.err, "is larger than the "
+              "limit of 50 (OPTINC_MAX_INPUT_BYTES)"), "%s", r.err);
+    tu_run_free(&r);
     free((char *)path);
 }
 

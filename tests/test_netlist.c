@@ -537,6 +537,33 @@ Test(netlist, parse_from_memory_with_a_resolver)
     cr_assert_eq(calls, 2, "stopped at the first repeat, not at the depth limit");
 }
 
+/* A UTF-8 byte-order mark before the netlist is skipped, and the columns
+ * of line 1 count from after it. */
+Test(netlist, byte_order_mark_is_accepted)
+{
+    int calls = 0;
+    optinc_read_opts opts = {NULL, memory_resolver, &calls};
+    size_t n = strlen(hand_main);
+    char *text = malloc(n + 4);
+    memcpy(text, "\xef\xbb\xbf", 3);
+    memcpy(text + 3, hand_main, n + 1);
+    optinc_input in = {"hand.sp", text, n + 3};
+    optinc_circuit *c = NULL, *plain = NULL;
+    optinc_error err = {0};
+    cr_assert_eq(optinc_netlist_parse(&in, &opts, &c, &err), OPTINC_OK, "%s", err.message);
+    in = (optinc_input){"hand.sp", hand_main, n};
+    cr_assert_eq(optinc_netlist_parse(&in, &opts, &plain, &err), OPTINC_OK, "%s", err.message);
+    cr_expect_leq(transfer_diff(c, plain), 0, "the mark changes nothing");
+    optinc_circuit_free(c);
+    optinc_circuit_free(plain);
+    free(text);
+    static const char bad[] = "\xef\xbb\xbf.bogus\n.end\n";
+    in = (optinc_input){"bom.sp", bad, strlen(bad)};
+    cr_expect_eq(optinc_netlist_parse(&in, NULL, &c, &err), OPTINC_EINPUT);
+    cr_expect(err.line == 1 && err.column == 1, "%d:%d", err.line, err.column);
+    cr_expect(strstr(err.message, "unknown statement '.bogus'"), "%s", err.message);
+}
+
 Test(netlist, load_dispatches_on_extension)
 {
     optinc_circuit *a = load("specs/real4.yaml"), *b = load("netlists/real4.pnl.sp");
@@ -694,6 +721,85 @@ Test(netlist, card_table_is_consistent)
         }
     }
     cr_assert_eq(optinc_card_find("wg", 2), -1, "wg, cross, pd and src are gone");
+}
+
+/* A spec path holds whatever bytes a file name may: the header writes the
+ * ones that would end the line or the string escaped, and reads them back. */
+Test(netlist, spec_path_is_escaped_and_reads_back)
+{
+    optinc_circuit *c = load("specs/real4.yaml");
+    static const char path[] = "dir \"a\"\\b\nnext\tline\x7f\x01/\xce\xbb.yaml";
+    snprintf(c->spec_path, sizeof c->spec_path, "%s", path);
+    optinc_netlist_options o = {.reproducible = 1};
+    size_t n;
+    char *t = write_mem(c, &o, &n);
+    cr_assert(strstr(t, "*! spec = path=\"dir \\\"a\\\"\\\\b\\x0anext\\x09line\\x7f\\x01/"
+                        "\xce\xbb.yaml\" sha256="), "%.400s", t);
+    optinc_input in = {"esc.sp", t, n};
+    optinc_circuit *r = NULL;
+    optinc_error err = {0};
+    cr_assert_eq(optinc_netlist_parse(&in, NULL, &r, &err), OPTINC_OK, "%s", err.message);
+    cr_expect_str_eq(r->spec_path, path);
+    char *again = write_mem(r, &o, NULL);
+    assert_same_text(t, again, "rewritten");
+    free(again);
+    optinc_circuit_free(r);
+    optinc_circuit_free(c);
+    /* \x takes exactly two hex digits; \x00 would cut the name */
+    const char *line = strstr(t, "*! spec = "), *rest = strchr(line, '\n');
+    static const struct { const char *value, *want; } v[] = {
+        {"\"a\\x41b\"", "aAb"}, {"\"\\x4\"", "x4"}, {"\"\\xg1\"", "xg1"},
+        {"\"\\\\x41\"", "\\x41"}, {"\"a\\\"b\"", "a\"b"},
+    };
+    char *text = malloc(n + 64);
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        snprintf(text, n + 64, "%.*s*! spec = path=%s%s", (int)(line - t), t, v[i].value, rest);
+        in = (optinc_input){"q.sp", text, strlen(text)};
+        cr_assert_eq(optinc_netlist_parse(&in, NULL, &r, &err), OPTINC_OK, "case %zu: %s", i,
+                     err.message);
+        cr_expect_str_eq(r->spec_path, v[i].want, "case %zu", i);
+        optinc_circuit_free(r);
+    }
+    snprintf(text, n + 64, "%.*s*! spec = path=\"a\\x00b\"%s", (int)(line - t), t, rest);
+    in = (optinc_input){"nul.sp", text, strlen(text)};
+    cr_expect_eq(optinc_netlist_parse(&in, NULL, &r, &err), OPTINC_EINPUT);
+    cr_expect(err.line == 3 && err.column == 18, "%d:%d", err.line, err.column);
+    cr_expect(strstr(err.message, "NUL byte"), "%s", err.message);
+    free(text);
+    free(t);
+}
+
+/* The writer writes only numbers the reader takes: a NaN or an infinity
+ * anywhere is bad input, and nothing is written. */
+Test(netlist, non_finite_values_are_not_written)
+{
+    for (int k = 0; k < 5; k++) {
+        optinc_circuit *c = load("specs/real4.yaml");
+        optinc_layer *L = &c->layers[0];
+        const char *what[] = {"gain is inf", "insertion_loss_dB is nan", "a programmed phase is",
+                              "a target phase is", "t_target is"};
+        if (k == 0)
+            L->gain = INFINITY;
+        else if (k == 1)
+            L->components.mzi.insertion_loss_dB = NAN;
+        else if (k == 2)
+            L->stage[0].mesh->mzi[1].theta.rad = -NAN;
+        else if (k == 3)
+            L->stage[2].mesh->screen[3].target_rad = INFINITY;
+        else
+            L->stage[1].att[0].t_target = NAN;
+        char *text = NULL;
+        size_t n = 0;
+        FILE *f = open_memstream(&text, &n);
+        optinc_error err = {0};
+        cr_expect_eq(optinc_netlist_write_stream(c, f, NULL, &err), OPTINC_EINPUT, "case %d", k);
+        fclose(f);
+        cr_expect_eq(n, 0, "case %d: %zu bytes written", k, n);
+        cr_expect(strstr(err.message, "layer 'L1': ") && strstr(err.message, what[k]),
+                  "case %d: %s", k, err.message);
+        free(text);
+        optinc_circuit_free(c);
+    }
 }
 
 Test(netlist, created_line_only_without_reproducible)

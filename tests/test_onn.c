@@ -423,19 +423,21 @@ Test(onn, command_line_errors)
         cr_assert(strstr(r.err, "error"), "case %zu", i);
         tu_run_free(&r);
     }
-    /* bad ONN specs: the error names the file (the ONN's description has no
-     * single offending node) and says what to fix */
-    static const struct { const char *path, *fragment; } bad[] = {
-        {"tests/bad/onn/no_allreduce.yaml", "has no allreduce: section"},
-        {"tests/bad/onn/bad_rounding.yaml", "onn_rounding is 'up'; use half_even or half_up"},
-        {"tests/bad/onn/wrong_shape.yaml", "takes 4 P outputs and 1 carriers"},
-        {"tests/bad/onn/missing.yaml", "missing.yaml"},
+    /* bad ONN specs: the error names the file, and the value at fault when
+     * one is (the ONN's description as a whole has no single offending
+     * node), and says what to fix */
+    static const struct { const char *path, *where, *fragment; } bad[] = {
+        {"tests/bad/onn/no_allreduce.yaml", "", "has no allreduce: section"},
+        {"tests/bad/onn/bad_rounding.yaml", ":5:17", "onn_rounding is 'up'; use half_even or "
+         "half_up"},
+        {"tests/bad/onn/wrong_shape.yaml", "", "takes 4 P outputs and 1 carriers"},
+        {"tests/bad/onn/missing.yaml", "", "missing.yaml"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         tu_run r = tu_optinc((const char *[]){"onn", "verify", bad[i].path, NULL});
         cr_assert_eq(r.status, 2, "%s: %s", bad[i].path, r.err);
         char want[256];
-        snprintf(want, sizeof want, "%s: error: ", bad[i].path);
+        snprintf(want, sizeof want, "%s%s: error: ", bad[i].path, bad[i].where);
         cr_assert(strstr(r.err, want) && strstr(r.err, bad[i].fragment), "%s", r.err);
         tu_run_free(&r);
     }

@@ -320,7 +320,7 @@ Test(sim, calibration_file_round_trip_and_compile)
     snprintf(path, sizeof path, "%s/chip.cal", dir);
     cr_assert_eq(optinc_calibration_from_chip(chip, &cal, NULL), OPTINC_OK);
     cr_assert_eq(optinc_calibration_write(cal, c, path, &err), OPTINC_OK, "%s", err.message);
-    cr_assert_eq(optinc_calibration_read(path, c, &back, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(optinc_calibration_read(path, c, NULL, &back, &err), OPTINC_OK, "%s", err.message);
     for (int l = 0; l < 2; l++)
         for (int s = 0; s < 3; s++) {
             cr_assert_eq(back->layer[l].n_mzi[s], cal->layer[l].n_mzi[s]);
@@ -387,7 +387,7 @@ Test(sim, calibration_file_errors)
         snprintf(path, sizeof path, "%s/%s.cal", dir, bad_cal[i].name);
         tu_write_file(path, bad_cal[i].text);
         optinc_calibration *cal = NULL;
-        cr_assert_eq(optinc_calibration_read(path, c, &cal, &err), OPTINC_EINPUT, "%s",
+        cr_assert_eq(optinc_calibration_read(path, c, NULL, &cal, &err), OPTINC_EINPUT, "%s",
                      bad_cal[i].name);
         cr_assert_null(cal);
         cr_assert_str_eq(err.file, path);
@@ -400,7 +400,7 @@ Test(sim, calibration_file_errors)
     }
     optinc_calibration *cal = NULL;
     snprintf(path, sizeof path, "%s/missing.cal", dir);
-    cr_assert_eq(optinc_calibration_read(path, c, &cal, &err), OPTINC_EINPUT);
+    cr_assert_eq(optinc_calibration_read(path, c, NULL, &cal, &err), OPTINC_EINPUT);
     tu_rmtree(dir);
     free(dir);
     optinc_circuit_free(c);
@@ -527,6 +527,29 @@ Test(cli, simulate_netlist_matrix_matches_the_target)
         cr_assert_leq(cabs(M->a[i] - W->data[i]), 1e-13, "entry %d", i);
     optinc_cmat_free(M);
     optinc_spec_free(spec);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* Inputs near the largest double overflow in the mesh: the outputs would be
+ * NaN, which optinc does not read back, so the run refuses to write them
+ * (exit 2, the output named) and leaves no file. */
+Test(cli, simulate_outputs_that_overflow_are_not_written)
+{
+    char *dir = tu_tempdir(), in[4200], out[4200];
+    snprintf(in, sizeof in, "%s/huge.csv", dir);
+    snprintf(out, sizeof out, "%s/out.npy", dir);
+    cr_assert_eq(tu_write_file(in, "1.7e308,1.7e308\n1.7e308,-1.7e308\n1.7e308,1\n"), 0);
+    tu_run r = run((const char *[]){"simulate", "tests/bad/calibration/circuit.yaml", "--ideal",
+                                    "--input", in, "--output", out, NULL});
+    cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+    char want[4400];
+    snprintf(want, sizeof want, "%s: error: entry (", out);
+    cr_expect(strstr(r.err, want) && strstr(r.err, "is NaN or infinite, which optinc does not "
+                                                   "read back, so nothing was written"),
+              "%s", r.err);
+    cr_expect_eq(tu_dir_count(dir), 1, "only the input is there");
+    tu_run_free(&r);
     tu_rmtree(dir);
     free(dir);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "optinc/circuit.h"
 #include "optinc/fileio.h"
 #include "optinc/matrix.h"
 #include "optinc/spec.h"
@@ -425,8 +426,25 @@ static const struct bad_spec {
     {"cascade.yaml", NULL, 6, 12, "serves 4^2 = 16 servers, but allreduce.servers is 8"},
     {"gradient_bits_odd.yaml", NULL, 5, 18, "is 7, an odd width; PAM4 carries 2 bits per symbol"},
     {"connections.yaml", NULL, 4, 3, "explicit connections are not supported yet"},
+    {"range_rad_huge.yaml", NULL, 6, 16, "is [-1e+308, 1e+308], beyond +-6588397 rad (2^20 "
+     "turns)"},
+    {"range_rad_far.yaml", NULL, 6, 16, "is [1e+17, 1.00000000001e+17], beyond +-6588397 rad"},
+    {"range_rad_dac_step.yaml", NULL, 13, 29, "of layer 'L1' spans 1e+06 rad over the 2^16 codes "
+     "of a 16-bit phase DAC, a step of 15.2588 rad, more than pi"},
+    {"merge_key.yaml", NULL, 8, 5, "YAML merge keys ('<<') are not supported; write the keys "
+     "of components.attenuator out"},
 };
 #define N_BAD (sizeof bad_specs / sizeof bad_specs[0])
+/* Specs the loader takes and the compiler refuses: numbers the
+ * decomposition cannot compute with, or that a netlist cannot hold. */
+static const struct bad_spec bad_compiles[] = {
+    {"entries_overflow.yaml", NULL, 4, 3, "matrix 'W': its largest entry, at row 1, column 1, is "
+     "1.7e+308 in magnitude, above 1e+140"},
+    {"entries_tiny.yaml", NULL, 4, 3, "is 1e-305 in magnitude, below 1e-140"},
+    {"gain_tiny.yaml", NULL, 6, 5, "gain 1e-305 is below 1e-300, the smallest gain a netlist "
+     "holds"},
+};
+#define N_BAD_COMPILES (sizeof bad_compiles / sizeof bad_compiles[0])
 #define BAD_DIR "tests/bad/spec/"
 
 static void expect_error(const struct bad_spec *b, const optinc_error *err)
@@ -452,6 +470,19 @@ Test(bad_spec, catalogue_library)
         cr_expect_null(s, "%s", file);
         expect_error(&bad_specs[i], &err);
     }
+    for (size_t i = 0; i < N_BAD_COMPILES; i++) {
+        char file[512];
+        snprintf(file, sizeof file, BAD_DIR "%s", bad_compiles[i].yaml);
+        optinc_spec *s = NULL;
+        optinc_circuit *c = NULL;
+        optinc_error err = {0};
+        cr_assert_eq(optinc_spec_load(file, NULL, &s, &err), OPTINC_OK, "%s: %s", file,
+                     err.message);
+        cr_expect_eq(optinc_compile(s, &c, &err), OPTINC_EINPUT, "%s", file);
+        cr_expect_null(c, "%s", file);
+        optinc_spec_free(s);
+        expect_error(&bad_compiles[i], &err);
+    }
 }
 
 /* The same fixtures through the program: exit 2, "FILE:LINE:COL: error:" on
@@ -475,6 +506,30 @@ static void check_cli(const struct bad_spec *b, tu_run *r, const char *outdir)
     tu_run_free(r);
 }
 
+/* The fixtures of table[0 .. n) through the program, each with a folder of
+ * its own under dir (named from base on) for its output. */
+static void run_catalogue(const struct bad_spec *table, size_t n_table, size_t base)
+{
+    enum { BATCH = 8 };
+    for (size_t first = 0; first < n_table; first += BATCH) {
+        tu_run runs[BATCH];
+        char outdir[BATCH][4400], file[BATCH][512], out[BATCH][4500];
+        size_t n = n_table - first < BATCH ? n_table - first : BATCH;
+        for (size_t k = 0; k < n; k++) {
+            snprintf(outdir[k], sizeof outdir[k], "%s/%zu", tu_scratch_dir(), base + first + k);
+            cr_assert_eq(mkdir(outdir[k], 0777), 0);
+            cr_assert_lt(snprintf(out[k], sizeof out[k], "%s/x.sp", outdir[k]),
+                         (int)sizeof out[k]);
+            snprintf(file[k], sizeof file[k], BAD_DIR "%s", table[first + k].yaml);
+            runs[k] = tu_optinc_start((const char *[]){"compile", file[k], "-o", out[k], NULL});
+        }
+        for (size_t k = 0; k < n; k++) {
+            tu_wait(&runs[k]);
+            check_cli(&table[first + k], &runs[k], outdir[k]);
+        }
+    }
+}
+
 Test(bad_spec, catalogue_cli, .init = tu_scratch_init, .fini = tu_scratch_fini)
 {
     tu_run help = tu_optinc((const char *[]){"compile", "--help", NULL});
@@ -482,24 +537,8 @@ Test(bad_spec, catalogue_cli, .init = tu_scratch_init, .fini = tu_scratch_fini)
     tu_run_free(&help);
     if (!have)
         cr_skip_test("%s compile is not available", tu_optinc_path());
-    enum { BATCH = 8 };
-    for (size_t first = 0; first < N_BAD; first += BATCH) {
-        tu_run runs[BATCH];
-        char outdir[BATCH][4400], file[BATCH][512], out[BATCH][4500];
-        size_t n = N_BAD - first < BATCH ? N_BAD - first : BATCH;
-        for (size_t k = 0; k < n; k++) {
-            snprintf(outdir[k], sizeof outdir[k], "%s/%zu", tu_scratch_dir(), first + k);
-            cr_assert_eq(mkdir(outdir[k], 0777), 0);
-            cr_assert_lt(snprintf(out[k], sizeof out[k], "%s/x.sp", outdir[k]),
-                         (int)sizeof out[k]);
-            snprintf(file[k], sizeof file[k], BAD_DIR "%s", bad_specs[first + k].yaml);
-            runs[k] = tu_optinc_start((const char *[]){"compile", file[k], "-o", out[k], NULL});
-        }
-        for (size_t k = 0; k < n; k++) {
-            tu_wait(&runs[k]);
-            check_cli(&bad_specs[first + k], &runs[k], outdir[k]);
-        }
-    }
+    run_catalogue(bad_specs, N_BAD, 0);
+    run_catalogue(bad_compiles, N_BAD_COMPILES, N_BAD);
 }
 
 Test(bad_spec, oversized_file_is_refused, .init = tu_scratch_init, .fini = tu_scratch_fini)
@@ -595,6 +634,26 @@ Test(spec, parse_from_memory, .init = tu_scratch_init, .fini = tu_scratch_fini)
     cr_expect_eq(err.line, 3);
     cr_expect_eq(err.column, 1);
     cr_expect(strstr(err.message, "unknown key 'layer'") != NULL, "%s", err.message);
+}
+
+/* A UTF-8 byte-order mark before the spec is skipped (libyaml does), and
+ * the columns of line 1 count from after it, as in every text format. */
+Test(spec, byte_order_mark_is_accepted)
+{
+    static const char text[] = "\xef\xbb\xbfschema_version: 1\nname: bom\n"
+                               "matrices:\n  W: {shape: [1, 1], data: [[0.5]]}\n"
+                               "layers:\n  - {name: L1, matrix: W}\n";
+    optinc_input in = {"bom.yaml", text, strlen(text)};
+    optinc_spec *s = NULL;
+    optinc_error err = {0};
+    cr_assert_eq(optinc_spec_parse(&in, NULL, &s, &err), OPTINC_OK, "%s", err.message);
+    cr_expect_str_eq(s->name, "bom");
+    optinc_spec_free(s);
+    static const char bad[] = "\xef\xbb\xbfschema_version: 2\n";
+    in = (optinc_input){"bom.yaml", bad, strlen(bad)};
+    cr_expect_eq(optinc_spec_parse(&in, NULL, &s, &err), OPTINC_EINPUT);
+    cr_expect(err.line == 1 && err.column == 17, "%d:%d", err.line, err.column);
+    cr_expect(strstr(err.message, "schema_version 2 is not supported"), "%s", err.message);
 }
 
 /* A resolver of the test's own: the matrix files of a spec from a table in
@@ -738,4 +797,39 @@ Test(bad_spec, fifo_is_refused_without_blocking, .init = tu_scratch_init,
     cr_expect_null(s);
     cr_expect(strstr(err.message, "is not a regular file") != NULL, "%s", err.message);
     cr_expect_str_eq(err.file, tu_scratch_last());
+}
+
+/* A matrix file that is a folder, or not a .npy file at all, is bad input
+ * at the spec node that names it (exit 2), and the message is plain text:
+ * the .npy magic is described, not printed. */
+Test(bad_spec, matrix_file_that_is_a_folder_or_not_npy, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    static const char *const names[] = {"adir.csv", "adir.npy", "text.npy"};
+    cr_assert_eq(mkdir(tu_scratch("adir.csv"), 0700), 0);
+    cr_assert_eq(mkdir(tu_scratch("adir.npy"), 0700), 0);
+    cr_assert_eq(tu_write_file(tu_scratch("text.npy"), "not numpy at all"), 0);
+    for (int i = 0; i < 3; i++) {
+        char text[256], spec[4400];
+        snprintf(text, sizeof text, "schema_version: 1\nname: d\nmatrices:\n"
+                 "  W: {shape: [2, 2], file: %s}\nlayers:\n  - {name: L1, matrix: W}\n",
+                 names[i]);
+        snprintf(spec, sizeof spec, "%s", tu_scratch("s.yaml"));
+        cr_assert_eq(tu_write_file(spec, text), 0);
+        tu_run r = tu_optinc((const char *[]){"compile", spec, NULL});
+        cr_expect_eq(r.status, 2, "%s: exit %d: %s", names[i], r.status, r.err);
+        char want[9000];
+        if (i < 2)
+            snprintf(want, sizeof want, "%s:4:28: error: cannot read matrix file '%s' of "
+                     "matrix 'W': matrix file '%s' is not a regular file", spec, names[i],
+                     tu_scratch(names[i]));
+        else
+            snprintf(want, sizeof want, "text.npy:1:1: error: not a .npy file: it does not "
+                     "start with the .npy magic (the byte 0x93, then NUMPY)");
+        cr_expect(strstr(r.err, want), "%s: %s", names[i], r.err);
+        for (const char *p = r.err; *p; p++)
+            cr_expect(*p == '\n' || ((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f),
+                      "%s: byte 0x%02x in '%s'", names[i], (unsigned char)*p, r.err);
+        tu_run_free(&r);
+    }
 }

@@ -31,6 +31,17 @@ static void all_lines(const char *text, size_t len, char *out, size_t size)
                               l.s);
 }
 
+/* The tokens of the first line of text (blank-separated, no comments). */
+static int first_line_tokens(const char *text, optinc_token *t, int max)
+{
+    optinc_input in = input("t", text);
+    optinc_lines r;
+    optinc_line l;
+    cr_assert_eq(optinc_lines_init(&r, &in, "test input", NULL), OPTINC_OK);
+    cr_assert(optinc_lines_next(&r, &l));
+    return optinc_tokens(&l, 0, t, max);
+}
+
 /* ------------------------------------------------------------------ lines */
 
 Test(lines, with_and_without_a_final_newline)
@@ -67,13 +78,8 @@ Test(lines, crlf)
     char got[256];
     all_lines("ab\r\ncd\r\n", 8, got, sizeof got);
     cr_expect_str_eq(got, "1:0:ab\r|2:4:cd\r|");
-    optinc_input in = input("t", "x y\r\n");
-    optinc_lines r;
-    optinc_line l;
     optinc_token t[4];
-    cr_assert_eq(optinc_lines_init(&r, &in, "test input", NULL), OPTINC_OK);
-    cr_assert(optinc_lines_next(&r, &l));
-    cr_assert_eq(optinc_tokens(&l, 0, t, 4), 2);
+    cr_assert_eq(first_line_tokens("x y\r\n", t, 4), 2);
     cr_expect(optinc_token_is(&t[1], "y"));
 }
 
@@ -84,6 +90,36 @@ Test(lines, the_rest_of_the_input_is_not_read_past_len)
     cr_expect_str_eq(got, "1:0:ab|2:3:cd|");
 }
 
+/* A UTF-8 byte-order mark that starts the input is skipped; one further on
+ * is text like any other. */
+Test(lines, byte_order_mark_is_skipped_at_the_start_only)
+{
+    char got[256];
+    all_lines("\xef\xbb\xbf" "ab\ncd", 8, got, sizeof got);
+    cr_expect_str_eq(got, "1:3:ab|2:6:cd|");
+    all_lines("\xef\xbb\xbf", 3, got, sizeof got);
+    cr_expect_str_eq(got, "", "a mark alone is an empty input");
+    all_lines("\xef\xbb\xbf\n", 4, got, sizeof got);
+    cr_expect_str_eq(got, "1:3:|");
+    all_lines("a\xef\xbb\xbf", 4, got, sizeof got);
+    cr_expect_str_eq(got, "1:0:a\xef\xbb\xbf|");
+    all_lines("\xef\xbb" "a", 3, got, sizeof got);
+    cr_expect_str_eq(got, "1:0:\xef\xbb" "a|", "two bytes of a mark are not one");
+    /* the tokens of line 1 count their columns from after the mark */
+    optinc_token t[4];
+    cr_assert_eq(first_line_tokens("\xef\xbb\xbf" "x  y\n", t, 4), 2);
+    cr_expect(optinc_token_is(&t[0], "x"));
+    cr_expect_eq(t[0].col, 1);
+    cr_expect_eq(t[1].col, 4);
+    /* a NUL byte right after the mark is at line 1, column 1 */
+    optinc_error err = {0};
+    optinc_lines r;
+    optinc_input in = {"nul", "\xef\xbb\xbf\0", 4};
+    cr_expect_eq(optinc_lines_init(&r, &in, "netlist", &err), OPTINC_EINPUT);
+    cr_expect_eq(err.line, 1);
+    cr_expect_eq(err.column, 1);
+}
+
 /* -------------------------------------------------------------- positions */
 
 Test(position, of_offsets_including_the_end)
@@ -92,6 +128,10 @@ Test(position, of_offsets_including_the_end)
         {"ab\ncd", 0, 1, 1}, {"ab\ncd", 1, 1, 2}, {"ab\ncd", 2, 1, 3}, {"ab\ncd", 3, 2, 1},
         {"ab\ncd", 5, 2, 3}, {"ab\n", 3, 2, 1},   {"", 0, 1, 1},       {"\n\n\tx", 3, 3, 2},
         {"a\r\nb", 3, 2, 1},
+        /* columns of line 1 count from after a byte-order mark */
+        {"\xef\xbb\xbf" "ab\ncd", 3, 1, 1}, {"\xef\xbb\xbf" "ab\ncd", 4, 1, 2},
+        {"\xef\xbb\xbf" "ab\ncd", 6, 2, 1}, {"\xef\xbb\xbf", 0, 1, 1},
+        {"x\xef\xbb\xbf" "a", 4, 1, 5},
     };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         optinc_input in = input("t", v[i].text);
@@ -117,6 +157,51 @@ Test(lines, nul_byte_is_refused_with_its_position)
     cr_expect_eq(optinc_lines_init(&r, &in, "netlist", &err), OPTINC_EINPUT);
     cr_expect_eq(err.line, 1);
     cr_expect_eq(err.column, 1);
+}
+
+/* --------------------------------------------------------------- messages */
+
+/* What a terminal would not show is written out in a message, and in the
+ * file name a formatted error prints; valid UTF-8 stays. */
+Test(messages, unprintable_bytes_are_escaped)
+{
+    optinc_error err = {0};
+    static const struct { const char *in, *out; } v[] = {
+        {"plain text", "plain text"},
+        {"tab\there, newline\nthere", "tab\\x09here, newline\\x0athere"},
+        {"bell \a esc \x1b del \x7f", "bell \\x07 esc \\x1b del \\x7f"},
+        {"not utf-8: \x93NUMPY", "not utf-8: \\x93NUMPY"},
+        {"mark \xef\xbb\xbf*", "mark <U+FEFF>*"},
+        {"zero width \xe2\x80\x8b, right-to-left \xe2\x80\xae", "zero width <U+200B>, "
+         "right-to-left <U+202E>"},
+        {"C1 \xc2\x85", "C1 <U+0085>"},
+        {"Greek \xce\xbb, euro \xe2\x82\xac, \xf0\x9f\x98\x80", "Greek \xce\xbb, euro "
+         "\xe2\x82\xac, \xf0\x9f\x98\x80"},
+        {"overlong \xc0\xaf, surrogate \xed\xa0\x80, cut \xe2\x82", "overlong \\xc0\\xaf, "
+         "surrogate \\xed\\xa0\\x80, cut \\xe2\\x82"},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        optinc_fail(&err, OPTINC_EINPUT, "f", 1, 1, "%s", v[i].in);
+        cr_expect_str_eq(err.message, v[i].out, "case %zu", i);
+        /* escaped once: a message quoting the message is unchanged */
+        char again[1100];
+        snprintf(again, sizeof again, "%s", err.message);
+        optinc_fail(&err, OPTINC_EINPUT, "f", 1, 1, "%s", again);
+        cr_expect_str_eq(err.message, v[i].out, "case %zu twice", i);
+    }
+    /* err->file keeps the name; the formatted line escapes it */
+    optinc_fail(&err, OPTINC_EINPUT, "dir\nname.yaml", 3, 4, "bad");
+    cr_expect_str_eq(err.file, "dir\nname.yaml");
+    char line[4096];
+    cr_expect_str_eq(optinc_error_format(&err, line, sizeof line),
+                     "dir\\x0aname.yaml:3:4: error: bad");
+    /* a message that does not fit is cut before an escape, not inside one */
+    char big[1100];
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    memcpy(big + 1020, "\x01", 1);
+    optinc_fail(&err, OPTINC_EINPUT, "f", 1, 1, "%s", big);
+    cr_expect_eq(strlen(err.message), 1020);
 }
 
 /* ----------------------------------------------------------------- tokens */
@@ -324,6 +409,75 @@ Test(blob, byte_limit, .init = tu_scratch_init, .fini = tu_scratch_fini)
     cr_expect_eq(optinc_blob_read(tu_scratch_last(), 0, "spec", &b, &err), OPTINC_EINPUT);
 }
 
+/* The input limit of the caller's limits holds a file to less than the
+ * reader's own limit, and its message names the variable that raises it. */
+Test(blob, input_limit, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    optinc_blob b;
+    optinc_error err = {0};
+    optinc_limits lim;
+    optinc_limits_init(&lim);
+    cr_expect_eq(optinc_limits_get(&lim, OPTINC_LIMIT_INPUT_BYTES), 256L << 20);
+    cr_expect_str_eq(optinc_limit_name(OPTINC_LIMIT_INPUT_BYTES), "OPTINC_MAX_INPUT_BYTES");
+    cr_assert_eq(tu_write_file(tu_scratch("ten"), "0123456789"), 0);
+    cr_assert_eq(optinc_limits_set(&lim, OPTINC_LIMIT_INPUT_BYTES, "10"), 0);
+    cr_expect_eq(optinc_blob_read_limited(tu_scratch_last(), 100, &lim, "spec", &b, &err),
+                 OPTINC_OK, "%s", err.message);
+    optinc_blob_free(&b);
+    cr_assert_eq(optinc_limits_set(&lim, OPTINC_LIMIT_INPUT_BYTES, "9"), 0);
+    cr_expect_eq(optinc_blob_read_limited(tu_scratch_last(), 100, &lim, "spec", &b, &err),
+                 OPTINC_EINPUT);
+    cr_expect_null(b.data);
+    char want[4600];
+    snprintf(want, sizeof want, "spec '%s' is larger than the limit of 9 "
+             "(OPTINC_MAX_INPUT_BYTES); to go past it set the environment variable "
+             "OPTINC_MAX_INPUT_BYTES (at most 4294967296)", tu_scratch_last());
+    cr_expect_str_eq(err.message, want);
+    /* the reader's own limit, when it is the smaller, is what the message names */
+    cr_expect_eq(optinc_blob_read_limited(tu_scratch_last(), 8, &lim, "spec", &b, &err),
+                 OPTINC_EINPUT);
+    cr_expect(strstr(err.message, "is larger than 8 bytes, the reader's limit"), "%s",
+              err.message);
+    /* NULL limits are the default, 256 MiB */
+    cr_expect_eq(optinc_blob_read_limited(tu_scratch_last(), 100, NULL, "spec", &b, &err),
+                 OPTINC_OK);
+    optinc_blob_free(&b);
+    cr_expect_eq(optinc_input_size_check("mem", "netlist", 10, 100, &lim, &err),
+                 OPTINC_EINPUT);
+    cr_expect_str_eq(err.file, "mem");
+    cr_expect(strstr(err.message, "netlist 'mem' is larger than the limit of 9"), "%s",
+              err.message);
+    cr_expect_eq(optinc_input_size_check("mem", "netlist", 9, 100, &lim, &err), OPTINC_OK);
+    cr_expect_eq(optinc_input_size_check("mem", "netlist", 9, 8, &lim, &err), OPTINC_EINPUT);
+}
+
+/* A stream reader opens the regular file at once and refuses a FIFO
+ * without waiting for a writer. */
+Test(blob, open_regular, .init = tu_scratch_init, .fini = tu_scratch_fini, .timeout = 20)
+{
+    int fd = -1;
+    uint64_t size = 0;
+    optinc_error err = {0};
+    cr_assert_eq(tu_write_file(tu_scratch("ten"), "0123456789"), 0);
+    cr_assert_eq(optinc_open_regular(tu_scratch_last(), "file", &fd, &size, &err), OPTINC_OK,
+                 "%s", err.message);
+    cr_expect_geq(fd, 0);
+    cr_expect_eq(size, 10);
+    close(fd);
+    cr_assert_eq(mkfifo(tu_scratch("pipe"), 0600), 0);
+    cr_expect_eq(optinc_open_regular(tu_scratch_last(), "file", &fd, &size, &err),
+                 OPTINC_EINPUT);
+    cr_expect_eq(fd, -1);
+    cr_expect(strstr(err.message, "is not a regular file"), "%s", err.message);
+    cr_expect_eq(optinc_open_regular(tu_scratch("missing"), "file", &fd, &size, &err),
+                 OPTINC_EINPUT);
+    /* an empty path names no file: the message says so */
+    cr_expect_eq(optinc_open_regular("", "calibration file", &fd, &size, &err), OPTINC_EINPUT);
+    cr_expect_eq(fd, -1);
+    cr_expect_str_eq(err.message, "the path of the calibration file is empty; give the path of "
+                     "a file");
+}
+
 /* -------------------------------------------------------------- resolving */
 
 Test(resolve, relative_to_the_folder_of_the_naming_file, .init = tu_scratch_init,
@@ -398,6 +552,14 @@ Test(resolve, options_choose_the_resolver_and_the_limits)
     cr_expect_str_eq(b.data, "* cells\n");
     optinc_blob_free(&b);
     cr_expect_eq(optinc_read_limits(&opts), &lim);
+    /* what a resolver of the caller's hands back is held to the input limit */
+    cr_assert_eq(optinc_limits_set(&lim, OPTINC_LIMIT_INPUT_BYTES, "7"), 0);
+    cr_expect_eq(optinc_read_resolve(&opts, "mem/top.sp", "cells.inc", 77, "included file", &b,
+                                     &err), OPTINC_EINPUT);
+    cr_expect_null(b.data);
+    cr_expect_str_eq(err.file, "mem:cells.inc");
+    cr_expect(strstr(err.message, "included file 'mem:cells.inc' is larger than the limit of 7 "
+                     "(OPTINC_MAX_INPUT_BYTES)"), "%s", err.message);
     cr_expect_null(optinc_read_limits(NULL));
     optinc_read_opts defaults = {NULL, NULL, NULL};
     cr_expect_null(optinc_read_limits(&defaults));

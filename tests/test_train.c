@@ -296,7 +296,7 @@ Test(train, injected_errors_change_the_run)
     tu_run c = train(dir, (const char *[]){"--allreduce", "quantized", "--inject-errors", path,
                                            NULL});
     cr_assert_eq(c.status, 2);
-    cr_assert(strstr(c.err, "bad.hist:2:1: error:"), "%s", c.err);
+    cr_assert(strstr(c.err, "bad.hist:2:3: error:"), "%s", c.err);   /* at "two" */
     tu_run_free(&c);
     tu_rmtree(dir);
     free(dir);

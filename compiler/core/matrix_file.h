@@ -36,7 +36,8 @@ typedef optinc_status (*optinc_matrix_parser)(const optinc_input *in, optinc_cma
                                               int *is_complex, optinc_error *err);
 
 /* The path version of a matrix reader: the regular file at path read whole
- * (at most max_bytes), handed to parse, freed.  *out is NULL and
+ * (at most max_bytes, and at most the default input limit: the path readers
+ * take no limits), handed to parse, freed.  *out is NULL and
  * *is_complex 0 unless the file is read and parsed. */
 static inline optinc_status optinc_matrix_file_read(const char *path, size_t max_bytes,
                                                     optinc_matrix_parser parse,
@@ -46,7 +47,7 @@ static inline optinc_status optinc_matrix_file_read(const char *path, size_t max
     optinc_blob b;
     *out = NULL;
     *is_complex = 0;
-    optinc_status st = optinc_blob_read(path, max_bytes, "matrix file", &b, err);
+    optinc_status st = optinc_blob_read_limited(path, max_bytes, NULL, "matrix file", &b, err);
     if (st)
         return st;
     optinc_input in = optinc_blob_input(&b);

@@ -10,7 +10,9 @@
  * matrix is the worst kind of bug.  Problems are reported as line 1 and
  * column = byte offset in the file + 1 (the header is the file's first line).
  * NaN/Inf entries and sizes beyond OPTINC_MATRIX_DIM_MAX /
- * OPTINC_MATRIX_ENTRIES_MAX are refused before anything is allocated.
+ * OPTINC_MATRIX_ENTRIES_MAX are refused before anything is allocated, and
+ * the writer refuses to write a NaN or an infinity, so that whatever it
+ * writes reads back.
  *
  * The reader takes the whole file in memory: the header says how many bytes
  * the data must have, so a short or a long file is known before any entry is
@@ -227,7 +229,8 @@ static optinc_status npy_preamble(const optinc_input *in, size_t *base, size_t *
     const unsigned char *p = (const unsigned char *)in->data;
     if (in->len < 10 || memcmp(p, magic, 6))
         return optinc_fail(err, OPTINC_EINPUT, in->name, 1, 1,
-                           "not a .npy file (no \\x93NUMPY magic); %s", npy_fix);
+                           "not a .npy file: it does not start with the .npy magic (the "
+                           "byte 0x93, then NUMPY); %s", npy_fix);
     if (p[6] != 1 && p[6] != 2)
         return optinc_fail(err, OPTINC_EINPUT, in->name, 1, 7,
                            ".npy format version %d.%d is not supported (1.0 and 2.0 are); %s",
@@ -282,6 +285,15 @@ optinc_status optinc_npy_write(const char *path, const optinc_cmat *m, int real_
 {
     size_t n = (size_t)m->rows * (size_t)m->cols;
     int cplx = 0;
+    /* The reader refuses NaN and infinite entries, so the writer does too,
+     * before it touches the file. */
+    for (size_t k = 0; k < n; k++)
+        if (!isfinite(creal(m->a[k])) || !isfinite(cimag(m->a[k])))
+            return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "entry (%zu, %zu) to be written "
+                               "is NaN or infinite, which optinc does not read back, so "
+                               "nothing was written; the values it came from are too large "
+                               "for double precision: scale them down",
+                               k / (size_t)m->cols + 1, k % (size_t)m->cols + 1);
     for (size_t k = 0; k < n && !cplx; k++)
         cplx = !real_only || cimag(m->a[k]) != 0;
     char head[128];

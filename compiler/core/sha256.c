@@ -5,12 +5,15 @@
  * Written here because none of the project's libraries (LAPACK, libyaml,
  * Graphviz, zlib, MPI) offers it; it hashes a few files per run, so the
  * plain portable form is enough.  A file is hashed as it streams, in 64 KiB
- * reads, so its size does not matter.
+ * reads, so its size does not matter; it is opened as every input is
+ * (optinc_open_regular: without blocking, and only when it is a regular
+ * file), so a FIFO or /dev/zero is refused instead of hashed forever.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "optinc/fileio.h"
 
 typedef struct sha256_ctx {
@@ -107,21 +110,26 @@ void optinc_sha256(const void *data, size_t len, unsigned char digest[32])
 
 optinc_status optinc_sha256_file(const char *path, unsigned char digest[32], optinc_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "cannot open '%s': %s", path,
-                           strerror(errno));
-    optinc_status st = OPTINC_OK;
+    int fd;
+    uint64_t size;
+    optinc_status st = optinc_open_regular(path, "file", &fd, &size, err);
+    if (st)
+        return st;
     sha256_ctx c;
     unsigned char buf[65536];
-    size_t got;
     sha256_init(&c);
-    while ((got = fread(buf, 1, sizeof buf, f)) > 0)
-        sha256_update(&c, buf, got);
-    if (ferror(f))
-        st = optinc_fail(err, OPTINC_ERUN, path, 0, 0, "cannot read '%s': %s", path,
-                         strerror(errno));
-    fclose(f);
+    for (;;) {
+        ssize_t got = read(fd, buf, sizeof buf);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            st = optinc_fail(err, OPTINC_ERUN, path, 0, 0, "cannot read '%s': %s", path,
+                             strerror(errno));
+        if (got <= 0)
+            break;
+        sha256_update(&c, buf, (size_t)got);
+    }
+    close(fd);
     sha256_final(&c, digest);
     return st;
 }

@@ -11,6 +11,19 @@
  * Why open with O_NONBLOCK.  The path of an input may name a FIFO or a
  * device; opening a FIFO for reading blocks until a writer comes, so the
  * file is opened without blocking and refused by fstat() before any read.
+ *
+ * Two limits on a file's size.  Each reader has its own (what its largest
+ * valid input can take), and the caller's limits have one for every input
+ * (OPTINC_LIMIT_INPUT_BYTES), which a bigger machine raises and which keeps
+ * a wrong path (a 3 GB sparse file) from filling the memory; a file is
+ * held to the smaller, and the message says which one and how to raise the
+ * caller's.
+ *
+ * Why the byte-order mark is skipped here.  It is the one thing an editor
+ * adds that no format of optinc means; skipping it in the one line reader
+ * (and not counting it in columns) makes every text format accept it, as
+ * libyaml does for specs, instead of each reader tripping over an invisible
+ * character in its first token.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,29 +55,77 @@ static const char *size_text(size_t n, char *buf, size_t size)
     return buf;
 }
 
-optinc_status optinc_blob_read(const char *path, size_t max_bytes, const char *what,
-                               optinc_blob *b, optinc_error *err)
+/* The most bytes an input may hold: the reader's own max_bytes, or the
+ * input limit of lim when that is smaller (limited: the limit applies at
+ * all).  *soft says which one binds, so the message can name it. */
+static size_t input_cap(size_t max_bytes, const optinc_limits *lim, int limited, int *soft)
 {
-    char limit[32];
-    memset(b, 0, sizeof *b);
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0)
-        return open_failed(path, what, errno, err);
+    size_t input = (size_t)optinc_limits_get(lim, OPTINC_LIMIT_INPUT_BYTES);
+    *soft = limited && input < max_bytes;
+    return *soft ? input : max_bytes;
+}
+
+static optinc_status too_large(const char *name, const char *what, size_t cap,
+                               const optinc_limits *lim, int soft, optinc_error *err)
+{
+    char limit[256];
+    if (soft)
+        return optinc_fail(err, OPTINC_EINPUT, name, 0, 0, "%s '%s' is larger than %s", what,
+                           name, optinc_limits_text(lim, OPTINC_LIMIT_INPUT_BYTES, limit,
+                                                    sizeof limit));
+    return optinc_fail(err, OPTINC_EINPUT, name, 0, 0, "%s '%s' is larger than %s, the "
+                       "reader's limit", what, name, size_text(cap, limit, sizeof limit));
+}
+
+optinc_status optinc_input_size_check(const char *name, const char *what, uint64_t len,
+                                      size_t max_bytes, const optinc_limits *lim,
+                                      optinc_error *err)
+{
+    int soft;
+    size_t cap = input_cap(max_bytes, lim, 1, &soft);
+    return len > cap ? too_large(name, what, cap, lim, soft, err) : OPTINC_OK;
+}
+
+optinc_status optinc_open_regular(const char *path, const char *what, int *fd, uint64_t *size,
+                                  optinc_error *err)
+{
     struct stat sb;
-    if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
-        close(fd);
+    *fd = -1;
+    if (!*path)       /* open("") says "No such file", which names nothing */
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "the path of the %s is empty; give "
+                           "the path of a file", what);
+    *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (*fd < 0)
+        return open_failed(path, what, errno, err);
+    if (fstat(*fd, &sb) || !S_ISREG(sb.st_mode)) {
+        close(*fd);
+        *fd = -1;
         return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "%s '%s' is not a regular file; "
                            "give the path of a file", what, path);
     }
-    if ((uint64_t)sb.st_size > max_bytes) {
+    *size = (uint64_t)sb.st_size;
+    return OPTINC_OK;
+}
+
+/* optinc_blob_read, and under the input limit of lim when limited. */
+static optinc_status read_whole(const char *path, size_t max_bytes, const optinc_limits *lim,
+                                int limited, const char *what, optinc_blob *b,
+                                optinc_error *err)
+{
+    int fd, soft;
+    uint64_t size;
+    size_t max = input_cap(max_bytes, lim, limited, &soft);
+    memset(b, 0, sizeof *b);
+    optinc_status st = optinc_open_regular(path, what, &fd, &size, err);
+    if (st)
+        return st;
+    if (size > max) {
         close(fd);
-        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "%s '%s' is larger than %s, the "
-                           "reader's limit", what, path,
-                           size_text(max_bytes, limit, sizeof limit));
+        return too_large(path, what, max, lim, soft, err);
     }
     /* Read one byte past the size fstat saw, so a file that grows past the
      * limit while it is read is caught too. */
-    size_t cap = (size_t)sb.st_size + 1, len = 0;
+    size_t cap = (size_t)size + 1, len = 0;
     char *data = malloc(cap + 1);
     if (!data) {
         close(fd);
@@ -85,15 +146,13 @@ optinc_status optinc_blob_read(const char *path, size_t max_bytes, const char *w
         if (got == 0)
             break;
         len += (size_t)got;
-        if (len > max_bytes) {
+        if (len > max) {
             close(fd);
             free(data);
-            return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "%s '%s' is larger than %s, "
-                               "the reader's limit", what, path,
-                               size_text(max_bytes, limit, sizeof limit));
+            return too_large(path, what, max, lim, soft, err);
         }
         if (len == cap) {
-            size_t ncap = cap * 2 > max_bytes + 1 ? max_bytes + 1 : cap * 2;
+            size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
             char *p = ncap > cap ? realloc(data, ncap + 1) : NULL;
             if (!p) {
                 close(fd);
@@ -111,6 +170,19 @@ optinc_status optinc_blob_read(const char *path, size_t max_bytes, const char *w
     b->len = len;
     snprintf(b->name, sizeof b->name, "%s", path);
     return OPTINC_OK;
+}
+
+optinc_status optinc_blob_read(const char *path, size_t max_bytes, const char *what,
+                               optinc_blob *b, optinc_error *err)
+{
+    return read_whole(path, max_bytes, NULL, 0, what, b, err);
+}
+
+optinc_status optinc_blob_read_limited(const char *path, size_t max_bytes,
+                                       const optinc_limits *lim, const char *what,
+                                       optinc_blob *b, optinc_error *err)
+{
+    return read_whole(path, max_bytes, lim, 1, what, b, err);
 }
 
 void optinc_blob_free(optinc_blob *b)
@@ -141,23 +213,40 @@ void optinc_path_join(const char *dir, const char *rel, char *out, size_t size)
         snprintf(out, size, "%s%s%s", dir, dir[n - 1] == '/' ? "" : "/", rel);
 }
 
+/* The path the default resolver reads for rel named in from. */
+static void resolved_path(const char *from, const char *rel, char *path, size_t size)
+{
+    char dir[1024];
+    optinc_path_dir(from ? from : "", dir, sizeof dir);
+    optinc_path_join(dir, rel, path, size);
+}
+
 optinc_status optinc_resolve_file(void *ctx, const char *from, const char *rel,
                                   size_t max_bytes, const char *what, optinc_blob *out,
                                   optinc_error *err)
 {
-    char dir[1024], path[2200];
-    optinc_path_dir(from ? from : "", dir, sizeof dir);
-    optinc_path_join(dir, rel, path, sizeof path);
+    char path[2200];
+    resolved_path(from, rel, path, sizeof path);
     return optinc_blob_read(path, max_bytes, what, out, err);
 }
 
+/* A resolver of the caller's gets the reader's own limit and the bytes it
+ * hands back are held to the input limit afterwards: such a resolver serves
+ * inputs from memory, and so the message is the same as for a file. */
 optinc_status optinc_read_resolve(const optinc_read_opts *opts, const char *from,
                                   const char *rel, size_t max_bytes, const char *what,
                                   optinc_blob *out, optinc_error *err)
 {
-    if (opts && opts->resolve)
-        return opts->resolve(opts->resolve_ctx, from, rel, max_bytes, what, out, err);
-    return optinc_resolve_file(NULL, from, rel, max_bytes, what, out, err);
+    const optinc_limits *lim = optinc_read_limits(opts);
+    if (!opts || !opts->resolve) {
+        char path[2200];
+        resolved_path(from, rel, path, sizeof path);
+        return optinc_blob_read_limited(path, max_bytes, lim, what, out, err);
+    }
+    optinc_status st = opts->resolve(opts->resolve_ctx, from, rel, max_bytes, what, out, err);
+    if (!st && (st = optinc_input_size_check(out->name, what, out->len, max_bytes, lim, err)))
+        optinc_blob_free(out);
+    return st;
 }
 
 const optinc_limits *optinc_read_limits(const optinc_read_opts *opts)
@@ -167,10 +256,16 @@ const optinc_limits *optinc_read_limits(const optinc_read_opts *opts)
 
 /* ------------------------------------------------------------------ lines */
 
+/* 3 when in starts with the UTF-8 byte-order mark, else 0. */
+static size_t bom_length(const optinc_input *in)
+{
+    return in->len >= 3 && !memcmp(in->data, "\xef\xbb\xbf", 3) ? 3 : 0;
+}
+
 optinc_status optinc_lines_init(optinc_lines *r, const optinc_input *in, const char *what,
                                 optinc_error *err)
 {
-    *r = (optinc_lines){*in, 0, 0};
+    *r = (optinc_lines){*in, bom_length(in), 0};
     const char *nul = in->len ? memchr(in->data, '\0', in->len) : NULL;
     if (nul) {
         int line, col;
@@ -196,8 +291,10 @@ int optinc_lines_next(optinc_lines *r, optinc_line *l)
 void optinc_text_position(const optinc_input *in, size_t off, int *line, int *col)
 {
     int ln = 1;
-    size_t start = 0;
-    for (size_t i = 0; i < off && i < in->len; i++)
+    size_t start = bom_length(in);
+    if (off < start)
+        start = 0;
+    for (size_t i = start; i < off && i < in->len; i++)
         if (in->data[i] == '\n') {
             ln++;
             start = i + 1;

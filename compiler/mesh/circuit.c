@@ -17,6 +17,17 @@
  * alternating the two closed-form partial minimizations of |W - Sigma.U|_F
  * (given U, Sigma_ii = |<w_i, u_i>| with the phase moved into U's row; given
  * Sigma, U is the polar factor of Sigma.W) and the residual is reported.
+ *
+ * Why the scale of a matrix is bounded.  The decompositions compute with
+ * squares and products of the entries (the SVD's norms, the residual and
+ * Sigma.W of the unitary-diagonal form), so a matrix whose entries near the
+ * largest double would come out as gain=inf and phases of NaN, and one of
+ * entries near the smallest as a gain the netlist reader refuses.  A layer's
+ * largest entry is therefore held to [ENTRY_MIN, ENTRY_MAX], where every
+ * such square and sum of squares stays a finite, normal double (at most
+ * 65536^2 entries of up to 1e140: below 1e290), and the matrix is refused,
+ * at its definition, otherwise; the ratio of the gain to the entries is
+ * what the optics realize, so scaling the matrix loses nothing.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -24,6 +35,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "optinc/circuit.h"
+
+#define ENTRY_MAX 1e140
+#define ENTRY_MIN 1e-140
+#define GAIN_MIN 1e-300         /* the netlist reader's floor for gain= */
 
 optinc_circuit *optinc_circuit_new(const char *name, int n_layers)
 {
@@ -259,6 +274,33 @@ static double max_of(const double *x, int n)
     return m;
 }
 
+/* Bad input at the matrix's definition unless its largest entry (by
+ * magnitude) is within [ENTRY_MIN, ENTRY_MAX], or the matrix is zero. */
+static optinc_status check_scale(const optinc_spec *spec, const optinc_spec_matrix *sm,
+                                 optinc_error *err)
+{
+    size_t n = (size_t)sm->rows * (size_t)sm->cols, at = 0;
+    double big = 0;
+    for (size_t i = 0; i < n; i++) {
+        double a = cabs(sm->data[i]);     /* inf when re^2 + im^2 overflows */
+        if (!(a <= big)) {
+            big = a;
+            at = i;
+        }
+    }
+    if (big == 0 || (big >= ENTRY_MIN && big <= ENTRY_MAX))
+        return OPTINC_OK;
+    return optinc_fail(err, OPTINC_EINPUT, spec->path, sm->line, sm->column,
+                       "matrix '%s': its largest entry, at row %zu, column %zu, is %.3g in "
+                       "magnitude, %s %g: the decomposition computes with squares of the "
+                       "entries, which would %s; scale the matrix %s (the layer's gain scales "
+                       "with it)", sm->name, at / (size_t)sm->cols + 1, at % (size_t)sm->cols + 1,
+                       big, big > ENTRY_MAX ? "above" : "below",
+                       big > ENTRY_MAX ? ENTRY_MAX : ENTRY_MIN,
+                       big > ENTRY_MAX ? "overflow" : "lose their precision",
+                       big > ENTRY_MAX ? "down" : "up");
+}
+
 /* The gain s: the spec's, or sigma_max (1 for an all-zero matrix). */
 static optinc_status pick_gain(const optinc_spec *spec, const optinc_spec_layer *sl,
                                double sigma_max, double *gain, optinc_error *err)
@@ -270,6 +312,11 @@ static optinc_status pick_gain(const optinc_spec *spec, const optinc_spec_layer 
                                "%.17g, so the attenuators would have to amplify; remove "
                                "'gain' or set it to at least %.17g",
                                sl->name, sl->gain, sigma_max, sigma_max);
+        if (sl->gain < GAIN_MIN)
+            return optinc_fail(err, OPTINC_EINPUT, spec->path, sl->line, sl->column,
+                               "layer '%s': gain %g is below %g, the smallest gain a netlist "
+                               "holds; remove 'gain' or make it larger", sl->name, sl->gain,
+                               GAIN_MIN);
         *gain = sl->gain;
     } else {
         *gain = sigma_max > 0 ? sigma_max : 1.0;
@@ -293,6 +340,9 @@ static optinc_status compile_layer(const optinc_spec *spec, const optinc_spec_la
     if (!L->target)
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
     memcpy(L->target->a, sm->data, (size_t)m * (size_t)n * sizeof *sm->data);
+    optinc_status st = check_scale(spec, sm, err);
+    if (st)
+        return st;
 
     if (sl->attenuators != OPTINC_ATT_MIDDLE && m != n)
         return optinc_fail(err, OPTINC_EINPUT, spec->path, sl->line, sl->column,
@@ -303,7 +353,6 @@ static optinc_status compile_layer(const optinc_spec *spec, const optinc_spec_la
                            : sl->attenuators == OPTINC_ATT_INPUT ? "input" : "output",
                            sm->name, m, n);
 
-    optinc_status st = OPTINC_OK;
     optinc_cmat *U = NULL, *Vh = NULL, *X = NULL;
     double *sigma = NULL;
     if (sl->attenuators == OPTINC_ATT_MIDDLE || sl->attenuators == OPTINC_ATT_NONE) {
@@ -390,11 +439,11 @@ out:
     return st;
 }
 
-static const char *info_get(const optinc_spec *s, const char *key)
+static const optinc_spec_info *info_get(const optinc_spec *s, const char *key)
 {
     for (int i = 0; i < s->n_info; i++)
         if (!strcmp(s->info[i].key, key))
-            return s->info[i].value;
+            return &s->info[i];
     return NULL;
 }
 
@@ -407,27 +456,34 @@ optinc_status optinc_circuit_onn_from_spec(const optinc_spec *spec, optinc_circu
         return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
                            "the spec has no allreduce: section, so it does not describe an "
                            "ONN; train one with 'optinc onn train'");
-    const char *r = info_get(spec, "onn_rounding"), *lv = info_get(spec, "onn_level");
-    const char *sg = info_get(spec, "onn_segments");
-    if (r && strcmp(r, optinc_onn_rounding_names[0]) && strcmp(r, optinc_onn_rounding_names[1]))
-        return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
-                           "info: onn_rounding is '%s'; use half_even or half_up", r);
-    snprintf(o->rounding, sizeof o->rounding, "%s", r ? r : optinc_onn_rounding_names[0]);
-    o->level = lv ? atoi(lv) : 0;
-    if (o->level < 0 || o->level > 2)
-        return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
-                           "info: onn_level is '%s'; use 0 (one unit), 1 or 2 (cascade)", lv);
+    const optinc_spec_info *r = info_get(spec, "onn_rounding"), *lv = info_get(spec, "onn_level");
+    const optinc_spec_info *segs = info_get(spec, "onn_segments");
+    if (r && strcmp(r->value, optinc_onn_rounding_names[0])
+        && strcmp(r->value, optinc_onn_rounding_names[1]))
+        return optinc_fail(err, OPTINC_EINPUT, spec->path, r->line, r->column,
+                           "info: onn_rounding is '%s'; use half_even or half_up", r->value);
+    snprintf(o->rounding, sizeof o->rounding, "%s", r ? r->value : optinc_onn_rounding_names[0]);
+    o->level = 0;
+    if (lv && (!strchr("012", lv->value[0]) || !lv->value[0] || lv->value[1]))
+        return optinc_fail(err, OPTINC_EINPUT, spec->path, lv->line, lv->column,
+                           "info: onn_level is '%s'; use 0 (one unit), 1 or 2 (cascade)",
+                           lv->value);
+    if (lv)
+        o->level = lv->value[0] - '0';
     if (spec->n_layers > OPTINC_ONN_SEGMENTS_MAX)
-        return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
+        return optinc_fail(err, OPTINC_EINPUT, spec->path,
+                           spec->layers[OPTINC_ONN_SEGMENTS_MAX].line,
+                           spec->layers[OPTINC_ONN_SEGMENTS_MAX].column,
                            "the spec has %d layers, more than the %d an ONN can have",
                            spec->n_layers, OPTINC_ONN_SEGMENTS_MAX);
+    const char *sg = segs ? segs->value : NULL;
     for (int l = 0; sg && l < spec->n_layers; l++) {
         int sr, sc, used;
         if (sscanf(sg, " %dx%d%n", &sr, &sc, &used) != 2 || sr < 0 || sc < 0 || sr > 65536
             || sc > 65536)
-            return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
+            return optinc_fail(err, OPTINC_EINPUT, spec->path, segs->line, segs->column,
                                "info: onn_segments must list one ROWSxCOLS per layer (0x0 for "
-                               "a dense layer), got '%s'", info_get(spec, "onn_segments"));
+                               "a dense layer), got '%s'", segs->value);
         o->segments[2 * l] = sr;
         o->segments[2 * l + 1] = sc;
         o->n_segments = l + 1;

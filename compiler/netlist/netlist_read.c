@@ -124,7 +124,8 @@ optinc_status optinc_netlist_read(const char *path, const optinc_read_opts *opts
 {
     optinc_blob b;
     *out = NULL;
-    optinc_status st = optinc_blob_read(path, OPTINC_NETLIST_BYTES_MAX, "netlist", &b, err);
+    optinc_status st = optinc_blob_read_limited(path, OPTINC_NETLIST_BYTES_MAX,
+                                                optinc_read_limits(opts), "netlist", &b, err);
     if (st)
         return st;
     optinc_input in = optinc_blob_input(&b);

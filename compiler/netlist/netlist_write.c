@@ -16,7 +16,8 @@
  *     order; a top `.subckt` named after the circuit chains the layers; the
  *     top instance line and `.end` close the file.  --flatten writes the same
  *     elements into the top cell, names joined with "__".
- *   - Every number is written with %.17g, which round-trips a double exactly,
+ *   - Every number is written with %.17g, which round-trips a double exactly
+ *     (and is checked to be finite first: the reader refuses NaN and inf),
  *     and quantized settings also as integer codes; a target (the unquantized
  *     or unwrapped decomposition result) is written only when it differs from
  *     the programmed value, so nothing is lost and nothing is repeated.
@@ -31,6 +32,7 @@
  * The writer never emits `+` continuations or comments inside cells, so its
  * output is also valid for simphony's stricter grammar.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -335,6 +337,21 @@ static void put_ports(FILE *f, int n_in, int n_out)
 
 /* ------------------------------------------------------------------ header */
 
+/* The inside of a quoted string (optinc-netlist(5)): '"' and '\\' after a
+ * '\\', a control byte as \\xHH, so that any path stays on its line and
+ * reads back as it was. */
+static void put_quoted(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else
+            fputc(*p, f);
+    }
+}
+
 static void put_header(const writer *w)
 {
     FILE *f = w->f;
@@ -350,11 +367,7 @@ static void put_header(const writer *w)
     }
     if (c->spec_path[0]) {
         fputs("*! spec = path=\"", f);
-        for (const char *p = c->spec_path; *p; p++) {
-            if (*p == '"' || *p == '\\')
-                fputc('\\', f);
-            fputc(*p, f);
-        }
+        put_quoted(f, c->spec_path);
         fputs("\" sha256=\"", f);
         for (int i = 0; i < 32; i++)
             fprintf(f, "%02x", c->spec_sha256[i]);
@@ -439,6 +452,65 @@ static optinc_status check_names(const optinc_circuit *c, optinc_error *err)
     return OPTINC_OK;
 }
 
+/* Bad input unless v, the value of key in layer L, is finite: a netlist
+ * cannot hold a NaN or an infinity (the reader refuses them), and the
+ * spec's numbers are what made it. */
+static optinc_status need_finite(const optinc_layer *L, const char *key, double v,
+                                 optinc_error *err)
+{
+    if (isfinite(v))
+        return OPTINC_OK;
+    return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "layer '%s': %s is %g, which a netlist "
+                       "cannot hold (the reader refuses NaN and infinities); nothing was "
+                       "written", L->name, key, v);
+}
+
+static optinc_status need_finite_phase(const optinc_layer *L, const optinc_phase *p,
+                                       optinc_error *err)
+{
+    optinc_status st = need_finite(L, "a programmed phase", p->rad, err);
+    return st ? st : need_finite(L, "a target phase", p->target_rad, err);
+}
+
+/* Every number the writer prints is finite, so that what it writes reads
+ * back; checked before the first byte, so that no half file is left. */
+static optinc_status check_finite(const optinc_circuit *c, optinc_error *err)
+{
+    optinc_status st = OPTINC_OK;
+    for (int i = 0; i < c->n_layers; i++) {
+        const optinc_layer *L = &c->layers[i];
+        if ((st = need_finite(L, "gain", L->gain, err))
+            || (st = need_finite(L, "approximation_error", L->approximation_error, err)))
+            return st;
+        for (int k = 0; k < optinc_netlist_n_fields; k++) {
+            const optinc_netlist_field *fd = &optinc_netlist_fields[k];
+            const char *at = (const char *)&L->components + fd->offset;
+            if (fd->type != 'i' && (st = need_finite(L, fd->key, *(const double *)at, err)))
+                return st;
+        }
+        for (int s = 0; s < L->n_stages; s++) {
+            const optinc_stage *sg = &L->stage[s];
+            for (int k = 0; sg->kind == OPTINC_STAGE_ATT && k < sg->n_att; k++)
+                if ((st = need_finite(L, "att_dB", sg->att[k].att_dB, err))
+                    || (st = need_finite(L, "t_target", sg->att[k].t_target, err)))
+                    return st;
+            if (sg->kind != OPTINC_STAGE_MESH)
+                continue;
+            for (int k = 0; k < sg->mesh->n_mzi; k++)
+                if ((st = need_finite_phase(L, &sg->mesh->mzi[k].theta, err))
+                    || (st = need_finite_phase(L, &sg->mesh->mzi[k].phi, err)))
+                    return st;
+            for (int m = 0; m < sg->mesh->modes; m++)
+                if ((st = need_finite_phase(L, &sg->mesh->screen[m], err)))
+                    return st;
+        }
+    }
+    if (!isfinite(c->wavelength_um))
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "the wavelength is %g, which a "
+                           "netlist cannot hold; nothing was written", c->wavelength_um);
+    return OPTINC_OK;
+}
+
 /* ------------------------------------------------------------------ entry */
 
 optinc_status optinc_netlist_write_stream(const optinc_circuit *c, FILE *f,
@@ -449,7 +521,7 @@ optinc_status optinc_netlist_write_stream(const optinc_circuit *c, FILE *f,
     if (!opt)
         opt = &defaults;
     optinc_status st = check_names(c, err);
-    if (st)
+    if (st || (st = check_finite(c, err)))
         return st;
     if (c->n_layers < 1)
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,

@@ -193,7 +193,8 @@ int nl_split_param(const reader *r, int file, tok t, tok *k, tok *v);
 /* Appends the tokens of bytes [a, b) of file to r->toks: blank-separated,
  * a "quoted string" (with \-escapes) one token; returns the count or -1. */
 long nl_tokenize(reader *r, int file, size_t a, size_t b);
-/* The contents of the "quoted" token t into out; what names it in messages. */
+/* The contents of the "quoted" token t into out, \xHH (two hex digits) as
+ * the byte HH and \c as c for any other c; what names it in messages. */
 int nl_unquote(reader *r, int file, tok t, char *out, size_t size, const char *what);
 
 /* ---------------------------------------------------------------- values */

@@ -173,6 +173,11 @@ static int meta_section(reader *r, const meta *m, tok section, optinc_layer *L)
         }
     }
     r->ntoks = first;
+    char why[400];
+    if (teq(r, file, section, "phase_shifter")
+        && optinc_phase_range_problem(&L->components, why, sizeof why))
+        return nl_fail_at(r, file, section.off, "the range range_lo_rad..range_hi_rad of layer "
+                          "'%s' %s", L->name, why);
     return 0;
 }
 

@@ -112,9 +112,16 @@ static int do_include(reader *r, int s, int depth)
         r->st = rs;
         return -1;
     }
+    char lim[256];
     if (b.len + r->total_bytes > (size_t)OPTINC_NETLIST_BYTES_MAX) {
         nl_fail_at(r, file, t.off, "with '%s' the netlist grows past %ld MiB, the reader's "
                    "limit (OPTINC_NETLIST_BYTES_MAX)", b.name, OPTINC_NETLIST_BYTES_MAX >> 20);
+        optinc_blob_free(&b);
+        return -1;
+    }
+    if (b.len + r->total_bytes > (size_t)optinc_limits_get(r->lim, OPTINC_LIMIT_INPUT_BYTES)) {
+        nl_fail_at(r, file, t.off, "with '%s' the netlist grows past %s", b.name,
+                   optinc_limits_text(r->lim, OPTINC_LIMIT_INPUT_BYTES, lim, sizeof lim));
         optinc_blob_free(&b);
         return -1;
     }
@@ -228,6 +235,9 @@ int nl_lex(reader *r, const optinc_input *in)
                             OPTINC_NETLIST_BYTES_MAX >> 20);
         return -1;
     }
+    if ((r->st = optinc_input_size_check(name, "netlist", in->len, OPTINC_NETLIST_BYTES_MAX,
+                                         r->lim, r->err)))
+        return -1;
     if (add_source(r, (optinc_input){name, in->data, in->len}, NULL, NULL) < 0)
         return -1;
     r->stack[0] = 0;

@@ -3,6 +3,7 @@
  * first error with the FILE:LINE:COL of its token, growing arrays, tokens,
  * values and the table of names.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -81,6 +82,19 @@ int nl_split_param(const reader *r, int file, tok t, tok *k, tok *v)
     return 1;
 }
 
+/* A word [a, b) that starts or ends with '=': a key=value with a blank
+ * around its '=', which would otherwise be taken for a net or a model and
+ * reported as something it is not. */
+static int blank_at_equals(reader *r, int file, size_t a, size_t b)
+{
+    const char *p = r->files[file].in.data + a;
+    int n = (int)(b - a > 60 ? 60 : b - a);
+    const char *what = b - a == 1 ? "stands between blanks"
+                       : *p == '=' ? "has no key before its '='" : "has no value after its '='";
+    return nl_fail_at(r, file, (uint32_t)(*p == '=' ? a : b - 1), "'%.*s' %s; write key=value as "
+                      "one word, without blanks around '=' (as in theta_rad=1.5)", n, p, what);
+}
+
 long nl_tokenize(reader *r, int file, size_t a, size_t b)
 {
     const char *buf = r->files[file].in.data;
@@ -103,6 +117,8 @@ long nl_tokenize(reader *r, int file, size_t a, size_t b)
             }
             i++;
         }
+        if (buf[start] == '=' || buf[i - 1] == '=')
+            return blank_at_equals(r, file, start, i);
         if (GROW(r, r->toks, r->ntoks, r->ctoks))
             return -1;
         r->toks[r->ntoks++] = (tok){(uint32_t)start, (uint32_t)(i - start)};
@@ -119,11 +135,21 @@ int nl_unquote(reader *r, int file, tok t, char *out, size_t size, const char *w
         return nl_fail_at(r, file, t.off, "%s must be a double-quoted string, as in \"name\"",
                           what);
     for (size_t i = 1; i + 1 < t.len; i++) {
-        if (p[i] == '\\')
-            i++;
+        char ch = p[i];
+        if (ch == '\\' && i + 4 < t.len && p[i + 1] == 'x' && isxdigit((unsigned char)p[i + 2])
+            && isxdigit((unsigned char)p[i + 3])) {
+            char hex[3] = {p[i + 2], p[i + 3], '\0'};
+            ch = (char)strtol(hex, NULL, 16);
+            if (!ch)
+                return nl_fail_at(r, file, t.off + (uint32_t)i, "\\x00 in %s: a NUL byte "
+                                  "cannot be part of a name", what);
+            i += 3;
+        } else if (ch == '\\') {
+            ch = p[++i];
+        }
         if (n + 1 >= size)
             return nl_fail_at(r, file, t.off, "%s is too long (over %zu bytes)", what, size - 1);
-        out[n++] = p[i];
+        out[n++] = ch;
     }
     out[n] = '\0';
     return 0;

@@ -266,6 +266,9 @@ optinc_status optinc_spec_parse(const optinc_input *in, const optinc_read_opts *
         return st;
     if (in->len > OPTINC_SPEC_FILE_MAX)
         return too_big(in->name, (long long)in->len, err);
+    if ((st = optinc_input_size_check(in->name, "spec", in->len, OPTINC_SPEC_FILE_MAX,
+                                      optinc_read_limits(opts), err)))
+        return st;
     optinc_spec *s = calloc(1, sizeof *s);
     if (!s)
         return optinc_fail(err, OPTINC_ERUN, in->name, 0, 0, "out of memory");
@@ -306,7 +309,8 @@ optinc_status optinc_spec_load(const char *path, const optinc_read_opts *opts, o
     optinc_status st = check_name(path, err);
     if (st)
         return st;
-    if ((st = optinc_blob_read(path, OPTINC_SPEC_FILE_MAX, "spec", &b, err)))
+    if ((st = optinc_blob_read_limited(path, OPTINC_SPEC_FILE_MAX, optinc_read_limits(opts), "spec",
+                                       &b, err)))
         return st == OPTINC_EINPUT ? refused(path, err) : st;
     optinc_input in = optinc_blob_input(&b);
     st = optinc_spec_parse(&in, opts, out, err);

@@ -68,6 +68,44 @@ void optinc_components_defaults(optinc_components *comp)
     comp->detector.responsivity_A_W = 1;
 }
 
+const char *optinc_phase_range_problem(const optinc_components *c, char *buf, size_t size)
+{
+    double lo = c->phase_shifter.range_rad[0], hi = c->phase_shifter.range_rad[1];
+    int bits = c->phase_shifter.bits;
+    /* Allow for the rounding of a decimal 2 pi such as 6.283185307179586. */
+    if (hi - lo < 2 * M_PI * (1 - 1e-12))
+        snprintf(buf, size, "spans %g rad, less than 2*pi: a phase shifter must reach every "
+                 "phase modulo 2*pi, or some MZI settings cannot be programmed; use a range at "
+                 "least 2*pi wide, e.g. [0, 6.283185307179586]", hi - lo);
+    else if (fabs(lo) > OPTINC_PHASE_RANGE_MAX || fabs(hi) > OPTINC_PHASE_RANGE_MAX)
+        snprintf(buf, size, "is [%.12g, %.12g], beyond +-%.0f rad (2^20 turns), where a phase "
+                 "is no longer resolved to a nanoradian; move the range towards 0 by whole "
+                 "turns of 2*pi, e.g. [0, 6.283185307179586]", lo, hi, OPTINC_PHASE_RANGE_MAX);
+    else if (bits > 0 && (hi - lo) / ldexp(1.0, bits) > M_PI)
+        snprintf(buf, size, "spans %g rad over the 2^%d codes of a %d-bit phase DAC, a step of "
+                 "%g rad, more than pi: the codes cannot tell the phases of a turn apart; "
+                 "narrow the range (2*pi is enough) or use more bits", hi - lo, bits, bits,
+                 (hi - lo) / ldexp(1.0, bits));
+    else
+        return NULL;
+    return buf;
+}
+
+/* The phase shifter of comp as its section sec (a node of this table)
+ * leaves it: a problem is reported at the range, or at the bits when the
+ * range comes from the table below. */
+static optinc_status check_phase_range(ctx *c, yaml_node_t *sec, const char *what,
+                                       const optinc_components *comp)
+{
+    char why[400];
+    if (!optinc_phase_range_problem(comp, why, sizeof why))
+        return OPTINC_OK;
+    yaml_node_t *at = optinc_spec_get(c, sec, "range_rad");
+    if (!at)
+        at = optinc_spec_get(c, sec, "bits");
+    return optinc_spec_fail(c, at ? at : sec, "'range_rad' in %s %s", what, why);
+}
+
 /* Reads a components table over *comp (which holds the defaults or the table
  * being overridden); `owner` is "" or " of layer 'L1'" for messages. */
 optinc_status optinc_spec_components_over(ctx *c, yaml_node_t *n, const char *owner,
@@ -89,6 +127,8 @@ optinc_status optinc_spec_components_over(ctx *c, yaml_node_t *n, const char *ow
         field_keys(comp_sections[i].fields, keys, 8);
         if (!(st = optinc_spec_check_map(c, sec, what, keys)))
             st = optinc_spec_read_fields(c, sec, what, comp_sections[i].fields, comp);
+        if (!st && comp_sections[i].fields == ps_fields)
+            st = check_phase_range(c, sec, what, comp);
     }
     return st;
 }
@@ -141,6 +181,8 @@ optinc_status optinc_spec_parse_info(ctx *c, yaml_node_t *n)
         if ((st = optinc_spec_want_scalar(c, v, scalar_of(k), "info", "text")))
             return st;
         optinc_spec_info *e = &c->spec->info[c->spec->n_info++];
+        e->line = (int)v->start_mark.line + 1;
+        e->column = (int)v->start_mark.column + 1;
         if (!(e->key = strdup(scalar_of(k))) || !(e->value = strdup(scalar_of(v))))
             return optinc_fail(c->err, OPTINC_ERUN, c->path, 0, 0, "out of memory");
     }

@@ -69,8 +69,11 @@ typedef struct optinc_err_hist {
  * a line "p_error P".  Errors carry name:line:col. */
 optinc_status optinc_err_hist_parse(const char *buf, size_t len, const char *name,
                                     optinc_err_hist **out, optinc_error *err);
-/* The same from the file at path (the name errors carry). */
-optinc_status optinc_err_hist_load(const char *path, optinc_err_hist **out, optinc_error *err);
+/* The same from the regular file at path (the name errors carry), read
+ * whole without blocking and at most 16 MiB and the input limit of opts'
+ * limits (NULL: the default). */
+optinc_status optinc_err_hist_load(const char *path, const optinc_read_opts *opts,
+                                   optinc_err_hist **out, optinc_error *err);
 /* A histogram from counts[k] of error delta (k - offset), k = 0..n-1. */
 optinc_status optinc_err_hist_from_counts(const uint64_t *counts, int n, int offset,
                                           optinc_err_hist **out, optinc_error *err);

@@ -44,9 +44,10 @@ optinc_status optinc_calibration_parse(const optinc_input *in, const optinc_circ
                                        optinc_calibration **out, optinc_error *err);
 /* The same from the regular file at path, read whole without blocking (a
  * FIFO or a device is bad input) and at most 1 MiB plus 256 bytes per MZI of
- * c. */
+ * c, and at most the input limit of opts' limits (NULL: the default). */
 optinc_status optinc_calibration_read(const char *path, const optinc_circuit *c,
-                                      optinc_calibration **out, optinc_error *err);
+                                      const optinc_read_opts *opts, optinc_calibration **out,
+                                      optinc_error *err);
 /* Writes a calibration for circuit c (all MZIs, in propagation order). */
 optinc_status optinc_calibration_write(const optinc_calibration *cal, const optinc_circuit *c,
                                        const char *path, optinc_error *err);

@@ -26,7 +26,11 @@ typedef struct optinc_error {
 } optinc_error;
 
 /* Fills err (when not NULL) and returns status, so callers can write
- * `return optinc_fail(err, OPTINC_EINPUT, path, line, col, "...", ...);`. */
+ * `return optinc_fail(err, OPTINC_EINPUT, path, line, col, "...", ...);`.
+ * What a terminal would not show as text in the message (control bytes,
+ * bytes that are not UTF-8, invisible characters such as U+FEFF) is written
+ * out as \xHH or <U+XXXX>; so is the file name optinc_error_format()
+ * prints, while err->file keeps the name as given. */
 optinc_status optinc_fail(optinc_error *err, optinc_status status, const char *file,
                           int line, int column, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));

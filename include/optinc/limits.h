@@ -7,9 +7,9 @@
  * before it allocates or computes anything, with a message that names the
  * limit and says how to get under it or raise it.  Two kinds:
  *
- *  - Soft limits on the size of the circuit, which a bigger machine may want
- *    to raise.  Their defaults are what a laptop compiles in seconds and
- *    writes as a netlist the reader accepts.  They travel in an explicit
+ *  - Soft limits on the size of the circuit and of the files read, which a
+ *    bigger machine may want to raise.  Their defaults are what a laptop
+ *    compiles in seconds and writes as a netlist the reader accepts.  They travel in an explicit
  *    optinc_limits that the caller fills (the library never reads the
  *    environment); the optinc program fills it from the environment
  *    variables of the same names, up to a hard cap that keeps every index
@@ -25,6 +25,9 @@ typedef enum optinc_limit_id {
     OPTINC_LIMIT_MODES,   /* OPTINC_MAX_MODES: rows and cols of a layer (modes of a mesh) */
     OPTINC_LIMIT_CARDS,   /* OPTINC_MAX_CARDS: cards of a compiled circuit or a flattened
                            * netlist (MZIs, phase shifters, attenuators, cell instances) */
+    OPTINC_LIMIT_INPUT_BYTES, /* OPTINC_MAX_INPUT_BYTES: bytes of one input read whole (a
+                           * spec, a matrix file, a calibration file, a histogram), and of
+                           * a netlist with its includes together */
     OPTINC_LIMIT_COUNT
 } optinc_limit_id;
 
@@ -32,6 +35,13 @@ typedef enum optinc_limit_id {
 #define OPTINC_MODES_CAP 65536L           /* = OPTINC_MATRIX_DIM_MAX */
 #define OPTINC_CARDS_DEFAULT (1L << 23)   /* 8,388,608: eight 1024 x 1024 layers */
 #define OPTINC_CARDS_CAP (1L << 28)       /* card ends are int indices: 4 per card */
+/* A default that reads every input a circuit within the default modes takes
+ * (a 1024 x 1024 complex .csv is 60 MB, its netlist 160 MB) and keeps a path
+ * to a sparse or an endless file from filling the memory; the cap is the
+ * largest reader's own limit (OPTINC_CSV_BYTES_MAX, a matrix of 2^26 entries
+ * as text), above which no reader reads anyway. */
+#define OPTINC_INPUT_BYTES_DEFAULT (256L << 20)
+#define OPTINC_INPUT_BYTES_CAP (4L << 30)
 
 /* The soft limits a reader or the compiler enforces.  A NULL
  * `const optinc_limits *` everywhere means the defaults. */

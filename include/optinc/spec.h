@@ -91,7 +91,10 @@ typedef struct optinc_spec_layer {
     int line, column;
 } optinc_spec_layer;
 
-typedef struct optinc_spec_info { char *key, *value; } optinc_spec_info;
+typedef struct optinc_spec_info {
+    char *key, *value;
+    int line, column;                    /* of the value, for messages about it */
+} optinc_spec_info;
 
 /* The defaults of the allreduce: section: gradient codes of b = 8 bits, in
  * blocks of 1024 values that share one float32 scale (4 bytes per 1024
@@ -179,6 +182,16 @@ void optinc_spec_free(optinc_spec *spec);
 
 /* The defaults every components table starts from. */
 void optinc_components_defaults(optinc_components *c);
+/* The ends of a phase shifter's range_rad lie within +-OPTINC_PHASE_RANGE_MAX
+ * rad (2^20 turns), where a double still resolves a phase to a nanoradian. */
+#define OPTINC_PHASE_RANGE_MAX (2097152 * 3.14159265358979323846)
+/* NULL when the phase shifters of c can be programmed: range_rad spans at
+ * least 2 pi, its ends lie within +-OPTINC_PHASE_RANGE_MAX, and when they
+ * are quantized a DAC step (span / 2^bits) is at most pi.  Otherwise what is
+ * wrong and how to fix it, in buf, as words that follow the name of the
+ * range ("spans 3.14 rad, less than 2*pi: ..."); the spec loader and the
+ * netlist reader refuse the same ranges with it. */
+const char *optinc_phase_range_problem(const optinc_components *c, char *buf, size_t size);
 /* A train: section holding the defaults above (present = 0, no onn); every
  * spec starts from it, so a field a spec leaves out trains as if there were
  * no spec. */

@@ -15,11 +15,18 @@
  * Positions.  Line numbers start at 1; a column is the byte offset in its
  * line plus 1, so a tab counts one column.  Lines end at '\n'; a '\r' before
  * it belongs to the line's blanks.
+ *
+ * A UTF-8 byte-order mark (the bytes EF BB BF, which some Windows editors
+ * put first) that starts an input is not part of its text: the line reader
+ * skips it, and the columns of line 1 count from the byte after it, as an
+ * editor shows them and as libyaml does for a spec.  So every text format
+ * of optinc accepts it alike.
  */
 #ifndef OPTINC_TEXT_H
 #define OPTINC_TEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "optinc/error.h"
 #include "optinc/limits.h"
 
@@ -44,6 +51,25 @@ typedef struct optinc_blob {
  * ("netlist", "calibration file").  On failure *b is empty. */
 optinc_status optinc_blob_read(const char *path, size_t max_bytes, const char *what,
                                optinc_blob *b, optinc_error *err);
+/* optinc_blob_read under the input limit of lim too (OPTINC_LIMIT_INPUT_BYTES;
+ * NULL: its default): the file may hold at most the smaller of max_bytes and
+ * that limit, and when the limit is the smaller the message names it and
+ * says how to raise it. */
+optinc_status optinc_blob_read_limited(const char *path, size_t max_bytes,
+                                       const optinc_limits *lim, const char *what,
+                                       optinc_blob *b, optinc_error *err);
+/* The check optinc_blob_read_limited makes of a size, for inputs that come
+ * another way (a buffer, the files of a netlist together): bad input at
+ * name unless len is at most max_bytes and lim's input limit. */
+optinc_status optinc_input_size_check(const char *name, const char *what, uint64_t len,
+                                      size_t max_bytes, const optinc_limits *lim,
+                                      optinc_error *err);
+/* Opens the file at path for reading without blocking (opening a FIFO
+ * would wait for a writer) and refuses, as bad input and before anything is
+ * read, what is not a regular file; *fd and *size are its descriptor and
+ * size.  For readers that stream a file instead of reading it whole. */
+optinc_status optinc_open_regular(const char *path, const char *what, int *fd, uint64_t *size,
+                                  optinc_error *err);
 void optinc_blob_free(optinc_blob *b);
 /* The input view of a blob. */
 optinc_input optinc_blob_input(const optinc_blob *b);
@@ -75,7 +101,8 @@ typedef struct optinc_read_opts {
     void *resolve_ctx;
 } optinc_read_opts;
 
-/* Resolves rel named in from through opts (or the default resolver). */
+/* Resolves rel named in from through opts (or the default resolver), under
+ * the input limit of opts' limits as optinc_blob_read_limited. */
 optinc_status optinc_read_resolve(const optinc_read_opts *opts, const char *from,
                                   const char *rel, size_t max_bytes, const char *what,
                                   optinc_blob *out, optinc_error *err);
@@ -100,9 +127,10 @@ typedef struct optinc_lines {
     int number;           /* of the line last returned */
 } optinc_lines;
 
-/* Starts reading in line by line.  A text format holds no NUL byte: one is
- * bad input at its position ("NUL byte: a WHAT is a text file"), which is
- * why this and not each reader checks. */
+/* Starts reading in line by line, after its byte-order mark if it has one.
+ * A text format holds no NUL byte: one is bad input at its position ("NUL
+ * byte: a WHAT is a text file"), which is why this and not each reader
+ * checks. */
 optinc_status optinc_lines_init(optinc_lines *r, const optinc_input *in, const char *what,
                                 optinc_error *err);
 /* The next line into *l; 0 at the end of the input. */

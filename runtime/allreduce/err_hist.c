@@ -39,11 +39,13 @@ static int cmp_bin(const void *a, const void *b)
 }
 
 /* Builds the histogram from (delta, weight) pairs and an optional error
- * rate.  The nonzero bins are sorted once, so that the cumulative weights
- * are summed in delta order and, within a delta, in input order, in time
- * n log n whatever the number of lines. */
+ * rate, given at line:col of name (0:0 when it comes from no file).  The
+ * nonzero bins are sorted once, so that the cumulative weights are summed
+ * in delta order and, within a delta, in input order, in time n log n
+ * whatever the number of lines. */
 static optinc_status hist_build(const int *delta, const double *weight, int n, double p_error,
-                                const char *name, optinc_err_hist **out, optinc_error *err)
+                                const char *name, int line, int col, optinc_err_hist **out,
+                                optinc_error *err)
 {
     double zero = 0.0, wrong = 0.0;
     int nz = 0;
@@ -56,7 +58,7 @@ static optinc_status hist_build(const int *delta, const double *weight, int n, d
     if (p_error < 0.0)
         p_error = wrong + zero > 0.0 ? wrong / (wrong + zero) : 0.0;
     if (p_error > 0.0 && wrong <= 0.0)
-        return optinc_fail(err, OPTINC_EINPUT, name, 0, 0,
+        return optinc_fail(err, OPTINC_EINPUT, name, line, col,
                            "error rate %g but no nonzero error bin: add lines \"DELTA COUNT\" "
                            "with DELTA != 0", p_error);
     optinc_err_hist *h = calloc(1, sizeof *h);
@@ -101,7 +103,7 @@ optinc_status optinc_err_hist_from_counts(const uint64_t *counts, int n, int off
             delta[k] = k - offset;
             weight[k] = (double)counts[k];
         }
-        st = hist_build(delta, weight, n, -1.0, "verifier", out, err);
+        st = hist_build(delta, weight, n, -1.0, "verifier", 0, 0, out, err);
     }
     free(delta);
     free(weight);
@@ -132,7 +134,7 @@ optinc_status optinc_err_hist_parse(const char *buf, size_t len, const char *nam
                                     optinc_err_hist **out, optinc_error *err)
 {
     *out = NULL;
-    int cap = 0, n = 0;
+    int cap = 0, n = 0, p_line = 0, p_col = 0;
     int *delta = NULL;
     double *weight = NULL, p_error = -1.0;
     optinc_input in = {name, buf, len};
@@ -146,36 +148,51 @@ optinc_status optinc_err_hist_parse(const char *buf, size_t len, const char *nam
         double w;
         if (nt == 0)
             continue;
+        /* The field at fault: a third one, the missing second (at the
+         * first), or the one that is not what it must be. */
+        int bad = nt > 2 ? 2 : 0;
         if (optinc_token_is(&t[0], "p_error")) {
-            if (nt != 2 || optinc_token_double(&t[1], &p_error) || !(p_error >= 0.0) ||
-                p_error > 1.0)
-                st = optinc_fail(err, OPTINC_EINPUT, name, l.number, t[0].col,
+            if (nt == 2 && (optinc_token_double(&t[1], &p_error) || !(p_error >= 0.0) ||
+                            p_error > 1.0))
+                bad = 1;
+            if (nt != 2 || bad)
+                st = optinc_fail(err, OPTINC_EINPUT, name, l.number, t[bad].col,
                                  "p_error needs a probability in [0, 1]");
-        } else if (nt != 2 || optinc_token_long(&t[0], &d) || optinc_token_double(&t[1], &w) ||
-                   !(w >= 0.0) || d < -DELTA_MAX || d > DELTA_MAX) {
+            p_line = l.number;
+            p_col = t[0].col;
+        } else if (nt == 2 && (optinc_token_long(&t[0], &d) || d < -DELTA_MAX || d > DELTA_MAX)) {
             st = optinc_fail(err, OPTINC_EINPUT, name, l.number, t[0].col,
+                             "DELTA must be an integer error in LSBs in -%ld..%ld", DELTA_MAX,
+                             DELTA_MAX);
+        } else if (nt != 2 || optinc_token_double(&t[1], &w) || !(w >= 0.0)) {
+            st = optinc_fail(err, OPTINC_EINPUT, name, l.number, t[nt == 2 ? 1 : bad].col,
                              "expected \"DELTA COUNT\": an integer error in LSBs and a count "
                              ">= 0");
         } else if (push_bin(&delta, &weight, &n, &cap, (int)d, w)) {
             st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
         }
     }
-    if (!st && n == 0)
-        st = optinc_fail(err, OPTINC_EINPUT, name, lines.number, 0,
+    if (!st && n == 0) {
+        int line, col;
+        optinc_text_position(&in, len, &line, &col);
+        st = optinc_fail(err, OPTINC_EINPUT, name, line, col,
                          "no \"DELTA COUNT\" lines: the histogram is empty");
+    }
     if (!st)
-        st = hist_build(delta, weight, n, p_error, name, out, err);
+        st = hist_build(delta, weight, n, p_error, name, p_line, p_col, out, err);
     free(delta);
     free(weight);
     return st;
 }
 
-optinc_status optinc_err_hist_load(const char *path, optinc_err_hist **out, optinc_error *err)
+optinc_status optinc_err_hist_load(const char *path, const optinc_read_opts *opts,
+                                   optinc_err_hist **out, optinc_error *err)
 {
     optinc_blob b;
     optinc_error why;
     *out = NULL;
-    optinc_status st = optinc_blob_read(path, HIST_BYTES_MAX, "histogram file", &b, &why);
+    optinc_status st = optinc_blob_read_limited(path, HIST_BYTES_MAX, optinc_read_limits(opts),
+                                                "histogram file", &b, &why);
     if (st)
         return optinc_fail(err, st, why.file, why.line, why.column, "%.800s (an error histogram "
                            "is a text file of \"DELTA COUNT\" lines, see optinc-train(1))",

@@ -306,15 +306,17 @@ optinc_status optinc_calibration_parse(const optinc_input *in, const optinc_circ
 }
 
 optinc_status optinc_calibration_read(const char *path, const optinc_circuit *c,
-                                      optinc_calibration **out, optinc_error *err)
+                                      const optinc_read_opts *opts, optinc_calibration **out,
+                                      optinc_error *err)
 {
     long n_mzi = 0;
     for (int l = 0; l < c->n_layers; l++)
         n_mzi += optinc_layer_mzis(&c->layers[l]);
     optinc_blob b;
     *out = NULL;
-    optinc_status st = optinc_blob_read(path, CALIBRATION_BYTES(n_mzi), "calibration file", &b,
-                                        err);
+    optinc_status st = optinc_blob_read_limited(path, CALIBRATION_BYTES(n_mzi),
+                                                optinc_read_limits(opts), "calibration file",
+                                                &b, err);
     if (st)
         return st;
     optinc_input in = optinc_blob_input(&b);
