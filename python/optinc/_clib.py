@@ -95,7 +95,7 @@ _PROTOTYPES = {
     "optinc_agg_lut_onn": (c_int, [c_char_p, c_void_p, c_int, c_int, P(COnnDevices),
                                    P(P(CAggLut)), P(COnnReport), P(CError)]),
     "optinc_agg_lut_free": (None, [P(CAggLut)]),
-    "optinc_err_hist_load": (c_int, [c_char_p, P(P(CErrHist)), P(CError)]),
+    "optinc_err_hist_load": (c_int, [c_char_p, c_void_p, P(P(CErrHist)), P(CError)]),
     "optinc_err_hist_from_counts": (c_int, [P(c_uint64), c_int, c_int, P(P(CErrHist)),
                                             P(CError)]),
     "optinc_err_hist_free": (None, [P(CErrHist)]),

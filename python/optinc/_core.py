@@ -199,7 +199,7 @@ class ErrorHistogram(_Owner):
     @classmethod
     def load(cls, path):
         out = ctypes.POINTER(_clib.CErrHist)()
-        _call(lib.optinc_err_hist_load, _path(path), ctypes.byref(out))
+        _call(lib.optinc_err_hist_load, _path(path), None, ctypes.byref(out))
         return cls(out)
 
     @classmethod

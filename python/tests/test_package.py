@@ -171,7 +171,7 @@ class TestBadInput(unittest.TestCase):
             with self.assertRaises(optinc.Error) as e:
                 optinc.ErrorHistogram.load(h.name)
         self.assertEqual((e.exception.file, e.exception.line, e.exception.column),
-                         (h.name, 3, 1))
+                         (h.name, 3, 3))   # the field at fault
         self.assertIn("DELTA COUNT", e.exception.message)
         with self.assertRaisesRegex(optinc.Error, "even width"):
             optinc.Plan("quantized", 4, bits=7)
