@@ -54,8 +54,12 @@ const char *cli_shortest(char buf[CLI_SHORTEST_MAX], double x);
 /* The folder of the training data when --data is not given:
  * $OPTINC_FASHION_MNIST_DIR, else the packaged one (dataset.h). */
 void cli_data_dir(char *dir, size_t size);
-/* Nonzero when the program was started by mpirun (OpenMPI's environment). */
-int cli_under_mpirun(void);
+/* The number of processes mpirun started with this one (OpenMPI's or PMI's
+ * environment; 1 when it does not say), and this one's rank in *rank (may
+ * be NULL; 0 when unknown); 0 when mpirun did not start the program. */
+int cli_mpirun_ranks(int *rank);
+/* The files cli_plot_curves() writes into its folder, NULL-terminated. */
+extern const char *const cli_plot_files[];
 /* Plots out_dir/metrics.csv into curves.svg and curves.png with gnuplot
  * (script kept as curves.gp).  *have_gnuplot is set to 0, and nothing is
  * drawn, when gnuplot is not on PATH. */
