@@ -74,8 +74,7 @@ optinc_status cli_check_outputs(const char *const *outputs, int n, optinc_error 
         for (int i = 0; outputs[o] && i < n_inputs; i++)
             if (optinc_same_file(outputs[o], inputs[i].path))
                 return optinc_fail(err, OPTINC_EINPUT, outputs[o], 0, 0,
-                                   "the output '%s' is the %s '%s' this run reads; write the "
-                                   "output to another file", outputs[o], inputs[i].what,
-                                   inputs[i].path);
+                                   "this output is the %s '%s' this run reads; write it to "
+                                   "another file", inputs[i].what, inputs[i].path);
     return OPTINC_OK;
 }

@@ -295,7 +295,7 @@ Test(hostile, train_checks_its_outputs_first, .init = tu_scratch_init, .fini = t
         {{"--out", "file"}, "file: error: --out 'file' is not a folder"},
         {{"--out", "out"}, "output 'out/weights.f32' is a folder, not a file"},
         {{"--out", "run", "--allreduce", "quantized", "--inject-errors", "run/metrics.csv"},
-         "the output 'run/metrics.csv' is the error histogram 'run/metrics.csv'"},
+         "run/metrics.csv: error: this output is the error histogram 'run/metrics.csv'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *args[16] = {"train", "--data", "nowhere"};
