@@ -375,6 +375,14 @@ Test(train, missing_and_bad_data)
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "truncated IDX file"), "%s", r.err);
     tu_run_free(&r);
+    /* a FIFO is refused, not waited on */
+    unlink(path);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    r = train(dir, NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "t10k-images-idx3-ubyte.gz: error: not a regular file"), "%s",
+              r.err);
+    tu_run_free(&r);
     /* images and labels swapped: wrong magic */
     optinc_dataset *ds;
     optinc_error err;
