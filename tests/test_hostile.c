@@ -46,6 +46,19 @@ static tu_run run_here(const char *const *args)
     return r;
 }
 
+/* run_here() of the words of head, then those of tail (both NULL-terminated). */
+static tu_run run_with(const char *const *head, const char *const *tail)
+{
+    const char *args[32];
+    int n = 0;
+    while (*head && n < 31)
+        args[n++] = *head++;
+    while (*tail && n < 31)
+        args[n++] = *tail++;
+    args[n] = NULL;
+    return run_here(args);
+}
+
 static void must_run(const char *const *args)
 {
     tu_run r = run_here(args);
@@ -184,12 +197,8 @@ Test(hostile, onn_train_checks_its_outputs_first, .init = tu_scratch_init,
     };
     int files = tu_dir_count(tu_scratch_dir());
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *args[16] = {"onn", "train", "--epochs", "1000000"};
-        int n = 4;
-        for (int k = 0; cases[i].args[k]; k++)
-            args[n++] = cases[i].args[k];
         time_t t0 = time(NULL);
-        tu_run r = run_here(args);
+        tu_run r = run_with(ARGS("onn", "train", "--epochs", "1000000"), cases[i].args);
         cr_expect_eq(r.status, 2, "case %zu: exit %d: %s", i, r.status, r.err);
         cr_expect(r.err && strstr(r.err, cases[i].message), "case %zu: %s", i, r.err);
         cr_expect_leq(time(NULL) - t0, 10, "case %zu trained first", i);
@@ -232,11 +241,7 @@ Test(hostile, train_refuses_what_it_would_ignore, .init = tu_scratch_init,
         {{"--cost-model", "--efficiency", "0"}, "--efficiency takes a number in (0, 1]"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *args[16] = {"train", "--data", "nowhere"};
-        int n = 3;
-        for (int k = 0; cases[i].args[k]; k++)
-            args[n++] = cases[i].args[k];
-        tu_run r = run_here(args);
+        tu_run r = run_with(ARGS("train", "--data", "nowhere"), cases[i].args);
         cr_expect_eq(r.status, 2, "case %zu: exit %d: %s", i, r.status, r.err);
         cr_expect(r.err && strstr(r.err, "optinc train: error: ") &&
                   strstr(r.err, cases[i].message), "case %zu: %s", i, r.err);
@@ -298,11 +303,7 @@ Test(hostile, train_checks_its_outputs_first, .init = tu_scratch_init, .fini = t
          "run/metrics.csv: error: this output is the error histogram 'run/metrics.csv'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const char *args[16] = {"train", "--data", "nowhere"};
-        int n = 3;
-        for (int j = 0; cases[i].args[j]; j++)
-            args[n++] = cases[i].args[j];
-        tu_run r = run_here(args);
+        tu_run r = run_with(ARGS("train", "--data", "nowhere"), cases[i].args);
         cr_expect_eq(r.status, 2, "case %zu: exit %d: %s", i, r.status, r.err);
         cr_expect(r.err && strstr(r.err, cases[i].message), "case %zu: %s", i, r.err);
         tu_run_free(&r);
