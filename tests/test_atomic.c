@@ -390,7 +390,7 @@ Test(atomic, failed_write_keeps_the_old_file, .init = tu_scratch_init, .fini = t
      * never fails, so draw too reports the file and leaves nothing behind:
      * onto a file that outgrows its limit, and (as root) onto a device node
      * that is always full (the numbers of /dev/full), written in place. */
-    char dir[4400], svg[4600], want[4800];
+    char dir[4400], svg[4600], want[9400];
     snprintf(dir, sizeof dir, "%s/drawing", tu_scratch_dir());
     snprintf(svg, sizeof svg, "%s/big_L1.svg", dir);
     const char *draw[] = {"draw", big, "-o", dir, "--format", "svg", NULL};
