@@ -21,8 +21,18 @@ int cmd_onn(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 
 /* What the readers get: the soft limits of the environment variables
- * OPTINC_MAX_MODES / OPTINC_MAX_CARDS (optinc-limits(7)), read once. */
+ * OPTINC_MAX_MODES / OPTINC_MAX_CARDS (optinc-limits(7)), read once, and a
+ * resolver that records, as an input of the run, every file it fetches (a
+ * spec's matrices, a netlist's includes; inputs.c). */
 const optinc_read_opts *cli_read_opts(void);
+/* Records path (NULL or "": nothing) as an input of the run; what names it
+ * in messages ("spec", "calibration file"). */
+void cli_input(const char *path, const char *what);
+/* Refuses, with status 2 and before anything is written, an output that is
+ * the same file as an input recorded so far (by device and inode: links
+ * and other spellings of its path too).  NULL entries of outputs[0 .. n)
+ * are skipped. */
+optinc_status cli_check_outputs(const char *const *outputs, int n, optinc_error *err);
 /* Prints err as "FILE:LINE:COL: error: MESSAGE" on stderr; returns its status
  * (the exit code). */
 int cli_report(const optinc_error *err, optinc_status status);
@@ -44,8 +54,12 @@ const char *cli_shortest(char buf[CLI_SHORTEST_MAX], double x);
 /* The folder of the training data when --data is not given:
  * $OPTINC_FASHION_MNIST_DIR, else the packaged one (dataset.h). */
 void cli_data_dir(char *dir, size_t size);
-/* Nonzero when the program was started by mpirun (OpenMPI's environment). */
-int cli_under_mpirun(void);
+/* The number of processes mpirun started with this one (OpenMPI's or PMI's
+ * environment; 1 when it does not say), and this one's rank in *rank (may
+ * be NULL; 0 when unknown); 0 when mpirun did not start the program. */
+int cli_mpirun_ranks(int *rank);
+/* The files cli_plot_curves() writes into its folder, NULL-terminated. */
+extern const char *const cli_plot_files[];
 /* Plots out_dir/metrics.csv into curves.svg and curves.png with gnuplot
  * (script kept as curves.gp).  *have_gnuplot is set to 0, and nothing is
  * drawn, when gnuplot is not on PATH. */

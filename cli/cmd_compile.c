@@ -92,7 +92,11 @@ int cmd_compile(int argc, char **argv)
     optinc_error err = {0};
     optinc_spec *spec = NULL;
     optinc_circuit *c = NULL;
+    cli_input(path, "spec");
+    cli_input(cal_path, "calibration file");
     optinc_status st = optinc_spec_load(path, cli_read_opts(), &spec, &err);
+    if (!st)
+        st = cli_check_outputs(&output, 1, &err);
     if (!st)
         st = optinc_compile(spec, &c, &err);
     if (st) {

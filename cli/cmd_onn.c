@@ -177,6 +177,21 @@ static int parse_segments(const char *s, const optinc_onn *net, int *seg)
     return l == net->n_layers ? 0 : -1;
 }
 
+/* What the export at the end of training would refuse, or would write over
+ * an input (the spec of --resume, its matrices): found before training. */
+static optinc_status check_train_outputs(const optinc_onn *net, const char *spec_path,
+                                         const optinc_onn_export_opts *eo, optinc_error *err)
+{
+    char matrix[OPTINC_ONN_MAX_LAYERS][1600];
+    const char *outputs[OPTINC_ONN_MAX_LAYERS + 1] = {spec_path};
+    for (int l = 0; l < net->n_layers; l++) {
+        optinc_onn_export_matrix_path(spec_path, l, matrix[l], sizeof matrix[l]);
+        outputs[l + 1] = matrix[l];
+    }
+    optinc_status st = optinc_onn_export_check(net, spec_path, eo, err);
+    return st ? st : cli_check_outputs(outputs, net->n_layers + 1, err);
+}
+
 static int onn_train(int argc, char **argv)
 {
     task_opts t;
@@ -229,6 +244,7 @@ static int onn_train(int argc, char **argv)
     optinc_onn net;
     optinc_status st;
     int seg[2 * OPTINC_ONN_MAX_LAYERS];
+    cli_input(resume, "spec");
     if (resume) {
         optinc_spec *spec;
         if ((st = optinc_spec_load(resume, cli_read_opts(), &spec, &err)))
@@ -261,6 +277,21 @@ static int onn_train(int argc, char **argv)
         if ((st = optinc_onn_alloc(&net, &meta.task, hidden, n_hidden, seg, &err)))
             return cli_report(&err, st);
     }
+    char dflt[OPTINC_NAME_MAX], prov[512];
+    if (!name) {
+        if (meta.level)
+            snprintf(dflt, sizeof dflt, "onn%dx%d_level%d", meta.fan_in * meta.fan_in, meta.bits,
+                     meta.level);
+        else
+            snprintf(dflt, sizeof dflt, "onn%dx%d", meta.fan_in, meta.bits);
+        name = dflt;
+    }
+    optinc_onn_export_opts eo = {name, phase_bits, o.seed, meta.level, meta.fan_in,
+                                 meta.bits, prov};
+    if ((st = check_train_outputs(&net, output, &eo, &err))) {
+        optinc_onn_free(&net);
+        return cli_report(&err, st);
+    }
     progress pr = {!quiet && isatty(2), o.max_epochs};
     o.progress = show_progress;
     o.ctx = &pr;
@@ -278,22 +309,11 @@ static int onn_train(int argc, char **argv)
         optinc_onn_free(&net);
         return cli_report(&err, st);
     }
-    char dflt[OPTINC_NAME_MAX], prov[512];
-    if (!name) {
-        if (meta.level)
-            snprintf(dflt, sizeof dflt, "onn%dx%d_level%d", meta.fan_in * meta.fan_in, meta.bits,
-                     meta.level);
-        else
-            snprintf(dflt, sizeof dflt, "onn%dx%d", meta.fan_in, meta.bits);
-        name = dflt;
-    }
     snprintf(prov, sizeof prov, "optinc %s onn train: seed %llu, %d epochs, lr %g, batch %d, "
              "margin %g, boost %d, noise %g%s%s; model accuracy %.6f (%llu/%llu P outputs)",
              OPTINC_VERSION, (unsigned long long)o.seed, res.epochs, o.lr, o.batch, o.margin,
              o.boost, o.noise, resume ? ", resumed from " : "", resume ? resume : "",
              rep.accuracy, (unsigned long long)rep.correct, (unsigned long long)rep.checked);
-    optinc_onn_export_opts eo = {name, phase_bits, o.seed, meta.level, meta.fan_in,
-                                 meta.bits, prov};
     st = optinc_onn_export(&net, output, &eo, &err);
     optinc_onn_cost model, svd;
     double ratio = optinc_onn_area_ratio(&net, &model, &svd);
@@ -559,8 +579,12 @@ static int onn_export(int argc, char **argv)
     optinc_error err = {0};
     optinc_circuit *c = NULL;
     optinc_onn_meta m;
+    const char *outputs[] = {hist, lutp};
+    cli_input(operand[0], "ONN");
     optinc_status st = load_onn(operand[0], NULL, &c, &m, &err);
     optinc_onn_lut *lut = NULL;
+    if (!st)
+        st = cli_check_outputs(outputs, 2, &err);
     if (!st)
         st = optinc_onn_lut_build(c, &m, &dev, &lut, &err);
     char dt[256];

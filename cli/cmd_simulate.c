@@ -272,7 +272,13 @@ int cmd_simulate(int argc, char **argv)
     optinc_mc_result *mc = NULL;
     optinc_fidelity *compiled = NULL;
     int *has_target = NULL;
+    const char *outputs[] = {a.output, a.matrix, a.save_calibration};
+    cli_input(a.circuit, "circuit");
+    cli_input(a.input, "input batch");
+    cli_input(a.calibration, "calibration file");
     optinc_status st = optinc_circuit_load(a.circuit, cli_read_opts(), &c, &err);
+    if (!st && (st = cli_check_outputs(outputs, 3, &err)))
+        optinc_circuit_free(c);
     if (st)
         return cli_report(&err, st);
     for (int i = 0; i < c->n_warnings; i++)

@@ -18,11 +18,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "optinc/allreduce.h"
 #include "optinc/comm.h"
+#include "optinc/fileio.h"
 #include "optinc/costmodel.h"
 #include "optinc/onn.h"
 #include "optinc/spec.h"
@@ -34,8 +36,9 @@ typedef struct opts {
     optinc_train_config cfg;
     int mpi, json, quiet, cost_model;
     int set_servers, set_epochs, set_batch, set_lr, set_momentum, set_hidden, set_allreduce,
-        set_ckpt, set_bits, set_block, set_chip_seed, programmed;
+        set_ckpt, set_bits, set_block, set_chip_seed, set_onn, set_phase_sigma, programmed;
     const char *backend, *spec, *onn, *inject;
+    const optinc_spec *onn_spec;   /* the spec that named the ONN (train.onn), or NULL */
     double phase_sigma, step_timeout_s;
     uint64_t chip_seed;
 } opts;
@@ -93,10 +96,10 @@ static int parse(int argc, char **argv, opts *o)
         {"block-size", 0, CLI_INT, CLI_DST(int, &c->block_size), "K", "elements per scale block",
          .min = 1, .max = 1 << 30, .given = &o->set_block},
         {"onn", 0, CLI_STRING, CLI_DST(const char *, &o->onn), "NET.sp|exact",
-         "the compiled ONN of optinc", .dflt = DEFAULT_ONN},
+         "the compiled ONN of optinc", .dflt = DEFAULT_ONN, .given = &o->set_onn},
         CLI_OPT_FLAG("programmed", &o->programmed,
                      "evaluate the ONN at its programmed phase-driver codes"),
-        CLI_OPT_PHASE_SIGMA("phase-sigma", &o->phase_sigma, NULL,
+        CLI_OPT_PHASE_SIGMA("phase-sigma", &o->phase_sigma, &o->set_phase_sigma,
                             "static phase error of the ONN chip; implies --programmed"),
         CLI_OPT_CHIP_SEED(&o->chip_seed, &o->set_chip_seed, "the run's seed",
                           "seed of the ONN chip's phase errors"),
@@ -132,7 +135,7 @@ static int parse(int argc, char **argv, opts *o)
         {"tflops", 0, CLI_DOUBLE, CLI_DST(double, &tflops), "X", "peak compute in TFLOP/s", .lo = 0,
          .hi = INFINITY, .flags = CLI_ABOVE, .given = &set_tflops},
         {"efficiency", 0, CLI_DOUBLE, CLI_DST(double, &c->cost.efficiency), "X",
-         "utilization of the peak", .lo = 0, .hi = INFINITY, .flags = CLI_ABOVE},
+         "utilization of the peak", .lo = 0, .hi = 1, .flags = CLI_ABOVE},
         CLI_OPT_END};
     const cli_cmd cmd = {"train", "[SPEC]",
                          "--cost-model [--bits B] [cost-model options]",
@@ -145,7 +148,6 @@ static int parse(int argc, char **argv, opts *o)
         return rc;
     o->spec = operand[0];
     o->mpi = !strcmp(o->backend, "mpi");
-    o->programmed |= o->phase_sigma > 0.0;
     if (set_gbps)
         c->cost.link_bps = link_gbps * 1e9;
     if (set_latency)
@@ -184,9 +186,76 @@ static optinc_status apply_spec(opts *o, const optinc_spec *spec, optinc_error *
         memcpy(c->hidden, saved.hidden, sizeof c->hidden);
         c->n_hidden = saved.n_hidden;
     }
-    if (!o->onn && spec->train.onn[0])
+    if (!o->onn && spec->train.onn[0]) {
         o->onn = spec->train.onn;
+        o->onn_spec = spec;
+    }
     return OPTINC_OK;
+}
+
+/* Refuses the command-line options the run would ignore, since a user who
+ * gives one expects it to act: the options of quantizing all-reduces with
+ * ring or exact, an ONN where none aggregates or is measured, a chip where
+ * no compiled ONN is evaluated.  (A spec's settings are not refused: a spec
+ * may serve several runs.)  Returns -1 to go on, else the exit code. */
+static int refuse_ignored(const opts *o)
+{
+    const optinc_ar_algorithm *a = o->cfg.allreduce;
+    int quantizes = a->flags & OPTINC_AR_QUANTIZES;
+    int measured = o->inject && !strcmp(o->inject, "onn");
+    int onn = (a->flags & OPTINC_AR_ONN) || measured;
+    int exact = o->onn && !strcmp(o->onn, "exact");
+    const char *quantizing = "a quantizing all-reduce (quantized, optinc)";
+    const char *chip = "a compiled ONN (--onn NET.sp with --allreduce optinc or "
+                       "--inject-errors onn)";
+    const struct {
+        int given, used;
+        const char *option, *what, *of;
+    } rules[] = {
+        {o->inject != NULL, quantizes, "--inject-errors", "injects errors into the codes of",
+         quantizing},
+        {o->set_bits, quantizes, "--bits", "sets the code width of", quantizing},
+        {o->set_block, quantizes, "--block-size", "sets the scale blocks of", quantizing},
+        {o->set_onn, onn, "--onn", "names the ONN of",
+         "the optinc all-reduce or of --inject-errors onn"},
+        {o->programmed, onn && !exact, "--programmed", "sets the chip of", chip},
+        {o->set_phase_sigma, onn && !exact, "--phase-sigma", "sets the chip of", chip},
+        {o->set_chip_seed, onn && !exact, "--chip-seed", "sets the chip of", chip},
+    };
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        if (rules[i].given && !rules[i].used)
+            return cli_usage_error("train", "%s %s %s, which this run (--allreduce %s%s) does "
+                                   "not have; leave it out", rules[i].option, rules[i].what,
+                                   rules[i].of, a->name, exact ? " --onn exact" : "");
+    return -1;
+}
+
+/* The files the run writes into --out, checked before training: each must
+ * be writable where it is, and none may be an input of the run (the spec,
+ * the ONN, the histogram of --inject-errors).  A missing folder is made by
+ * the trainer. */
+static optinc_status check_outputs(const opts *o, optinc_error *err)
+{
+    const char *dir = o->cfg.out_dir;
+    const char *const *lists[2] = {optinc_train_files, cli_plot_files};
+    char path[8][1100];
+    const char *outputs[8];
+    int n = 0;
+    struct stat sb;
+    if (!dir[0] || stat(dir, &sb) != 0)
+        return OPTINC_OK;
+    if (!S_ISDIR(sb.st_mode))
+        return optinc_fail(err, OPTINC_EINPUT, dir, 0, 0, "--out '%s' is not a folder; give "
+                           "the folder to write the run's files into", dir);
+    for (int l = 0; l < 2; l++)
+        for (const char *const *name = lists[l]; *name && n < 8; name++, n++) {
+            snprintf(path[n], sizeof path[n], "%s/%s", dir, *name);
+            outputs[n] = path[n];
+            optinc_status st = optinc_out_check(path[n], err);
+            if (st)
+                return st;
+        }
+    return cli_check_outputs(outputs, n, err);
 }
 
 /* ---- the cost-model tables ------------------------------------------------ */
@@ -277,6 +346,7 @@ typedef struct watch {
     int rank;
     int bar;                  /* draw the progress bar (rank 0 on a terminal) */
     int note;                 /* keep the SIGTERM note current (rank 0 under MPI) */
+    int stoppable;            /* in process: SIGINT and SIGTERM stop the run (on_stop) */
     long noted;               /* the checkpoint step the note speaks of */
     char fault;               /* OPTINC_TEST_FAULT: 'k'ill or 'h'ang; 0: none */
     int fault_rank;
@@ -313,6 +383,44 @@ static void note_checkpoint(watch *w, long saved)
     w->noted = saved;
 }
 
+/* In process, SIGINT or SIGTERM ends the run after the step under way, with
+ * a last checkpoint when checkpointing, and the command says where it is
+ * and exits 128 + the signal's number, as the signal would have.  A handler
+ * may not do that work, so it only notes the signal, and the progress
+ * callback hands it to the trainer; the handler is reset by its first
+ * signal (SA_RESETHAND), so a second one ends the program at once. */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+    stop_signal = sig;
+}
+
+static void catch_stop_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sa.sa_flags = SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
+/* What the run says when a signal stopped it. */
+static void say_stopped(const opts *o, const optinc_train_result *r, int sig)
+{
+    char advice[1400];
+    if (r->checkpoint_step > 0)
+        snprintf(advice, sizeof advice, "the checkpoint of step %ld is %s/%s: rerun with "
+                 "--resume to go on", r->checkpoint_step, o->cfg.out_dir,
+                 optinc_train_files[OPTINC_TRAIN_CHECKPOINT]);
+    else
+        optinc_train_resume_advice(&o->cfg, r->checkpoint_step, advice, sizeof advice);
+    fprintf(stderr, "optinc train: stopped by %s after step %ld; %s\n",
+            sig == SIGINT ? "SIGINT" : "SIGTERM", r->steps, advice);
+}
+
 /* OPTINC_TEST_FAULT=kill:RANK:STEP | hang:RANK:STEP (tests only); -1 if malformed. */
 static int test_fault(watch *w)
 {
@@ -328,8 +436,8 @@ static int test_fault(watch *w)
     return 0;
 }
 
-/* The trainer's progress callback. */
-static void on_step(void *ctx, const optinc_train_progress *p)
+/* The trainer's progress callback; nonzero stops the run. */
+static int on_step(void *ctx, const optinc_train_progress *p)
 {
     watch *w = ctx;
     if (w->bar)
@@ -342,6 +450,7 @@ static void on_step(void *ctx, const optinc_train_progress *p)
         for (;;)
             pause();
     }
+    return w->stoppable && stop_signal;
 }
 
 static void print_sha(FILE *f, const uint8_t *h)
@@ -429,15 +538,24 @@ static optinc_status onn_table(const opts *o, optinc_agg_lut **lut, optinc_onn_r
                                optinc_error *err)
 {
     const char *path = o->onn ? o->onn : DEFAULT_ONN;
-    optinc_onn_devices dev = {!o->programmed, o->phase_sigma,
+    optinc_onn_devices dev = {!(o->programmed || o->phase_sigma > 0.0), o->phase_sigma,
                               o->set_chip_seed ? o->chip_seed : o->cfg.seed};
+    cli_input(path, "ONN");
     optinc_status st = optinc_agg_lut_onn(path, cli_read_opts(), o->cfg.servers, o->cfg.bits,
                                           &dev, lut, rep, err);
-    if (st && !o->onn && access(path, R_OK))
+    const optinc_spec *spec = o->onn_spec;
+    if (st && !o->onn && access(path, R_OK)) {
         optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
                     "no ONN netlist here: give --onn NET.sp (optinc onn train and "
                     "optinc compile make one), or use --allreduce quantized for the "
                     "exact aggregation");
+    } else if (st && spec && !err->line && !strcmp(err->file, path)) {
+        /* the file the spec names cannot be read: say where the spec names it */
+        char why[sizeof err->message];
+        snprintf(why, sizeof why, "%s", err->message);
+        optinc_fail(err, st, spec->path, spec->train.onn_line, spec->train.onn_column,
+                    "'onn' in train: %s", why);
+    }
     return st;
 }
 
@@ -471,8 +589,10 @@ static optinc_status load_aggregator(opts *o, optinc_err_hist **hist, optinc_agg
     if (from_onn)
         st = optinc_err_hist_from_counts(rep->hist, 2 * OPTINC_ONN_HIST + 1, OPTINC_ONN_HIST,
                                          hist, err);
-    else if (o->inject)
+    else if (o->inject) {
+        cli_input(o->inject, "error histogram");
         st = optinc_err_hist_load(o->inject, cli_read_opts(), hist, err);
+    }
     if (!st && *hist)
         o->cfg.inject = *hist;
     return st;
@@ -490,18 +610,23 @@ int cmd_train(int argc, char **argv)
         return rc;
     if (o.cost_model)
         return cost_model(&o);
-    watch w = {&o.cfg, 0, 0, 0, -2, 0, 0, 0};
+    watch w = {.cfg = &o.cfg, .noted = -2};
     if (test_fault(&w))
         return cli_usage_error("train", "OPTINC_TEST_FAULT is kill:RANK:STEP or hang:RANK:STEP");
     optinc_error err;
     optinc_error_clear(&err);
     optinc_spec *spec = NULL;
     optinc_status st = OPTINC_OK;
+    cli_input(o.spec, "spec");
     if (o.spec && (st = optinc_spec_load(o.spec, cli_read_opts(), &spec, &err)))
         return cli_report(&err, st);
     if (spec && (st = apply_spec(&o, spec, &err))) {
         optinc_spec_free(spec);
         return cli_report(&err, st);
+    }
+    if ((rc = refuse_ignored(&o)) >= 0) {
+        optinc_spec_free(spec);
+        return rc;
     }
     if (!o.cfg.data_dir[0])
         cli_data_dir(o.cfg.data_dir, sizeof o.cfg.data_dir);
@@ -510,17 +635,30 @@ int cmd_train(int argc, char **argv)
         optinc_spec_free(spec);
         return cli_report(&err, st);
     }
-    if (o.mpi && !cli_under_mpirun()) {
+    int mpirun_rank, ranks = cli_mpirun_ranks(&mpirun_rank);
+    if (ranks > 1 && !o.mpi) {   /* each copy would train alone */
+        optinc_spec_free(spec);
+        return mpirun_rank ? 2 : cli_usage_error("train", "mpirun started %d copies of this "
+                                                 "program, which would each train alone: "
+                                                 "add --backend mpi", ranks);
+    }
+    if (o.mpi && !ranks) {
         optinc_spec_free(spec);
         return cli_usage_error("train", "--backend mpi runs under mpirun: "
                                "mpirun -np %d optinc train ... --backend mpi", o.cfg.servers);
     }
     st = optinc_comm_open(&comm, o.backend, o.cfg.servers, &argc, &argv, &err);
     if (o.mpi) {
+        const optinc_spec_train *t = spec ? &spec->train : NULL;
         if (!st && o.set_servers && o.cfg.servers != comm.servers)
             st = optinc_fail(&err, OPTINC_EINPUT, NULL, 0, 0,
                              "--servers %d but mpirun started %d ranks: use mpirun -np %d",
                              o.cfg.servers, comm.servers, o.cfg.servers);
+        else if (!st && !o.set_servers && t && t->servers_line && t->servers != comm.servers)
+            st = optinc_fail(&err, OPTINC_EINPUT, spec->path, t->servers_line,
+                             t->servers_column, "'servers' in train is %d, but mpirun started "
+                             "%d ranks: use mpirun -np %d, or give --servers %d",
+                             t->servers, comm.servers, t->servers, comm.servers);
         o.cfg.servers = comm.servers;
         comm.timeout_s = o.step_timeout_s;
     }
@@ -528,6 +666,7 @@ int cmd_train(int argc, char **argv)
     w.rank = comm.rank;
     w.bar = root && !o.quiet && isatty(STDERR_FILENO);
     w.note = root && o.mpi;
+    w.stoppable = !o.mpi;
     if (w.note) {
         note_checkpoint(&w, -1);
         struct sigaction sa;
@@ -542,14 +681,16 @@ int cmd_train(int argc, char **argv)
     int have_rep = 0;
     if (!st)
         st = load_aggregator(&o, &hist, &lut, &aggregator, &rep, &have_rep, &err);
+    if (!st)
+        st = check_outputs(&o, &err);
     st = optinc_comm_agree(&comm, st, &err);
     optinc_train_result res;
     memset(&res, 0, sizeof res);
     if (!st) {
-        if (w.bar || w.note || w.fault) {
-            o.cfg.progress = on_step;
-            o.cfg.progress_ctx = &w;
-        }
+        o.cfg.progress = on_step;
+        o.cfg.progress_ctx = &w;
+        if (w.stoppable)
+            catch_stop_signals();
         st = optinc_train(&o.cfg, &comm, &res, &err);
     }
     int failed = optinc_comm_failed(&comm);
@@ -557,9 +698,10 @@ int cmd_train(int argc, char **argv)
         note_off = 1;
         fprintf(stderr, "optinc train: %s\n", err.message);
     }
+    int sig = !st && res.interrupted ? (int)stop_signal : 0;
     if (!st && root && o.cfg.resume && !res.resumed_from && !o.quiet)
         cli_warn("no checkpoint in %s: started from step 0", o.cfg.out_dir);
-    if (!st && root && o.cfg.out_dir[0] && !res.stopped) {
+    if (!st && root && o.cfg.out_dir[0] && !res.stopped && !sig) {
         char title[256];
         int have;
         snprintf(title, sizeof title, "%s all-reduce, %d servers, seed %llu",
@@ -570,12 +712,18 @@ int cmd_train(int argc, char **argv)
             cli_warn("gnuplot is not installed: no plots (install gnuplot-nox; the curves are "
                      "in %s/metrics.csv)", o.cfg.out_dir);
     }
-    if (!st && root)
+    if (!st && root && !sig)
         (o.json ? print_json : print_text)(&o, &res, aggregator, have_rep ? &rep : NULL);
-    if (st && root && !failed)
+    if (sig) {
+        if (w.bar)
+            fputc('\n', stderr);
+        say_stopped(&o, &res, sig);
+        rc = 128 + sig;
+    } else if (st && root && !failed) {
         rc = cli_report(&err, st);
-    else
+    } else {
         rc = (int)st;
+    }
     optinc_train_result_free(&res);
     optinc_agg_lut_free(lut);
     optinc_err_hist_free(hist);

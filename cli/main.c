@@ -1,11 +1,11 @@
 /*
  * main.c - the optinc command: dispatches to one function per subcommand,
- * and owns what only the program may do for the library: the environment
- * (the soft limits) and the printing of errors and warnings.
+ * and owns what only the program may do for the library: the printing of
+ * errors and warnings (the environment's soft limits are read in
+ * inputs.c).
  */
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
 #include "optinc/matrix.h"
@@ -51,19 +51,6 @@ int main(int argc, char **argv)
     fprintf(stderr, "optinc: error: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;
-}
-
-const optinc_read_opts *cli_read_opts(void)
-{
-    static optinc_limits lim;
-    static optinc_read_opts opts;
-    if (!opts.limits) {
-        optinc_limits_init(&lim);
-        for (int id = 0; id < OPTINC_LIMIT_COUNT; id++)
-            optinc_limits_set(&lim, (optinc_limit_id)id, getenv(optinc_limit_name(id)));
-        opts.limits = &lim;
-    }
-    return &opts;
 }
 
 int cli_report(const optinc_error *err, optinc_status status)

@@ -164,14 +164,18 @@ static int in_range(const cli_opt *o, uint64_t v)
     return v >= o->min && v <= o->max && !(o->flags & CLI_EVEN && v % 2);
 }
 
+/* Every comma separates two values: an empty one ("1,,2", "1,") is refused,
+ * not skipped, since the list would then mean something else than it says. */
 static int parse_ints(const cli_opt *o, const char *arg)
 {
-    char *copy = strdup(arg), *save = NULL;
+    char *copy = strdup(arg);
     int n = 0, bad = !copy;
-    for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && !bad;
-         t = strtok_r(NULL, ",", &save)) {
+    for (char *t = copy, *next; t && !bad; t = next) {
         uint64_t v;
-        bad = (size_t)n == o->size || parse_u64(t, &v) || !in_range(o, v);
+        next = strchr(t, ',');
+        if (next)
+            *next++ = '\0';
+        bad = (size_t)n == o->size || !*t || parse_u64(t, &v) || !in_range(o, v);
         if (!bad)
             ((int *)o->dst)[n++] = (int)v;
     }

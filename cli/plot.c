@@ -41,16 +41,19 @@ static void gnuplot_quote(const char *s, char *out, size_t size)
     out[k] = '\0';
 }
 
-/* Runs `gnuplot -e "fmt='FMT'" SCRIPT` and stores its standard output. */
+const char *const cli_plot_files[] = {"curves.gp", "curves.svg", "curves.png", NULL};
+
+/* Runs `gnuplot -e "fmt='FMT'" SCRIPT` and stores its standard output in
+ * dir/name. */
 static optinc_status plot_one(const char *dir, const char *script, const char *fmt,
-                              optinc_error *err)
+                              const char *name, optinc_error *err)
 {
     char cmd[4096], path[1100];
     size_t k = (size_t)snprintf(cmd, sizeof cmd, "gnuplot -e \"fmt='%s'\" '", fmt);
     for (const char *p = script; *p && k + 8 < sizeof cmd; p++)
         k += (size_t)snprintf(cmd + k, sizeof cmd - k, *p == '\'' ? "'\\''" : "%c", *p);
     snprintf(cmd + k, sizeof cmd - k, "' 2>/dev/null");
-    snprintf(path, sizeof path, "%s/curves.%s", dir, fmt);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
     optinc_out o;
     optinc_status st = optinc_out_open(&o, path, err);
     if (st)
@@ -77,7 +80,7 @@ optinc_status cli_plot_curves(const char *out_dir, const char *title, int *have_
     if (!*have_gnuplot)
         return OPTINC_OK;
     char script[1100], csv[1100], csvq[2300], titleq[600];
-    snprintf(script, sizeof script, "%s/curves.gp", out_dir);
+    snprintf(script, sizeof script, "%s/%s", out_dir, cli_plot_files[0]);
     snprintf(csv, sizeof csv, "%s/metrics.csv", out_dir);
     gnuplot_quote(csv, csvq, sizeof csvq);
     gnuplot_quote(title, titleq, sizeof titleq);
@@ -105,7 +108,7 @@ optinc_status cli_plot_curves(const char *out_dir, const char *title, int *have_
             csvq, titleq);
     if ((st = optinc_out_commit(&o, err)))
         return st;
-    if ((st = plot_one(out_dir, script, "svg", err)))
+    if ((st = plot_one(out_dir, script, "svg", cli_plot_files[1], err)))
         return st;
-    return plot_one(out_dir, script, "png", err);
+    return plot_one(out_dir, script, "png", cli_plot_files[2], err);
 }

@@ -1,7 +1,7 @@
 /*
  * train_env.c - what `optinc train` takes from its environment, which the
  * library never reads: the data set's folder, and whether mpirun started
- * this process.
+ * this process, and how many copies of it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +14,25 @@ void cli_data_dir(char *dir, size_t size)
     snprintf(dir, size, "%s", env && *env ? env : OPTINC_FASHION_MNIST_DIR);
 }
 
-int cli_under_mpirun(void)
+/* A whole number from the environment variable name; -1 when unset or not one. */
+static int env_int(const char *name)
 {
-    return getenv("OMPI_COMM_WORLD_SIZE") != NULL || getenv("PMIX_RANK") != NULL ||
-           getenv("PMI_SIZE") != NULL;
+    const char *s = getenv(name);
+    char *end;
+    long v = s && *s ? strtol(s, &end, 10) : -1;
+    return s && *s && !*end && v >= 0 && v <= 1 << 24 ? (int)v : -1;
+}
+
+int cli_mpirun_ranks(int *rank)
+{
+    int size = env_int("OMPI_COMM_WORLD_SIZE"), r = env_int("OMPI_COMM_WORLD_RANK");
+    if (size < 0)
+        size = env_int("PMI_SIZE");
+    if (r < 0)
+        r = env_int("PMIX_RANK");
+    if (r < 0)
+        r = env_int("PMI_RANK");
+    if (rank)
+        *rank = r > 0 ? r : 0;
+    return size > 0 ? size : r >= 0 ? 1 : 0;
 }

@@ -68,7 +68,10 @@ optinc-limits(7).
 Output files: every file optinc writes appears complete or not at all
 (tests/test_atomic.c).  A run killed while writing `NAME` may leave
 `.NAME.tmpXXXXXX` beside it; that hidden file is never `NAME`, no optinc
-command reads it, and it can be deleted.
+command reads it, and it can be deleted.  A write that fails (a full disk)
+names the file and the system's reason and leaves no such file; an output
+that is one of the run's inputs is refused before anything is written
+(section "Outputs and runs").
 EOF
 
 head_table "Specs (YAML)" "\`optinc compile FILE\` on each fixture of tests/bad/spec/ (tests/test_spec.c); the .csv and .npy files there are matrix files the specs name."
@@ -197,4 +200,32 @@ row "optinc train --backend mpi (no mpirun)" train --backend mpi
 row "optinc onn" onn
 row "optinc onn frobnicate" onn frobnicate
 row "optinc onn verify --sigma -1" onn verify specs/onn4x8.yaml --sigma -1
+row "optinc train --hidden 16,,8" train --hidden 16,,8
+row "optinc train --cost-model --efficiency 2" train --cost-model --efficiency 2
+row "optinc train --allreduce ring --inject-errors H" train --allreduce ring --inject-errors H
+row "optinc train --allreduce exact --onn NET.sp" train --allreduce exact --onn NET.sp
+row "optinc train --allreduce ring --bits 4" train --allreduce ring --bits 4
+row "optinc onn train --name 'bad name'" onn train -o "$tmp/x.yaml" --name 'bad name'
+
+head_table "Outputs and runs" "An output that is an input of its run, a run that would fail only after its work, spec values the trainer cannot take; refused before anything is written (tests/test_hostile.c; damaged checkpoints: tests/test_train.c)."
+cp $s "$tmp/S.yaml"
+cp netlists/onn4x8.pnl.sp "$tmp/O.sp"
+printf '0.5, 0.1\n-0.2, 0.3\n' > "$tmp/W.csv"
+printf 'schema_version: 1\nname: m\nmatrices:\n  W: {file: W.csv, shape: [2, 2], dtype: real}\nlayers:\n  - {name: L1, matrix: W}\n' > "$tmp/M.yaml"
+"$OPTINC" compile "$tmp/S.yaml" -o "$tmp/N.sp" --quiet
+"$OPTINC" simulate "$tmp/N.sp" --save-calibration "$tmp/C.cal" > /dev/null
+mkdir -p "$tmp/folder"
+train='schema_version: 1\nname: t\nmatrices:\n  W: {shape: [2, 2], dtype: complex, generate: {kind: haar_unitary, seed: 1}}\nlayers:\n  - {name: L1, matrix: W}\ntrain:\n'
+printf "${train}  servers: 300\n" > "$tmp/servers_300.yaml"
+printf "${train}  allreduce: optinc\n  onn: nope.sp\n" > "$tmp/onn_missing.yaml"
+row "compile S.yaml -o S.yaml" compile "$tmp/S.yaml" -o "$tmp/S.yaml"
+row "compile M.yaml -o W.csv (its matrix file)" compile "$tmp/M.yaml" -o "$tmp/W.csv"
+row "compile --calibration C -o C" compile "$tmp/S.yaml" --calibration "$tmp/C.cal" -o "$tmp/C.cal"
+row "simulate N.sp --matrix N.sp" simulate "$tmp/N.sp" --matrix "$tmp/N.sp"
+row "simulate N.sp --save-calibration N.sp" simulate "$tmp/N.sp" --save-calibration "$tmp/N.sp"
+row "onn export N --hist N" onn export "$tmp/O.sp" --hist "$tmp/O.sp"
+row "onn train -o FOLDER" onn train -o "$tmp/folder"
+row "train SPEC (train.servers: 300)" train "$tmp/servers_300.yaml" --data "$tmp"
+row "train SPEC (train.onn: nope.sp)" train "$tmp/onn_missing.yaml" --data "$tmp"
+row "train --out FILE" train --out "$tmp/S.yaml" --data "$tmp"
 rm -rf "$tmp"

@@ -362,7 +362,8 @@ Test(atomic, killed_at_exact_bytes, .init = tu_scratch_init, .fini = tu_scratch_
 }
 
 /* A write that fails (EFBIG, as a full disk gives ENOSPC) is an error of
- * the run: exit 1, a message, the old file kept and no temporary left. */
+ * the run: exit 1, a message naming the file and the reason, the old file
+ * kept and no temporary left; for every writer, Graphviz's included. */
 Test(atomic, failed_write_keeps_the_old_file, .init = tu_scratch_init, .fini = tu_scratch_fini)
 {
     char *big = unitary_spec("big", 48, 3), *small = unitary_spec("small", 8, 5);
@@ -375,14 +376,41 @@ Test(atomic, failed_write_keeps_the_old_file, .init = tu_scratch_init, .fini = t
         child c = start_to(writers[w].args, o.path, (long)o.ref_len / 2, 1);
         int status = finish(&c, &err);
         cr_expect_eq(status, 1, "%s: exit %d: %s", o.name, status, err);
-        cr_expect(strstr(err, "error: cannot write") && strstr(err, "File too large"),
-                  "%s: %s", o.name, err);
+        char named[4700];
+        snprintf(named, sizeof named, "error: cannot write '%s': File too large", o.path);
+        cr_expect(strstr(err, named), "%s: %s", o.name, err);
         cr_expect(same(o.path, o.old, o.old_len), "%s: the old file changed", o.name);
         check_target(&o, 0, o.name);
         free(err);
         free_output(&o);
         unlink(o.path);
         rmdir(o.dir);
+    }
+    /* Graphviz ends the program when a write fails; the stream it writes to
+     * never fails, so draw too reports the file and leaves nothing behind:
+     * onto a file that outgrows its limit, and (as root) onto a device node
+     * that is always full (the numbers of /dev/full), written in place. */
+    char dir[4400], svg[4600], want[9400];
+    snprintf(dir, sizeof dir, "%s/drawing", tu_scratch_dir());
+    snprintf(svg, sizeof svg, "%s/big_L1.svg", dir);
+    const char *draw[] = {"draw", big, "-o", dir, "--format", "svg", NULL};
+    for (int full = 0; full < 2; full++) {
+        mkdir(dir, 0777);
+        if (full && mknod(svg, S_IFCHR | 0666, makedev(1, 7)) != 0)
+            break;
+        char *err = NULL;
+        child c = start(draw, full ? 0 : 20000, 1);
+        int status = finish(&c, &err);
+        snprintf(want, sizeof want, "%s: error: cannot write '%s': %s", svg, svg,
+                 full ? "No space left on device" : "File too large");
+        cr_expect_eq(status, 1, "exit %d: %s", status, err);
+        cr_expect(strstr(err, want), "%s", err);
+        struct stat sb;
+        cr_expect_eq(tu_dir_count(dir), full, "draw left files behind");
+        cr_expect(!full || (stat(svg, &sb) == 0 && S_ISCHR(sb.st_mode)), "the device changed");
+        free(err);
+        unlink(svg);
+        rmdir(dir);
     }
     free(big);
     free(small);

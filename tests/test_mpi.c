@@ -81,3 +81,33 @@ Test(mpi, servers_must_match_ranks)
     cr_assert(strstr(r.err, "--servers 4 but mpirun started 2 ranks"), "%s", r.err);
     tu_run_free(&r);
 }
+
+/* The spec's train.servers must match the ranks too (reported where the
+ * spec gives it), unless --servers overrides it; and copies that mpirun
+ * starts without --backend mpi refuse to train each alone. */
+Test(mpi, spec_servers_and_backend_must_match_mpirun)
+{
+    tr_need_mpi();
+    char *dir = tu_tempdir(), spec[4200], want[4400];
+    snprintf(spec, sizeof spec, "%s/four.yaml", dir);
+    cr_assert_eq(tu_write_file(spec, "schema_version: 1\nname: four\ntrain:\n  servers: 4\n"), 0);
+    const char *mismatch[] = {tr_mpirun(), "-np", "2", tu_optinc_path(), "train", spec,
+                              "--backend", "mpi", "--data", "/nonexistent", NULL};
+    tu_run r = tr_start_mpi(mismatch);
+    cr_assert(tr_wait_within(&r, 300), "mpirun did not end within 300 s");
+    cr_assert_neq(r.status, 0);
+    snprintf(want, sizeof want, "%s:4:12: error: 'servers' in train is 4, but mpirun started 2 "
+             "ranks: use mpirun -np 4, or give --servers 2", spec);
+    cr_assert(strstr(r.err, want), "%s", r.err);
+    tu_run_free(&r);
+    const char *copies[] = {tr_mpirun(), "-np", "2", tu_optinc_path(), "train", "--data",
+                            "/nonexistent", NULL};
+    r = tr_start_mpi(copies);
+    cr_assert(tr_wait_within(&r, 300), "mpirun did not end within 300 s");
+    cr_assert_neq(r.status, 0);
+    cr_assert(strstr(r.err, "mpirun started 2 copies of this program, which would each train "
+                            "alone: add --backend mpi"), "%s", r.err);
+    tu_run_free(&r);
+    tu_rmtree(dir);
+    free(dir);
+}

@@ -6,8 +6,11 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "optinc/dataset.h"
 #include "optinc/fileio.h"
 #include "trainutil.h"
@@ -36,7 +39,9 @@ Test(train, learns_and_reports_json)
     cr_assert(dir);
     const char *kinds[] = {"ring", "optinc", "exact", "quantized"};
     for (int k = 0; k < 4; k++) {
-        tu_run r = train(dir, (const char *[]){"--allreduce", kinds[k], "--onn", "exact", NULL});
+        /* --onn is refused where no ONN aggregates: the list ends before it */
+        const char *onn = strcmp(kinds[k], "optinc") ? NULL : "--onn";
+        tu_run r = train(dir, (const char *[]){"--allreduce", kinds[k], onn, "exact", NULL});
         cr_assert_eq(r.status, 0, "%s: %s", kinds[k], r.err);
         double acc = atof(tr_json(r.out, "test_accuracy"));
         cr_assert_gt(acc, 0.9, "%s: test accuracy %g", kinds[k], acc);
@@ -86,16 +91,17 @@ Test(train, resume_gives_identical_result)
     char *dir = tr_dataset(), *full = tu_tempdir(), *cut = tu_tempdir();
     const char *kinds[] = {"ring", "optinc"};
     for (int k = 0; k < 2; k++) {
-        tu_run a = train(dir, (const char *[]){"--allreduce", kinds[k], "--onn", "exact",
-                                               "--out", full, "--checkpoint-every", "5", NULL});
-        tu_run b = train(dir, (const char *[]){"--allreduce", kinds[k], "--onn", "exact",
-                                               "--out", cut, "--checkpoint-every", "5",
-                                               "--stop-after", "23", NULL});
+        const char *onn = k ? "--onn" : NULL;   /* the ring takes no ONN */
+        tu_run a = train(dir, (const char *[]){"--allreduce", kinds[k], "--out", full,
+                                               "--checkpoint-every", "5", onn, "exact", NULL});
+        tu_run b = train(dir, (const char *[]){"--allreduce", kinds[k], "--out", cut,
+                                               "--checkpoint-every", "5", "--stop-after", "23",
+                                               onn, "exact", NULL});
         cr_assert_eq(a.status + b.status, 0, "%s%s", a.err, b.err);
         cr_assert_str_eq(tr_json(b.out, "stopped"), "true");
-        tu_run c = train(dir, (const char *[]){"--allreduce", kinds[k], "--onn", "exact",
-                                               "--out", cut, "--checkpoint-every", "5",
-                                               "--resume", NULL});
+        tu_run c = train(dir, (const char *[]){"--allreduce", kinds[k], "--out", cut,
+                                               "--checkpoint-every", "5", "--resume", onn,
+                                               "exact", NULL});
         cr_assert_eq(c.status, 0, "%s", c.err);
         cr_assert_str_eq(tr_json(c.out, "resumed_from"), "20");
         char *sa = sha_of(a.out), *sc = sha_of(c.out);
@@ -139,6 +145,122 @@ Test(train, resume_gives_identical_result)
     free(dir);
     free(full);
     free(cut);
+}
+
+/* A checkpoint that is not exactly what a run wrote is refused, with its
+ * name, exit 2: cut short, grown, a byte flipped first, in the middle (the
+ * weights, which nothing else would notice) or last, empty, a checkpoint of
+ * the format without a checksum, a FIFO (without waiting for a writer).
+ * The intact one still resumes. */
+Test(train, damaged_checkpoints_are_refused, .timeout = 120)
+{
+    char *dir = tr_dataset(), *out = tu_tempdir(), path[4200];
+    const char *const run[] = {"--allreduce", "ring", "--out", out, "--checkpoint-every", "5",
+                               "--stop-after", "23", NULL};
+    const char *const resume[] = {"--allreduce", "ring", "--out", out, "--checkpoint-every",
+                                  "5", "--resume", NULL};
+    tu_run a = train(dir, run);
+    cr_assert_eq(a.status, 0, "%s", a.err);
+    tu_run_free(&a);
+    snprintf(path, sizeof path, "%s/checkpoint.bin", out);
+    size_t len = 0;
+    char *good = tu_read_file(path, &len), *bad = malloc(len + 1);
+    cr_assert(good && bad && len > 8000, "%zu bytes", len);
+    cr_assert(!memcmp(good, "OPTINCK2", 8));
+    struct {
+        const char *what;
+        size_t at, len;         /* the byte flipped (len: none), the length written */
+        const char *message;
+    } cases[] = {
+        {"cut by one byte", len, len - 1, "a damaged checkpoint: its checksum does not match"},
+        {"cut in half", len, len / 2, "a checkpoint cut short"},
+        {"grown by one byte", len, len + 1, "a damaged checkpoint"},
+        {"first byte flipped", 0, len, "not an optinc checkpoint"},
+        {"middle byte flipped", len / 2, len, "a damaged checkpoint"},
+        {"last byte flipped", len - 1, len, "a damaged checkpoint"},
+        {"empty", len, 0, "not an optinc checkpoint"},
+        {"format 1", 7, len, "a checkpoint of an older optinc (format 1, without a checksum)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        memcpy(bad, good, len);
+        bad[len] = 'x';
+        if (cases[i].at < len)
+            bad[cases[i].at] = i == 7 ? '1' : (char)(bad[cases[i].at] ^ 0x20);
+        cr_assert_eq(tu_write_bytes(path, bad, cases[i].len), 0);
+        tu_run r = train(dir, resume);
+        char want[4600];
+        snprintf(want, sizeof want, "%s: error: %s", path, cases[i].message);
+        cr_expect_eq(r.status, 2, "%s: exit %d: %s", cases[i].what, r.status, r.err);
+        cr_expect(strstr(r.err, want), "%s: %s", cases[i].what, r.err);
+        tu_run_free(&r);
+    }
+    unlink(path);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    tu_run r = train(dir, resume);
+    cr_expect_eq(r.status, 2, "FIFO: exit %d: %s", r.status, r.err);
+    cr_expect(strstr(r.err, "is not a regular file"), "FIFO: %s", r.err);
+    tu_run_free(&r);
+    unlink(path);
+    cr_assert_eq(tu_write_bytes(path, good, len), 0);
+    r = train(dir, resume);
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    cr_expect_str_eq(tr_json(r.out, "resumed_from"), "20");
+    tu_run_free(&r);
+    free(good);
+    free(bad);
+    tu_rmtree(dir);
+    tu_rmtree(out);
+    free(dir);
+    free(out);
+}
+
+/* SIGINT or SIGTERM during an in-process run ends it after the step under
+ * way with a checkpoint of that step, says where it is, and exits 130 or
+ * 143; resuming goes on from that very step. */
+Test(train, signals_stop_with_a_checkpoint, .timeout = 240)
+{
+    char *dir = tr_dataset(), *out = tu_tempdir(), path[4200];
+    snprintf(path, sizeof path, "%s/checkpoint.bin", out);
+    const int sigs[] = {SIGINT, SIGTERM};
+    for (int k = 0; k < 2; k++) {
+        unlink(path);
+        const char *args[] = {"train", "--data", dir, "--hidden", "16", "--batch", "8",
+                              "--epochs", "100000", "--quiet", "--allreduce", "ring", "--out",
+                              out, "--checkpoint-every", "7", NULL};
+        tu_run r = tu_optinc_start(args);
+        for (int t = 0; t < 60000 && access(path, R_OK); t++)
+            usleep(1000);
+        cr_assert_eq(access(path, R_OK), 0, "no checkpoint within 60 s");
+        usleep(20000);
+        kill(r.pid_, sigs[k]);
+        tu_wait(&r);
+        cr_expect_eq(r.status, 128 + sigs[k], "exit %d: %s", r.status, r.err);
+        long step = 0;
+        char want[4400];
+        const char *at = strstr(r.err, "optinc train: stopped by ");
+        const char *after = at ? strstr(at, "after step ") : NULL;
+        cr_assert(after && sscanf(after, "after step %ld", &step) == 1 && step >= 7, "%s",
+                  r.err);
+        snprintf(want, sizeof want, "optinc train: stopped by %s after step %ld; the "
+                 "checkpoint of step %ld is %s: rerun with --resume to go on\n",
+                 k ? "SIGTERM" : "SIGINT", step, step, path);
+        cr_expect_str_eq(r.err, want);
+        tu_run_free(&r);
+        char stop[32];
+        snprintf(stop, sizeof stop, "%ld", step + 1);
+        tu_run c = train(dir, (const char *[]){"--allreduce", "ring", "--out", out,
+                                               "--checkpoint-every", "7", "--epochs", "100000",
+                                               "--resume", "--stop-after", stop, NULL});
+        cr_expect_eq(c.status, 0, "%s", c.err);
+        char from[32];
+        snprintf(from, sizeof from, "%ld", step);
+        cr_expect_str_eq(tr_json(c.out, "resumed_from"), from);
+        tu_run_free(&c);
+    }
+    tu_rmtree(dir);
+    tu_rmtree(out);
+    free(dir);
+    free(out);
 }
 
 Test(train, metrics_csv_and_plots)
@@ -252,6 +374,14 @@ Test(train, missing_and_bad_data)
     r = train(dir, NULL);
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "truncated IDX file"), "%s", r.err);
+    tu_run_free(&r);
+    /* a FIFO is refused, not waited on */
+    unlink(path);
+    cr_assert_eq(mkfifo(path, 0600), 0);
+    r = train(dir, NULL);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "t10k-images-idx3-ubyte.gz: error: not a regular file"), "%s",
+              r.err);
     tu_run_free(&r);
     /* images and labels swapped: wrong magic */
     optinc_dataset *ds;

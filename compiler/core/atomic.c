@@ -1,6 +1,7 @@
 /*
  * atomic.c - output files that appear complete or not at all (optinc_out_*,
- * fileio.h).
+ * fileio.h), and the checks that keep an output from destroying what is not
+ * a file of ours.
  *
  * A run that dies half way must never leave a file that looks complete, and
  * a reader must never see one being written.  So every output goes to
@@ -18,7 +19,18 @@
  * device or a FIFO is opened and written in place, as a shell's `>` would,
  * since it holds no file contents to protect; a folder, a block device (a
  * disk) or a socket is refused.
+ *
+ * Why the stream never fails.  The FILE a writer gets is a stream over the
+ * file's descriptor (fopencookie) that keeps the first write error (a full
+ * disk, a file too large) and drops what comes after it, while telling the
+ * writer every write succeeded; optinc_out_commit() then reports that error
+ * with the file's name and removes the temporary file.  So no writer needs
+ * its own error path, and a library that gives up on a failed write by
+ * calling exit() (Graphviz does) never sees one: it would otherwise end the
+ * program with no message and leave the temporary file behind.  (BSD's
+ * funopen is the same interface.)
  */
+#define _GNU_SOURCE     /* fopencookie */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -28,20 +40,70 @@
 #include <unistd.h>
 #include "optinc/fileio.h"
 
+/* The file under an output's stream: its descriptor and the first error
+ * writing to it (0: none). */
+struct optinc_out_sink {
+    int fd;
+    int error;
+};
+
+static ssize_t sink_write(void *cookie, const char *buf, size_t len)
+{
+    struct optinc_out_sink *s = cookie;
+    for (size_t done = 0; !s->error && done < len;) {
+        ssize_t n = write(s->fd, buf + done, len - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            s->error = n < 0 ? errno : EIO;
+        else
+            done += (size_t)n;
+    }
+    return (ssize_t)len;
+}
+
+static int sink_close(void *cookie)
+{
+    struct optinc_out_sink *s = cookie;
+    int rc = close(s->fd), e = errno;
+    free(s);
+    errno = e;
+    return rc;
+}
+
+/* o->f over fd, which it owns from here on (closed on failure too). */
+static int open_stream(optinc_out *o, int fd)
+{
+    static const cookie_io_functions_t io = {NULL, sink_write, NULL, sink_close};
+    o->sink = malloc(sizeof *o->sink);
+    if (o->sink) {
+        *o->sink = (struct optinc_out_sink){fd, 0};
+        if ((o->f = fopencookie(o->sink, "w", io)))
+            return 0;
+        free(o->sink);
+        o->sink = NULL;
+    }
+    int e = errno;
+    close(fd);
+    errno = e ? e : ENOMEM;
+    return -1;
+}
+
 /* A character device or FIFO, opened for writing where it is.  A FIFO
  * without a reader is an error at once (O_NONBLOCK) rather than a hang. */
 static optinc_status open_in_place(optinc_out *o, const char *path, optinc_error *err)
 {
     int fd = open(o->path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
     int flags = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
-    if (fd < 0 || flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0 ||
-        !(o->f = fdopen(fd, "wb"))) {
+    int bad = fd < 0 || flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0;
+    if (bad && fd >= 0) {
         int e = errno;
-        if (fd >= 0)
-            close(fd);
-        return optinc_fail(err, OPTINC_ERUN, path, 0, 0, "cannot write '%s': %s", path,
-                           e == ENXIO ? "a FIFO with no reader" : strerror(e));
+        close(fd);
+        errno = e;
     }
+    if (bad || open_stream(o, fd))
+        return optinc_fail(err, OPTINC_ERUN, path, 0, 0, "cannot write '%s': %s", path,
+                           errno == ENXIO ? "a FIFO with no reader" : strerror(errno));
     o->in_place = 1;
     return OPTINC_OK;
 }
@@ -51,6 +113,11 @@ static optinc_status open_in_place(optinc_out *o, const char *path, optinc_error
 static int target_of(optinc_out *o, const char *path, optinc_error *err)
 {
     struct stat sb;
+    if (snprintf(o->path, sizeof o->path, "%s", path) >= (int)sizeof o->path) {
+        optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "output path is too long (limit %zu "
+                    "bytes)", sizeof o->path - 1);
+        return -1;
+    }
     if (lstat(path, &sb) != 0)
         return 0;   /* a new file (or a path that open will refuse with its reason) */
     if (S_ISLNK(sb.st_mode)) {
@@ -79,15 +146,35 @@ static int target_of(optinc_out *o, const char *path, optinc_error *err)
     return -1;
 }
 
+optinc_status optinc_out_check(const char *path, optinc_error *err)
+{
+    optinc_out o;
+    char dir[1024];
+    struct stat sb;
+    int how = target_of(&o, path, err);
+    if (how < 0)
+        return OPTINC_EINPUT;
+    if (how > 0)
+        return OPTINC_OK;
+    optinc_path_dir(o.path, dir, sizeof dir);
+    int e = stat(dir, &sb) != 0                 ? errno
+            : !S_ISDIR(sb.st_mode)              ? ENOTDIR
+            : access(dir, W_OK | X_OK) != 0     ? errno
+                                                : 0;
+    if (e)
+        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "cannot create a file in '%s': "
+                           "%s; check that the directory exists and is writable", dir,
+                           strerror(e));
+    return OPTINC_OK;
+}
+
 optinc_status optinc_out_open(optinc_out *o, const char *path, optinc_error *err)
 {
     char dir[1024], tmp[1024];
     o->f = NULL;
+    o->sink = NULL;
     o->tmp[0] = '\0';
     o->in_place = 0;
-    if (snprintf(o->path, sizeof o->path, "%s", path) >= (int)sizeof o->path)
-        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
-                           "output path is too long (limit %zu bytes)", sizeof o->path - 1);
     int how = target_of(o, path, err);
     if (how < 0)
         return OPTINC_EINPUT;
@@ -111,9 +198,15 @@ optinc_status optinc_out_open(optinc_out *o, const char *path, optinc_error *err
     }
     mode_t mask = umask(0);
     umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "wb"))) {
+    if (fchmod(fd, 0666 & ~mask) != 0) {
         int e = errno;
         close(fd);
+        optinc_out_abort(o);
+        return optinc_fail(err, OPTINC_ERUN, path, 0, 0, "cannot write '%s': %s",
+                           path, strerror(e));
+    }
+    if (open_stream(o, fd)) {
+        int e = errno;
         optinc_out_abort(o);
         return optinc_fail(err, OPTINC_ERUN, path, 0, 0, "cannot write '%s': %s",
                            path, strerror(e));
@@ -137,19 +230,19 @@ optinc_status optinc_out_commit(optinc_out *o, optinc_error *err)
     if (!o->f)
         return optinc_fail(err, OPTINC_ERUN, o->path, 0, 0,
                            "internal error: output file was not open");
-    int bad = ferror(o->f) || fflush(o->f) != 0 ||
-              (!o->in_place && fsync(fileno(o->f)) != 0);
-    int e = errno;
-    if (fclose(o->f) != 0 && !bad) {
-        bad = 1;
+    /* The first error of the writes, then of fsync, close and rename. */
+    int e = fflush(o->f) != 0 ? errno : 0;
+    if (!e)
+        e = o->sink->error;
+    if (!e && !o->in_place && fsync(o->sink->fd) != 0)
         e = errno;
-    }
+    if (fclose(o->f) != 0 && !e)
+        e = errno;
     o->f = NULL;
-    if (!bad && !o->in_place && rename(o->tmp, o->path) != 0) {
-        bad = 1;
+    o->sink = NULL;
+    if (!e && !o->in_place && rename(o->tmp, o->path) != 0)
         e = errno;
-    }
-    if (bad) {
+    if (e) {
         optinc_out_abort(o);
         return optinc_fail(err, OPTINC_ERUN, o->path, 0, 0,
                            "cannot write '%s': %s; check free disk space and permissions",
@@ -166,7 +259,15 @@ void optinc_out_abort(optinc_out *o)
     if (o->f)
         fclose(o->f);
     o->f = NULL;
+    o->sink = NULL;
     if (o->tmp[0])
         unlink(o->tmp);
     o->tmp[0] = '\0';
+}
+
+int optinc_same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
 }

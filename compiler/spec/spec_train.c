@@ -38,6 +38,15 @@ void optinc_spec_train_defaults(optinc_spec_train *t)
     snprintf(t->allreduce, sizeof t->allreduce, "%s", DEFAULT_ALLREDUCE);
 }
 
+/* Where the value of key is in n (0, 0 when n has none): what the trainer
+ * checks against its table and its backend is reported there. */
+static void position_of(ctx *c, yaml_node_t *n, const char *key, int *line, int *column)
+{
+    yaml_node_t *v = optinc_spec_get(c, n, key);
+    *line = v ? (int)v->start_mark.line + 1 : 0;
+    *column = v ? (int)v->start_mark.column + 1 : 0;
+}
+
 optinc_status optinc_spec_parse_train(ctx *c, yaml_node_t *n)
 {
     static const char *const keys[] = {"dataset", "servers", "epochs", "batch", "lr",
@@ -71,10 +80,9 @@ optinc_status optinc_spec_parse_train(ctx *c, yaml_node_t *n)
         (st = optinc_spec_read_string(c, n, "onn", what, onn, sizeof onn)))
         return st;
     snprintf(t->dataset, sizeof t->dataset, "%s", dataset_names[dataset]);
-    if ((v = optinc_spec_get(c, n, "allreduce"))) {
-        t->allreduce_line = (int)v->start_mark.line + 1;
-        t->allreduce_column = (int)v->start_mark.column + 1;
-    }
+    position_of(c, n, "allreduce", &t->allreduce_line, &t->allreduce_column);
+    position_of(c, n, "servers", &t->servers_line, &t->servers_column);
+    position_of(c, n, "onn", &t->onn_line, &t->onn_column);
     if (onn[0])
         optinc_path_join(c->spec->dir, onn, t->onn, sizeof t->onn);
     return OPTINC_OK;

@@ -10,7 +10,10 @@
  * symbolic link is followed and its target replaced (the link stays), a
  * character device or a FIFO (/dev/null, a pipe to another program) is
  * written in place, as a shell redirection would, and a folder, a block
- * device or a socket is refused before anything is written.
+ * device or a socket is refused before anything is written.  Writes to the
+ * stream o->f never fail: the first error (a full disk) is kept and
+ * reported by optinc_out_commit(), with the file's name and the system's
+ * reason, and the temporary file is removed.
  *
  * The matrix readers take an input in memory (text.h), as a fuzzer or a
  * resolver hands it to them; their path versions read a regular file whole,
@@ -30,11 +33,21 @@ typedef struct optinc_out {
     char path[1024];      /* the target: the path given, or the file its link names */
     char tmp[1100];       /* the temporary file; "" when writing in place */
     int in_place;         /* a character device or FIFO, written directly */
+    struct optinc_out_sink *sink;   /* the descriptor under f and its first write error */
 } optinc_out;
 
 optinc_status optinc_out_open(optinc_out *o, const char *path, optinc_error *err);
 optinc_status optinc_out_commit(optinc_out *o, optinc_error *err);
 void optinc_out_abort(optinc_out *o);
+/* What optinc_out_open() would refuse, found without writing anything: an
+ * output that is a folder, a block device, a socket or a dangling link, or
+ * whose folder is missing or not writable (status 2).  For a run that
+ * writes only after long work (`optinc onn train -o`), checked first. */
+optinc_status optinc_out_check(const char *path, optinc_error *err);
+/* 1 when a and b name one existing file (the same device and inode, links
+ * followed), else 0: how a command finds an output that is one of its
+ * inputs. */
+int optinc_same_file(const char *a, const char *b);
 
 /* Limits every matrix reader enforces, so a bad header or spec cannot ask for
  * an absurd allocation: each dimension 1..65536, at most 2^26 entries (1 GiB of

@@ -282,6 +282,14 @@ typedef struct optinc_onn_export_opts {
  * nothing else; `optinc compile` turns the spec into the ONN's netlist. */
 optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
                                 const optinc_onn_export_opts *o, optinc_error *err);
+/* What optinc_onn_export() would refuse, found before any work: a name that
+ * is not an identifier, an output spec or matrix that cannot be written
+ * (a folder, a missing folder), a matrices folder that is a file.  A
+ * command that trains first checks this. */
+optinc_status optinc_onn_export_check(const optinc_onn *net, const char *spec_path,
+                                      const optinc_onn_export_opts *o, optinc_error *err);
+/* The .npy file export writes layer (0-based) of the spec at spec_path to. */
+void optinc_onn_export_matrix_path(const char *spec_path, int layer, char *path, size_t size);
 
 /* The model back from a loaded ONN spec (inverse of export); fills meta. */
 optinc_status optinc_onn_from_spec(const optinc_spec *spec, optinc_onn *net,

@@ -141,7 +141,10 @@ typedef struct optinc_spec_train {
     char allreduce[OPTINC_NAME_MAX];     /* an all-reduce algorithm's name (default ring);
                                           * the trainer checks it against its table */
     int allreduce_line, allreduce_column; /* where the spec names it (0: not given) */
+    int servers_line, servers_column;    /* where the spec gives servers (0: not given), for
+                                          * the trainer's checks against its backend */
     char onn[1024];                      /* path of the compiled ONN netlist or spec (resolved) */
+    int onn_line, onn_column;            /* where the spec names it (0: not given) */
 } optinc_spec_train;
 
 typedef struct optinc_spec {

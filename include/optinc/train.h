@@ -19,7 +19,10 @@
  *   metrics.csv     one row per epoch (see optinc-train(1))
  *   weights.f32     final parameters, raw float32, layer by layer W then b
  *                   (W row-major out x in); weights_sha256 is over these bytes
- *   checkpoint.bin  every checkpoint_every steps and at the end
+ *   checkpoint.bin  every checkpoint_every steps and at the end, with a
+ *                   format version and a checksum of its whole content
+ *                   (runtime/train/checkpoint.c), so a resume refuses any
+ *                   damage
  * (the command line draws metrics.csv into curves.svg and curves.png).
  */
 #ifndef OPTINC_TRAIN_H
@@ -59,7 +62,11 @@ typedef struct optinc_train_config {
     char out_dir[1024];            /* "" writes nothing */
     char data_dir[1024];           /* the data set's folder; "" for OPTINC_FASHION_MNIST_DIR */
     optinc_costmodel cost;
-    void (*progress)(void *ctx, const optinc_train_progress *p);   /* NULL: none */
+    /* Called after every step (NULL: none).  A nonzero return stops the run
+     * there, as an interruption: a checkpoint of that step is written first
+     * when checkpointing, and nothing else.  Under MPI every rank must return
+     * the same at the same step. */
+    int (*progress)(void *ctx, const optinc_train_progress *p);
     void *progress_ctx;
 } optinc_train_config;
 
@@ -81,6 +88,8 @@ typedef struct optinc_train_result {
     long steps;                    /* global steps done */
     long resumed_from;             /* step the run resumed from; 0 when it started fresh */
     int stopped;                   /* stop_after ended the run */
+    int interrupted;               /* the progress callback ended the run */
+    long checkpoint_step;          /* of the last checkpoint written or resumed; -1: none */
     size_t params;
     uint8_t weights_sha256[32];
     double train_loss, train_accuracy, test_accuracy;   /* of the last epoch */
@@ -88,6 +97,10 @@ typedef struct optinc_train_result {
     double comm_time_s;            /* whole run, modelled */
     uint64_t injected_errors;
 } optinc_train_result;
+
+/* Those file names, NULL-terminated, in the order of the enum. */
+extern const char *const optinc_train_files[];
+enum { OPTINC_TRAIN_METRICS, OPTINC_TRAIN_WEIGHTS, OPTINC_TRAIN_CHECKPOINT };
 
 /* The seed of a run that names none; every other default is the spec's
  * (optinc_spec_train_defaults(), spec.h), so that a field a spec leaves out
@@ -100,7 +113,8 @@ typedef struct optinc_train_result {
 void optinc_train_defaults(optinc_train_config *cfg);
 /* Overrides cfg with every field of the spec's train: section, when the
  * spec has one (fields it leaves out hold the defaults).  An algorithm name
- * the table does not know is bad input at its position in the spec. */
+ * the table does not know, and more servers than OPTINC_AR_MAX_SERVERS, are
+ * bad input at their position in the spec. */
 optinc_status optinc_train_apply_spec(optinc_train_config *cfg, const optinc_spec *spec,
                                       optinc_error *err);
 

@@ -23,6 +23,7 @@
  * netlist is used as an ONN without its spec; a netlist without that line
  * finds it through the spec path and sha256 its header records.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -87,10 +88,66 @@ static void data_dir_of(const char *spec_path, char *dir, size_t n, char *rel, s
     snprintf(rel, nrel, "%s", slash ? slash + 1 : dir);
 }
 
+void optinc_onn_export_matrix_path(const char *spec_path, int layer, char *path, size_t size)
+{
+    char dir[1024], rel[1024];
+    data_dir_of(spec_path, dir, sizeof dir, rel, sizeof rel);
+    snprintf(path, size, "%s/W%d.npy", dir, layer + 1);
+}
+
+/* The spec's name is written as it is (`name: NAME`), so it must be what
+ * the spec reader takes, an identifier: letters, digits and '_', not
+ * starting with a digit, shorter than OPTINC_NAME_MAX.  Anything else
+ * would give a spec optinc refuses, or one whose YAML says more than a
+ * name (a newline starts a key of its own). */
+static optinc_status check_name(const char *name, optinc_error *err)
+{
+    int ok = name && (isalpha((unsigned char)name[0]) || name[0] == '_') &&
+             strlen(name) < OPTINC_NAME_MAX;
+    for (const char *p = name; ok && *p; p++)
+        ok = isalnum((unsigned char)*p) || *p == '_';
+    if (ok)
+        return OPTINC_OK;
+    char shown[81];   /* the name as a message can show it: '?' for what is not printable */
+    size_t n = 0;
+    for (const char *p = name ? name : ""; *p && n + 1 < sizeof shown; p++)
+        shown[n++] = isprint((unsigned char)*p) ? *p : '?';
+    shown[n] = '\0';
+    return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "the ONN's name '%s' is not an "
+                       "identifier; use letters, digits and '_', starting with a letter or "
+                       "'_', at most %d characters", shown, OPTINC_NAME_MAX - 1);
+}
+
+optinc_status optinc_onn_export_check(const optinc_onn *net, const char *spec_path,
+                                      const optinc_onn_export_opts *o, optinc_error *err)
+{
+    char dir[1024], rel[1024], path[1600];
+    struct stat sb;
+    optinc_status st = check_name(o->name, err);
+    if (!st)
+        st = optinc_out_check(spec_path, err);
+    if (st)
+        return st;
+    data_dir_of(spec_path, dir, sizeof dir, rel, sizeof rel);
+    if (stat(dir, &sb) != 0)
+        return optinc_out_check(dir, err);   /* made by export: its folder must be writable */
+    if (!S_ISDIR(sb.st_mode))
+        return optinc_fail(err, OPTINC_EINPUT, dir, 0, 0, "'%s', where the ONN's matrices go, "
+                           "is not a folder; remove it or give the spec another name", dir);
+    for (int l = 0; !st && l < net->n_layers; l++) {
+        optinc_onn_export_matrix_path(spec_path, l, path, sizeof path);
+        st = optinc_out_check(path, err);
+    }
+    return st;
+}
+
 optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
                                 const optinc_onn_export_opts *o, optinc_error *err)
 {
     char dir[1024], rel[1024], path[1600];
+    optinc_status st = optinc_onn_export_check(net, spec_path, o, err);
+    if (st)
+        return st;
     data_dir_of(spec_path, dir, sizeof dir, rel, sizeof rel);
     if (mkdir(dir, 0777) && errno != EEXIST)
         return optinc_fail(err, OPTINC_ERUN, dir, 0, 0, "cannot create the directory for the "
@@ -106,15 +163,15 @@ optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
         for (size_t i = 0; i < (size_t)rows[l] * cols[l]; i++)
             C->a[i] = M[i];
         free(M);
-        snprintf(path, sizeof path, "%s/W%d.npy", dir, l + 1);
-        optinc_status st = optinc_npy_write(path, C, 1, err);
+        optinc_onn_export_matrix_path(spec_path, l, path, sizeof path);
+        st = optinc_npy_write(path, C, 1, err);
         optinc_cmat_free(C);
         if (st)
             return st;
     }
     const optinc_onn_task *t = &net->task;
     optinc_out out;
-    optinc_status st = optinc_out_open(&out, spec_path, err);
+    st = optinc_out_open(&out, spec_path, err);
     if (st)
         return st;
     FILE *f = out.f;

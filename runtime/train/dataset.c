@@ -3,15 +3,17 @@
  *
  * The IDX format is a big-endian header (magic 0x000008TT with TT the number
  * of dimensions, then one u32 per dimension) followed by the unsigned bytes.
- * gzopen/gzread read gzip'd and plain files alike, and gzbuffer gives them a
+ * gzdopen/gzread read gzip'd and plain files alike, and gzbuffer gives them a
  * large buffer: the 26 MB training images decompress in a fraction of a
  * second.  Every header field is checked, and a short read is reported as a
  * truncated file rather than trusted.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "optinc/dataset.h"
@@ -43,13 +45,28 @@ static int read_u32(gzFile f, uint32_t *v)
     return 0;
 }
 
-/* Opens an IDX file, checks its magic, reads its dimensions. */
+/* Opens an IDX file, checks its magic, reads its dimensions.  The file is
+ * opened without blocking and must be a regular file: gzopen() on a FIFO
+ * would wait for a writer for ever. */
 static optinc_status idx_open(const char *path, uint32_t magic, uint32_t *dims, gzFile *out,
                               optinc_error *err)
 {
-    gzFile f = gzopen(path, "rb");
-    if (!f)
+    struct stat sb;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "cannot open: %s", strerror(errno));
+    int flags = fcntl(fd, F_GETFL);
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || flags < 0 ||
+        fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+        close(fd);
+        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "not a regular file; give the path "
+                           "of an IDX file");
+    }
+    gzFile f = gzdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return optinc_fail(err, OPTINC_ERUN, path, 0, 0, "out of memory opening the file");
+    }
     gzbuffer(f, 1 << 20);
     uint32_t m;
     if (read_u32(f, &m)) {

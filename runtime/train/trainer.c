@@ -28,12 +28,12 @@
 #include "optinc/fileio.h"
 #include "optinc/rng.h"
 #include "optinc/train.h"
+#include "runtime/train/checkpoint.h"
 
 #define EVAL_BATCH 1000
 #define MAX_LAYERS (OPTINC_MAX_HIDDEN + 1)
 #define STREAM_INIT 0x1000u
 #define STREAM_ORDER 0x100000000ULL
-#define CKPT_MAGIC "OPTINCK1"
 
 typedef struct mlp {
     int layers;                        /* L weight layers */
@@ -47,16 +47,6 @@ typedef struct work {
     float *act[MAX_LAYERS + 1];        /* act[0] input, act[l] output of layer l */
     float *dz, *da;                    /* rows x widest layer */
 } work;
-
-/* The state after a step: what a checkpoint holds. */
-typedef struct state {
-    long step;
-    float *w, *v;
-    double loss_sum, correct, samples; /* this epoch so far */
-    optinc_ar_stats stats, epoch_start;
-    optinc_train_epoch *hist;
-    int n_hist, cap_hist;
-} state;
 
 /* The fields of a spec's train: section, with its algorithm found. */
 static void take_train(optinc_train_config *cfg, const optinc_spec_train *t,
@@ -102,6 +92,11 @@ optinc_status optinc_train_apply_spec(optinc_train_config *cfg, const optinc_spe
                            t->allreduce_column, "'allreduce' in train is '%.60s', which is not "
                            "known; use one of: %s", t->allreduce, names);
     }
+    if (t->servers > OPTINC_AR_MAX_SERVERS)
+        return optinc_fail(err, OPTINC_EINPUT, spec->path, t->servers_line, t->servers_column,
+                           "'servers' in train is %d, more than the %d servers the all-reduce "
+                           "takes; use at most %d", t->servers, OPTINC_AR_MAX_SERVERS,
+                           OPTINC_AR_MAX_SERVERS);
     take_train(cfg, t, a);
     return OPTINC_OK;
 }
@@ -279,6 +274,12 @@ static void epoch_order(uint64_t seed, long e, int n, int *order)
 
 /* ---- files --------------------------------------------------------------- */
 
+/* The files of out_dir (train.h). */
+const char *const optinc_train_files[] = {"metrics.csv", "weights.f32", "checkpoint.bin", NULL};
+#define METRICS_FILE optinc_train_files[OPTINC_TRAIN_METRICS]
+#define WEIGHTS_FILE optinc_train_files[OPTINC_TRAIN_WEIGHTS]
+#define CHECKPOINT_FILE optinc_train_files[OPTINC_TRAIN_CHECKPOINT]
+
 static void out_path(const char *dir, const char *name, char *path, size_t size)
 {
     snprintf(path, size, "%s/%s", dir, name);
@@ -331,7 +332,7 @@ static optinc_status write_file(const char *dir, const char *name,
 
 static void put_csv(FILE *f, const void *ctx)
 {
-    const state *s = ctx;
+    const train_state *s = ctx;
     fprintf(f, "epoch,step,train_loss,train_accuracy,test_accuracy,bytes_sent_per_server,"
                "comm_time_s,injected_errors\n");
     for (int i = 0; i < s->n_hist; i++) {
@@ -343,10 +344,9 @@ static void put_csv(FILE *f, const void *ctx)
     }
 }
 
-/* What put_weights and put_checkpoint write. */
+/* What put_weights writes. */
 typedef struct snapshot {
-    const state *s;
-    const uint8_t *hash;
+    const train_state *s;
     size_t params;
 } snapshot;
 
@@ -354,88 +354,6 @@ static void put_weights(FILE *f, const void *ctx)
 {
     const snapshot *k = ctx;
     fwrite(k->s->w, sizeof(float), k->params, f);
-}
-
-/* checkpoint.bin: magic, settings hash, step, P, w[P], v[P], the epoch's
- * metric sums, the statistics (whole run and at the epoch's start), and the
- * rows of the finished epochs; native byte order (a checkpoint resumes on the
- * machine that wrote it). */
-static void put_checkpoint(FILE *f, const void *ctx)
-{
-    const snapshot *k = ctx;
-    const state *s = k->s;
-    uint64_t step = (uint64_t)s->step, params = k->params;
-    int32_t nh = s->n_hist;
-    double sums[3] = {s->loss_sum, s->correct, s->samples};
-    fwrite(CKPT_MAGIC, 1, 8, f);
-    fwrite(k->hash, 1, 32, f);
-    fwrite(&step, sizeof step, 1, f);
-    fwrite(&params, sizeof params, 1, f);
-    fwrite(s->w, sizeof(float), k->params, f);
-    fwrite(s->v, sizeof(float), k->params, f);
-    fwrite(sums, sizeof sums, 1, f);
-    fwrite(&s->stats, sizeof s->stats, 1, f);
-    fwrite(&s->epoch_start, sizeof s->epoch_start, 1, f);
-    fwrite(&nh, sizeof nh, 1, f);
-    fwrite(s->hist, sizeof *s->hist, (size_t)nh, f);
-}
-
-static int hist_reserve(state *s, int n)
-{
-    if (n <= s->cap_hist)
-        return 0;
-    optinc_train_epoch *h = realloc(s->hist, (size_t)n * sizeof *h);
-    if (!h)
-        return -1;
-    /* Zeroed, padding included: whole entries go into checkpoint.bin, and
-     * uninitialised padding would make checkpoints differ byte for byte. */
-    memset(h + s->cap_hist, 0, (size_t)(n - s->cap_hist) * sizeof *h);
-    s->hist = h;
-    s->cap_hist = n;
-    return 0;
-}
-
-/* Loads checkpoint.bin when it exists (*found = 0 otherwise). */
-static optinc_status read_checkpoint(const char *dir, const uint8_t hash[32], state *s, size_t P,
-                                     int *found, optinc_error *err)
-{
-    char path[1100];
-    out_path(dir, "checkpoint.bin", path, sizeof path);
-    *found = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return OPTINC_OK;
-    char magic[8];
-    uint8_t h[32];
-    uint64_t step, params;
-    int32_t nh = 0;
-    double sums[3];
-    int ok = fread(magic, 1, 8, f) == 8 && !memcmp(magic, CKPT_MAGIC, 8) &&
-             fread(h, 1, 32, f) == 32 && fread(&step, sizeof step, 1, f) == 1 &&
-             fread(&params, sizeof params, 1, f) == 1;
-    if (ok && (memcmp(h, hash, 32) || params != P)) {
-        fclose(f);
-        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
-                           "this checkpoint was written by a run with other settings (servers, "
-                           "batch, model, learning rate, seed, all-reduce, ONN or data): rerun "
-                           "with the same options, or remove it to start afresh");
-    }
-    ok = ok && fread(s->w, sizeof(float), P, f) == P && fread(s->v, sizeof(float), P, f) == P &&
-         fread(sums, sizeof sums, 1, f) == 1 && fread(&s->stats, sizeof s->stats, 1, f) == 1 &&
-         fread(&s->epoch_start, sizeof s->epoch_start, 1, f) == 1 &&
-         fread(&nh, sizeof nh, 1, f) == 1 && nh >= 0 && nh < (1 << 20) && !hist_reserve(s, nh) &&
-         fread(s->hist, sizeof *s->hist, (size_t)nh, f) == (size_t)nh && fgetc(f) == EOF;
-    fclose(f);
-    if (!ok)
-        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
-                           "not a complete optinc checkpoint: remove it to start afresh");
-    s->step = (long)step;
-    s->loss_sum = sums[0];
-    s->correct = sums[1];
-    s->samples = sums[2];
-    s->n_hist = nh;
-    *found = 1;
-    return OPTINC_OK;
 }
 
 /* ---- the training loop --------------------------------------------------- */
@@ -470,7 +388,7 @@ typedef struct run {
     float **grads;
     int *order, *idx;
     uint8_t *labels;
-    state s;
+    train_state s;
 } run;
 
 static void run_free(run *r)
@@ -533,7 +451,7 @@ static optinc_status setup(const optinc_train_config *cfg, const optinc_comm *co
     r->s.w = malloc(P * sizeof(float));
     r->s.v = calloc(P, sizeof(float));
     int bad = !r->grads || !r->order || !r->idx || !r->labels || !r->s.w || !r->s.v ||
-              work_alloc(&r->wk, m, rows) || hist_reserve(&r->s, cfg->epochs);
+              work_alloc(&r->wk, m, rows) || train_state_reserve(&r->s, cfg->epochs);
     for (int k = 0; !bad && k < comm->count; k++)
         bad = !(r->grads[k] = malloc(P * sizeof(float)));
     if (bad)
@@ -546,7 +464,7 @@ static optinc_status setup(const optinc_train_config *cfg, const optinc_comm *co
 static optinc_status close_epoch(const optinc_train_config *cfg, optinc_comm *comm, run *r,
                                  const mlp *m, long e, optinc_error *err)
 {
-    state *s = &r->s;
+    train_state *s = &r->s;
     optinc_train_epoch *row = &s->hist[s->n_hist++];
     int worst = 0;
     for (int i = 1; i < cfg->servers; i++)
@@ -574,7 +492,7 @@ static optinc_status close_epoch(const optinc_train_config *cfg, optinc_comm *co
 static optinc_status step(const optinc_train_config *cfg, optinc_comm *comm, run *r,
                           const mlp *m, long spe, optinc_error *err)
 {
-    state *s = &r->s;
+    train_state *s = &r->s;
     long k = s->step % spe;
     int N = cfg->servers, B = cfg->batch;
     double local[2 * OPTINC_AR_MAX_SERVERS], all[2 * OPTINC_AR_MAX_SERVERS];
@@ -639,6 +557,22 @@ static optinc_status rank0_write(optinc_comm *comm, optinc_status st, optinc_err
     return optinc_comm_agree(comm, comm->rank == 0 ? st : OPTINC_OK, err);
 }
 
+/* checkpoint.bin of the state s, written by rank 0 (every rank agrees on
+ * the outcome); *saved becomes its step. */
+static optinc_status save_checkpoint(const optinc_train_config *cfg, optinc_comm *comm,
+                                     const train_state *s, size_t params,
+                                     const uint8_t hash[32], long *saved, optinc_error *err)
+{
+    char path[1100];
+    out_path(cfg->out_dir, CHECKPOINT_FILE, path, sizeof path);
+    optinc_status st = rank0_write(comm, comm->rank ? OPTINC_OK
+                                                    : train_checkpoint_write(path, s, params,
+                                                                             hash, err), err);
+    if (!st)
+        *saved = s->step;
+    return st;
+}
+
 optinc_status optinc_train(const optinc_train_config *cfg, optinc_comm *comm,
                            optinc_train_result *res, optinc_error *err)
 {
@@ -655,19 +589,21 @@ optinc_status optinc_train(const optinc_train_config *cfg, optinc_comm *comm,
         config_hash(cfg, &m, r.train->n, r.test->n, hash);
         if (cfg->resume) {
             int found;
-            st = read_checkpoint(cfg->out_dir, hash, &r.s, m.params, &found, err);
+            char path[1100];
+            out_path(cfg->out_dir, CHECKPOINT_FILE, path, sizeof path);
+            st = train_checkpoint_read(path, m.params, hash, &r.s, &found, err);
             if (!st && found && r.s.step > total)
                 st = optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                                  "the checkpoint is at step %ld, past the %ld steps of %d "
                                  "epochs: give more --epochs", r.s.step, total, cfg->epochs);
             if (!st && found)
                 res->resumed_from = r.s.step;
-            if (!st && hist_reserve(&r.s, cfg->epochs))
+            if (!st && train_state_reserve(&r.s, cfg->epochs))
                 st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
         }
         st = optinc_comm_agree(comm, st, err);
     }
-    snapshot snap = {&r.s, hash, m.params};
+    snapshot snap = {&r.s, m.params};
     long ordered = -1, saved = res->resumed_from ? res->resumed_from : -1;
     while (!st && r.s.step < total) {
         long e = r.s.step / spe;
@@ -681,15 +617,12 @@ optinc_status optinc_train(const optinc_train_config *cfg, optinc_comm *comm,
             st = close_epoch(cfg, comm, &r, &m, e, err);
             if (!st && cfg->out_dir[0])
                 st = rank0_write(comm, comm->rank ? OPTINC_OK
-                                                  : write_file(cfg->out_dir, "metrics.csv",
+                                                  : write_file(cfg->out_dir, METRICS_FILE,
                                                                put_csv, &r.s, err), err);
         }
-        if (!st && cfg->checkpoint_every && r.s.step % cfg->checkpoint_every == 0) {
-            st = rank0_write(comm, comm->rank ? OPTINC_OK
-                                              : write_file(cfg->out_dir, "checkpoint.bin",
-                                                           put_checkpoint, &snap, err), err);
-            saved = st ? saved : r.s.step;
-        }
+        if (!st && cfg->checkpoint_every && r.s.step % cfg->checkpoint_every == 0)
+            st = save_checkpoint(cfg, comm, &r.s, m.params, hash, &saved, err);
+        int stop = 0;
         if (cfg->progress && !st) {
             optinc_train_progress p = {(int)((r.s.step - 1) / spe) + 1, cfg->epochs, r.s.step,
                                        total, 0.0, saved};
@@ -697,24 +630,31 @@ optinc_status optinc_train(const optinc_train_config *cfg, optinc_comm *comm,
                 p.loss = r.s.loss_sum / r.s.samples;
             else if (r.s.n_hist)
                 p.loss = r.s.hist[r.s.n_hist - 1].train_loss;
-            cfg->progress(cfg->progress_ctx, &p);
+            stop = cfg->progress(cfg->progress_ctx, &p);
+        }
+        if (stop && r.s.step < total) {
+            if (cfg->checkpoint_every && saved != r.s.step)
+                st = save_checkpoint(cfg, comm, &r.s, m.params, hash, &saved, err);
+            res->interrupted = 1;
+            break;
         }
         if (cfg->stop_after && r.s.step >= cfg->stop_after && r.s.step < total) {
             res->stopped = 1;
             break;
         }
     }
-    if (!st && !res->stopped && cfg->out_dir[0]) {
+    if (!st && !res->stopped && !res->interrupted && cfg->out_dir[0]) {
         optinc_status w = OPTINC_OK;
         if (comm->rank == 0) {
-            w = write_file(cfg->out_dir, "metrics.csv", put_csv, &r.s, err);
+            w = write_file(cfg->out_dir, METRICS_FILE, put_csv, &r.s, err);
             if (!w)
-                w = write_file(cfg->out_dir, "weights.f32", put_weights, &snap, err);
-            if (!w && cfg->checkpoint_every)
-                w = write_file(cfg->out_dir, "checkpoint.bin", put_checkpoint, &snap, err);
+                w = write_file(cfg->out_dir, WEIGHTS_FILE, put_weights, &snap, err);
         }
         st = rank0_write(comm, w, err);
+        if (!st && cfg->checkpoint_every)
+            st = save_checkpoint(cfg, comm, &r.s, m.params, hash, &saved, err);
     }
+    res->checkpoint_step = saved;
     if (st && optinc_comm_failed(comm))
         fault_advice(cfg, saved, err);
     if (!st) {

@@ -1,0 +1,337 @@
+/*
+ * test_hostile.c - the command line against a careless or hostile user: an
+ * output that is one of the run's inputs (by any path: itself, a link, a
+ * hard link, a file the spec or the netlist names), a run that would train
+ * for minutes before its output fails, and options a run would silently
+ * ignore or read as something else than they say.  Each is refused with
+ * exit 2 before anything is written, and the inputs stay byte for byte what
+ * they were.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "testutil.h"
+
+#define ARGS(...) ((const char *[]){__VA_ARGS__, NULL})
+
+/* Copies the repository file src to the scratch folder as name. */
+static void copy_in(const char *src, const char *name)
+{
+    size_t len;
+    char *data = tu_read_file(src, &len);
+    cr_assert_not_null(data, "%s", src);
+    cr_assert_eq(tu_write_bytes(tu_scratch(name), data, len), 0);
+    free(data);
+}
+
+/* Runs optinc in the scratch folder (so the paths below are its files'
+ * names) and returns the result. */
+static tu_run run_here(const char *const *args)
+{
+    char here[4096];
+    cr_assert_not_null(getcwd(here, sizeof here));
+    const char *prog = tu_optinc_path();
+    char abs[4400];
+    if (prog[0] != '/')
+        snprintf(abs, sizeof abs, "%s/%s", here, prog);
+    else
+        snprintf(abs, sizeof abs, "%s", prog);
+    setenv("OPTINC", abs, 1);
+    cr_assert_eq(chdir(tu_scratch_dir()), 0);
+    tu_run r = tu_optinc(args);
+    cr_assert_eq(chdir(here), 0);
+    return r;
+}
+
+/* run_here() of the words of head, then those of tail (both NULL-terminated). */
+static tu_run run_with(const char *const *head, const char *const *tail)
+{
+    const char *args[32];
+    int n = 0;
+    while (*head && n < 31)
+        args[n++] = *head++;
+    while (*tail && n < 31)
+        args[n++] = *tail++;
+    args[n] = NULL;
+    return run_here(args);
+}
+
+static void must_run(const char *const *args)
+{
+    tu_run r = run_here(args);
+    cr_assert_eq(r.status, 0, "%s %s: %s", args[0], args[1], r.err);
+    tu_run_free(&r);
+}
+
+/* The files a run must leave alone: their bytes before it. */
+typedef struct kept {
+    const char *name;
+    char *data;
+    size_t len;
+} kept;
+
+static kept keep(const char *name)
+{
+    kept k = {name, NULL, 0};
+    k.data = tu_read_file(tu_scratch(name), &k.len);
+    cr_assert_not_null(k.data, "%s", name);
+    return k;
+}
+
+static void still_kept(kept *k, const char *when)
+{
+    size_t len;
+    char *now = tu_read_file(tu_scratch(k->name), &len);
+    cr_expect(now && len == k->len && !memcmp(now, k->data, len), "%s: %s changed", when,
+              k->name);
+    free(now);
+    free(k->data);
+}
+
+/* Every output that is an input of its run is refused before anything is
+ * written: the spec itself, a matrix file the spec names, a calibration
+ * file, the netlist, one of its .includes, an input batch, an ONN's own
+ * netlist, the spec of onn train --resume and its matrices; also when the
+ * output is a symbolic or a hard link to the input. */
+Test(hostile, outputs_that_are_inputs, .init = tu_scratch_init, .fini = tu_scratch_fini,
+     .timeout = 120)
+{
+    copy_in("specs/real4.yaml", "S.yaml");
+    copy_in("netlists/onn4x8.pnl.sp", "O.sp");
+    copy_in("specs/onn4x8.yaml", "R.yaml");
+    mkdir(tu_scratch("onn4x8"), 0777);
+    for (int l = 1; l <= 4; l++) {
+        char src[64], dst[64];
+        snprintf(src, sizeof src, "specs/onn4x8/W%d.npy", l);
+        snprintf(dst, sizeof dst, "onn4x8/W%d.npy", l);
+        copy_in(src, dst);
+    }
+    /* R.yaml names its matrices onn4x8/W*.npy, where a spec written as
+     * onn4x8.yml puts its own */
+    cr_assert_eq(tu_write_file(tu_scratch("W.csv"), "0.5, 0.1\n-0.2, 0.3\n"), 0);
+    cr_assert_eq(tu_write_file(tu_scratch("M.yaml"),
+                               "schema_version: 1\nname: m\nmatrices:\n"
+                               "  W: {file: W.csv, shape: [2, 2], dtype: real}\n"
+                               "layers:\n  - {name: L1, matrix: W}\n"), 0);
+    must_run(ARGS("compile", "S.yaml", "-o", "N.sp", "--quiet"));
+    must_run(ARGS("simulate", "N.sp", "--save-calibration", "C.cal", "--matrix", "X.npy"));
+    /* a netlist that is an include of another file */
+    char *net = tu_read_file(tu_scratch("N.sp"), NULL);
+    cr_assert_not_null(net);
+    char *end = strstr(net, "\n.end\n");
+    cr_assert_not_null(end);
+    end[1] = '\0';
+    cr_assert_eq(tu_write_file(tu_scratch("body.inc"), net), 0);
+    free(net);
+    cr_assert_eq(tu_write_file(tu_scratch("wrap.sp"), "* wrapper\n.include \"body.inc\"\n.end\n"),
+                 0);
+    cr_assert_eq(symlink("S.yaml", tu_scratch("link.sp")), 0);
+    char *spec = strdup(tu_scratch("S.yaml"));
+    cr_assert_eq(link(spec, tu_scratch("hard.sp")), 0);
+    free(spec);
+    int files = tu_dir_count(tu_scratch_dir());
+    struct {
+        const char *args[12];
+        const char *input, *what;
+    } cases[] = {
+        {{"compile", "S.yaml", "-o", "S.yaml"}, "S.yaml", "the spec 'S.yaml'"},
+        {{"compile", "M.yaml", "-o", "W.csv"}, "W.csv", "the matrix file 'W.csv'"},
+        {{"compile", "S.yaml", "--calibration", "C.cal", "-o", "C.cal"}, "C.cal",
+         "the calibration file 'C.cal'"},
+        {{"compile", "S.yaml", "-o", "link.sp"}, "S.yaml", "the spec 'S.yaml'"},
+        {{"compile", "S.yaml", "-o", "hard.sp"}, "S.yaml", "the spec 'S.yaml'"},
+        {{"simulate", "N.sp", "--matrix", "N.sp"}, "N.sp", "the circuit 'N.sp'"},
+        {{"simulate", "N.sp", "--save-calibration", "N.sp"}, "N.sp", "the circuit 'N.sp'"},
+        {{"simulate", "N.sp", "--calibration", "C.cal", "--save-calibration", "C.cal"}, "C.cal",
+         "the calibration file 'C.cal'"},
+        {{"simulate", "N.sp", "--input", "X.npy", "--output", "X.npy"}, "X.npy",
+         "the input batch 'X.npy'"},
+        {{"simulate", "wrap.sp", "--matrix", "body.inc"}, "body.inc",
+         "the included file 'body.inc'"},
+        {{"simulate", "M.yaml", "--matrix", "W.csv"}, "W.csv", "the matrix file 'W.csv'"},
+        {{"onn", "export", "O.sp", "--hist", "O.sp"}, "O.sp", "the ONN 'O.sp'"},
+        {{"onn", "train", "--resume", "R.yaml", "-o", "R.yaml", "--epochs", "1000000"},
+         "R.yaml", "the spec 'R.yaml'"},
+        {{"onn", "train", "--resume", "R.yaml", "-o", "onn4x8.yml", "--epochs", "1000000"},
+         "onn4x8/W1.npy", "the matrix file 'onn4x8/W1.npy'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        kept k = keep(cases[i].input);
+        tu_run r = run_here(cases[i].args);
+        char when[160];
+        snprintf(when, sizeof when, "case %zu (%s %s ... %s)", i, cases[i].args[0],
+                 cases[i].args[1], cases[i].input);
+        cr_expect_eq(r.status, 2, "%s: exit %d: %s", when, r.status, r.err);
+        cr_expect(r.err && strstr(r.err, cases[i].what) && strstr(r.err, "this run reads"),
+                  "%s: %s", when, r.err);
+        still_kept(&k, when);
+        cr_expect_eq(tu_dir_count(tu_scratch_dir()), files, "%s: files appeared", when);
+        tu_run_free(&r);
+    }
+}
+
+/* `onn train` checks where it will write before it trains: a folder as the
+ * spec, a file where the matrices' folder goes, a folder that does not
+ * exist, a name that is not an identifier (a newline in it would add a key
+ * to the spec it writes).  Each exits 2 at once, with --epochs that would
+ * otherwise train for hours, and writes nothing. */
+Test(hostile, onn_train_checks_its_outputs_first, .init = tu_scratch_init,
+     .fini = tu_scratch_fini, .timeout = 60)
+{
+    mkdir(tu_scratch("folder"), 0777);
+    cr_assert_eq(tu_write_file(tu_scratch("x"), "not a folder\n"), 0);
+    struct {
+        const char *args[8];
+        const char *message;
+    } cases[] = {
+        {{"-o", "folder"}, "output 'folder' is a folder, not a file"},
+        {{"-o", "x.yaml"}, "'x', where the ONN's matrices go, is not a folder"},
+        {{"-o", "nowhere/x.yaml"}, "cannot create a file in 'nowhere'"},
+        {{"-o", "ok.yaml", "--name", "bad name"},
+         "the ONN's name 'bad name' is not an identifier"},
+        {{"-o", "ok.yaml", "--name", "a\nb: 1"}, "the ONN's name 'a?b: 1' is not an identifier"},
+        {{"-o", "ok.yaml", "--name", "1abc"}, "the ONN's name '1abc' is not an identifier"},
+    };
+    int files = tu_dir_count(tu_scratch_dir());
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        time_t t0 = time(NULL);
+        tu_run r = run_with(ARGS("onn", "train", "--epochs", "1000000"), cases[i].args);
+        cr_expect_eq(r.status, 2, "case %zu: exit %d: %s", i, r.status, r.err);
+        cr_expect(r.err && strstr(r.err, cases[i].message), "case %zu: %s", i, r.err);
+        cr_expect_leq(time(NULL) - t0, 10, "case %zu trained first", i);
+        cr_expect_eq(tu_dir_count(tu_scratch_dir()), files, "case %zu: files appeared", i);
+        tu_run_free(&r);
+    }
+}
+
+/* Options the chosen all-reduce would ignore are refused, not dropped, and
+ * so are lists and numbers that would be read as something else than they
+ * say; all before any data is read (--data names no folder). */
+Test(hostile, train_refuses_what_it_would_ignore, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    cr_assert_eq(tu_write_file(tu_scratch("H.hist"), "p_error 0.01\n1 3\n-1 1\n"), 0);
+    cr_assert_eq(tu_write_file(tu_scratch("ring.yaml"),
+                               "schema_version: 1\nname: t\nmatrices:\n"
+                               "  W: {shape: [2, 2], dtype: complex, "
+                               "generate: {kind: haar_unitary, seed: 1}}\n"
+                               "layers:\n  - {name: L1, matrix: W}\n"
+                               "train:\n  allreduce: ring\n"), 0);
+    struct {
+        const char *args[8];
+        const char *message;
+    } cases[] = {
+        {{"--allreduce", "ring", "--inject-errors", "H.hist"},
+         "--inject-errors injects errors into the codes of a quantizing all-reduce"},
+        {{"ring.yaml", "--inject-errors", "H.hist"}, "(--allreduce ring) does not have"},
+        {{"--allreduce", "ring", "--onn", "x.sp"}, "--onn names the ONN of the optinc"},
+        {{"--allreduce", "exact", "--onn", "exact"}, "(--allreduce exact --onn exact)"},
+        {{"--allreduce", "ring", "--bits", "4"}, "--bits sets the code width of"},
+        {{"--allreduce", "exact", "--block-size", "64"}, "--block-size sets the scale blocks"},
+        {{"--allreduce", "quantized", "--phase-sigma", "0.1"}, "--phase-sigma sets the chip"},
+        {{"--allreduce", "optinc", "--onn", "exact", "--chip-seed", "3"},
+         "--chip-seed sets the chip"},
+        {{"--allreduce", "ring", "--programmed"}, "--programmed sets the chip"},
+        {{"--hidden", "16,,8"}, "--hidden takes up to 16 integers from 1 to 65536"},
+        {{"--hidden", "16,"}, "not '16,'"},
+        {{"--cost-model", "--efficiency", "2"}, "--efficiency takes a number in (0, 1]"},
+        {{"--cost-model", "--efficiency", "0"}, "--efficiency takes a number in (0, 1]"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_run r = run_with(ARGS("train", "--data", "nowhere"), cases[i].args);
+        cr_expect_eq(r.status, 2, "case %zu: exit %d: %s", i, r.status, r.err);
+        cr_expect(r.err && strstr(r.err, "optinc train: error: ") &&
+                  strstr(r.err, cases[i].message), "case %zu: %s", i, r.err);
+        tu_run_free(&r);
+    }
+    /* what each of them is for still runs */
+    tu_run r = run_here(ARGS("train", "--cost-model", "--efficiency", "1", "--bits", "4"));
+    cr_expect_eq(r.status, 0, "%s", r.err);
+    tu_run_free(&r);
+}
+
+/* A spec's train: values the trainer cannot take are reported at their
+ * place in the spec: more servers than the all-reduce takes, an ONN file
+ * that is not there. */
+Test(hostile, train_spec_values_at_their_position, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    static const char head[] = "schema_version: 1\nname: t\nmatrices:\n"
+                               "  W: {shape: [2, 2], dtype: complex, "
+                               "generate: {kind: haar_unitary, seed: 1}}\n"
+                               "layers:\n  - {name: L1, matrix: W}\ntrain:\n";
+    char text[1024];
+    snprintf(text, sizeof text, "%s  servers: 300\n", head);
+    cr_assert_eq(tu_write_file(tu_scratch("many.yaml"), text), 0);
+    snprintf(text, sizeof text, "%s  allreduce: optinc\n  onn: nope.sp\n", head);
+    cr_assert_eq(tu_write_file(tu_scratch("nope.yaml"), text), 0);
+    struct {
+        const char *spec, *message;
+    } cases[] = {
+        {"many.yaml", "many.yaml:8:12: error: 'servers' in train is 300, more than the 256 "
+                      "servers the all-reduce takes"},
+        {"nope.yaml", "nope.yaml:9:8: error: 'onn' in train: cannot open netlist 'nope.sp'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_run r = run_here(ARGS("train", cases[i].spec, "--data", "nowhere"));
+        cr_expect_eq(r.status, 2, "%s: exit %d: %s", cases[i].spec, r.status, r.err);
+        cr_expect(r.err && strstr(r.err, cases[i].message), "%s: %s", cases[i].spec, r.err);
+        tu_run_free(&r);
+    }
+}
+
+/* --out is checked before the run: it must be a folder, each file the run
+ * writes there must be writable, and none may be an input of the run. */
+Test(hostile, train_checks_its_outputs_first, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    cr_assert_eq(tu_write_file(tu_scratch("file"), "x\n"), 0);
+    mkdir(tu_scratch("out"), 0777);
+    mkdir(tu_scratch("out/weights.f32"), 0777);
+    mkdir(tu_scratch("run"), 0777);
+    cr_assert_eq(tu_write_file(tu_scratch("run/metrics.csv"), "p_error 0.01\n1 3\n-1 1\n"), 0);
+    kept k = keep("run/metrics.csv");
+    struct {
+        const char *args[8];
+        const char *message;
+    } cases[] = {
+        {{"--out", "file"}, "file: error: --out 'file' is not a folder"},
+        {{"--out", "out"}, "output 'out/weights.f32' is a folder, not a file"},
+        {{"--out", "run", "--allreduce", "quantized", "--inject-errors", "run/metrics.csv"},
+         "run/metrics.csv: error: this output is the error histogram 'run/metrics.csv'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_run r = run_with(ARGS("train", "--data", "nowhere"), cases[i].args);
+        cr_expect_eq(r.status, 2, "case %zu: exit %d: %s", i, r.status, r.err);
+        cr_expect(r.err && strstr(r.err, cases[i].message), "case %zu: %s", i, r.err);
+        tu_run_free(&r);
+    }
+    still_kept(&k, "--inject-errors in --out");
+}
+
+/* A program that mpirun started several times without --backend mpi would
+ * run that many independent trainings: it refuses, rank 0 saying why.  (The
+ * environment is mpirun's, set here; test_mpi.c runs the real one.) */
+Test(hostile, mpirun_without_the_mpi_backend)
+{
+    setenv("OMPI_COMM_WORLD_SIZE", "3", 1);
+    setenv("OMPI_COMM_WORLD_RANK", "0", 1);
+    tu_run r = tu_optinc(ARGS("train", "--data", "nowhere"));
+    cr_expect_eq(r.status, 2);
+    cr_expect(strstr(r.err, "optinc train: error: mpirun started 3 copies of this program, "
+                            "which would each train alone: add --backend mpi"), "%s", r.err);
+    tu_run_free(&r);
+    setenv("OMPI_COMM_WORLD_RANK", "2", 1);
+    r = tu_optinc(ARGS("train", "--data", "nowhere"));
+    cr_expect_eq(r.status, 2);
+    cr_expect_str_eq(r.err, "", "only rank 0 speaks");
+    tu_run_free(&r);
+    /* one copy is a run like any other: here it stops at the missing data */
+    setenv("OMPI_COMM_WORLD_SIZE", "1", 1);
+    setenv("OMPI_COMM_WORLD_RANK", "0", 1);
+    r = tu_optinc(ARGS("train", "--data", "nowhere"));
+    cr_expect(!strstr(r.err, "copies"), "%s", r.err);
+    tu_run_free(&r);
+}
