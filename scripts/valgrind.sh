@@ -35,7 +35,10 @@
 # 46 runs that would pass its 60 s timeout under memcheck.
 build=${OPTINC_BUILD:-build}
 supp=""
-for s in tests/valgrind/*.supp; do
+# Absolute paths: a test may start optinc in another folder (test_hostile
+# runs it in its scratch folder), and valgrind in that child must still find
+# the suppressions.
+for s in "$(pwd)"/tests/valgrind/*.supp; do
     supp="$supp --suppressions=$s"
 done
 status=0
