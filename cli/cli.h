@@ -20,8 +20,8 @@ int cmd_simulate(int argc, char **argv);
 int cmd_onn(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 
-/* What the readers get: the soft limits of the environment variables
- * OPTINC_MAX_MODES / OPTINC_MAX_CARDS (optinc-limits(7)), read once, and a
+/* What the readers get: every soft limit of optinc-limits(7), each from the
+ * environment variable of its name (optinc_limit_name()), read once, and a
  * resolver that records, as an input of the run, every file it fetches (a
  * spec's matrices, a netlist's includes; inputs.c). */
 const optinc_read_opts *cli_read_opts(void);
