@@ -13,7 +13,7 @@
 # Prints one line per violation and exits 1 when there is any.
 cd "$(dirname "$0")/.." || exit 2
 CORE="error rng matrix limits fileio text lbfgs"
-COMPILER="$CORE spec mesh circuit netlist draw"
+COMPILER="$CORE spec mesh circuit netlist draw export"
 status=0
 say() { echo "check-layers: $*"; status=1; }
 

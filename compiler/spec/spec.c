@@ -50,6 +50,7 @@ static void spec_defaults(optinc_spec *s)
     optinc_components_defaults(&s->components);
     optinc_spec_allreduce_defaults(&s->allreduce);
     optinc_spec_train_defaults(&s->train);    /* a field left out trains as without a spec */
+    s->layout = (optinc_layout)OPTINC_LAYOUT_DEFAULT;
 }
 
 /* The sections of the root mapping, read in this order whatever the order

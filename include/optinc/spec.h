@@ -147,6 +147,21 @@ typedef struct optinc_spec_train {
     int onn_line, onn_column;            /* where the spec names it (0: not given) */
 } optinc_spec_train;
 
+/* The layout: table: the placement grid of the exports that place elements
+ * (gdsfactory, INTERCONNECT, GDSII; optinc-export(1)).  An element of
+ * physical column k acting on mode m sits at (k * column_pitch_um,
+ * m * mode_pitch_um); an MZI is mzi_length_um long. */
+typedef struct optinc_layout {
+    double column_pitch_um;              /* default OPTINC_LAYOUT_COLUMN_PITCH_UM */
+    double mode_pitch_um;                /* default OPTINC_LAYOUT_MODE_PITCH_UM */
+    double mzi_length_um;                /* default OPTINC_LAYOUT_MZI_LENGTH_UM, <= column pitch */
+} optinc_layout;
+#define OPTINC_LAYOUT_COLUMN_PITCH_UM 250.0
+#define OPTINC_LAYOUT_MODE_PITCH_UM 127.0
+#define OPTINC_LAYOUT_MZI_LENGTH_UM 200.0
+#define OPTINC_LAYOUT_DEFAULT \
+    {OPTINC_LAYOUT_COLUMN_PITCH_UM, OPTINC_LAYOUT_MODE_PITCH_UM, OPTINC_LAYOUT_MZI_LENGTH_UM}
+
 typedef struct optinc_spec {
     char path[1024];                     /* the display name, as given */
     char dir[1024];                      /* directory relative paths resolve against */
@@ -166,6 +181,7 @@ typedef struct optinc_spec {
     optinc_spec_layer *layers; int n_layers;
     optinc_spec_allreduce allreduce;
     optinc_spec_train train;
+    optinc_layout layout;                /* the layout: table (after defaults) */
 } optinc_spec;
 
 /* Parses and validates the spec text in->data[0 .. in->len).  in->name is

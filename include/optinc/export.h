@@ -1,0 +1,57 @@
+/*
+ * export.h - the compiled circuit in the formats of the tools a photonics
+ * engineer uses next (optinc-export(1)): a SAX circuit, a gdsfactory YAML
+ * netlist, a Lumerical INTERCONNECT netlist and a GDSII layout.
+ *
+ * Each format is one module (compiler/export/FORMAT.c) and one entry of
+ * optinc_export_formats; each writes from the circuit through the netlist's
+ * vocabulary (netlist.h: card names, pins, instance names), so an exported
+ * element has the name the netlist gives it.  The formats that place
+ * elements share one grid (below), so the gdsfactory placements, the
+ * INTERCONNECT lay_x/lay_y and the GDSII references agree.
+ */
+#ifndef OPTINC_EXPORT_H
+#define OPTINC_EXPORT_H
+
+#include "optinc/circuit.h"
+
+/* Writes c in one format to path (and the companion files the format
+ * names beside it), atomically; layout gives the placement grid. */
+typedef optinc_status (*optinc_export_fn)(const optinc_circuit *c, const optinc_layout *layout,
+                                          const char *path, optinc_error *err);
+
+typedef struct optinc_export_format {
+    const char *name;       /* the word of --format */
+    const char *extension;  /* of the main output, with its dot */
+    const char *summary;    /* one line for --help */
+    optinc_export_fn write;
+} optinc_export_format;
+
+extern const optinc_export_format optinc_export_formats[];  /* ends with name == NULL */
+const optinc_export_format *optinc_export_format_find(const char *name);  /* NULL: none */
+
+optinc_status optinc_export_sax(const optinc_circuit *c, const optinc_layout *layout,
+                                const char *path, optinc_error *err);
+optinc_status optinc_export_gdsfactory(const optinc_circuit *c, const optinc_layout *layout,
+                                       const char *path, optinc_error *err);
+optinc_status optinc_export_interconnect(const optinc_circuit *c, const optinc_layout *layout,
+                                         const char *path, optinc_error *err);
+optinc_status optinc_export_gds(const optinc_circuit *c, const optinc_layout *layout,
+                                const char *path, optinc_error *err);
+
+/* ------------------------------------------------------------------------
+ * The placement grid.  The physical columns of the whole circuit are
+ * numbered from 0 in propagation order: layer by layer, stage by stage; a
+ * mesh stage takes its mesh's n_columns MZI columns and then one column for
+ * its output phase screen, an attenuator column takes one.  An element of
+ * global column k acting on mode m (an MZI: its upper mode) sits at
+ * x = k * column_pitch_um, y = m * mode_pitch_um.
+ */
+int optinc_place_stage_column(const optinc_circuit *c, int layer, int stage);  /* first column */
+int optinc_place_stage_width(const optinc_stage *s);   /* columns the stage takes */
+int optinc_place_columns(const optinc_circuit *c);     /* columns of the whole circuit */
+int optinc_place_modes(const optinc_circuit *c);       /* the widest stage's modes */
+void optinc_place_xy(const optinc_layout *layout, int column, int mode, double *x_um,
+                     double *y_um);
+
+#endif
