@@ -168,14 +168,12 @@ optinc_status optinc_spec_parse_settings(ctx *c, yaml_node_t *n)
 
 optinc_status optinc_spec_parse_info(ctx *c, yaml_node_t *n)
 {
+    void *info;
     optinc_status st = optinc_spec_check_map(c, n, "info", NULL);
-    if (st)
+    if (st || (st = optinc_spec_entries(c, n, "info", map_len(n), SIZE_MAX,
+                                        sizeof *c->spec->info, &info)))
         return st;
-    size_t count = map_len(n);
-    if (!count)
-        return OPTINC_OK;
-    if (!(c->spec->info = calloc(count, sizeof *c->spec->info)))
-        return optinc_fail(c->err, OPTINC_ERUN, c->path, 0, 0, "out of memory");
+    c->spec->info = info;
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
         yaml_node_t *k = node(c, p->key), *v = node(c, p->value);
         if ((st = optinc_spec_want_scalar(c, v, scalar_of(k), "info", "text")))

@@ -166,6 +166,17 @@ optinc_status optinc_spec_too_many(ctx *c, yaml_node_t *n, const char *what, siz
                             count, OPTINC_LAYERS_MAX);
 }
 
+optinc_status optinc_spec_entries(ctx *c, yaml_node_t *n, const char *what, size_t count,
+                                  size_t max, size_t size, void **out)
+{
+    *out = NULL;
+    if (count > max)
+        return optinc_spec_too_many(c, n, what, count);
+    if (count && !(*out = calloc(count, size)))
+        return optinc_fail(c->err, OPTINC_ERUN, c->path, 0, 0, "out of memory");
+    return OPTINC_OK;
+}
+
 /* ------------------------------------------------------------- scalars -- */
 
 optinc_status optinc_spec_want_scalar(ctx *c, yaml_node_t *n, const char *key, const char *what,

@@ -108,6 +108,11 @@ optinc_status optinc_spec_require(ctx *c, yaml_node_t *map, const char *key, con
                                   const char *hint, yaml_node_t **v);
 /* 'key' in what has too many entries (more than OPTINC_LAYERS_MAX). */
 optinc_status optinc_spec_too_many(ctx *c, yaml_node_t *n, const char *what, size_t count);
+/* The zeroed array of count entries of size bytes for the items of section
+ * what (node n) into *out, NULL when count is 0; more than max
+ * (OPTINC_LAYERS_MAX or SIZE_MAX) is an error at n. */
+optinc_status optinc_spec_entries(ctx *c, yaml_node_t *n, const char *what, size_t count,
+                                  size_t max, size_t size, void **out);
 
 /* ---------------------------------------------------------- scalars -- */
 

@@ -131,13 +131,14 @@ optinc_status optinc_spec_parse_layers(ctx *c, yaml_node_t *n)
         return optinc_spec_fail(c, n, "'layers' must be a list of layers ('- name: L1 ...'), "
                                 "not %s", optinc_spec_describe(n, buf, sizeof buf));
     size_t count = (size_t)seq_len(n);
-    if (count > OPTINC_LAYERS_MAX)
-        return optinc_spec_too_many(c, n, "layers", count);
-    if (count && !(c->spec->layers = calloc(count, sizeof *c->spec->layers)))
-        return optinc_fail(c->err, OPTINC_ERUN, c->path, 0, 0, "out of memory");
+    void *layers;
+    optinc_status st = optinc_spec_entries(c, n, "layers", count, OPTINC_LAYERS_MAX,
+                                           sizeof *c->spec->layers, &layers);
+    if (st)
+        return st;
+    c->spec->layers = layers;
     for (size_t i = 0; i < count; i++) {
-        optinc_status st = parse_layer(c, seq_item(c, n, (long)i), (int)i);
-        if (st)
+        if ((st = parse_layer(c, seq_item(c, n, (long)i), (int)i)))
             return st;
         c->spec->n_layers++;
     }

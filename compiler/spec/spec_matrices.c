@@ -325,16 +325,13 @@ static optinc_status check_total_entries(ctx *c, yaml_node_t *n)
 
 optinc_status optinc_spec_parse_matrices(ctx *c, yaml_node_t *n)
 {
+    void *matrices;
     optinc_status st = optinc_spec_check_map(c, n, "matrices", NULL);
-    if (st)
+    if (st || (st = check_total_entries(c, n)) ||
+        (st = optinc_spec_entries(c, n, "matrices", map_len(n), OPTINC_LAYERS_MAX,
+                                  sizeof *c->spec->matrices, &matrices)))
         return st;
-    size_t count = map_len(n);
-    if (count > OPTINC_LAYERS_MAX)
-        return optinc_spec_too_many(c, n, "matrices", count);
-    if ((st = check_total_entries(c, n)))
-        return st;
-    if (count && !(c->spec->matrices = calloc(count, sizeof *c->spec->matrices)))
-        return optinc_fail(c->err, OPTINC_ERUN, c->path, 0, 0, "out of memory");
+    c->spec->matrices = matrices;
     for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
         yaml_node_t *key = node(c, p->key);
         if (!strncmp(scalar_of(key), "x-", 2))
