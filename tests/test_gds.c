@@ -545,6 +545,40 @@ Test(gds, every_shipped_spec)
         check_layout(SPECS[i], &layout);
 }
 
+/* The page's EXAMPLES: specs/real4.yaml with the default layout. */
+Test(gds, the_example_of_the_page)
+{
+    optinc_layout layout = OPTINC_LAYOUT_DEFAULT;
+    optinc_circuit *c = load("specs/real4.yaml");
+    counts n = circuit_counts(c);
+    cr_expect(n.mzi == 12 && n.ps == 8 && n.att == 4 && n.term == 0);
+    cr_expect_eq(optinc_place_columns(c), 11);
+    cr_expect_eq(optinc_place_modes(c), 4);
+    size_t len;
+    unsigned char *bytes = export_bytes(c, &layout, tu_scratch("real4.gds"), &len);
+    rd_lib lib;
+    cr_assert_null(rd_parse(bytes, len, &lib));
+    const rd_cell *top = rd_find(&lib, "real4");
+    cr_assert(top);
+    box b = rd_bbox(&lib, top, -1);
+    cr_expect(b.x0 == 0 && b.y0 == -63500 && b.x1 == 2750000 && b.y1 == 444500);
+    int found = 0;
+    for (int i = 0; i < top->n; i++) {
+        const rd_elem *e = &top->e[i], *prev = i ? &top->e[i - 1] : NULL;
+        /* an element's label follows its reference */
+        if (e->kind == 'T' && !strcmp(e->str, "MZ_L1_V_c0_r0"))
+            found += prev->kind == 'S' && prev->xy[0] == 0 && prev->xy[1] == 0;
+        if (e->kind == 'T' && !strcmp(e->str, "AT_L1_r2"))
+            found += prev->kind == 'S' && prev->xy[0] == 1250000 && prev->xy[1] == 254000;
+        if (e->kind == 'T' && !strcmp(e->str, "out3"))
+            found += e->layer == 11 && e->xy[0] == 2750000 && e->xy[1] == 381000;
+    }
+    cr_expect_eq(found, 3, "the page's MZ_L1_V_c0_r0, AT_L1_r2 or out3 is elsewhere");
+    rd_free(&lib);
+    free(bytes);
+    optinc_circuit_free(c);
+}
+
 Test(gds, other_pitches)
 {
     /* MZIs as long as the column pitch touch their neighbours but do not
