@@ -9,8 +9,9 @@
  * element is labelled with its netlist instance name; no two MZI
  * references overlap; the bounding box is columns x column pitch by modes
  * x mode pitch, and the waveguides run from the inputs to the outputs.
- * Also: the 8-byte reals against known encodings, the same bytes twice,
- * and failures that name the file and leave nothing behind.
+ * Also: the 8-byte reals against known encodings, the same bytes twice
+ * and from a spec and its netlist, the page's example, and failures that
+ * name the file and leave nothing behind.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -33,10 +34,17 @@ typedef struct rd_elem {
     char str[256];              /* SNAME or STRING */
 } rd_elem;
 
+/* A box; empty while x0 > x1. */
+typedef struct box {
+    int64_t x0, y0, x1, y1;
+} box;
+
 typedef struct rd_cell {
     char name[256];
     rd_elem *e;
     int n, cap;
+    box bbox;                   /* rd_bbox(cell, -1), once bbox_known */
+    int bbox_known;
 } rd_cell;
 
 typedef struct rd_lib {
@@ -220,11 +228,6 @@ static const rd_cell *rd_find(const rd_lib *lib, const char *name)
     return NULL;
 }
 
-/* A box; empty while x0 > x1. */
-typedef struct box {
-    int64_t x0, y0, x1, y1;
-} box;
-
 static const box EMPTY = {INT64_MAX, INT64_MAX, INT64_MIN, INT64_MIN};
 
 static void grow(box *b, int64_t x0, int64_t y0, int64_t x1, int64_t y1)
@@ -245,9 +248,13 @@ static box rd_bbox(const rd_lib *lib, const rd_cell *c, int skip)
     for (int i = 0; i < c->n; i++) {
         const rd_elem *e = &c->e[i];
         if (e->kind == 'S') {
-            const rd_cell *sub = rd_find(lib, e->str);
+            rd_cell *sub = (rd_cell *)rd_find(lib, e->str);
             cr_assert(sub, "SREF of the missing cell %s", e->str);
-            box s = rd_bbox(lib, sub, -1);
+            if (!sub->bbox_known) {
+                sub->bbox = rd_bbox(lib, sub, -1);
+                sub->bbox_known = 1;
+            }
+            box s = sub->bbox;
             grow(&b, s.x0 + e->xy[0], s.y0 + e->xy[1], s.x1 + e->xy[0], s.y1 + e->xy[1]);
             continue;
         }
@@ -265,7 +272,8 @@ static box rd_bbox(const rd_lib *lib, const rd_cell *c, int skip)
 static const char *const SPECS[] = {"specs/real4.yaml", "specs/complex16.yaml",
                                     "specs/chip16.yaml", "specs/reck8.yaml",
                                     "specs/rect10x6.yaml", "specs/twolayer.yaml",
-                                    "specs/onn4x8.yaml", NULL};
+                                    "specs/onn4x8.yaml", "specs/cascade/onn16x8_level1.yaml",
+                                    "specs/cascade/onn16x8_level2.yaml", NULL};
 
 static optinc_circuit *load(const char *spec)
 {
@@ -601,6 +609,28 @@ Test(gds, same_bytes_twice)
     free(a);
     free(b);
     optinc_circuit_free(c);
+}
+
+Test(gds, a_netlist_gives_the_layout_of_its_spec)
+{
+    /* the layout depends on the circuit's structure and names only, which
+     * the netlist keeps */
+    optinc_layout layout = OPTINC_LAYOUT_DEFAULT;
+    static const char *const pairs[][2] = {{"specs/rect10x6.yaml", "netlists/rect10x6.pnl.sp"},
+                                           {"specs/reck8.yaml", "netlists/reck8.pnl.sp"},
+                                           {"specs/twolayer.yaml", "netlists/twolayer.pnl.sp"}};
+    for (int i = 0; i < 3; i++) {
+        optinc_circuit *a = load(pairs[i][0]), *b = load(pairs[i][1]);
+        size_t na, nb;
+        unsigned char *x = export_bytes(a, &layout, tu_scratch("a.gds"), &na);
+        unsigned char *y = export_bytes(b, &layout, tu_scratch("b.gds"), &nb);
+        cr_expect(na == nb && !memcmp(x, y, na), "%s and %s give different layouts",
+                  pairs[i][0], pairs[i][1]);
+        free(x);
+        free(y);
+        optinc_circuit_free(a);
+        optinc_circuit_free(b);
+    }
 }
 
 Test(gds, write_errors_name_the_file_and_leave_nothing)
