@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include "compiler/export/gds_stream.h"
 #include "optinc/export.h"
@@ -652,6 +654,26 @@ Test(gds, write_errors_name_the_file_and_leave_nothing)
     optinc_error_format(&err, shown, sizeof shown);
     cr_expect(strstr(shown, folder), "message does not name the file: %s", shown);
     cr_expect_eq(tu_dir_count(tu_scratch_dir()), 1, "something was left beside the output");
+
+    /* a file that cannot grow (EFBIG past RLIMIT_FSIZE, with SIGXFSZ
+     * ignored) fails half way: the message names the file, and the
+     * temporary file is gone */
+    rmdir(folder);
+    struct rlimit old, small = {8192, 8192};
+    getrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, SIG_IGN);
+    small.rlim_max = old.rlim_max;
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+    optinc_circuit *big = load("specs/chip16.yaml");
+    const char *capped = tu_scratch("capped.gds");
+    optinc_status st = optinc_export_gds(big, &layout, capped, &err);
+    setrlimit(RLIMIT_FSIZE, &old);
+    signal(SIGXFSZ, SIG_DFL);
+    cr_expect_eq(st, OPTINC_ERUN);
+    optinc_error_format(&err, shown, sizeof shown);
+    cr_expect(strstr(shown, capped), "message does not name the file: %s", shown);
+    cr_expect_eq(tu_dir_count(tu_scratch_dir()), 0, "a failed write left a file behind");
+    optinc_circuit_free(big);
 
     /* a full disk is reported when the output is committed */
     struct stat sb;
