@@ -139,7 +139,8 @@ static void put_cell(const writer *w, optinc_card_kind kind)
 static void close_waveguide(writer *w, int m, int32_t x)
 {
     if (w->open[m] >= 0 && w->open[m] < x) {
-        int32_t y = nm(m * w->grid.mode_pitch_um);
+        int32_t x0, y;
+        place(w, 0, m, &x0, &y);
         gds_path(w->f, LAYER_WAVEGUIDE, WAVEGUIDE_WIDTH, (const int32_t[]){w->open[m], y, x, y},
                  2);
     }
@@ -148,24 +149,19 @@ static void close_waveguide(writer *w, int m, int32_t x)
 
 /* Column `column`: an element covers mode m where covered[m]; a covered
  * mode's waveguide ends at the element and starts again after it when
- * m < modes_after; an uncovered mode below `modes` passes through; the
- * modes from `modes` up are dark. */
+ * m < modes_after; an uncovered mode below `modes` passes through (its
+ * waveguide goes on); the modes from `modes` up are dark. */
 static void walk_column(writer *w, int column, const unsigned char *covered, int modes,
                         int modes_after)
 {
     int32_t x, y;
     place(w, column, 0, &x, &y);
-    for (int m = 0; m < w->modes; m++) {
-        if (m < modes && covered[m]) {
+    for (int m = 0; m < w->modes; m++)
+        if (m >= modes || covered[m]) {
             close_waveguide(w, m, x);
-            if (m < modes_after)
+            if (m < modes && m < modes_after)
                 w->open[m] = x + w->length;
-        } else if (m >= modes) {
-            close_waveguide(w, m, x);
-        } else if (w->open[m] < 0) {
-            w->open[m] = x;
         }
-    }
 }
 
 /* ---------------------------------------------------------------- elements */
