@@ -29,7 +29,7 @@
 #                                FMA code is not emulated bit for bit; natively
 #                                too when libm cannot use FMA), not a memory
 #                                error
-# Programs a test starts that are not optinc (mpirun, gnuplot, sh) are not
+# Programs a test starts that are not optinc (mpirun, gnuplot, sh, klayout) are not
 # traced, nor the optinc programs test_netlist starts: its bad-fixture test
 # reads every fixture in process (checked) and then through the program,
 # 46 runs that would pass its 60 s timeout under memcheck.
@@ -45,7 +45,7 @@ status=0
 for t in "$@"; do
     name=$(basename "$t")
     filter=""
-    skip='*/mpirun,*/mpiexec,*/orterun,*/orted,*/gnuplot,*/sh'
+    skip='*/mpirun,*/mpiexec,*/orterun,*/orted,*/gnuplot,*/sh,*/klayout'
     case $name in
         test_mpi | test_mpi_*) echo "$name: skipped (starts mpirun)"; continue ;;
         test_allreduce) filter='allreduce/!(onn_table_equals_direct_simulation)' ;;

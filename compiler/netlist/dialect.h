@@ -2,7 +2,9 @@
  * dialect.h - the private part of the PNL dialect, shared by the files of
  * compiler/netlist/: the parameter indices of the cards (netlist_cards.c),
  * by which the writer fills a card's values and the reader's passes read
- * them back, so that a key is spelled once, in the table; and the name rule.
+ * them back, so that a key is spelled once, in the table; the instance names
+ * the writer gives elements, which the exports (compiler/export/) give them
+ * too; and the name rule.
  */
 #ifndef OPTINC_NETLIST_DIALECT_H
 #define OPTINC_NETLIST_DIALECT_H
@@ -30,6 +32,16 @@ typedef struct onn_key {
 
 extern const onn_key nl_onn_keys[];
 extern const int nl_n_onn_keys;
+
+/* The instance name the writer gives an element of the layer named layer:
+ * prefix ("", or X_<layer>__ in a flattened netlist), the card's prefix,
+ * the layer, then for an element of a mesh its stage tag and grid position
+ * (MZ_L1_V_c2_r3: the MZI in column 2 on modes 3 and 4 of mesh V;
+ * PS_L1_V_c4_r0: its output screen), for the att or term of an attenuator
+ * column (tag 0) the row alone (AT_L1_r0).  The exports name elements by
+ * it, so an exported element has its netlist name. */
+void nl_element_name(char *buf, size_t size, const char *prefix, optinc_card_kind kind,
+                     const char *layer, char tag, int column, int row);
 
 /* 1 when the n bytes at p are a PNL name, [A-Za-z_][A-Za-z0-9_]*. */
 int nl_is_name(const char *p, size_t n);

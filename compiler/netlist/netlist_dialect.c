@@ -2,7 +2,8 @@
  * netlist_dialect.c - the vocabulary of the PNL netlist (optinc-netlist(5))
  * that its writer (netlist_write.c) and its reader (netlist_read.c)
  * must agree on: the device-parameter keys of the `*! layer.NAME.SECTION`
- * header lines, the keys of the `*! onn` line and the stage plan of a layer.  The words for mesh kinds,
+ * header lines, the keys of the `*! onn` line, the stage plan of a layer and
+ * the instance names.  The words for mesh kinds,
  * attenuator positions and activations are the spec's (spec.h), so a spec
  * and a netlist spell them alike.
  *
@@ -13,6 +14,7 @@
  */
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include "compiler/netlist/dialect.h"
 
@@ -74,6 +76,16 @@ int optinc_netlist_stage_plan(optinc_att_position att, int rows, int cols, optin
         s->n_att = s->kind == OPTINC_STAGE_ATT ? (rows < cols ? rows : cols) : 0;
     }
     return n;
+}
+
+void nl_element_name(char *buf, size_t size, const char *prefix, optinc_card_kind kind,
+                     const char *layer, char tag, int column, int row)
+{
+    if (tag)
+        snprintf(buf, size, "%s%s_%s_%c_c%d_r%d", prefix, optinc_cards[kind].prefix, layer, tag,
+                 column, row);
+    else
+        snprintf(buf, size, "%s%s_%s_r%d", prefix, optinc_cards[kind].prefix, layer, row);
 }
 
 int nl_is_name(const char *p, size_t n)
