@@ -363,7 +363,8 @@ typedef struct watch {
 static char note_text[2][1024];
 static volatile sig_atomic_t note_now, note_off;
 
-static void on_sigterm(int sig)
+/* Writes the current note (from a handler: write() only). */
+static void write_note(void)
 {
     const char *m = note_text[note_now];
     size_t n = 0;
@@ -371,6 +372,11 @@ static void on_sigterm(int sig)
         n++;
     ssize_t ignored = write(STDERR_FILENO, m, n);
     (void)ignored;
+}
+
+static void on_sigterm(int sig)
+{
+    write_note();
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -419,12 +425,7 @@ static void on_stop(int sig)
  * handler SA_RESETHAND has already taken away. */
 static void on_grace_over(int unused)
 {
-    const char *m = note_text[note_now];
-    size_t n = 0;
-    while (m[n] && !note_off)
-        n++;
-    ssize_t ignored = write(STDERR_FILENO, m, n);
-    (void)ignored;
+    write_note();
     raise(stop_signal);
 }
 
