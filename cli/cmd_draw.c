@@ -5,7 +5,9 @@
  *
  * The input is a spec or a netlist (optinc_circuit_load).  Options are
  * checked before anything is read or written, so a bad --format exits 2 and
- * leaves no files behind.
+ * leaves no files behind; and so are the drawings' paths against the files
+ * the run reads (the input, a spec's matrices, a netlist's includes), since
+ * a drawing is written atomically over whatever has its name.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,33 @@
 #include "optinc/circuit.h"
 #include "optinc/draw.h"
 #include "optinc/netlist.h"
+
+/* Refuses a drawing of c in dir that would land on a file this run reads.
+ * Every name a drawing of c may get in the chosen formats is checked, in
+ * both styles: the thresholds that pick the style are the library's, and a
+ * name that is an input is a mistake whichever style would be drawn. */
+static optinc_status check_drawings(const optinc_circuit *c, const char *dir, unsigned formats,
+                                    optinc_error *err)
+{
+    static const struct { unsigned mask; const char *ext; } kinds[] = {
+        {OPTINC_DRAW_SVG, "svg"}, {OPTINC_DRAW_PNG, "png"}, {OPTINC_DRAW_DOT, "dot"}};
+    char path[4096];
+    const char *one[1] = {path};
+    optinc_status st = OPTINC_OK;
+    for (int k = 0; k < 3 && !st; k++) {
+        if (!(formats & kinds[k].mask))
+            continue;
+        snprintf(path, sizeof path, "%s/%s_layers.%s", dir, c->name, kinds[k].ext);
+        st = cli_check_outputs(one, 1, err);
+        for (int i = 0; i < c->n_layers && !st; i++)
+            for (int overview = 0; overview < 2 && !st; overview++) {
+                snprintf(path, sizeof path, "%s/%s_%s%s.%s", dir, c->name, c->layers[i].name,
+                         overview ? "_overview" : "", kinds[k].ext);
+                st = cli_check_outputs(one, 1, err);
+            }
+    }
+    return st;
+}
 
 int cmd_draw(int argc, char **argv)
 {
@@ -24,7 +53,8 @@ int cmd_draw(int argc, char **argv)
     const cli_opt opts[] = {
         CLI_OPT_OUTPUT(&dir, "DIR", CLI_REQUIRED, "the directory to draw into",
                        "directory to write (created when missing)"),
-        CLI_OPT_STRING("format", 0, &formats, "LIST", "comma-separated svg, png, dot"),
+        {"format", 0, CLI_STRING, CLI_DST(const char *, &formats), "LIST",
+         "comma-separated svg, png, dot", .flags = CLI_EMPTY_OK},
         CLI_OPT_FLAG("detail", &opt.force_detail,
          "full detail at any size (never PNG above 32 modes)"),
         CLI_OPT_FLAG("overview", &opt.force_overview, "heat-map overview at any size"),
@@ -47,9 +77,15 @@ int cmd_draw(int argc, char **argv)
 
     optinc_circuit *c = NULL;
     optinc_drawer *d = NULL;
+    cli_input(input, "input");
     optinc_status st = optinc_circuit_load(input, cli_read_opts(), &c, &err);
-    if (st)
+    if (!st)
+        st = check_drawings(c, dir, opt.formats ? opt.formats
+                                                : OPTINC_DRAW_SVG | OPTINC_DRAW_PNG, &err);
+    if (st) {
+        optinc_circuit_free(c);
         return cli_report(&err, st);
+    }
     for (int i = 0; i < c->n_warnings; i++)
         cli_warn("%s", c->warnings[i]);
     /* A user who points Graphviz at its plugins (GVBINDIR) gets those. */

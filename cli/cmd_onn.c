@@ -376,6 +376,8 @@ static optinc_status load_onn(const char *path, const task_opts *t, optinc_circu
                               optinc_onn_meta *m, optinc_error *err)
 {
     optinc_status st = optinc_onn_load(path, cli_read_opts(), c, m, err);
+    if (!st)   /* the spec a netlist's header names, when its meta came from there */
+        cli_input(m->spec_path, "spec");
     if (st == OPTINC_EINPUT && !*c && t
         && (t->servers_given || t->bits_given || t->level_given)) {
         /* the defaults did not fit this circuit: retry with the options */

@@ -193,8 +193,8 @@ static optinc_status run_input(const optinc_circuit *c, const sim_args *a,
     int is_complex;
     size_t n = strlen(a->input);
     optinc_status st = n > 4 && !strcmp(a->input + n - 4, ".csv")
-                           ? optinc_csv_read(a->input, &X, &is_complex, err)
-                           : optinc_npy_read(a->input, &X, &is_complex, err);
+                           ? optinc_csv_read(a->input, cli_read_opts(), &X, &is_complex, err)
+                           : optinc_npy_read(a->input, cli_read_opts(), &X, &is_complex, err);
     if (!st && X->rows != c->layers[0].cols)
         st = optinc_fail(err, OPTINC_EINPUT, a->input, 0, 0,
                          "the input is %dx%d, but circuit '%s' takes %d modes; give one row "

@@ -8,17 +8,21 @@
  * MPI every rank runs this same code; only rank 0 prints, except when a rank
  * dies or hangs: then each rank whose watchdog fires (comm.h) prints why and
  * ends the job with MPI_Abort, and rank 0, when mpirun stops it with
- * SIGTERM, says where the last checkpoint is.
+ * SIGTERM, says where the last checkpoint is.  SIGINT or SIGTERM (in
+ * process, or from mpirun) ends a healthy run after the step under way with
+ * a last checkpoint, as the comment above on_stop() tells.
  *
  * OPTINC_TEST_FAULT=kill:RANK:STEP or hang:RANK:STEP makes rank RANK raise
- * SIGKILL, or stop forever, after step STEP: the fault tests' way to break a
- * run at a known point (tests/test_mpi_fault.c).
+ * SIGKILL, or stop forever, after step STEP; pause:RANK:STEP makes it wait
+ * there for a signal: the fault tests' way to break a run, or to stop it,
+ * at a known point (tests/test_mpi_fault.c).
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli/cli.h"
 #include "cli/options.h"
@@ -346,9 +350,8 @@ typedef struct watch {
     int rank;
     int bar;                  /* draw the progress bar (rank 0 on a terminal) */
     int note;                 /* keep the SIGTERM note current (rank 0 under MPI) */
-    int stoppable;            /* in process: SIGINT and SIGTERM stop the run (on_stop) */
     long noted;               /* the checkpoint step the note speaks of */
-    char fault;               /* OPTINC_TEST_FAULT: 'k'ill or 'h'ang; 0: none */
+    char fault;               /* OPTINC_TEST_FAULT: 'k'ill, 'h'ang or 'p'ause; 0: none */
     int fault_rank;
     long fault_step;
 } watch;
@@ -360,7 +363,8 @@ typedef struct watch {
 static char note_text[2][1024];
 static volatile sig_atomic_t note_now, note_off;
 
-static void on_sigterm(int sig)
+/* Writes the current note (from a handler: write() only). */
+static void write_note(void)
 {
     const char *m = note_text[note_now];
     size_t n = 0;
@@ -368,6 +372,11 @@ static void on_sigterm(int sig)
         n++;
     ssize_t ignored = write(STDERR_FILENO, m, n);
     (void)ignored;
+}
+
+static void on_sigterm(int sig)
+{
+    write_note();
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -383,28 +392,83 @@ static void note_checkpoint(watch *w, long saved)
     w->noted = saved;
 }
 
-/* In process, SIGINT or SIGTERM ends the run after the step under way, with
- * a last checkpoint when checkpointing, and the command says where it is
- * and exits 128 + the signal's number, as the signal would have.  A handler
- * may not do that work, so it only notes the signal, and the progress
- * callback hands it to the trainer; the handler is reset by its first
- * signal (SA_RESETHAND), so a second one ends the program at once. */
+/* SIGINT or SIGTERM ends the run after the step under way, with a last
+ * checkpoint when checkpointing, and the command says where it is and exits
+ * 128 + the signal's number, as the signal would have.  A handler may not do
+ * that work, so it only notes the signal, and the progress callback hands
+ * it to the trainer (under MPI the ranks agree on it after every step, so
+ * all stop after the same one); the handler is reset by its first signal
+ * (SA_RESETHAND), so a second one ends the program at once.
+ *
+ * Under MPI the signal is mpirun's: on Ctrl-C, or when a rank dies, it sends
+ * SIGCONT and, a second later, SIGTERM to every rank, and SIGKILL when they
+ * are still there odls_base_sigkill_timeout seconds (1 unless set) after
+ * that.  A healthy run stops in that time; one whose peer died cannot (its
+ * ranks wait for the dead one).  So rank 0 gives the orderly stop half that
+ * time (the grace timer); when the timer fires first, it prints the note of
+ * on_sigterm() and dies of the signal, as it would have without a handler
+ * (a checkpoint it was writing then stays a temporary file). */
 static volatile sig_atomic_t stop_signal;
+static timer_t grace_timer;
+static struct itimerspec grace;             /* set before the handlers */
+static volatile sig_atomic_t grace_armed;   /* rank 0 under MPI: start it on a signal */
 
 static void on_stop(int sig)
 {
     stop_signal = sig;
+    if (grace_armed)
+        timer_settime(grace_timer, 0, &grace, NULL);   /* async-signal-safe */
 }
 
-static void catch_stop_signals(void)
+/* The grace ran out: the orderly stop is stuck (a dead peer), so rank 0
+ * says where the last checkpoint is and dies of the stop signal, whose
+ * handler SA_RESETHAND has already taken away. */
+static void on_grace_over(int unused)
+{
+    write_note();
+    raise(stop_signal);
+}
+
+/* Half the seconds mpirun leaves between SIGTERM and SIGKILL (mpirun passes
+ * --mca odls_base_sigkill_timeout S on to the ranks in their environment). */
+static struct itimerspec grace_of_mpirun(void)
+{
+    const char *s = getenv("OMPI_MCA_odls_base_sigkill_timeout");
+    char *end;
+    long sec = s ? strtol(s, &end, 10) : 1;
+    if (!s || *end || sec < 1 || sec > 3600)
+        sec = 1;
+    return (struct itimerspec){{0, 0}, {sec / 2, sec % 2 * 500000000L}};
+}
+
+static void catch_stop_signals(int with_grace)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
+    sigemptyset(&sa.sa_mask);
+    if (with_grace) {
+        struct sigevent ev;
+        memset(&ev, 0, sizeof ev);
+        ev.sigev_notify = SIGEV_SIGNAL;
+        ev.sigev_signo = SIGALRM;
+        sa.sa_handler = on_grace_over;
+        sigaction(SIGALRM, &sa, NULL);
+        grace = grace_of_mpirun();
+        grace_armed = !timer_create(CLOCK_MONOTONIC, &ev, &grace_timer);
+    }
     sa.sa_handler = on_stop;
     sa.sa_flags = SA_RESETHAND;
-    sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+}
+
+/* After the run: the orderly stop is done, the grace timer must not fire. */
+static void grace_cancel(void)
+{
+    if (grace_armed) {
+        grace_armed = 0;
+        timer_delete(grace_timer);
+    }
 }
 
 /* What the run says when a signal stopped it. */
@@ -418,10 +482,11 @@ static void say_stopped(const opts *o, const optinc_train_result *r, int sig)
     else
         optinc_train_resume_advice(&o->cfg, r->checkpoint_step, advice, sizeof advice);
     fprintf(stderr, "optinc train: stopped by %s after step %ld; %s\n",
-            sig == SIGINT ? "SIGINT" : "SIGTERM", r->steps, advice);
+            sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "a signal to another rank",
+            r->steps, advice);
 }
 
-/* OPTINC_TEST_FAULT=kill:RANK:STEP | hang:RANK:STEP (tests only); -1 if malformed. */
+/* OPTINC_TEST_FAULT=kill|hang|pause:RANK:STEP (tests only); -1 if malformed. */
 static int test_fault(watch *w)
 {
     const char *s = getenv("OPTINC_TEST_FAULT");
@@ -430,7 +495,7 @@ static int test_fault(watch *w)
     if (!s || !*s)
         return 0;
     if (sscanf(s, "%7[a-z]:%d:%ld%n", act, &w->fault_rank, &w->fault_step, &end) != 3 ||
-        s[end] || (strcmp(act, "kill") && strcmp(act, "hang")))
+        s[end] || (strcmp(act, "kill") && strcmp(act, "hang") && strcmp(act, "pause")))
         return -1;
     w->fault = act[0];
     return 0;
@@ -447,10 +512,10 @@ static int on_step(void *ctx, const optinc_train_progress *p)
     if (w->fault && w->rank == w->fault_rank && p->step == w->fault_step) {
         if (w->fault == 'k')
             raise(SIGKILL);
-        for (;;)
+        while (w->fault == 'h' || !stop_signal)
             pause();
     }
-    return w->stoppable && stop_signal;
+    return stop_signal != 0;
 }
 
 static void print_sha(FILE *f, const uint8_t *h)
@@ -612,7 +677,8 @@ int cmd_train(int argc, char **argv)
         return cost_model(&o);
     watch w = {.cfg = &o.cfg, .noted = -2};
     if (test_fault(&w))
-        return cli_usage_error("train", "OPTINC_TEST_FAULT is kill:RANK:STEP or hang:RANK:STEP");
+        return cli_usage_error("train", "OPTINC_TEST_FAULT is kill:RANK:STEP, hang:RANK:STEP "
+                               "or pause:RANK:STEP");
     optinc_error err;
     optinc_error_clear(&err);
     optinc_spec *spec = NULL;
@@ -666,7 +732,6 @@ int cmd_train(int argc, char **argv)
     w.rank = comm.rank;
     w.bar = root && !o.quiet && isatty(STDERR_FILENO);
     w.note = root && o.mpi;
-    w.stoppable = !o.mpi;
     if (w.note) {
         note_checkpoint(&w, -1);
         struct sigaction sa;
@@ -689,16 +754,17 @@ int cmd_train(int argc, char **argv)
     if (!st) {
         o.cfg.progress = on_step;
         o.cfg.progress_ctx = &w;
-        if (w.stoppable)
-            catch_stop_signals();
+        catch_stop_signals(w.note);
         st = optinc_train(&o.cfg, &comm, &res, &err);
+        grace_cancel();
     }
     int failed = optinc_comm_failed(&comm);
     if (failed) {   /* each rank that noticed; optinc_comm_close() ends the job */
         note_off = 1;
         fprintf(stderr, "optinc train: %s\n", err.message);
     }
-    int sig = !st && res.interrupted ? (int)stop_signal : 0;
+    /* a rank the signal did not reach stops as its peers did */
+    int sig = !st && res.interrupted ? (stop_signal ? (int)stop_signal : -1) : 0;
     if (!st && root && o.cfg.resume && !res.resumed_from && !o.quiet)
         cli_warn("no checkpoint in %s: started from step 0", o.cfg.out_dir);
     if (!st && root && o.cfg.out_dir[0] && !res.stopped && !sig) {
@@ -717,8 +783,9 @@ int cmd_train(int argc, char **argv)
     if (sig) {
         if (w.bar)
             fputc('\n', stderr);
-        say_stopped(&o, &res, sig);
-        rc = 128 + sig;
+        if (root)
+            say_stopped(&o, &res, sig);
+        rc = 128 + (sig > 0 ? sig : SIGTERM);
     } else if (st && root && !failed) {
         rc = cli_report(&err, st);
     } else {

@@ -128,6 +128,9 @@ static int bad_value(const char *cmd, const cli_opt *o, const char *arg)
         word_list(bars, what, sizeof what);
         return cli_usage_error(cmd, "--%s takes %s, not '%s'", o->name, what, arg);
     }
+    if ((o->type == CLI_STRING || o->type == CLI_PATH) && !*arg)
+        return cli_usage_error(cmd, "--%s takes %s, not an empty string", o->name,
+                               o->arg ? o->arg : "a value");
     if (o->type == CLI_PATH)
         return cli_usage_error(cmd, "--%s takes a path of at most %zu bytes", o->name,
                                o->size - 1);
@@ -215,9 +218,13 @@ static int store(const cli_opt *o, const char *arg)
             return -1;
         *(double *)o->dst = d;
         return 0;
-    case CLI_STRING: *(const char **)o->dst = arg; return 0;
+    case CLI_STRING: /* a string option names something: a file, a name */
+        if (!*arg && !(o->flags & CLI_EMPTY_OK))
+            return -1;
+        *(const char **)o->dst = arg;
+        return 0;
     case CLI_PATH:
-        if (strlen(arg) >= o->size)
+        if (!*arg || strlen(arg) >= o->size)
             return -1;
         memcpy(o->dst, arg, strlen(arg) + 1);
         return 0;

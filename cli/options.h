@@ -44,7 +44,9 @@ enum {
     CLI_ABOVE = 2,      /* doubles: greater than lo (lo itself is refused) */
     CLI_BELOW = 4,      /* doubles: less than hi */
     CLI_OPTIONAL = 8,   /* CLI_ENUM: --name alone means words[0], or --name=WORD */
-    CLI_REQUIRED = 16   /* the command cannot run without it */
+    CLI_REQUIRED = 16,  /* the command cannot run without it */
+    CLI_EMPTY_OK = 32   /* CLI_STRING: "" goes to the command, whose own check of the value
+                           says more; any other empty string or path is refused here */
 };
 
 typedef struct cli_opt {

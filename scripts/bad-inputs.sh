@@ -228,4 +228,155 @@ row "onn train -o FOLDER" onn train -o "$tmp/folder"
 row "train SPEC (train.servers: 300)" train "$tmp/servers_300.yaml" --data "$tmp"
 row "train SPEC (train.onn: nope.sp)" train "$tmp/onn_missing.yaml" --data "$tmp"
 row "train --out FILE" train --out "$tmp/S.yaml" --data "$tmp"
+cp specs/onn4x8.yaml "$tmp/R.yaml"
+cp -r specs/onn4x8 "$tmp/onn4x8"
+"$OPTINC" compile "$tmp/R.yaml" -o "$tmp/RN.sp" --quiet 2>/dev/null
+sed -i '/^\*! onn = /d' "$tmp/RN.sp"       # its task now comes from the spec it names
+ln -f "$tmp/N.sp" "$tmp/real4_L1.svg"
+row "onn export N --lut S (N without its *! onn line names S)" onn export "$tmp/RN.sp" --lut "$tmp/R.yaml"
+row "draw N.sp -o DIR (DIR/real4_L1.svg is N.sp)" draw "$tmp/N.sp" -o "$tmp" --format svg
+nl="$tmp/new
+line.yaml"
+cp "$tmp/S.yaml" "$nl"
+"$OPTINC" compile "$nl" -o "$tmp/nl.sp" --quiet
+row "simulate N.sp (its spec's path has a newline, escaped in the header)" simulate "$tmp/nl.sp"
+row "onn train --name 'a<newline>b: 1'" onn train -o "$tmp/x.yaml" --name 'a
+b: 1'
+npy dmax.npy "$d" 0 '\377\377\377\377\377\377\357\177\377\377\377\377\377\377\357\177\377\377\377\377\377\377\357\177\377\377\377\377\377\377\357\377'
+printf 'schema_version: 1\nname: t\nmatrices:\n  W: {shape: [2, 2], dtype: complex, generate: {kind: haar_unitary, seed: 1}}\nlayers:\n  - {name: L1, matrix: W}\n' > "$tmp/T.yaml"
+row "simulate --input (entries near DBL_MAX)" simulate "$tmp/T.yaml" --input "$tmp/dmax.npy" --output "$tmp/dmax_out.npy"
+row "compile S.yaml -o ''" compile "$tmp/S.yaml" -o ''
+row "train --out ''" train --out ''
+
+head_table "Devices, links, FIFOs and sizes" "Outputs onto a character device are written through (the node stays), onto a link replace the link's target; inputs that are FIFOs, devices or folders are refused without blocking, and sizes are checked before reading (tests/test_hostile.c, test_atomic.c, test_fileio.c).  The device nodes are made in the scratch folder (as root), never the real /dev."
+t="$tmp/dev"
+mkdir -p "$t"
+if mknod "$t/null" c 1 3 2>/dev/null && mknod "$t/full" c 1 7 && mknod "$t/zero" c 1 5; then
+    row "compile -o NULL (a node like /dev/null)" compile "$tmp/S.yaml" -o "$t/null" --quiet
+    row "compile -o FULL (a node like /dev/full)" compile "$tmp/S.yaml" -o "$t/full" --quiet
+    row "simulate --matrix FULL" simulate "$tmp/N.sp" --matrix "$t/full"
+    row "simulate --save-calibration NULL" simulate "$tmp/N.sp" --save-calibration "$t/null"
+    ln -s zero "$t/z.csv"
+    ln -s zero "$t/z.cal"
+    printf 'schema_version: 1\nname: m\nmatrices:\n  W: {file: dev/z.csv, shape: [2, 2], dtype: real}\nlayers:\n  - {name: L1, matrix: W}\n' > "$tmp/zero_matrix.yaml"
+    row "file: a link to ZERO" compile "$tmp/zero_matrix.yaml"
+    row "--calibration a link to ZERO" simulate "$tmp/N.sp" --calibration "$t/z.cal"
+    row "--inject-errors ZERO" train --allreduce quantized --inject-errors "$t/zero"
+    printf '| (device nodes) | | `%s` |\n' "$(stat -c '%F' "$t/null"), $(stat -c '%F' "$t/full")"
+fi
+echo old > "$tmp/target.sp"
+ln -s target.sp "$tmp/link.sp"
+row "compile -o LINK" compile "$tmp/S.yaml" -o "$tmp/link.sp" --quiet
+printf '| (after it) | | `%s` |\n' "link.sp: $(stat -c '%F' "$tmp/link.sp"); target.sp: $(head -c 20 "$tmp/target.sp")"
+mkfifo "$t/fifo.yaml" "$t/fifo.sp" "$t/fifo.csv" "$t/fifo.cal" "$t/fifo.hist" "$t/fifo.inc"
+printf '* wrapper\n.include "fifo.inc"\n.end\n' > "$t/inc.sp"
+printf 'schema_version: 1\nname: m\nmatrices:\n  W: {file: fifo.csv, shape: [2, 2], dtype: real}\nlayers:\n  - {name: L1, matrix: W}\n' > "$t/fifo_matrix.yaml"
+row "FIFO as spec" compile "$t/fifo.yaml"
+row "FIFO as netlist" simulate "$t/fifo.sp"
+row "FIFO as .include" simulate "$t/inc.sp"
+row "FIFO as file:" compile "$t/fifo_matrix.yaml"
+row "FIFO as --calibration" simulate "$tmp/N.sp" --calibration "$t/fifo.cal"
+row "FIFO as --inject-errors" train --allreduce quantized --inject-errors "$t/fifo.hist"
+mkdir "$t/adir.csv" "$t/adir.npy"
+for f in adir.csv adir.npy; do
+    printf "schema_version: 1\nname: m\nmatrices:\n  W: {file: $f, shape: [2, 2], dtype: real}\nlayers:\n  - {name: L1, matrix: W}\n" > "$t/m_$f.yaml"
+    row "file: $f (a folder)" compile "$t/m_$f.yaml"
+done
+truncate -s 3G "$t/sparse.csv"
+printf 'schema_version: 1\nname: m\nmatrices:\n  W: {file: sparse.csv, shape: [2, 2], dtype: real}\nlayers:\n  - {name: L1, matrix: W}\n' > "$t/sparse.yaml"
+row "file: a 3 GB sparse .csv" compile "$t/sparse.yaml"
+rm -f "$t/sparse.csv"
+printf '0.5,0.1\n-0.2,0\0.3\n' > "$t/nul.csv"
+printf 'optinc-calibration 1\nL1 U 0 0 0\0 0\n' > "$t/nul.cal"
+row "NUL byte in a .csv" simulate "$circuit" --input "$t/nul.csv" --output "$tmp/out.npy"
+row "NUL byte in a calibration file" simulate "$circuit" --calibration "$t/nul.cal"
+printf '\357\273\2770.5,0.1\n-0.2,0.3\n0.1,0.1\n' > "$t/bom.csv"
+{ printf '\357\273\277'; cat "$tmp/N.sp"; } > "$t/bom.sp"
+row "byte-order mark in a .csv (accepted)" simulate "$circuit" --input "$t/bom.csv" --output "$tmp/out.npy"
+row "byte-order mark in a netlist (accepted)" simulate "$t/bom.sp"
+for r in 1 2 3; do yes 0.5 | head -n 160 | paste -s -d , -; done > "$t/batch.csv"
+(export OPTINC_MAX_INPUT_BYTES=1000; row "OPTINC_MAX_INPUT_BYTES=1000 simulate --input (1000 bytes)" simulate "$circuit" --input "$t/batch.csv" --output "$tmp/out.npy")
+
+# A small data set of 8 x 8 images (512 to train, 128 to test) and a run of
+# 48 steps with a checkpoint every 5 steps.
+bytes() {   # the bytes of the decimal numbers given
+    printf "$(printf '\\%03o' "$@")"
+}
+idx() {     # FILE DIMS COUNT: the IDX header of unsigned bytes in DIMS dimensions, COUNT items
+    n=$3
+    bytes 0 0 8 "$2" $(( (n >> 24) & 255 )) $(( (n >> 16) & 255 )) $(( (n >> 8) & 255 )) \
+        $(( n & 255 )) > "$1"
+}
+data="$tmp/data"
+mkdir -p "$data"
+for split in train:512 t10k:128; do
+    name=${split%:*}
+    n=${split#*:}
+    idx "$data/$name-images-idx3-ubyte.gz" 3 "$n"
+    bytes 0 0 0 8 0 0 0 8 >> "$data/$name-images-idx3-ubyte.gz"
+    head -c $((n * 64)) /dev/zero | tr '\0' '\140' >> "$data/$name-images-idx3-ubyte.gz"
+    idx "$data/$name-labels-idx1-ubyte.gz" 1 "$n"
+    seq 0 $((n - 1)) | awk '{ printf "%d ", $1 % 4 }' | sed 's/ $//' > "$tmp/labels"
+    bytes $(cat "$tmp/labels") >> "$data/$name-labels-idx1-ubyte.gz"
+done
+run="--data $data --hidden 16 --batch 8 --epochs 3 --seed 3 --quiet --checkpoint-every 5"
+
+head_table "Checkpoints and stopped runs" "\`optinc train --resume\` on a damaged \`checkpoint.bin\` (a checksum over all of it, tests/test_train.c), and a run stopped by a signal: it writes a last checkpoint and says where (in process, and on mpirun when it is installed: tests/test_mpi_fault.c).  OPTINC_TEST_FAULT=pause:0:23 holds rank 0 after step 23 until the signal, so the step is the same on every machine."
+ck="$tmp/ck"
+"$OPTINC" train $run --out "$ck" > /dev/null
+cp "$ck/checkpoint.bin" "$tmp/good.bin"
+size=$(wc -c < "$tmp/good.bin")
+flip() {   # the checkpoint with the byte at $1 changed
+    cp "$tmp/good.bin" "$ck/checkpoint.bin"
+    b=$(od -An -tu1 -j "$1" -N1 "$tmp/good.bin")
+    printf "\\$(printf '%03o' $(( (b + 1) % 256 )))" | dd of="$ck/checkpoint.bin" bs=1 seek="$1" conv=notrunc 2>/dev/null
+}
+flip $((size / 2)); row "one byte changed in the middle" train $run --out "$ck" --resume
+flip 0; row "its first byte changed" train $run --out "$ck" --resume
+flip $((size - 1)); row "its last byte changed" train $run --out "$ck" --resume
+head -c $((size - 7)) "$tmp/good.bin" > "$ck/checkpoint.bin"; row "cut short" train $run --out "$ck" --resume
+{ cat "$tmp/good.bin"; printf x; } > "$ck/checkpoint.bin"; row "a byte appended" train $run --out "$ck" --resume
+: > "$ck/checkpoint.bin"; row "empty" train $run --out "$ck" --resume
+rm "$ck/checkpoint.bin"; mkfifo "$ck/checkpoint.bin"; row "a FIFO" train $run --out "$ck" --resume
+rm -f "$ck/checkpoint.bin"
+
+# The program of $@ started in the background with the pause fault, and
+# SIGINT sent to it (mpirun, or optinc itself) once its checkpoint of step
+# 20 is there; one table row of its first line of stderr that names optinc.
+stopped() {
+    label=$1
+    out=$2
+    shift 2
+    rm -rf "$out"
+    OPTINC_TEST_FAULT=pause:0:23 "$@" > /dev/null 2> "$tmp/stopped.err" &
+    pid=$!
+    i=0
+    while [ ! -f "$out/checkpoint.bin" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+    sleep 1
+    kill -INT $pid
+    wait $pid
+    rc=$?
+    msg=$(grep -m 1 '^optinc' "$tmp/stopped.err" | sed -e 's/|/\\|/g')
+    printf '| %s | %s | `%s` |\n' "$label" "$rc" "$msg"
+}
+stopped "SIGINT during train" "$tmp/sig" "$OPTINC" train $run --out "$tmp/sig"
+if command -v mpirun > /dev/null && "$OPTINC" train --backend mpi --help > /dev/null 2>&1 &&
+   ! "$OPTINC" train --backend mpi --data "$data" 2>&1 | grep -q 'built without MPI'; then
+    mpi="mpirun --oversubscribe"
+    [ "$(id -u)" = 0 ] && mpi="$mpi --allow-run-as-root"
+    printf "${train}  servers: 4\n" > "$tmp/servers_4.yaml"
+    mpirow() {
+        label=$1
+        shift
+        msg=$($mpi "$@" 2>&1 >/dev/null)
+        rc=$?
+        msg=$(printf '%s\n' "$msg" | grep -m 1 'error\|optinc' | sed -e 's/|/\\|/g')
+        printf '| %s | %s | `%s` |\n' "$label" "$rc" "$msg"
+    }
+    mpirow "mpirun -np 3 optinc train SPEC (train.servers: 4) --backend mpi" -np 3 "$OPTINC" train "$tmp/servers_4.yaml" --data "$data" --backend mpi
+    mpirow "mpirun -np 2 optinc train (no --backend mpi)" -np 2 "$OPTINC" train --data "$data"
+    mpirow "mpirun -np 3 optinc train --servers 4 --backend mpi" -np 3 "$OPTINC" train --servers 4 --data "$data" --backend mpi
+    stopped "SIGINT to mpirun -np 4 during train --backend mpi" "$tmp/sig" $mpi -np 4 \
+        --mca odls_base_sigkill_timeout 6 "$OPTINC" train $run --out "$tmp/sig" --backend mpi
+fi
 rm -rf "$tmp"

@@ -205,14 +205,15 @@ Test(npy, round_trip_real_and_complex, .init = tu_scratch_init, .fini = tu_scrat
         cr_expect(strstr(bytes + 10, "'shape': (3, 5)") != NULL);
         cr_expect_eq(len, 10 + hlen + 15 * (cplx ? 16 : 8));
         free(bytes);
-        cr_assert_eq(optinc_npy_read(tu_scratch_last(), &back, &is_complex, &err), OPTINC_OK, "%s",
+        cr_assert_eq(optinc_npy_read(tu_scratch_last(), NULL, &back, &is_complex, &err),
+                     OPTINC_OK, "%s",
                      err.message);
         cr_expect_eq(is_complex, cplx);
         expect_equal(m, back);
         optinc_cmat_free(back);
         /* real_only = 0 always writes complex128 */
         cr_assert_eq(optinc_npy_write(tu_scratch_last(), m, 0, &err), OPTINC_OK);
-        cr_assert_eq(optinc_npy_read(tu_scratch_last(), &back, &is_complex, &err), OPTINC_OK);
+        cr_assert_eq(optinc_npy_read(tu_scratch_last(), NULL, &back, &is_complex, &err), OPTINC_OK);
         cr_expect_eq(is_complex, 1);
         expect_equal(m, back);
         optinc_cmat_free(back);
@@ -266,7 +267,8 @@ Test(npy, version2_and_vector_shape, .init = tu_scratch_init, .fini = tu_scratch
     int cplx;
     write_npy("v.npy", 2, "{\"descr\": \"<f8\", \"fortran_order\": False, \"shape\": (3,)}", v,
               sizeof v);
-    cr_assert_eq(optinc_npy_read(tu_scratch_last(), &m, &cplx, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(optinc_npy_read(tu_scratch_last(), NULL, &m, &cplx, &err),
+                 OPTINC_OK, "%s", err.message);
     cr_expect_eq(m->rows, 1);
     cr_expect_eq(m->cols, 3);
     cr_expect_eq(creal(m->a[2]), 0.25);
@@ -304,7 +306,8 @@ Test(npy, bad_files_point_at_the_problem, .init = tu_scratch_init, .fini = tu_sc
         optinc_cmat *m = NULL;
         optinc_error err = {0};
         int cplx;
-        cr_expect_eq(optinc_npy_read(tu_scratch_last(), &m, &cplx, &err), OPTINC_EINPUT, "case %zu", i);
+        cr_expect_eq(optinc_npy_read(tu_scratch_last(), NULL, &m, &cplx, &err),
+                     OPTINC_EINPUT, "case %zu", i);
         cr_expect_null(m);
         cr_expect(strstr(err.message, cases[i].fragment) != NULL, "case %zu: %s", i,
                   err.message);
@@ -322,17 +325,17 @@ Test(npy, bad_files_point_at_the_problem, .init = tu_scratch_init, .fini = tu_sc
     optinc_cmat *m = NULL;
     optinc_error err = {0};
     int cplx;
-    cr_expect_eq(optinc_npy_read(tu_scratch_last(), &m, &cplx, &err), OPTINC_EINPUT);
+    cr_expect_eq(optinc_npy_read(tu_scratch_last(), NULL, &m, &cplx, &err), OPTINC_EINPUT);
     cr_expect(strstr(err.message, "entry (1, 2) is NaN") != NULL, "%s", err.message);
     cr_expect_eq(err.column, 128 + 8 + 1, "header 128 bytes, then entry (1, 1)");
     cr_assert_eq(tu_write_file(tu_scratch("text.npy"), "not numpy"), 0);
-    cr_expect_eq(optinc_npy_read(tu_scratch_last(), &m, &cplx, &err), OPTINC_EINPUT);
+    cr_expect_eq(optinc_npy_read(tu_scratch_last(), NULL, &m, &cplx, &err), OPTINC_EINPUT);
     cr_expect(strstr(err.message, "not a .npy file") != NULL, "%s", err.message);
     /* the magic is described, not printed: the message is plain text */
     cr_expect(strstr(err.message, "the byte 0x93, then NUMPY"), "%s", err.message);
     for (const char *p = err.message; *p; p++)
         cr_expect((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f, "%s", err.message);
-    cr_expect_eq(optinc_npy_read(tu_scratch("missing.npy"), &m, &cplx, &err), OPTINC_EINPUT);
+    cr_expect_eq(optinc_npy_read(tu_scratch("missing.npy"), NULL, &m, &cplx, &err), OPTINC_EINPUT);
     cr_expect(strstr(err.message, "cannot open") != NULL, "%s", err.message);
 }
 
@@ -374,7 +377,8 @@ Test(csv, real_complex_blanks_comments, .init = tu_scratch_init, .fini = tu_scra
     int cplx = -1;
     cr_assert_eq(tu_write_file(tu_scratch("a.csv"), "# written by hand\r\n 1, -0.5 ,2e-1\r\n"
                                "3,4,\t5\n\n\n"), 0);
-    cr_assert_eq(optinc_csv_read(tu_scratch_last(), &m, &cplx, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(optinc_csv_read(tu_scratch_last(), NULL, &m, &cplx, &err),
+                 OPTINC_OK, "%s", err.message);
     cr_expect_eq(m->rows, 2);
     cr_expect_eq(m->cols, 3);
     cr_expect_eq(cplx, 0);
@@ -384,7 +388,8 @@ Test(csv, real_complex_blanks_comments, .init = tu_scratch_init, .fini = tu_scra
     optinc_cmat_free(m);
     /* numpy.savetxt writes complex entries as " (re+imj)" */
     cr_assert_eq(tu_write_file(tu_scratch("c.csv"), " (1.0e+00+2.0e+00j), (0-1j)\n2j, 3+0j\n"), 0);
-    cr_assert_eq(optinc_csv_read(tu_scratch_last(), &m, &cplx, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(optinc_csv_read(tu_scratch_last(), NULL, &m, &cplx, &err),
+                 OPTINC_OK, "%s", err.message);
     cr_expect_eq(cplx, 1);
     cr_expect_eq(m->a[0], CMPLX(1, 2));
     cr_expect_eq(m->a[1], CMPLX(0, -1));
@@ -393,7 +398,7 @@ Test(csv, real_complex_blanks_comments, .init = tu_scratch_init, .fini = tu_scra
     optinc_cmat_free(m);
     /* an explicit +0j on every entry is still real */
     cr_assert_eq(tu_write_file(tu_scratch("r.csv"), "1+0j,2-0j\n"), 0);
-    cr_assert_eq(optinc_csv_read(tu_scratch_last(), &m, &cplx, &err), OPTINC_OK);
+    cr_assert_eq(optinc_csv_read(tu_scratch_last(), NULL, &m, &cplx, &err), OPTINC_OK);
     cr_expect_eq(cplx, 0);
     optinc_cmat_free(m);
 }
@@ -419,7 +424,8 @@ Test(csv, errors_give_line_and_column, .init = tu_scratch_init, .fini = tu_scrat
         optinc_error err = {0};
         int cplx;
         cr_assert_eq(tu_write_file(tu_scratch("bad.csv"), cases[i].text), 0);
-        cr_expect_eq(optinc_csv_read(tu_scratch_last(), &m, &cplx, &err), OPTINC_EINPUT, "case %zu", i);
+        cr_expect_eq(optinc_csv_read(tu_scratch_last(), NULL, &m, &cplx, &err),
+                     OPTINC_EINPUT, "case %zu", i);
         cr_expect_null(m);
         cr_expect_str_eq(err.file, tu_scratch_last());
         cr_expect_eq(err.line, cases[i].line, "case %zu: %d:%d %s", i, err.line, err.column,
@@ -445,7 +451,7 @@ Test(csv, too_many_columns_is_refused, .init = tu_scratch_init, .fini = tu_scrat
     optinc_cmat *m = NULL;
     optinc_error err = {0};
     int cplx;
-    cr_expect_eq(optinc_csv_read(tu_scratch_last(), &m, &cplx, &err), OPTINC_EINPUT);
+    cr_expect_eq(optinc_csv_read(tu_scratch_last(), NULL, &m, &cplx, &err), OPTINC_EINPUT);
     cr_expect(strstr(err.message, "1..65536") != NULL, "%s", err.message);
     cr_expect_eq(err.column, 2 * 65536 + 1);
 }
@@ -505,7 +511,7 @@ Test(csv, nul_byte_is_refused_where_it_is, .init = tu_scratch_init, .fini = tu_s
     cr_expect_eq(err.column, 2);
     cr_expect_str_eq(err.message, "NUL byte: a .csv file is a text file");
     cr_assert_eq(tu_write_bytes(tu_scratch("nul.csv"), text, sizeof text - 1), 0);
-    cr_expect_eq(optinc_csv_read(tu_scratch_last(), &m, &cplx, &err), OPTINC_EINPUT);
+    cr_expect_eq(optinc_csv_read(tu_scratch_last(), NULL, &m, &cplx, &err), OPTINC_EINPUT);
     cr_expect_null(m);
     cr_expect_str_eq(err.file, tu_scratch_last());
     cr_expect_eq(err.line, 2);
@@ -531,10 +537,44 @@ Test(matrix_files, fifo_link_and_folder_are_refused_at_once, .init = tu_scratch_
             optinc_cmat *m = NULL;
             optinc_error err = {0};
             int cplx;
-            optinc_status st = npy ? optinc_npy_read(paths[i], &m, &cplx, &err)
-                                   : optinc_csv_read(paths[i], &m, &cplx, &err);
+            optinc_status st = npy ? optinc_npy_read(paths[i], NULL, &m, &cplx, &err)
+                                   : optinc_csv_read(paths[i], NULL, &m, &cplx, &err);
             cr_expect_eq(st, OPTINC_EINPUT, "%s (%s)", paths[i], npy ? "npy" : "csv");
             cr_expect_null(m);
             cr_expect(strstr(err.message, "is not a regular file") != NULL, "%s", err.message);
         }
+}
+
+/* The path readers hold a file to the input limit of their read options
+ * (OPTINC_MAX_INPUT_BYTES on the command line): a limit below the file's
+ * size refuses it before it is read, naming the limit; none reads it. */
+Test(fileio, path_readers_honour_the_input_limit, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    optinc_limits lim;
+    optinc_limits_init(&lim);
+    cr_assert_eq(optinc_limits_set(&lim, OPTINC_LIMIT_INPUT_BYTES, "16"), 0);
+    const optinc_read_opts small = {&lim, NULL, NULL};
+    double v[4] = {1, 2, 3, 4};
+    write_npy("m.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", v,
+              sizeof v);
+    char npy[4500];
+    snprintf(npy, sizeof npy, "%s", tu_scratch_last());
+    cr_assert_eq(tu_write_file(tu_scratch("m.csv"), "1.5, 2.5\n3.5, 4.5\n0.5, 0.25\n"), 0);
+    for (int csv = 0; csv < 2; csv++) {
+        const char *path = csv ? tu_scratch_last() : npy;
+        optinc_cmat *m = NULL;
+        optinc_error err = {0};
+        int cplx;
+        optinc_status st = csv ? optinc_csv_read(path, &small, &m, &cplx, &err)
+                               : optinc_npy_read(path, &small, &m, &cplx, &err);
+        cr_expect_eq(st, OPTINC_EINPUT, "%s", path);
+        cr_expect_null(m);
+        cr_expect(strstr(err.message, "larger than the limit of 16 (OPTINC_MAX_INPUT_BYTES)"),
+                  "%s", err.message);
+        st = csv ? optinc_csv_read(path, NULL, &m, &cplx, &err)
+                 : optinc_npy_read(path, NULL, &m, &cplx, &err);
+        cr_expect_eq(st, OPTINC_OK, "%s: %s", path, err.message);
+        optinc_cmat_free(m);
+    }
 }

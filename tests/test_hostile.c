@@ -132,6 +132,20 @@ Test(hostile, outputs_that_are_inputs, .init = tu_scratch_init, .fini = tu_scrat
     char *spec = strdup(tu_scratch("S.yaml"));
     cr_assert_eq(link(spec, tu_scratch("hard.sp")), 0);
     free(spec);
+    /* a drawing of N.sp (circuit real4, layer L1) that is N.sp by another name */
+    char *netlist = strdup(tu_scratch("N.sp"));
+    cr_assert_eq(link(netlist, tu_scratch("real4_L1.svg")), 0);
+    free(netlist);
+    /* an ONN netlist without its `*! onn` line: its task comes from the spec
+     * its header names, which is then an input too */
+    must_run(ARGS("compile", "R.yaml", "-o", "RN.sp", "--quiet"));
+    char *onn = tu_read_file(tu_scratch("RN.sp"), NULL);
+    cr_assert_not_null(onn);
+    char *line = strstr(onn, "\n*! onn = ");
+    cr_assert_not_null(line);
+    memmove(line + 1, strchr(line + 1, '\n') + 1, strlen(strchr(line + 1, '\n') + 1) + 1);
+    cr_assert_eq(tu_write_file(tu_scratch("RN.sp"), onn), 0);
+    free(onn);
     int files = tu_dir_count(tu_scratch_dir());
     struct {
         const char *args[12];
@@ -153,6 +167,10 @@ Test(hostile, outputs_that_are_inputs, .init = tu_scratch_init, .fini = tu_scrat
          "the included file 'body.inc'"},
         {{"simulate", "M.yaml", "--matrix", "W.csv"}, "W.csv", "the matrix file 'W.csv'"},
         {{"onn", "export", "O.sp", "--hist", "O.sp"}, "O.sp", "the ONN 'O.sp'"},
+        {{"onn", "export", "RN.sp", "--lut", "R.yaml"}, "R.yaml", "the spec 'R.yaml'"},
+        {{"onn", "export", "RN.sp", "--hist", "onn4x8/W2.npy"}, "onn4x8/W2.npy",
+         "the matrix file 'onn4x8/W2.npy'"},
+        {{"draw", "N.sp", "-o", ".", "--format", "svg"}, "N.sp", "the input 'N.sp'"},
         {{"onn", "train", "--resume", "R.yaml", "-o", "R.yaml", "--epochs", "1000000"},
          "R.yaml", "the spec 'R.yaml'"},
         {{"onn", "train", "--resume", "R.yaml", "-o", "onn4x8.yml", "--epochs", "1000000"},
@@ -333,5 +351,67 @@ Test(hostile, mpirun_without_the_mpi_backend)
     setenv("OMPI_COMM_WORLD_RANK", "0", 1);
     r = tu_optinc(ARGS("train", "--data", "nowhere"));
     cr_expect(!strstr(r.err, "copies"), "%s", r.err);
+    tu_run_free(&r);
+}
+
+/* An option given an empty path or name is refused at the command line,
+ * naming the option, not later with a message that names no file. */
+Test(hostile, empty_option_values, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    copy_in("specs/real4.yaml", "S.yaml");
+    struct {
+        const char *args[8];
+        const char *message;
+    } cases[] = {
+        {{"compile", "S.yaml", "--calibration", ""},
+         "optinc compile: error: --calibration takes FILE, not an empty string"},
+        {{"compile", "S.yaml", "-o", ""},
+         "optinc compile: error: --output takes NET.sp, not an empty string"},
+        {{"simulate", "S.yaml", "--matrix", ""},
+         "optinc simulate: error: --matrix takes OUT.npy, not an empty string"},
+        {{"draw", "S.yaml", "-o", ""}, "optinc draw: error: --output takes DIR, not an empty "
+                                       "string"},
+        {{"train", "--out", ""}, "optinc train: error: --out takes DIR, not an empty string"},
+        {{"onn", "export", "x.sp", "--hist", ""},
+         "optinc onn export: error: --hist takes FILE, not an empty string"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_run r = run_here(cases[i].args);
+        cr_expect_eq(r.status, 2, "case %zu: exit %d: %s", i, r.status, r.err);
+        cr_expect(r.err && strstr(r.err, cases[i].message), "case %zu: %s", i, r.err);
+        tu_run_free(&r);
+    }
+}
+
+/* The input limit (OPTINC_MAX_INPUT_BYTES) holds for an input batch too:
+ * a 2 x 600 .csv batch of a 2-mode circuit is refused under 1000 bytes,
+ * with the limit's name, and read under the default. */
+Test(hostile, input_batch_under_the_input_limit, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    cr_assert_eq(tu_write_file(tu_scratch("T.yaml"),
+                               "schema_version: 1\nname: t\nmatrices:\n"
+                               "  W: {shape: [2, 2], dtype: complex, "
+                               "generate: {kind: haar_unitary, seed: 1}}\n"
+                               "layers:\n  - {name: L1, matrix: W}\n"), 0);
+    char row[8 * 600 + 2];
+    size_t k = 0;
+    for (int j = 0; j < 600; j++)
+        k += (size_t)snprintf(row + k, sizeof row - k, "%s0.5", j ? "," : "");
+    row[k++] = '\n';
+    row[k] = '\0';
+    char text[2 * sizeof row];
+    snprintf(text, sizeof text, "%s%s", row, row);
+    cr_assert_eq(tu_write_file(tu_scratch("B.csv"), text), 0);
+    setenv("OPTINC_MAX_INPUT_BYTES", "1000", 1);
+    tu_run r = run_here(ARGS("simulate", "T.yaml", "--input", "B.csv", "-o", "Y.npy"));
+    unsetenv("OPTINC_MAX_INPUT_BYTES");
+    cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+    cr_expect(r.err && strstr(r.err, "B.csv: error: matrix file 'B.csv' is larger than the "
+                                     "limit of 1000 (OPTINC_MAX_INPUT_BYTES)"), "%s", r.err);
+    cr_expect_neq(access(tu_scratch("Y.npy"), F_OK), 0, "an output from a refused input");
+    tu_run_free(&r);
+    r = run_here(ARGS("simulate", "T.yaml", "--input", "B.csv", "-o", "Y.npy"));
+    cr_expect_eq(r.status, 0, "%s", r.err);
     tu_run_free(&r);
 }

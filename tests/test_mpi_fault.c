@@ -24,12 +24,11 @@
 /* The data set and the output folder of each test. */
 static char *dir, *out;
 
-/* The small training of the other trainer tests on dir, with checkpoints in
- * ckpt (NULL: none), in process (mpi_opts NULL) or on 4 ranks under mpirun
- * with mpi_opts (NULL-terminated, may be empty) and the fault given; extra
- * options for optinc after the common ones.  Fails the test unless the run
- * ends within DEADLINE_S seconds. */
-static tu_run train(const char *ckpt, const char *const *mpi_opts, const char *fault,
+/* Starts the small training of the other trainer tests on dir, with
+ * checkpoints in ckpt (NULL: none), in process (mpi_opts NULL) or on 4 ranks
+ * under mpirun with mpi_opts (NULL-terminated, may be empty) and the fault
+ * given; extra options for optinc after the common ones. */
+static tu_run start(const char *ckpt, const char *const *mpi_opts, const char *fault,
                     const char *const *extra)
 {
     const char *common[] = {"train", "--data", dir, "--hidden", "16", "--batch", "8",
@@ -63,6 +62,15 @@ static tu_run train(const char *ckpt, const char *const *mpi_opts, const char *f
         setenv("OPTINC_TEST_FAULT", fault, 1);
     tu_run r = mpi_opts ? tr_start_mpi(argv) : tu_start((char *const *)argv);
     unsetenv("OPTINC_TEST_FAULT");
+    return r;
+}
+
+/* start(), waited for: fails the test unless the run ends within
+ * DEADLINE_S seconds. */
+static tu_run train(const char *ckpt, const char *const *mpi_opts, const char *fault,
+                    const char *const *extra)
+{
+    tu_run r = start(ckpt, mpi_opts, fault, extra);
     int in_time = tr_wait_within(&r, DEADLINE_S);
     cr_assert(in_time, "the run did not end within %d s:\n%s", DEADLINE_S, r.err);
     return r;
@@ -103,18 +111,23 @@ static int broken_run(const char *const *mpi_opts, const char *fault, char **err
 }
 
 /* --resume in out, on MPI with mpi_opts or in process (NULL), goes on from
- * step 20 to the weights of an uninterrupted run. */
-static void resume_matches(const char *const *mpi_opts)
+ * step `from` to the weights of an uninterrupted run. */
+static void resume_from(const char *const *mpi_opts, const char *from)
 {
     tu_run a = train(NULL, NULL, NULL, NULL);
     tu_run r = train(out, mpi_opts, NULL, (const char *[]){"--resume", NULL});
     cr_assert_eq(a.status + r.status, 0, "%s%s", a.err, r.err);
-    cr_assert_str_eq(tr_json(r.out, "resumed_from"), "20");
+    cr_assert_str_eq(tr_json(r.out, "resumed_from"), from);
     char *sha = strdup(tr_json(a.out, "weights_sha256"));
     cr_assert_str_eq(tr_json(r.out, "weights_sha256"), sha);
     free(sha);
     tu_run_free(&a);
     tu_run_free(&r);
+}
+
+static void resume_matches(const char *const *mpi_opts)
+{
+    resume_from(mpi_opts, "20");
 }
 
 /* The watchdog's message on the ranks that waited for rank 2. */
@@ -162,4 +175,37 @@ Test(mpi_fault, watchdog_catches_a_dead_rank_the_launcher_ignores, .init = setup
     broken_run((const char *[]){"--enable-recovery", NULL}, "kill:2:23", &err);
     cr_assert(strstr(err, NO_PROGRESS), "%s", err);
     free(err);
+}
+
+/* Ctrl-C on mpirun: it sends every rank SIGTERM a second later, the ranks
+ * agree to stop after the step under way, rank 0 writes a last checkpoint
+ * and says where it is, every rank exits 143, and --resume goes on from
+ * that step to the weights of an uninterrupted run.  Rank 0 waits for the
+ * signal after step 23 (pause:0:23), so the step is known; mpirun is given
+ * 6 s before its SIGKILL, so rank 0's grace (half of that) leaves a loaded
+ * machine room. */
+Test(mpi_fault, sigint_to_mpirun_writes_a_last_checkpoint, .init = setup, .fini = teardown)
+{
+    tr_need_mpi();
+    const char *opts[] = {"--mca", "odls_base_sigkill_timeout", "6", NULL};
+    tu_run r = start(out, opts, "pause:0:23", (const char *[]){"--step-timeout", "20", NULL});
+    char path[4200];
+    snprintf(path, sizeof path, "%s/checkpoint.bin", out);
+    struct timespec tick = {0, 100000000};
+    for (int i = 0; i < 10 * DEADLINE_S && access(path, R_OK); i++)
+        nanosleep(&tick, NULL);
+    cr_assert_eq(access(path, R_OK), 0, "no checkpoint of step 20");
+    sleep(1);   /* steps 21 to 23 */
+    kill(r.pid_, SIGINT);
+    cr_assert(tr_wait_within(&r, DEADLINE_S), "the run did not stop:\n%s", r.err);
+    cr_assert_neq(r.status, 0, "%s", r.err);
+    cr_assert_str_eq(r.out, "", "a result from a stopped run");
+    char said[4400];
+    snprintf(said, sizeof said, "optinc train: stopped by SIGTERM after step 23; the "
+             "checkpoint of step 23 is %s: rerun with --resume", path);
+    cr_assert(strstr(r.err, said), "%s", r.err);
+    tu_run_free(&r);
+    snprintf(path, sizeof path, "%s/weights.f32", out);
+    cr_assert_neq(access(path, R_OK), 0, "a stopped run wrote final weights");
+    resume_from(NULL, "23");
 }

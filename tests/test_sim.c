@@ -471,7 +471,7 @@ Test(cli, simulate_matrix_json_input_output_and_calibration)
     optinc_circuit *c = su_spec_circuit(two_layer_spec);
     optinc_chip *ideal = su_chip(c, OPTINC_DEV_NONE, 1);
     optinc_cmat *want;
-    cr_assert_eq(optinc_npy_read(mat, &M, &cplx, NULL), OPTINC_OK);
+    cr_assert_eq(optinc_npy_read(mat, NULL, &M, &cplx, NULL), OPTINC_OK);
     cr_assert_eq(optinc_chip_circuit_matrix(ideal, &want, NULL), OPTINC_OK);
     cr_assert(cplx);
     cr_assert_eq(optinc_cmat_max_abs_diff(M, want), 0);
@@ -485,7 +485,7 @@ Test(cli, simulate_matrix_json_input_output_and_calibration)
     for (int i = 0; i < 12; i++)
         X->a[i] = xin[i / 3][i % 3];
     optinc_cmat_mul(want, X, R);
-    cr_assert_eq(optinc_npy_read(out, &Y, &cplx, NULL), OPTINC_OK);
+    cr_assert_eq(optinc_npy_read(out, NULL, &Y, &cplx, NULL), OPTINC_OK);
     cr_assert_leq(optinc_cmat_max_abs_diff(Y, R), 1e-12);
 
     /* A chip's couplers saved, then used: calibration must help. */
@@ -519,7 +519,7 @@ Test(cli, simulate_netlist_matrix_matches_the_target)
     optinc_cmat *M;
     int cplx;
     cr_assert_eq(optinc_spec_load("specs/real4.yaml", NULL, &spec, NULL), OPTINC_OK);
-    cr_assert_eq(optinc_npy_read(mat, &M, &cplx, NULL), OPTINC_OK);
+    cr_assert_eq(optinc_npy_read(mat, NULL, &M, &cplx, NULL), OPTINC_OK);
     const optinc_spec_matrix *W = &spec->matrices[spec->layers[0].matrix];
     cr_assert_eq(M->rows, W->rows);
     cr_assert_eq(M->cols, W->cols);

@@ -200,9 +200,9 @@ optinc_status optinc_csv_parse(const optinc_input *in, optinc_cmat **out, int *i
     return st;
 }
 
-optinc_status optinc_csv_read(const char *path, optinc_cmat **out, int *is_complex,
-                              optinc_error *err)
+optinc_status optinc_csv_read(const char *path, const optinc_read_opts *opts, optinc_cmat **out,
+                              int *is_complex, optinc_error *err)
 {
-    return optinc_matrix_file_read(path, OPTINC_CSV_BYTES_MAX, optinc_csv_parse, out,
+    return optinc_matrix_file_read(path, OPTINC_CSV_BYTES_MAX, opts, optinc_csv_parse, out,
                                    is_complex, err);
 }

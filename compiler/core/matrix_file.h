@@ -36,10 +36,11 @@ typedef optinc_status (*optinc_matrix_parser)(const optinc_input *in, optinc_cma
                                               int *is_complex, optinc_error *err);
 
 /* The path version of a matrix reader: the regular file at path read whole
- * (at most max_bytes, and at most the default input limit: the path readers
- * take no limits), handed to parse, freed.  *out is NULL and
+ * (at most max_bytes, and at most the input limit of opts), handed to
+ * parse, freed.  *out is NULL and
  * *is_complex 0 unless the file is read and parsed. */
 static inline optinc_status optinc_matrix_file_read(const char *path, size_t max_bytes,
+                                                    const optinc_read_opts *opts,
                                                     optinc_matrix_parser parse,
                                                     optinc_cmat **out, int *is_complex,
                                                     optinc_error *err)
@@ -47,7 +48,8 @@ static inline optinc_status optinc_matrix_file_read(const char *path, size_t max
     optinc_blob b;
     *out = NULL;
     *is_complex = 0;
-    optinc_status st = optinc_blob_read_limited(path, max_bytes, NULL, "matrix file", &b, err);
+    optinc_status st = optinc_blob_read_limited(path, max_bytes, optinc_read_limits(opts),
+                                                "matrix file", &b, err);
     if (st)
         return st;
     optinc_input in = optinc_blob_input(&b);

@@ -17,7 +17,8 @@
  *
  * The matrix readers take an input in memory (text.h), as a fuzzer or a
  * resolver hands it to them; their path versions read a regular file whole,
- * without blocking on a FIFO or a device, and parse it.  The path helpers
+ * without blocking on a FIFO or a device, under the input limit of their
+ * read options (NULL: the default limits), and parse it.  The path helpers
  * (optinc_path_dir, optinc_path_join) are in text.h.
  */
 #ifndef OPTINC_FILEIO_H
@@ -70,8 +71,8 @@ int optinc_same_file(const char *a, const char *b);
  * + 1; *out is NULL on failure. */
 optinc_status optinc_npy_parse(const optinc_input *in, optinc_cmat **out, int *is_complex,
                                optinc_error *err);
-optinc_status optinc_npy_read(const char *path, optinc_cmat **out, int *is_complex,
-                              optinc_error *err);
+optinc_status optinc_npy_read(const char *path, const optinc_read_opts *opts, optinc_cmat **out,
+                              int *is_complex, optinc_error *err);
 /* Writes complex128 (or float64 when real_only and every imaginary part is 0). */
 optinc_status optinc_npy_write(const char *path, const optinc_cmat *m, int real_only,
                                optinc_error *err);
@@ -81,8 +82,8 @@ optinc_status optinc_npy_write(const char *path, const optinc_cmat *m, int real_
  * the LINE:COL of the bad field; *out is NULL on failure. */
 optinc_status optinc_csv_parse(const optinc_input *in, optinc_cmat **out, int *is_complex,
                                optinc_error *err);
-optinc_status optinc_csv_read(const char *path, optinc_cmat **out, int *is_complex,
-                              optinc_error *err);
+optinc_status optinc_csv_read(const char *path, const optinc_read_opts *opts, optinc_cmat **out,
+                              int *is_complex, optinc_error *err);
 
 /* Parses a whole real or complex number in NumPy's spelling: "1.5", "-2e-3",
  * "2j", "1+2j", "1.5-0.5J", optionally in parentheses "(1+2j)".  No leading or

@@ -64,8 +64,9 @@ typedef struct optinc_train_config {
     optinc_costmodel cost;
     /* Called after every step (NULL: none).  A nonzero return stops the run
      * there, as an interruption: a checkpoint of that step is written first
-     * when checkpointing, and nothing else.  Under MPI every rank must return
-     * the same at the same step. */
+     * when checkpointing, and nothing else.  Under MPI the ranks agree after
+     * every step (one small sum): a stop asked on any rank (a signal that
+     * reached only some of them) stops every rank after that same step. */
     int (*progress)(void *ctx, const optinc_train_progress *p);
     void *progress_ctx;
 } optinc_train_config;

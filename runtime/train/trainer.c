@@ -632,6 +632,11 @@ optinc_status optinc_train(const optinc_train_config *cfg, optinc_comm *comm,
                 p.loss = r.s.hist[r.s.n_hist - 1].train_loss;
             stop = cfg->progress(cfg->progress_ctx, &p);
         }
+        if (!st && comm->count < comm->servers) {   /* all ranks stop, or none */
+            int64_t asked;
+            st = optinc_comm_sum(comm, stop != 0, &asked, err);
+            stop = !st && asked > 0;
+        }
         if (stop && r.s.step < total) {
             if (cfg->checkpoint_every && saved != r.s.step)
                 st = save_checkpoint(cfg, comm, &r.s, m.params, hash, &saved, err);
