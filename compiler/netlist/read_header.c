@@ -30,6 +30,13 @@ static int meta_tokens(reader *r, const meta *m, size_t *first, size_t *n)
                               "line, found '%.*s'",
                               (int)(r->toks[i].len > 60 ? 60 : r->toks[i].len),
                               tp(r, m->file, r->toks[i]));
+        for (size_t j = *first; j < i; j++) {
+            tok kj = {0, 0}, vj = {0, 0};
+            nl_split_param(r, m->file, r->toks[j], &kj, &vj);
+            if (kj.len == kk.len && !memcmp(tp(r, m->file, kj), tp(r, m->file, kk), kk.len))
+                return nl_fail_at(r, m->file, kk.off, "'%.*s' is given twice in this *! header "
+                                  "line", (int)kk.len, tp(r, m->file, kk));
+        }
     }
     return 0;
 }
