@@ -70,10 +70,8 @@ int cmd_compile(int argc, char **argv)
     optinc_netlist_options nopt = {0};
     const cli_opt opts[] = {
         CLI_OPT_OUTPUT(&output, "NET.sp", 0, NULL, "write the netlist (atomically)"),
-        CLI_OPT_FLAG("flatten", &nopt.flatten,
-         "one flat cell instead of one cell per layer"),
-        CLI_OPT_FLAG("expand-mzi", &nopt.expand_mzi,
-         "each MZI as phase shifters and 50:50 couplers"),
+        CLI_OPT_FLATTEN(&nopt.flatten),
+        CLI_OPT_EXPAND_MZI(&nopt.expand_mzi),
         CLI_OPT_FLAG("reproducible", &nopt.reproducible,
          "leave out the creation time (byte-identical reruns)"),
         CLI_OPT_CALIBRATION(&cal_path, "correct the phases for a chip's measured coupler errors"),

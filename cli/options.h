@@ -116,6 +116,16 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, const char *operands[CL
 #define CLI_OPT_OUTPUT(p, argname, fl, why, text) \
     {"output", 'o', CLI_STRING, CLI_DST(const char *, p), argname, text, .flags = fl, \
      .what = why}
+/* The form of a netlist written (optinc_netlist_options): --flatten and
+ * --hierarchical set one variable, the last one given wins. */
+#define CLI_OPT_FLATTEN(p) \
+    {"flatten", 0, CLI_SET, CLI_DST(int, p), NULL, "one flat cell instead of one cell per layer", \
+     .set = 1}
+#define CLI_OPT_HIERARCHICAL(p) \
+    {"hierarchical", 0, CLI_SET, CLI_DST(int, p), NULL, \
+     "one cell per layer (the default)", .set = 0}
+#define CLI_OPT_EXPAND_MZI(p) \
+    CLI_OPT_FLAG("expand-mzi", p, "each MZI as phase shifters and 50:50 couplers")
 #define CLI_OPT_CALIBRATION(p, text) CLI_OPT_STRING("calibration", 0, p, "FILE", text)
 #define CLI_OPT_EPOCHS(p, g, text) \
     {"epochs", 0, CLI_INT, CLI_DST(int, p), "E", text, .min = 1, .max = 1000000, .given = g}

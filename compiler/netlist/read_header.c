@@ -30,6 +30,13 @@ static int meta_tokens(reader *r, const meta *m, size_t *first, size_t *n)
                               "line, found '%.*s'",
                               (int)(r->toks[i].len > 60 ? 60 : r->toks[i].len),
                               tp(r, m->file, r->toks[i]));
+        for (size_t j = *first; j < i; j++) {
+            tok kj = {0, 0}, vj = {0, 0};
+            nl_split_param(r, m->file, r->toks[j], &kj, &vj);
+            if (kj.len == kk.len && !memcmp(tp(r, m->file, kj), tp(r, m->file, kk), kk.len))
+                return nl_fail_at(r, m->file, kk.off, "'%.*s' is given twice in this *! header "
+                                  "line", (int)kk.len, tp(r, m->file, kk));
+        }
     }
     return 0;
 }
@@ -47,12 +54,16 @@ static int word_of(reader *r, int file, tok v, const char *const *names, const c
                       tp(r, file, v), list);
 }
 
-static int number_in(reader *r, int file, tok v, double lo, double hi, const char *key, double *out)
+/* A number in the interval from lo to hi, each bound excluded when its
+ * *_open flag is set (the spec's ranges: wavelength > 0, crosstalk < 0.5). */
+static int number_in(reader *r, int file, tok v, double lo, int lo_open, double hi, int hi_open,
+                     const char *key, double *out)
 {
     if (nl_value_of(r, file, v, NULL, out))
         return -1;
-    if (*out < lo || *out > hi)
-        return nl_fail_at(r, file, v.off, "%s = %.17g is out of range (%g..%g)", key, *out, lo, hi);
+    if (*out < lo || *out > hi || (lo_open && *out == lo) || (hi_open && *out == hi))
+        return nl_fail_at(r, file, v.off, "%s = %.17g is out of range %c%g, %g%c", key, *out,
+                          lo_open ? '(' : '[', lo, hi, hi_open || isinf(hi) ? ')' : ']');
     return 0;
 }
 
@@ -88,7 +99,7 @@ static int meta_layer(reader *r, const meta *m, optinc_layer *L)
             *(teq(r, file, k, "rows") ? &L->rows : &L->cols) = (int)x;
             seen |= teq(r, file, k, "rows") ? 1 : 2;
         } else if (teq(r, file, k, "gain")) {
-            if (number_in(r, file, v, 1e-300, INFINITY, "gain", &L->gain))
+            if (number_in(r, file, v, 1e-300, 0, INFINITY, 0, "gain", &L->gain))
                 return -1;
             seen |= 4;
         } else if (teq(r, file, k, "mesh")) {
@@ -104,7 +115,7 @@ static int meta_layer(reader *r, const meta *m, optinc_layer *L)
                 return -1;
             L->activation = (optinc_activation)w;
         } else if (teq(r, file, k, "approximation_error")) {
-            if (number_in(r, file, v, 0, INFINITY, "approximation_error", &d))
+            if (number_in(r, file, v, 0, 0, INFINITY, 0, "approximation_error", &d))
                 return -1;
             L->approximation_error = d;
         } else if (teq(r, file, k, "attenuators_capped")) {
@@ -168,7 +179,8 @@ static int meta_section(reader *r, const meta *m, tok section, optinc_layer *L)
             if (nl_int_value(r, file, v, (long long)fd->min, (long long)fd->max, &x))
                 return -1;
             *(int *)at = (int)x;
-        } else if (number_in(r, file, v, fd->min, fd->max, fd->key, (double *)at)) {
+        } else if (number_in(r, file, v, fd->min, fd->min_open, fd->max, fd->max_open, fd->key,
+                             (double *)at)) {
             return -1;
         }
     }
@@ -220,7 +232,7 @@ static int meta_circuit(reader *r, const meta *m, int is_spec, optinc_circuit *c
                 return nl_fail_at(r, file, v.off, "seed must be a whole number 0..2^64-1");
             c->seed = x;
         } else if (!is_spec && teq(r, file, k, "wavelength_um")) {
-            if (number_in(r, file, v, 0, INFINITY, "wavelength_um", &c->wavelength_um))
+            if (number_in(r, file, v, 0, 1, INFINITY, 0, "wavelength_um", &c->wavelength_um))
                 return -1;
         } else {
             return unknown_key(r, file, k, is_spec ? "spec" : "circuit",
@@ -396,6 +408,12 @@ int nl_header(reader *r, optinc_circuit *c, layer_meta *lm)
                     return nl_fail_at(r, m->file, name.off, "device section for layer '%.*s', "
                                       "which has no '*! layer.%.*s = ...' line", (int)name.len,
                                       k + 6, (int)name.len, k + 6);
+                for (int e = 0; e < i; e++)
+                    if (r->metas[e].key.len == m->key.len
+                        && !memcmp(tp(r, r->metas[e].file, r->metas[e].key), k, (size_t)klen))
+                        return nl_fail_at(r, m->file, m->key.off, "a second '*! %.*s' header "
+                                          "line; give each device section of a layer once",
+                                          klen, k);
                 tok section = {name.off + name.len + 1, m->key.len - 7 - name.len};
                 if (meta_section(r, m, section, lm[j].L))
                     return -1;

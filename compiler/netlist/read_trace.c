@@ -61,6 +61,7 @@ typedef struct tracer {
     int *net, *from;        /* per mode: net (-1 = unlit), the end it was reached from */
     int *last;              /* per mode: next free column of the mesh being traced */
     int *pm, *pmode, *pcol, np, cp;   /* MZIs placed in the current mesh */
+    int capped;             /* attenuators of the layer whose target lies beyond the cap */
     char where[128];        /* "mesh V of layer L1" */
     const struct layer_meta *lm;
 } tracer;
@@ -306,6 +307,12 @@ static int trace_att(tracer *t, optinc_layer *L, optinc_stage *s)
         a->t = pow(10.0, -a->att_dB / 20.0);
         a->t_target = p->has & (1u << ATT_T_TARGET) ? p->v[ATT_T_TARGET] : a->t;
         a->code = p->has & (1u << ATT_CODE) ? (int)p->v[ATT_CODE] : -1;
+        if (p->has & (1u << ATT_T_TARGET)) {
+            /* Capped as the compiler caps: the target asks for more than
+             * max_attenuation_dB (the same function decides). */
+            optinc_att programmed;
+            optinc_att_program(&programmed, a->t_target, &L->components, &t->capped);
+        }
         if (check_bits(r, q, ATT_CODE, ATT_BITS, L->components.attenuator.bits, "attenuator"))
             return -1;
         t->net[k] = p->pin[1];
@@ -372,6 +379,7 @@ int nl_trace(reader *r, optinc_circuit *c, layer_meta *lm)
             goto out;
         }
         L->n_stages = optinc_netlist_stage_plan(L->attenuators, L->rows, L->cols, L->stage);
+        t.capped = 0;
         for (int s = 0; s < L->n_stages; s++) {
             optinc_stage *st = &L->stage[s];
             snprintf(t.where, sizeof t.where, "%s %c of layer %s",
@@ -379,6 +387,12 @@ int nl_trace(reader *r, optinc_circuit *c, layer_meta *lm)
                      L->name);
             if (st->kind == OPTINC_STAGE_MESH ? trace_mesh(&t, L, st) : trace_att(&t, L, st))
                 goto out;
+        }
+        if (t.capped != L->n_warnings_capped) {
+            meta_fail(r, &lm[i], "layer '%s' says attenuators_capped=%d, but %d of its att "
+                      "cards have a t_target beyond max_attenuation_dB; write the count of "
+                      "those", L->name, L->n_warnings_capped, t.capped);
+            goto out;
         }
     }
     if (t.n != r->nout) {

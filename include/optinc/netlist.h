@@ -100,12 +100,13 @@ int optinc_card_find(const char *name, size_t n);
 
 /* One device parameter of a layer's `*! layer.NAME.SECTION = key=value ...`
  * header line: where it lives in optinc_components, its type ('d' double,
- * 'i' int) and its allowed range. */
+ * 'i' int) and its allowed range, the spec loader's (optinc-spec(5)). */
 typedef struct optinc_netlist_field {
     const char *section, *key;
     size_t offset;
     char type;
     double min, max;
+    char min_open, max_open;    /* 1 when the bound itself is excluded, as the spec excludes it */
 } optinc_netlist_field;
 
 extern const optinc_netlist_field optinc_netlist_fields[];
