@@ -31,6 +31,16 @@ typedef struct onn_key {
 extern const onn_key nl_onn_keys[];
 extern const int nl_n_onn_keys;
 
+/* The instance name the writer gives an element of layer `layer`, into
+ * buf[size]: pfx ("" or the "X_<layer>__" of a flattened netlist), the
+ * card's prefix and the layer, then for a mesh element (tag 'V' or 'U') its
+ * stage, column and upper mode (MZ_L1_V_c2_r3, PS_L1_U_c4_r0), for an
+ * attenuator or terminator (tag 0) its mode (AT_L1_r0, TM_L1_r5).  The
+ * exports name elements with it, so an exported element has its netlist
+ * name. */
+void nl_element_name(char *buf, size_t size, const char *pfx, optinc_card_kind kind,
+                     const char *layer, char tag, int column, int mode);
+
 /* 1 when the n bytes at p are a PNL name, [A-Za-z_][A-Za-z0-9_]*. */
 int nl_is_name(const char *p, size_t n);
 

@@ -80,6 +80,16 @@ static void port_net(const writer *w, int out, int k, char *buf)
         snprintf(buf, NET_MAX, "%s%d", out ? "out" : "in", k);
 }
 
+void nl_element_name(char *buf, size_t size, const char *pfx, optinc_card_kind kind,
+                     const char *layer, char tag, int column, int mode)
+{
+    if (tag)
+        snprintf(buf, size, "%s%s_%s_%c_c%d_r%d", pfx, optinc_cards[kind].prefix, layer, tag,
+                 column, mode);
+    else
+        snprintf(buf, size, "%s%s_%s_r%d", pfx, optinc_cards[kind].prefix, layer, mode);
+}
+
 /* ------------------------------------------------------------------ cards */
 
 /* The parameters of one card line: v[k] (or the parameter name ref[k]) when
@@ -220,8 +230,8 @@ static void put_mzi(writer *w, const optinc_stage *s, const optinc_mzi *z)
 {
     char name[NET_MAX], out[2][NET_MAX];
     int m = z->mode;
-    snprintf(name, sizeof name, "%s%s_%s_%c_c%d_r%d", w->prefix,
-             optinc_cards[OPTINC_CARD_MZI].prefix, w->L->name, s->tag, z->column, m);
+    nl_element_name(name, sizeof name, w->prefix, OPTINC_CARD_MZI, w->L->name, s->tag,
+                    z->column, m);
     for (int j = 0; j < 2; j++)
         snprintf(out[j], NET_MAX, "%s%s_%c_c%d_m%d", w->prefix, w->L->name, s->tag, z->column,
                  m + j);
@@ -260,8 +270,8 @@ static void put_mesh(writer *w, const optinc_stage *s, int last)
             snprintf(out, sizeof out, "%s%s_%c_c%d_m%d", w->prefix, w->L->name, s->tag,
                      M->n_columns, m);
         char name[NET_MAX];
-        snprintf(name, sizeof name, "%s%s_%s_%c_c%d_r%d", w->prefix,
-                 optinc_cards[OPTINC_CARD_PS].prefix, w->L->name, s->tag, M->n_columns, m);
+        nl_element_name(name, sizeof name, w->prefix, OPTINC_CARD_PS, w->L->name, s->tag,
+                        M->n_columns, m);
         put_ps(w, name, w->cur[m], out, &M->screen[m], NULL);
         memcpy(w->cur[m], out, NET_MAX);
     }
@@ -271,8 +281,7 @@ static void put_mesh(writer *w, const optinc_stage *s, int last)
 static void put_term(writer *w, int k, const char *net)
 {
     char name[NET_MAX];
-    snprintf(name, sizeof name, "%s%s_%s_r%d", w->prefix, optinc_cards[OPTINC_CARD_TERM].prefix,
-             w->L->name, k);
+    nl_element_name(name, sizeof name, w->prefix, OPTINC_CARD_TERM, w->L->name, 0, 0, k);
     put_card(w->f, OPTINC_CARD_TERM, name, &net, &(card_line){.has = 0});
 }
 
@@ -297,8 +306,7 @@ static void put_att(writer *w, const optinc_stage *s, int last)
             const optinc_att *a = &s->att[k];
             char name[NET_MAX];
             card_line cl = {.has = 0};
-            snprintf(name, sizeof name, "%s%s_%s_r%d", w->prefix,
-                     optinc_cards[OPTINC_CARD_ATT].prefix, w->L->name, k);
+            nl_element_name(name, sizeof name, w->prefix, OPTINC_CARD_ATT, w->L->name, 0, 0, k);
             set_value(&cl, ATT_DB, a->att_dB);
             if (a->code >= 0) {
                 set_value(&cl, ATT_CODE, a->code);
