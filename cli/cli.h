@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include "optinc/error.h"
+#include "optinc/fileio.h"
 #include "optinc/text.h"
 
 int cmd_compile(int argc, char **argv);
@@ -47,8 +48,8 @@ void cli_json_string(FILE *f, const char *s);
 void cli_json_number(FILE *f, double x);
 /* Writes ", \"KEY\": X": a number member after the first of an object. */
 void cli_json_field(FILE *f, const char *key, double x);
-/* x in that shortest form, in buf; returns buf. */
-#define CLI_SHORTEST_MAX 32
+/* x in that shortest form, in buf; returns buf (optinc_shortest). */
+#define CLI_SHORTEST_MAX OPTINC_SHORTEST_MAX
 const char *cli_shortest(char buf[CLI_SHORTEST_MAX], double x);
 
 /* The folder of the training data when --data is not given:

@@ -36,6 +36,11 @@ typedef struct optinc_out {
     struct optinc_out_sink *sink;   /* the descriptor under f and its first write error */
 } optinc_out;
 
+/* x as the shortest %.Ng (N = 1..17) that reads back to x, in buf; returns
+ * buf.  For outputs that must be exact and readable (JSON, the exports). */
+#define OPTINC_SHORTEST_MAX 32
+const char *optinc_shortest(char buf[OPTINC_SHORTEST_MAX], double x);
+
 optinc_status optinc_out_open(optinc_out *o, const char *path, optinc_error *err);
 optinc_status optinc_out_commit(optinc_out *o, optinc_error *err);
 void optinc_out_abort(optinc_out *o);
