@@ -1,0 +1,71 @@
+/*
+ * walk.h - what the export modules share (compiler/export/, not installed):
+ * one layer of the compiled circuit as the netlist writer sees it, its
+ * elements with their netlist names and card kinds, and the nets between
+ * their pins, numbered, each with the two ends light flows between.
+ *
+ * Why one walk: every format writes the same elements joined the same way;
+ * computed once here, the SAX connections, the gdsfactory connections and
+ * the INTERCONNECT nets cannot disagree, and no format re-derives which
+ * waveguide an MZI's output continues on.
+ */
+#ifndef OPTINC_EXPORT_WALK_H
+#define OPTINC_EXPORT_WALK_H
+
+#include <stdio.h>
+#include "optinc/export.h"
+#include "optinc/netlist.h"
+
+#define EX_NAME_MAX 160    /* X_ + layer + __ + an element name */
+
+typedef struct ex_element {
+    optinc_card_kind kind;       /* OPTINC_CARD_MZI, _PS, _ATT or _TERM */
+    char name[EX_NAME_MAX];      /* the netlist's instance name (nl_element_name) */
+    int n_pins;                  /* the card's pins, in its order */
+    int n_in;                    /* the first n_in pins take light in, the rest give it out */
+    int net[OPTINC_CARD_PINS_MAX];
+    double value[2];             /* MZI theta_rad, phi_rad; ps phase_rad; att att_dB */
+    int column, mode;            /* on the placement grid (an MZI: its upper mode) */
+} ex_element;
+
+/* One end of a net: pin `pin` of element `elem`, or with elem == -1 the
+ * layer's port in<pin> (where a net starts) or out<pin> (where it ends). */
+typedef struct ex_end {
+    int elem, pin;
+} ex_end;
+
+typedef struct ex_layer {
+    const optinc_layer *L;
+    int index;
+    ex_element *el;
+    int n_el;
+    int n_nets;
+    ex_end (*end)[2];            /* per net: [0] where its light comes from, [1] where it goes */
+} ex_layer;
+
+/* The elements and nets of layer `layer` of c, in the netlist writer's
+ * order.  OPTINC_ERUN when out of memory. */
+optinc_status ex_layer_build(const optinc_circuit *c, int layer, ex_layer *x, optinc_error *err);
+void ex_layer_free(ex_layer *x);
+
+/* The card pin names as a format spells them: SAX's in0, in1, out0, out1
+ * (a one-in one-out card: in0, out0). */
+const char *ex_sax_pin(const ex_element *e, int pin);
+
+/* x in the shortest text that reads back exactly. */
+void ex_number(FILE *f, double x);
+
+/* path with its extension (the last ".xyz" of its file name) replaced by
+ * suffix, into buf[size]; OPTINC_EINPUT when it does not fit. */
+optinc_status ex_companion(const char *path, const char *suffix, char *buf, size_t size,
+                           optinc_error *err);
+
+/* Opens path atomically, has body(f, ctx, err) write it, commits (or, when
+ * the body fails, removes it). */
+optinc_status ex_write_file(const char *path, optinc_status (*body)(FILE *f, const void *ctx, optinc_error *err),
+                            const void *ctx, optinc_error *err);
+
+/* The circuit must have layers and PNL names (the netlist's rule). */
+optinc_status ex_check(const optinc_circuit *c, optinc_error *err);
+
+#endif
