@@ -17,6 +17,7 @@
 
 int cmd_compile(int argc, char **argv);
 int cmd_draw(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_onn(int argc, char **argv);
 int cmd_train(int argc, char **argv);
