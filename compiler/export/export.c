@@ -42,7 +42,17 @@ typedef struct walker {
     ex_layer *x;
     int *cur;          /* the net each mode is on */
     int column0;       /* the stage's first column on the grid */
+    int stage;         /* the stage being walked */
 } walker;
+
+/* The nets on modes 0..modes-1 now are those of boundary s. */
+static void mark_boundary(walker *w, int s, int modes)
+{
+    for (int k = 0; k < modes; k++) {
+        w->x->boundary[w->cur[k]] = s;
+        w->x->boundary_mode[w->cur[k]] = k;
+    }
+}
 
 static int new_net(walker *w, int elem, int pin)
 {
@@ -62,6 +72,7 @@ static ex_element *add(walker *w, optinc_card_kind kind, const int *in, int n_in
     ex_element *e = &x->el[i];
     memset(e, 0, sizeof *e);
     e->kind = kind;
+    e->stage = w->stage;
     e->n_pins = n_in + n_out;
     e->n_in = n_in;
     for (int j = 0; j < n_in; j++) {
@@ -135,23 +146,31 @@ optinc_status ex_layer_build(const optinc_circuit *c, int layer, ex_layer *x, op
     x->L = L;
     x->index = layer;
     x->el = malloc(sizeof *x->el * (size_t)(n_el ? n_el : 1));
-    x->end = malloc(sizeof *x->end * (size_t)(L->cols + 2 * n_el + 1));
-    walker w = {x, malloc(sizeof *w.cur * (size_t)widest), 0};
-    if (!x->el || !x->end || !w.cur) {
+    size_t nets = (size_t)(L->cols + 2 * n_el + 1);
+    x->end = malloc(sizeof *x->end * nets);
+    x->boundary = malloc(sizeof *x->boundary * nets);
+    x->boundary_mode = malloc(sizeof *x->boundary_mode * nets);
+    walker w = {x, malloc(sizeof *w.cur * (size_t)widest), 0, 0};
+    if (!x->el || !x->end || !x->boundary || !x->boundary_mode || !w.cur) {
         free(w.cur);
         ex_layer_free(x);
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory exporting layer '%s'",
                            L->name);
     }
+    for (size_t n = 0; n < nets; n++)
+        x->boundary[n] = x->boundary_mode[n] = -1;
     for (int k = 0; k < L->cols; k++)
         w.cur[k] = new_net(&w, -1, k);
     for (int s = 0; s < L->n_stages; s++) {
+        mark_boundary(&w, s, L->stage[s].modes_in);
+        w.stage = s;
         w.column0 = optinc_place_stage_column(c, layer, s);
         if (L->stage[s].kind == OPTINC_STAGE_MESH)
             walk_mesh(&w, &L->stage[s]);
         else
             walk_att(&w, &L->stage[s]);
     }
+    mark_boundary(&w, L->n_stages, L->rows);
     for (int k = 0; k < L->rows; k++)
         x->end[w.cur[k]][1] = (ex_end){-1, k};
     free(w.cur);
@@ -162,6 +181,8 @@ void ex_layer_free(ex_layer *x)
 {
     free(x->el);
     free(x->end);
+    free(x->boundary);
+    free(x->boundary_mode);
     memset(x, 0, sizeof *x);
 }
 

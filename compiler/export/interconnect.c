@@ -6,8 +6,9 @@
  *   OUT.spi          the main file: .INCLUDE of the circuit, the top
  *                    instance and one .ona (optical network analyzer) per
  *                    input port, which drives it and reads every output;
- *   OUT_circuit.spi  one .subckt per layer (its meshes and attenuators) and
- *                    the top .subckt that chains them;
+ *   OUT_circuit.spi  one .subckt per mesh and per attenuator column, one per
+ *                    layer that chains its stages, and the top .subckt that
+ *                    chains the layers;
  *   OUT.lsf          the INTERCONNECT script that imports OUT.spi.
  *
  * An element line is `NAME NET... MODEL library="LIB" KEY=VALUE... lay_x=
@@ -15,9 +16,8 @@
  * pin order, the model and library the model map gives its card, the
  * programmed values under the card's keys, the layout position in metres
  * (SiEPIC's unit) from the shared grid and the schematic position in grid
- * units.  A net between two elements is N$k (k counts them in a cell, in
- * the walk's order), so each has exactly two ends; a net at a cell's port
- * is that port.  The electronic gain of each layer is no optical element:
+ * units.  A net inside a cell is N$k (k counts them in the cell), so each
+ * has exactly two ends; a net at a cell's port is that port.  The electronic gain of each layer is no optical element:
  * it is kept in a comment line.
  */
 #include <stdlib.h>
@@ -100,14 +100,14 @@ typedef struct ic_ctx {
     const char *main_file;       /* the base name the script imports */
 } ic_ctx;
 
-/* The name of net n of x in its cell: N$k, or the port it is at. */
-static void net_name(const ex_layer *x, const int *inner, int n, char *buf, size_t size)
+/* The name of net n inside the cell of stage st: the cell's port when the
+ * net is at the stage's input or output, else N$k. */
+static void net_name(const ex_layer *x, const int *inner, int st, int n, char *buf, size_t size)
 {
-    const ex_end *e = x->end[n];
-    if (e[0].elem < 0)
-        snprintf(buf, size, "in%d", e[0].pin);
-    else if (e[1].elem < 0)
-        snprintf(buf, size, "out%d", e[1].pin);
+    if (x->boundary[n] == st)
+        snprintf(buf, size, "in%d", x->boundary_mode[n]);
+    else if (x->boundary[n] == st + 1)
+        snprintf(buf, size, "out%d", x->boundary_mode[n]);
     else
         snprintf(buf, size, "N$%d", inner[n]);
 }
@@ -120,7 +120,7 @@ static void put_element(FILE *f, const ic_ctx *g, const ex_layer *x, const int *
     fputs(" ", f);
     fputs(e->name, f);
     for (int j = 0; j < e->n_pins; j++) {
-        net_name(x, inner, e->net[j], net, sizeof net);
+        net_name(x, inner, e->stage, e->net[j], net, sizeof net);
         fprintf(f, " %s", net);
     }
     fprintf(f, " %s library=\"%s\"", g->map->model[e->kind], g->map->library[e->kind]);
@@ -154,25 +154,58 @@ static void put_ports(FILE *f, int n_in, int n_out)
         fprintf(f, " out%d", k);
 }
 
+/* Mode k at stage boundary b of layer L, in the layer's cell: its port at
+ * the ends, N$j between two stages. */
+static void put_boundary_net(FILE *f, const optinc_layer *L, int b, int k)
+{
+    if (b == 0 || b == L->n_stages) {
+        fprintf(f, " %s%d", b ? "out" : "in", k);
+        return;
+    }
+    int j = k;
+    for (int s = 1; s < b; s++)
+        j += L->stage[s].modes_in;
+    fprintf(f, " N$%d", j);
+}
+
+/* One .subckt per stage (a mesh or an attenuator column) of the layer,
+ * then the layer's .subckt that chains them. */
 static optinc_status put_layer(FILE *f, const ic_ctx *g, int layer, optinc_error *err)
 {
     ex_layer x;
     optinc_status st = ex_layer_build(g->c, layer, &x, err);
     if (st)
         return st;
-    int *inner = malloc(sizeof *inner * (size_t)(x.n_nets ? x.n_nets : 1)), k = 0;
+    const optinc_layer *L = x.L;
+    int *inner = malloc(sizeof *inner * (size_t)(x.n_nets ? x.n_nets : 1)), count[3] = {0};
     if (!inner) {
         ex_layer_free(&x);
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory exporting");
     }
     for (int n = 0; n < x.n_nets; n++)
-        inner[n] = x.end[n][0].elem >= 0 && x.end[n][1].elem >= 0 ? k++ : -1;
-    fprintf(f, "\n.subckt layer_%s", x.L->name);
-    put_ports(f, x.L->cols, x.L->rows);
+        inner[n] = x.boundary[n] < 0 ? count[x.el[x.end[n][0].elem].stage]++ : -1;
+    for (int s = 0, i = 0; s < L->n_stages; s++) {
+        const optinc_stage *sg = &L->stage[s];
+        fprintf(f, "\n.subckt stage_%s_%c", L->name, sg->tag);
+        put_ports(f, sg->modes_in, sg->modes_out);
+        fputc('\n', f);
+        for (; i < x.n_el && x.el[i].stage == s; i++)
+            put_element(f, g, &x, inner, &x.el[i]);
+        fprintf(f, ".ends stage_%s_%c\n", L->name, sg->tag);
+    }
+    fprintf(f, "\n.subckt layer_%s", L->name);
+    put_ports(f, L->cols, L->rows);
     fputc('\n', f);
-    for (int i = 0; i < x.n_el; i++)
-        put_element(f, g, &x, inner, &x.el[i]);
-    fprintf(f, ".ends layer_%s\n", x.L->name);
+    for (int s = 0; s < L->n_stages; s++) {
+        const optinc_stage *sg = &L->stage[s];
+        fprintf(f, " X_%c", sg->tag);
+        for (int k = 0; k < sg->modes_in; k++)
+            put_boundary_net(f, L, s, k);
+        for (int k = 0; k < sg->modes_out; k++)
+            put_boundary_net(f, L, s + 1, k);
+        fprintf(f, " stage_%s_%c\n", L->name, sg->tag);
+    }
+    fprintf(f, ".ends layer_%s\n", L->name);
     free(inner);
     ex_layer_free(&x);
     return OPTINC_OK;

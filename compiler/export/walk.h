@@ -26,6 +26,7 @@ typedef struct ex_element {
     int net[OPTINC_CARD_PINS_MAX];
     double value[2];             /* MZI theta_rad, phi_rad; ps phase_rad; att att_dB */
     int column, mode;            /* on the placement grid (an MZI: its upper mode) */
+    int stage;                   /* the layer's stage it belongs to */
 } ex_element;
 
 /* One end of a net: pin `pin` of element `elem`, or with elem == -1 the
@@ -41,6 +42,9 @@ typedef struct ex_layer {
     int n_el;
     int n_nets;
     ex_end (*end)[2];            /* per net: [0] where its light comes from, [1] where it goes */
+    int *boundary;               /* per net: the stage boundary it crosses (s: the input of
+                                  * stage s, n_stages: the layer's output), or -1 */
+    int *boundary_mode;          /* per net: the mode it is on at that boundary */
 } ex_layer;
 
 /* The elements and nets of layer `layer` of c, in the netlist writer's

@@ -52,6 +52,11 @@ def spec_text(name, settings, layers):
     return "\n".join(lines) + "\n"
 
 
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
 def optinc(*args):
     subprocess.run([OPTINC] + list(args), check=True, capture_output=True, timeout=120)
 
@@ -104,7 +109,7 @@ def netlist_sdict(recnet, name, models, cache):
 def cards(path):
     """Per cell, the instance lines of a PNL netlist: [(name, nets)]."""
     cells, cur = {}, None
-    for line in open(path):
+    for line in read(path).splitlines():
         w = line.split()
         if not w or w[0].startswith("*"):
             continue
@@ -135,9 +140,10 @@ class TestExport(unittest.TestCase):
         return os.path.join(self.dir, name)
 
     def test_sax_matrix(self):
-        for name in list(SPECS) + ["reck8"]:
+        shipped = ["reck8", "real4", "rect10x6", "complex16", "chip16"]
+        for name in list(SPECS) + shipped:
             with self.subTest(spec=name):
-                spec = (os.path.join(ROOT, "specs", name + ".yaml") if name == "reck8"
+                spec = (os.path.join(ROOT, "specs", name + ".yaml") if name in shipped
                         else self.path(name + ".yaml"))
                 optinc("export", spec, "--format", "sax", "-o", self.path(name + ".json"))
                 optinc("simulate", spec, "--ideal", "--matrix", self.path(name + ".npy"))
@@ -207,21 +213,45 @@ class TestExport(unittest.TestCase):
                 self.assertIn(".ona", main)
                 with open(self.path(name + ".lsf")) as f:
                     self.assertIn('importnetlist("%s.spi");' % name, f.read())
-                for cell, body in want.items():
-                    if not cell.startswith("layer_"):
-                        continue
+                for cell, cnt in got.items():       # stage, layer and top cells alike
                     ends = {}
-                    for _, nets in got[cell]["cards"]:
+                    for _, nets in cnt["cards"]:
                         for n in nets:
                             ends[n] = ends.get(n, 0) + 1
                     for n, count in ends.items():
                         if n.startswith("N$"):
                             self.assertEqual(count, 2, "%s: net %s" % (cell, n))
+                for cell, body in want.items():
+                    if not cell.startswith("layer_"):
+                        continue
+                    stages = [c for c in got if re.fullmatch("stage_%s_[VSU]" % cell[6:], c)]
+                    self.assertEqual(len(got[cell]["cards"]), len(stages))
+                    elements = [c for st in stages for c, _ in got[st]["cards"]]
                     for prefix in ("MZ_", "PS_", "AT_", "TM_"):
-                        self.assertEqual(sum(1 for c, _ in got[cell]["cards"] if c.startswith(prefix)),
+                        self.assertEqual(sum(1 for c in elements if c.startswith(prefix)),
                                          sum(1 for c, _ in body["cards"] if c.startswith(prefix)),
                                          "%s: %s" % (cell, prefix))
 
+    def test_shipped_specs_export(self):
+        specs = sorted(f for f in os.listdir(os.path.join(ROOT, "specs"))
+                       if f.endswith(".yaml") and "\nlayers:" in read(os.path.join(ROOT, "specs", f)))
+        self.assertGreater(len(specs), 3)
+        for spec in specs:
+            for fmt, ext in (("sax", ".json"), ("gdsfactory", ".yml"), ("interconnect", ".spi")):
+                with self.subTest(spec=spec, format=fmt):
+                    optinc("export", os.path.join(ROOT, "specs", spec), "--format", fmt, "-o",
+                           self.path("shipped_" + spec[:-5] + ext))
+
+    def test_netlist_exports_as_its_spec(self):
+        """A netlist exports as the spec it was compiled from (reck8 has no layout:)."""
+        for fmt, ext in (("sax", ".json"), ("gdsfactory", ".yml"), ("interconnect", ".spi")):
+            outs = []
+            for src in ("specs/reck8.yaml", "netlists/reck8.pnl.sp"):
+                out = self.path("from_%s%s" % (os.path.basename(src).split(".")[1], ext))
+                optinc("export", os.path.join(ROOT, src), "--format", fmt, "-o", out)
+                with open(out) as f:
+                    outs.append(f.read().replace(os.path.basename(out)[:-len(ext)], "X"))
+            self.assertEqual(outs[0], outs[1], fmt)
 
 if __name__ == "__main__":
     unittest.main()
