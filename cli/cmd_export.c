@@ -82,8 +82,18 @@ int cmd_export(int argc, char **argv)
     optinc_status st = load(operand[0], &c, &layout, &err);
     if (!st && map_path)
         st = read_map(map_path, &map, &err);
+    /* the main output and its companions, none of which may be an input */
+    char names[FORMATS_MAX][1100];
+    const char *outputs[FORMATS_MAX] = {output};
+    int n_out = 1;
+    for (int k = 0; !st && fmt->companions && fmt->companions[k] && n_out < FORMATS_MAX; k++) {
+        st = optinc_export_companion(output, fmt->companions[k], names[n_out], sizeof names[0],
+                                     &err);
+        outputs[n_out] = names[n_out];
+        n_out++;
+    }
     if (!st)
-        st = cli_check_outputs(&output, 1, &err);
+        st = cli_check_outputs(outputs, n_out, &err);
     if (!st)
         st = interconnect ? optinc_export_interconnect_mapped(c, &layout, &map, output, &err)
                           : fmt->write(c, &layout, output, &err);

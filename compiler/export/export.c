@@ -18,14 +18,17 @@
 #include "optinc/fileio.h"
 
 /* The integrator adds the gds entry (optinc_export_gds) beside these. */
+static const char *const sax_companions[] = {EX_SAX_MODELS, NULL};
+static const char *const interconnect_companions[] = {EX_IC_CIRCUIT, EX_IC_SCRIPT, NULL};
+
 const optinc_export_format optinc_export_formats[] = {
     {"sax", ".json", "SAX netlist (JSON) and a Python module of its models",
-     optinc_export_sax},
+     optinc_export_sax, sax_companions},
     {"gdsfactory", ".yml", "gdsfactory YAML netlist placed on the layout grid",
-     optinc_export_gdsfactory},
+     optinc_export_gdsfactory, NULL},
     {"interconnect", ".spi", "Lumerical INTERCONNECT netlist (SiEPIC), its .lsf script",
-     optinc_export_interconnect},
-    {NULL, NULL, NULL, NULL},
+     optinc_export_interconnect, interconnect_companions},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
 const optinc_export_format *optinc_export_format_find(const char *name)
@@ -205,8 +208,8 @@ void ex_number(FILE *f, double x)
     fputs(optinc_shortest(buf, x), f);
 }
 
-optinc_status ex_companion(const char *path, const char *suffix, char *buf, size_t size,
-                           optinc_error *err)
+optinc_status optinc_export_companion(const char *path, const char *suffix, char *buf,
+                                      size_t size, optinc_error *err)
 {
     const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
     size_t stem = dot && dot > (slash ? slash : path) && dot[-1] != '/' ? (size_t)(dot - path)
@@ -217,6 +220,10 @@ optinc_status ex_companion(const char *path, const char *suffix, char *buf, size
                            "shorter one");
     memcpy(buf, path, stem);
     strcpy(buf + stem, suffix);
+    if (!strcmp(buf, path))
+        return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "the export writes a companion file "
+                           "of this very name beside its output; give the output another "
+                           "extension");
     return OPTINC_OK;
 }
 

@@ -297,13 +297,13 @@ optinc_status optinc_export_interconnect_mapped(const optinc_circuit *c,
                                                 const optinc_interconnect_map *map,
                                                 const char *path, optinc_error *err)
 {
-    char circuit[1100], script[1100];
+    char circuit[EX_PATH_MAX], script[EX_PATH_MAX];
     ic_ctx g = {c, layout, map, NULL, base_name(path)};
     optinc_status st = ex_check(c, err);
     if (!st)
-        st = ex_companion(path, "_circuit.spi", circuit, sizeof circuit, err);
+        st = optinc_export_companion(path, EX_IC_CIRCUIT, circuit, sizeof circuit, err);
     if (!st)
-        st = ex_companion(path, ".lsf", script, sizeof script, err);
+        st = optinc_export_companion(path, EX_IC_SCRIPT, script, sizeof script, err);
     g.circuit_file = base_name(circuit);
     if (!st && strchr(g.main_file, '"'))
         st = optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "the output's name holds a '\"', "

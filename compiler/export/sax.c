@@ -233,10 +233,10 @@ static optinc_status put_netlist(FILE *f, const void *ctx, optinc_error *err)
 optinc_status optinc_export_sax(const optinc_circuit *c, const optinc_layout *layout,
                                 const char *path, optinc_error *err)
 {
-    char models[1100];
+    char models[EX_PATH_MAX];
     optinc_status st = ex_check(c, err);
     if (!st)
-        st = ex_companion(path, "_models.py", models, sizeof models, err);
+        st = optinc_export_companion(path, EX_SAX_MODELS, models, sizeof models, err);
     if (!st)
         st = ex_write_file(models, put_models, NULL, err);
     return st ? st : ex_write_file(path, put_netlist, c, err);

@@ -59,10 +59,11 @@ const char *ex_sax_pin(const ex_element *e, int pin);
 /* x in the shortest text that reads back exactly. */
 void ex_number(FILE *f, double x);
 
-/* path with its extension (the last ".xyz" of its file name) replaced by
- * suffix, into buf[size]; OPTINC_EINPUT when it does not fit. */
-optinc_status ex_companion(const char *path, const char *suffix, char *buf, size_t size,
-                           optinc_error *err);
+/* The companions of the formats (optinc_export_format.companions). */
+#define EX_SAX_MODELS "_models.py"
+#define EX_IC_CIRCUIT "_circuit.spi"
+#define EX_IC_SCRIPT ".lsf"
+#define EX_PATH_MAX 1100
 
 /* Opens path atomically, has body(f, ctx, err) write it, commits (or, when
  * the body fails, removes it). */

@@ -27,10 +27,18 @@ typedef struct optinc_export_format {
     const char *extension;  /* of the main output, with its dot */
     const char *summary;    /* one line for --help */
     optinc_export_fn write;
+    const char *const *companions;  /* what replaces the extension in the names of the
+                                     * files written beside the main output, NULL-ended
+                                     * (NULL: none) */
 } optinc_export_format;
 
 extern const optinc_export_format optinc_export_formats[];  /* ends with name == NULL */
 const optinc_export_format *optinc_export_format_find(const char *name);  /* NULL: none */
+/* The companion of the output path whose name ends in suffix instead of the
+ * extension, into buf[size]; OPTINC_EINPUT when it does not fit or would be
+ * path itself. */
+optinc_status optinc_export_companion(const char *path, const char *suffix, char *buf,
+                                      size_t size, optinc_error *err);
 
 optinc_status optinc_export_sax(const optinc_circuit *c, const optinc_layout *layout,
                                 const char *path, optinc_error *err);
