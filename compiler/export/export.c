@@ -227,24 +227,6 @@ optinc_status optinc_export_companion(const char *path, const char *suffix, char
     return OPTINC_OK;
 }
 
-optinc_status ex_write_file(const char *path, optinc_status (*body)(FILE *f, const void *ctx, optinc_error *err),
-                            const void *ctx, optinc_error *err)
-{
-    optinc_out o;
-    optinc_status st = optinc_out_open(&o, path, err);
-    if (st)
-        return st;
-    char *buf = malloc(1 << 20);    /* fewer write(2) calls for big meshes */
-    if (buf)
-        setvbuf(o.f, buf, _IOFBF, 1 << 20);
-    if ((st = body(o.f, ctx, err)))
-        optinc_out_abort(&o);
-    else
-        st = optinc_out_commit(&o, err);
-    free(buf);
-    return st;
-}
-
 optinc_status ex_check(const optinc_circuit *c, optinc_error *err)
 {
     if (c->n_layers < 1)

@@ -180,5 +180,5 @@ optinc_status optinc_export_gdsfactory(const optinc_circuit *c, const optinc_lay
 {
     gf_ctx g = {c, layout};
     optinc_status st = ex_check(c, err);
-    return st ? st : ex_write_file(path, put_yaml, &g, err);
+    return st ? st : optinc_out_write(path, put_yaml, &g, err);
 }

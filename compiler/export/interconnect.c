@@ -309,10 +309,10 @@ optinc_status optinc_export_interconnect_mapped(const optinc_circuit *c,
         st = optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "the output's name holds a '\"', "
                          "which the .INCLUDE line cannot quote; rename it");
     if (!st)
-        st = ex_write_file(circuit, put_circuit, &g, err);
+        st = optinc_out_write(circuit, put_circuit, &g, err);
     if (!st)
-        st = ex_write_file(script, put_script, &g, err);
-    return st ? st : ex_write_file(path, put_main, &g, err);
+        st = optinc_out_write(script, put_script, &g, err);
+    return st ? st : optinc_out_write(path, put_main, &g, err);
 }
 
 optinc_status optinc_export_interconnect(const optinc_circuit *c, const optinc_layout *layout,

@@ -238,6 +238,6 @@ optinc_status optinc_export_sax(const optinc_circuit *c, const optinc_layout *la
     if (!st)
         st = optinc_export_companion(path, EX_SAX_MODELS, models, sizeof models, err);
     if (!st)
-        st = ex_write_file(models, put_models, NULL, err);
-    return st ? st : ex_write_file(path, put_netlist, c, err);
+        st = optinc_out_write(models, put_models, NULL, err);
+    return st ? st : optinc_out_write(path, put_netlist, c, err);
 }

@@ -65,11 +65,6 @@ void ex_number(FILE *f, double x);
 #define EX_IC_SCRIPT ".lsf"
 #define EX_PATH_MAX 1100
 
-/* Opens path atomically, has body(f, ctx, err) write it, commits (or, when
- * the body fails, removes it). */
-optinc_status ex_write_file(const char *path, optinc_status (*body)(FILE *f, const void *ctx, optinc_error *err),
-                            const void *ctx, optinc_error *err);
-
 /* The circuit must have layers and PNL names (the netlist's rule). */
 optinc_status ex_check(const optinc_circuit *c, optinc_error *err);
 
