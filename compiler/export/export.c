@@ -151,8 +151,8 @@ optinc_status ex_layer_build(const optinc_circuit *c, int layer, ex_layer *x, op
     x->el = malloc(sizeof *x->el * (size_t)(n_el ? n_el : 1));
     size_t nets = (size_t)(L->cols + 2 * n_el + 1);
     x->end = malloc(sizeof *x->end * nets);
-    x->boundary = malloc(sizeof *x->boundary * nets);
-    x->boundary_mode = malloc(sizeof *x->boundary_mode * nets);
+    x->boundary = malloc(sizeof *x->boundary * 2 * nets);
+    x->boundary_mode = x->boundary ? x->boundary + nets : NULL;
     walker w = {x, malloc(sizeof *w.cur * (size_t)widest), 0, 0};
     if (!x->el || !x->end || !x->boundary || !x->boundary_mode || !w.cur) {
         free(w.cur);
@@ -184,8 +184,7 @@ void ex_layer_free(ex_layer *x)
 {
     free(x->el);
     free(x->end);
-    free(x->boundary);
-    free(x->boundary_mode);
+    free(x->boundary);    /* boundary_mode is its second half */
     memset(x, 0, sizeof *x);
 }
 
