@@ -137,13 +137,11 @@ optinc_status ex_layer_build(const optinc_circuit *c, int layer, ex_layer *x, op
     const optinc_layer *L = &c->layers[layer];
     long n_el = 0;
     int widest = L->cols > L->rows ? L->cols : L->rows;
-    for (int s = 0; s < L->n_stages; s++) {
+    for (int s = 0; s < L->n_stages; s++) {     /* no stage is wider than the layer */
         const optinc_stage *st = &L->stage[s];
         n_el += st->kind == OPTINC_STAGE_MESH ? st->mesh->n_mzi + st->mesh->modes
                                               : (st->modes_in > st->modes_out ? st->modes_in
                                                                               : st->modes_out);
-        if (st->modes_in > widest || st->modes_out > widest)
-            widest = st->modes_in > st->modes_out ? st->modes_in : st->modes_out;
     }
     memset(x, 0, sizeof *x);
     x->L = L;

@@ -83,8 +83,9 @@ static const char models_py[] =
     "\n"
     "\n"
     "def term(wl=1.55):\n"
-    "    \"\"\"Terminator: absorbs what reaches it, or starts a dark waveguide.\"\"\"\n"
-    "    return {}\n"
+    "    \"\"\"Terminator: in0 absorbs what reaches it, out0 starts a dark waveguide;\n"
+    "    nothing is transmitted or reflected.\"\"\"\n"
+    "    return {(\"in0\", \"in0\"): 0j, (\"out0\", \"out0\"): 0j}\n"
     "\n"
     "\n"
     "def gain(gain=1.0, modes=1, wl=1.55):\n"
@@ -101,17 +102,6 @@ static optinc_status put_models(FILE *f, const void *ctx, optinc_error *err)
 {
     fputs(models_py, f);
     return OPTINC_OK;
-}
-
-static void put_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
 }
 
 /* "inst,port" */
@@ -180,9 +170,8 @@ static void put_layer(FILE *f, const ex_layer *x)
 /* The top netlist: the layers and their gains in a chain. */
 static void put_top(FILE *f, const optinc_circuit *c)
 {
-    fputs("{\n", f);
-    put_string(f, c->name);
-    fputs(": {\n\"instances\": {", f);
+    /* names are PNL names (ex_check), which JSON strings hold as they are */
+    fprintf(f, "{\n\"%s\": {\n\"instances\": {", c->name);
     for (int i = 0; i < c->n_layers; i++) {
         const optinc_layer *L = &c->layers[i];
         fprintf(f, "%s\n  \"X_%s\": {\"component\": \"layer_%s\", \"settings\": {}},", i ? "," : "",
