@@ -9,23 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "optinc/export.h"
-#include "optinc/fileio.h"
 #include "optinc/netlist.h"
 #include "optinc/spec.h"
+#include "testutil.h"
 
-static char *slurp(const char *path, size_t *len)
-{
-    optinc_blob b;
-    optinc_error err = {0};
-    cr_assert_eq(optinc_blob_read(path, 1 << 26, "export", &b, &err), OPTINC_OK, "%s",
-                 err.message);
-    char *s = malloc(b.len + 1);
-    memcpy(s, b.data, b.len);
-    s[b.len] = '\0';
-    *len = b.len;
-    optinc_blob_free(&b);
-    return s;
-}
+#define ARGS(...) ((const char *[]){__VA_ARGS__, NULL})
 
 static optinc_status parse_spec(const char *text, optinc_spec **spec, optinc_error *err)
 {
@@ -71,7 +59,8 @@ Test(export, layout_table_is_read_and_checked)
     cr_expect_null(spec);
 }
 
-Test(export, every_format_is_deterministic_and_atomic)
+Test(export, every_format_is_deterministic_and_atomic, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
 {
     optinc_spec *spec = NULL;
     optinc_circuit *c = NULL;
@@ -79,16 +68,16 @@ Test(export, every_format_is_deterministic_and_atomic)
     optinc_layout layout = OPTINC_LAYOUT_DEFAULT;
     cr_assert_eq(parse_spec(BASE, &spec, &err), OPTINC_OK, "%s", err.message);
     cr_assert_eq(optinc_compile(spec, &c, &err), OPTINC_OK, "%s", err.message);
-    char dir[] = "/tmp/optinc_export_XXXXXX";
-    cr_assert_not_null(mkdtemp(dir));
+    const char *dir = tu_scratch_dir();
     for (const optinc_export_format *f = optinc_export_formats; f->name; f++) {
         char a[256], b[256];
         snprintf(a, sizeof a, "%s/a%s", dir, f->extension);
         snprintf(b, sizeof b, "%s/b%s", dir, f->extension);
         cr_assert_eq(f->write(c, &layout, a, &err), OPTINC_OK, "%s: %s", f->name, err.message);
         cr_assert_eq(f->write(c, &layout, b, &err), OPTINC_OK, "%s: %s", f->name, err.message);
-        size_t na, nb;
-        char *sa = slurp(a, &na), *sb = slurp(b, &nb);
+        size_t na = 0, nb = 0;
+        char *sa = tu_read_file(a, &na), *sb = tu_read_file(b, &nb);
+        cr_assert(sa && sb);
         cr_expect_gt(na, 0);
         /* b's bytes differ only where they name b's companions */
         if (!strcmp(f->name, "interconnect"))
@@ -101,9 +90,6 @@ Test(export, every_format_is_deterministic_and_atomic)
         snprintf(nested, sizeof nested, "%s/no/such/dir/x%s", dir, f->extension);
         cr_expect_neq(f->write(c, &layout, nested, &err), OPTINC_OK);
     }
-    char cmd[300];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    cr_expect_eq(system(cmd), 0);
     optinc_circuit_free(c);
     optinc_spec_free(spec);
 }
@@ -128,4 +114,37 @@ Test(export, model_map_is_read_with_positions)
     const char *short_line = "mzi a\n";
     optinc_input in3 = {"m.map", short_line, strlen(short_line)};
     cr_expect_eq(optinc_interconnect_map_parse(&in3, &m, &err), OPTINC_EINPUT);
+}
+
+/* The command's usage errors and the outputs it refuses, each with status 2
+ * and nothing written. */
+Test(export, command_refuses_bad_usage, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    char out[4400], map[4400];
+    snprintf(out, sizeof out, "%s", tu_scratch("x.spi"));
+    snprintf(map, sizeof map, "%s", tu_scratch("m.map"));
+    cr_assert_eq(tu_write_file(map, "mzi m\n"), 0);
+    struct {
+        const char *const *args;
+        const char *message;
+    } cases[] = {
+        {ARGS("export", "specs/real4.yaml", "-o", out), "missing --format"},
+        {ARGS("export", "specs/real4.yaml", "--format", "spice", "-o", out), "spice"},
+        {ARGS("export", "specs/real4.yaml", "--format", "sax"), "missing -o"},
+        {ARGS("export", "specs/real4.yaml", "--format", "sax", "-o", out, "--model-map", map),
+         "--format interconnect"},
+        {ARGS("export", "specs/real4.yaml", "--format", "interconnect", "-o", out,
+              "--model-map", map), "m.map:1:1: error:"},
+        {ARGS("export", "specs/real4.yaml", "--format", "interconnect", "-o",
+              tu_scratch("x.lsf")), "companion"},
+        {ARGS("export", "specs/real4.yaml", "--format", "gdsfactory", "-o", "specs/real4.yaml"),
+         "this run reads"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_run r = tu_optinc(cases[i].args);
+        cr_expect_eq(r.status, 2, "case %zu: status %d", i, r.status);
+        cr_expect(strstr(r.err, cases[i].message), "case %zu: %s", i, r.err);
+        tu_run_free(&r);
+    }
+    cr_expect_eq(tu_dir_count(tu_scratch_dir()), 1, "only the map is there");
 }
