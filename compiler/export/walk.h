@@ -16,7 +16,7 @@
 #include "optinc/export.h"
 #include "optinc/netlist.h"
 
-#define EX_NAME_MAX 160    /* X_ + layer + __ + an element name */
+#define EX_NAME_MAX 160    /* > MZ_ + a 63-byte layer + _V_c<int>_r<int> */
 
 typedef struct ex_element {
     optinc_card_kind kind;       /* OPTINC_CARD_MZI, _PS, _ATT or _TERM */
@@ -25,7 +25,7 @@ typedef struct ex_element {
     int n_in;                    /* the first n_in pins take light in, the rest give it out */
     int net[OPTINC_CARD_PINS_MAX];
     double value[2];             /* MZI theta_rad, phi_rad; ps phase_rad; att att_dB */
-    int column, mode;            /* on the placement grid (an MZI: its upper mode) */
+    int column, mode;            /* on the placement grid (an MZI on modes m, m+1: m) */
     int stage;                   /* the layer's stage it belongs to */
 } ex_element;
 
