@@ -12,10 +12,12 @@
 
 #include <stdio.h>
 #include "optinc/error.h"
+#include "optinc/fileio.h"
 #include "optinc/text.h"
 
 int cmd_compile(int argc, char **argv);
 int cmd_draw(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_netlist(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_onn(int argc, char **argv);
@@ -48,8 +50,8 @@ void cli_json_string(FILE *f, const char *s);
 void cli_json_number(FILE *f, double x);
 /* Writes ", \"KEY\": X": a number member after the first of an object. */
 void cli_json_field(FILE *f, const char *key, double x);
-/* x in that shortest form, in buf; returns buf. */
-#define CLI_SHORTEST_MAX 32
+/* x in that shortest form, in buf; returns buf (optinc_shortest). */
+#define CLI_SHORTEST_MAX OPTINC_SHORTEST_MAX
 const char *cli_shortest(char buf[CLI_SHORTEST_MAX], double x);
 
 /* The folder of the training data when --data is not given:

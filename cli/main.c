@@ -17,6 +17,7 @@ static const struct command {
 } commands[] = {
     {"compile", cmd_compile, "compile a YAML spec into MZI meshes (and a netlist)"},
     {"draw", cmd_draw, "draw the meshes of a spec or netlist with Graphviz"},
+    {"export", cmd_export, "write a circuit for SAX, gdsfactory or INTERCONNECT"},
     {"netlist", cmd_netlist, "read, validate and rewrite a netlist (round trip, forms)"},
     {"simulate", cmd_simulate, "simulate a compiled circuit with device errors"},
     {"onn", cmd_onn, "train, verify and export the OptINC optical neural network"},

@@ -3,7 +3,8 @@
 # writes goes to demo-out/.
 #   1. the README's examples, exactly as written there;
 #   2. every spec in specs/ compiled to a netlist, with its per-layer summary;
-#   3. drawings: the 8x8 Reck mesh in full (PNG) and the 16x16 as a heat map;
+#   3. drawings: the 8x8 Reck mesh in full (PNG) and the 16x16 as a heat map,
+#      and the 8x8 Reck mesh exported for SAX, gdsfactory, INTERCONNECT and GDSII;
 #   4. the shipped OptINC ONN verified exhaustively from its netlist;
 #   5. a short data-parallel training, ring vs OptINC all-reduce, in-process
 #      and on 4 MPI ranks.
@@ -35,6 +36,14 @@ done
 step "drawings: the 8x8 Reck mesh in full, the 16x16 mesh as a heat map"
 "$OPTINC" draw specs/reck8.yaml -o "$OUT/draw" --format svg,png
 "$OPTINC" draw specs/complex16.yaml -o "$OUT/draw" --format svg,png --overview
+
+step "exports of the 8x8 Reck mesh for SAX, gdsfactory, INTERCONNECT and GDSII"
+mkdir -p "$OUT/export"
+for format in sax gdsfactory interconnect gds; do
+    case $format in sax) ext=json ;; gdsfactory) ext=yml ;; interconnect) ext=spi ;; gds) ext=gds ;; esac
+    "$OPTINC" export specs/reck8.yaml --format $format -o "$OUT/export/reck8.$ext"
+    echo "-- $format: $OUT/export/reck8.$ext"
+done
 
 step "the shipped OptINC ONN (4 servers, 8-bit), verified exhaustively from its netlist"
 "$OPTINC" onn verify netlists/onn4x8.pnl.sp

@@ -265,6 +265,24 @@ void optinc_out_abort(optinc_out *o)
     o->tmp[0] = '\0';
 }
 
+optinc_status optinc_out_write(const char *path, optinc_out_body body, const void *ctx,
+                               optinc_error *err)
+{
+    optinc_out o;
+    optinc_status st = optinc_out_open(&o, path, err);
+    if (st)
+        return st;
+    char *buf = malloc(1 << 20);
+    if (buf)
+        setvbuf(o.f, buf, _IOFBF, 1 << 20);
+    if ((st = body(o.f, ctx, err)))
+        optinc_out_abort(&o);
+    else
+        st = optinc_out_commit(&o, err);
+    free(buf);
+    return st;
+}
+
 int optinc_same_file(const char *a, const char *b)
 {
     struct stat sa, sb;

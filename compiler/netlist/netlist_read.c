@@ -134,11 +134,16 @@ optinc_status optinc_netlist_read(const char *path, const optinc_read_opts *opts
     return st;
 }
 
+int optinc_path_is_spec(const char *path)
+{
+    size_t n = strlen(path);
+    return (n > 5 && !strcmp(path + n - 5, ".yaml")) || (n > 4 && !strcmp(path + n - 4, ".yml"));
+}
+
 optinc_status optinc_circuit_load(const char *path, const optinc_read_opts *opts,
                                   optinc_circuit **out, optinc_error *err)
 {
-    size_t n = strlen(path);
-    if ((n > 5 && !strcmp(path + n - 5, ".yaml")) || (n > 4 && !strcmp(path + n - 4, ".yml"))) {
+    if (optinc_path_is_spec(path)) {
         optinc_spec *spec = NULL;
         optinc_status st = optinc_spec_load(path, opts, &spec, err);
         if (!st)

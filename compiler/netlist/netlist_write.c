@@ -587,21 +587,20 @@ optinc_status optinc_netlist_write_stream(const optinc_circuit *c, FILE *f,
     return OPTINC_OK;
 }
 
+typedef struct write_job {
+    const optinc_circuit *c;
+    const optinc_netlist_options *opt;
+} write_job;
+
+static optinc_status write_body(FILE *f, const void *ctx, optinc_error *err)
+{
+    const write_job *job = ctx;
+    return optinc_netlist_write_stream(job->c, f, job->opt, err);
+}
+
 optinc_status optinc_netlist_write(const optinc_circuit *c, const char *path,
                                    const optinc_netlist_options *opt, optinc_error *err)
 {
-    optinc_out o;
-    optinc_status st = optinc_out_open(&o, path, err);
-    if (st)
-        return st;
-    char *buf = malloc(1 << 20);    /* fewer write(2) calls for big meshes */
-    if (buf)
-        setvbuf(o.f, buf, _IOFBF, 1 << 20);
-    st = optinc_netlist_write_stream(c, o.f, opt, err);
-    if (st)
-        optinc_out_abort(&o);
-    else
-        st = optinc_out_commit(&o, err);
-    free(buf);
-    return st;
+    write_job job = {c, opt};
+    return optinc_out_write(path, write_body, &job, err);
 }

@@ -71,6 +71,7 @@ static const struct {
     {"outputs", optinc_spec_parse_outputs},
     {"allreduce", optinc_spec_parse_allreduce},
     {"train", optinc_spec_parse_train},
+    {"layout", optinc_spec_parse_layout},
 };
 
 static optinc_status parse_root(ctx *c, yaml_node_t *root)

@@ -14,6 +14,7 @@
  *   spec_layers.c     layers:, connections:, ports:, outputs:
  *   spec_allreduce.c  allreduce:
  *   spec_train.c      train:
+ *   spec_layout.c     layout:
  *
  * Every reader takes the walk's ctx and a node, fills c->spec, and on bad
  * input returns the status optinc_spec_fail() filled in, pointing at the
@@ -173,7 +174,7 @@ optinc_status optinc_spec_read_fields(ctx *c, yaml_node_t *map, const char *what
 /* --------------------------------------------------------- sections -- */
 
 /* The readers of the top-level keys, in spec_components.c, spec_matrices.c,
- * spec_layers.c, spec_allreduce.c and spec_train.c. */
+ * spec_layers.c, spec_allreduce.c, spec_train.c and spec_layout.c. */
 optinc_status optinc_spec_parse_settings(ctx *c, yaml_node_t *n);
 optinc_status optinc_spec_parse_info(ctx *c, yaml_node_t *n);
 optinc_status optinc_spec_parse_components(ctx *c, yaml_node_t *n);
@@ -184,6 +185,7 @@ optinc_status optinc_spec_parse_ports(ctx *c, yaml_node_t *n);
 optinc_status optinc_spec_parse_outputs(ctx *c, yaml_node_t *n);
 optinc_status optinc_spec_parse_allreduce(ctx *c, yaml_node_t *n);
 optinc_status optinc_spec_parse_train(ctx *c, yaml_node_t *n);
+optinc_status optinc_spec_parse_layout(ctx *c, yaml_node_t *n);
 
 /* A components table read over *comp (which holds the global table or its
  * defaults); owner is "" or " of layer 'L1'" for messages. */

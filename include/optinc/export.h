@@ -14,6 +14,8 @@
 #define OPTINC_EXPORT_H
 
 #include "optinc/circuit.h"
+#include "optinc/netlist.h"
+#include "optinc/text.h"
 
 /* Writes c in one format to path (and the companion files the format
  * names beside it), atomically; layout gives the placement grid. */
@@ -25,10 +27,18 @@ typedef struct optinc_export_format {
     const char *extension;  /* of the main output, with its dot */
     const char *summary;    /* one line for --help */
     optinc_export_fn write;
+    const char *const *companions;  /* what replaces the extension in the names of the
+                                     * files written beside the main output, NULL-ended
+                                     * (NULL: none) */
 } optinc_export_format;
 
 extern const optinc_export_format optinc_export_formats[];  /* ends with name == NULL */
 const optinc_export_format *optinc_export_format_find(const char *name);  /* NULL: none */
+/* The companion of the output path whose name ends in suffix instead of the
+ * extension, into buf[size]; OPTINC_EINPUT when it does not fit or would be
+ * path itself. */
+optinc_status optinc_export_companion(const char *path, const char *suffix, char *buf,
+                                      size_t size, optinc_error *err);
 
 optinc_status optinc_export_sax(const optinc_circuit *c, const optinc_layout *layout,
                                 const char *path, optinc_error *err);
@@ -36,6 +46,24 @@ optinc_status optinc_export_gdsfactory(const optinc_circuit *c, const optinc_lay
                                        const char *path, optinc_error *err);
 optinc_status optinc_export_interconnect(const optinc_circuit *c, const optinc_layout *layout,
                                          const char *path, optinc_error *err);
+/* The element models an INTERCONNECT export names, one per card kind: the
+ * model's name and the library it is in (optinc-export(1), the --model-map
+ * file).  optinc_export_interconnect() writes with the defaults. */
+#define OPTINC_IC_MODEL_MAX 64
+#define OPTINC_IC_LIBRARY_MAX 256
+typedef struct optinc_interconnect_map {
+    char model[OPTINC_CARD_COUNT][OPTINC_IC_MODEL_MAX];
+    char library[OPTINC_CARD_COUNT][OPTINC_IC_LIBRARY_MAX];
+} optinc_interconnect_map;
+void optinc_interconnect_map_defaults(optinc_interconnect_map *m);
+/* Reads a model map over *m (lines `CARD MODEL LIBRARY`, '#' comments); bad
+ * input at FILE:LINE:COL. */
+optinc_status optinc_interconnect_map_parse(const optinc_input *in, optinc_interconnect_map *m,
+                                            optinc_error *err);
+optinc_status optinc_export_interconnect_mapped(const optinc_circuit *c,
+                                                const optinc_layout *layout,
+                                                const optinc_interconnect_map *map,
+                                                const char *path, optinc_error *err);
 optinc_status optinc_export_gds(const optinc_circuit *c, const optinc_layout *layout,
                                 const char *path, optinc_error *err);
 

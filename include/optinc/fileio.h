@@ -37,9 +37,20 @@ typedef struct optinc_out {
     struct optinc_out_sink *sink;   /* the descriptor under f and its first write error */
 } optinc_out;
 
+/* x as the shortest %.Ng (N = 1..17) that reads back to x, in buf; returns
+ * buf.  For outputs that must be exact and readable (JSON, the exports). */
+#define OPTINC_SHORTEST_MAX 32
+const char *optinc_shortest(char buf[OPTINC_SHORTEST_MAX], double x);
+
 optinc_status optinc_out_open(optinc_out *o, const char *path, optinc_error *err);
 optinc_status optinc_out_commit(optinc_out *o, optinc_error *err);
 void optinc_out_abort(optinc_out *o);
+/* The whole life of one output: opens path, has body(f, ctx, err) write
+ * it through a 1 MiB buffer (fewer write(2) calls for big files), commits
+ * it, or removes it when the body fails. */
+typedef optinc_status (*optinc_out_body)(FILE *f, const void *ctx, optinc_error *err);
+optinc_status optinc_out_write(const char *path, optinc_out_body body, const void *ctx,
+                               optinc_error *err);
 /* What optinc_out_open() would refuse, found without writing anything: an
  * output that is a folder, a block device, a socket or a dangling link, or
  * whose folder is missing or not writable (status 2).  For a run that

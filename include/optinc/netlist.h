@@ -36,6 +36,8 @@ optinc_status optinc_netlist_parse(const optinc_input *in, const optinc_read_opt
 optinc_status optinc_netlist_read(const char *path, const optinc_read_opts *opts,
                                   optinc_circuit **out, optinc_error *err);
 
+/* 1 when path names a spec (.yaml/.yml), which optinc_circuit_load compiles. */
+int optinc_path_is_spec(const char *path);
 /* A spec (.yaml/.yml: load + compile) or a netlist (anything else). */
 optinc_status optinc_circuit_load(const char *path, const optinc_read_opts *opts,
                                   optinc_circuit **out, optinc_error *err);

@@ -1,0 +1,257 @@
+"""The exports of optinc-export(1) checked against the circuit they come from.
+
+The SAX check is an independent evaluator written from the SAX section of
+optinc-export(1): it reads the recursive netlist (the first netlist is the
+top; a component that names a netlist is that netlist), takes each
+component's S-dictionary from the exported models module ((a, b): the field
+leaving port b for a unit field into port a), joins the ports the
+connections name and solves for the fields, then compares the top
+netlist's in<k> -> out<j> transmissions with `optinc simulate --ideal
+--matrix`.  The gdsfactory and INTERCONNECT checks count instances,
+connections, ports and nets against the flattened and the hierarchical PNL
+netlists of the same circuit.
+"""
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import tempfile
+import unittest
+
+import numpy as np
+
+try:
+    import yaml
+except ImportError:      # python3-yaml is a check dependency; say so if missing
+    yaml = None
+
+OPTINC = os.environ.get("OPTINC", "build/optinc")
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+# name -> (settings, [(matrix shape, dtype, seed, layer options)])
+SPECS = {
+    "sq_clements": ("mesh: clements", [((5, 5), "complex", 3, "")]),
+    "sq_reck": ("mesh: reck", [((6, 6), "real", 4, "")]),
+    "tall_reck": ("mesh: reck", [((7, 3), "complex", 5, "")]),
+    "wide_clements": ("mesh: clements", [((3, 6), "complex", 6, "")]),
+    "layers": ("mesh: clements", [((4, 5), "complex", 7, ""), ((6, 4), "real", 8, ", mesh: reck"),
+                                 ((6, 6), "complex", 9, ", attenuators: output"), ((2, 6), "real", 10, "")]),
+}
+
+
+def spec_text(name, settings, layers):
+    lines = ["schema_version: 1", "name: %s" % name, "settings: {%s, seed: 11}" % settings,
+             "matrices:"]
+    for i, (shape, dtype, seed, _) in enumerate(layers):
+        lines.append("  W%d: {shape: [%d, %d], dtype: %s, generate: {kind: gaussian, seed: %d}}"
+                     % (i + 1, shape[0], shape[1], dtype, seed))
+    lines.append("layers:")
+    for i, (_, _, _, opts) in enumerate(layers):
+        lines.append("  - {name: L%d, matrix: W%d%s}" % (i + 1, i + 1, opts))
+    return "\n".join(lines) + "\n"
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def optinc(*args):
+    subprocess.run([OPTINC] + list(args), check=True, capture_output=True, timeout=120)
+
+
+def load_models(path):
+    spec = importlib.util.spec_from_file_location("exported_models", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.models
+
+
+def netlist_sdict(recnet, name, models, cache):
+    """The S-dictionary between the external ports of netlist `name`."""
+    if name in cache:
+        return cache[name]
+    net = recnet[name]
+    index = {}                 # "inst,port" -> row of the port in the solve
+    blocks = []
+    for inst, d in net["instances"].items():
+        comp = d["component"]
+        s = (netlist_sdict(recnet, comp, models, cache) if comp in recnet
+             else models[comp](**d["settings"]))
+        blocks.append((inst, s))
+        for (a, b) in s:
+            for p in (a, b):
+                index.setdefault("%s,%s" % (inst, p), len(index))
+    n = len(index)
+    S = np.zeros((n, n), complex)       # b = S a: S[q, p] = s[(p, q)]
+    for inst, s in blocks:
+        for (a, b), v in s.items():
+            S[index["%s,%s" % (inst, b)], index["%s,%s" % (inst, a)]] = v
+    C = np.zeros((n, n))                # a_p = b_q across a connection
+    for p, q in net["connections"].items():
+        if p in index and q in index:
+            C[index[p], index[q]] = C[index[q], index[p]] = 1
+    ports = {k: index[v] for k, v in net["ports"].items() if v in index}
+    A = np.eye(n) - C @ S
+    result = {}
+    for src, row in ports.items():
+        e = np.zeros(n, complex)
+        e[row] = 1
+        b = S @ np.linalg.solve(A, e)
+        for dst, r in ports.items():
+            if b[r] != 0:
+                result[(src, dst)] = b[r]
+    cache[name] = result
+    return result
+
+
+def cards(path):
+    """Per cell, the instance lines of a PNL netlist: [(name, nets)]."""
+    cells, cur = {}, None
+    for line in read(path).splitlines():
+        w = line.split()
+        if not w or w[0].startswith("*"):
+            continue
+        if w[0] == ".subckt":
+            cur = cells.setdefault(w[1], {"ports": w[2:], "cards": []})
+        elif w[0] == ".ends":
+            cur = None
+        elif cur is not None:
+            nets = [t for t in w[1:] if "=" not in t][:-1]     # the model ends them
+            cur["cards"].append((w[0], nets))
+    return cells
+
+
+class TestExport(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.dir = cls.tmp.name
+        for name, (settings, layers) in SPECS.items():
+            with open(os.path.join(cls.dir, name + ".yaml"), "w") as f:
+                f.write(spec_text(name, settings, layers))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def test_sax_matrix(self):
+        shipped = ["reck8", "real4", "rect10x6", "complex16", "chip16"]
+        for name in list(SPECS) + shipped:
+            with self.subTest(spec=name):
+                spec = (os.path.join(ROOT, "specs", name + ".yaml") if name in shipped
+                        else self.path(name + ".yaml"))
+                optinc("export", spec, "--format", "sax", "-o", self.path(name + ".json"))
+                optinc("simulate", spec, "--ideal", "--matrix", self.path(name + ".npy"))
+                with open(self.path(name + ".json")) as f:
+                    recnet = json.load(f)
+                models = load_models(self.path(name + "_models.py"))
+                top = next(iter(recnet))
+                s = netlist_sdict(recnet, top, models, {})
+                want = np.load(self.path(name + ".npy"))
+                got = np.zeros_like(want)
+                for j in range(want.shape[0]):
+                    for k in range(want.shape[1]):
+                        got[j, k] = s.get(("in%d" % k, "out%d" % j), 0)
+                scale = max(1.0, np.abs(want).max())
+                self.assertLessEqual(np.abs(got - want).max(), 1e-12 * scale)
+
+    def test_sax_mzi_convention(self):
+        optinc("export", self.path("sq_clements.yaml"), "--format", "sax", "-o",
+               self.path("conv.json"))
+        models = load_models(self.path("conv_models.py"))
+        B = np.array([[1, 1j], [1j, 1]]) / np.sqrt(2)
+        for theta, phi in [(0.3, 1.1), (2.0, -0.4)]:
+            M = B @ np.diag([np.exp(1j * theta), 1]) @ B @ np.diag([np.exp(1j * phi), 1])
+            s = models["mzi"](theta_rad=theta, phi_rad=phi)
+            for i in range(2):
+                for j in range(2):
+                    self.assertAlmostEqual(s[("in%d" % i, "out%d" % j)], M[j, i], places=14)
+                    self.assertEqual(s[("in%d" % i, "out%d" % j)], s[("out%d" % j, "in%d" % i)])
+
+    @unittest.skipIf(yaml is None, "python3-yaml is not installed")
+    def test_gdsfactory_counts(self):
+        for name in SPECS:
+            with self.subTest(spec=name):
+                optinc("export", self.path(name + ".yaml"), "--format", "gdsfactory", "-o",
+                       self.path(name + ".yml"))
+                optinc("compile", self.path(name + ".yaml"), "--flatten", "--quiet", "-o",
+                       self.path(name + "_flat.sp"))
+                with open(self.path(name + ".yml")) as f:
+                    y = yaml.safe_load(f)
+                top = cards(self.path(name + "_flat.sp"))[name]
+                placed = [(re.sub(r"^X_[A-Za-z0-9_]+?__", "", n), nets)
+                          for n, nets in top["cards"] if "__TM_" not in n]
+                uses = {}
+                for _, nets in placed:
+                    for n in nets:
+                        uses[n] = uses.get(n, 0) + 1
+                self.assertEqual(y["name"], name)
+                self.assertEqual(sorted(y["instances"]), sorted(n for n, _ in placed))
+                self.assertEqual(sorted(y["placements"]), sorted(y["instances"]))
+                self.assertEqual(len(y["connections"]), sum(1 for v in uses.values() if v == 2))
+                self.assertEqual(len(y["ports"]), sum(1 for p in top["ports"] if p in uses))
+                for p in y["placements"].values():
+                    self.assertIsInstance(p["x"], (int, float))
+
+    def test_interconnect_nets(self):
+        for name in SPECS:
+            with self.subTest(spec=name):
+                optinc("export", self.path(name + ".yaml"), "--format", "interconnect", "-o",
+                       self.path(name + ".spi"))
+                optinc("compile", self.path(name + ".yaml"), "--quiet", "-o",
+                       self.path(name + ".sp"))
+                want = cards(self.path(name + ".sp"))
+                got = cards(self.path(name + "_circuit.spi"))
+                with open(self.path(name + ".spi")) as f:
+                    main = f.read()
+                self.assertIn('.INCLUDE "%s_circuit.spi"' % name, main)
+                self.assertIn(".ona", main)
+                with open(self.path(name + ".lsf")) as f:
+                    self.assertIn('importnetlist("%s.spi");' % name, f.read())
+                for cell, cnt in got.items():       # stage, layer and top cells alike
+                    ends = {}
+                    for _, nets in cnt["cards"]:
+                        for n in nets:
+                            ends[n] = ends.get(n, 0) + 1
+                    for n, count in ends.items():
+                        if n.startswith("N$"):
+                            self.assertEqual(count, 2, "%s: net %s" % (cell, n))
+                for cell, body in want.items():
+                    if not cell.startswith("layer_"):
+                        continue
+                    stages = [c for c in got if re.fullmatch("stage_%s_[VSU]" % cell[6:], c)]
+                    self.assertEqual(len(got[cell]["cards"]), len(stages))
+                    elements = [c for st in stages for c, _ in got[st]["cards"]]
+                    for prefix in ("MZ_", "PS_", "AT_", "TM_"):
+                        self.assertEqual(sum(1 for c in elements if c.startswith(prefix)),
+                                         sum(1 for c, _ in body["cards"] if c.startswith(prefix)),
+                                         "%s: %s" % (cell, prefix))
+
+    def test_shipped_specs_export(self):
+        specs = sorted(f for f in os.listdir(os.path.join(ROOT, "specs"))
+                       if f.endswith(".yaml") and "\nlayers:" in read(os.path.join(ROOT, "specs", f)))
+        self.assertGreater(len(specs), 3)
+        for spec in specs:
+            for fmt, ext in (("sax", ".json"), ("gdsfactory", ".yml"), ("interconnect", ".spi")):
+                with self.subTest(spec=spec, format=fmt):
+                    optinc("export", os.path.join(ROOT, "specs", spec), "--format", fmt, "-o",
+                           self.path("shipped_" + spec[:-5] + ext))
+
+    def test_netlist_exports_as_its_spec(self):
+        """A netlist exports as the spec it was compiled from (reck8 has no layout:)."""
+        for fmt, ext in (("sax", ".json"), ("gdsfactory", ".yml"), ("interconnect", ".spi")):
+            outs = []
+            for src in ("specs/reck8.yaml", "netlists/reck8.pnl.sp"):
+                out = self.path("from_%s%s" % (os.path.basename(src).split(".")[1], ext))
+                optinc("export", os.path.join(ROOT, src), "--format", fmt, "-o", out)
+                with open(out) as f:
+                    outs.append(f.read().replace(os.path.basename(out)[:-len(ext)], "X"))
+            self.assertEqual(outs[0], outs[1], fmt)
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,150 @@
+/*
+ * test_export.c - the export table, its errors and its determinism
+ * (optinc-export(1)), and the layout: table of the spec (optinc-spec(5)).
+ * The exports' contents are checked against the circuit by
+ * python/tests/test_export.py.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "optinc/export.h"
+#include "optinc/netlist.h"
+#include "optinc/spec.h"
+#include "testutil.h"
+
+#define ARGS(...) ((const char *[]){__VA_ARGS__, NULL})
+
+static optinc_status parse_spec(const char *text, optinc_spec **spec, optinc_error *err)
+{
+    optinc_input in = {"t.yaml", text, strlen(text)};
+    return optinc_spec_parse(&in, NULL, spec, err);
+}
+
+#define BASE "schema_version: 1\nname: t\nmatrices:\n  W: {shape: [3, 3], dtype: complex, " \
+             "generate: {kind: gaussian, seed: 2}}\nlayers:\n  - {name: L1, matrix: W}\n"
+
+Test(export, table_finds_every_format)
+{
+    int n = 0;
+    for (const optinc_export_format *f = optinc_export_formats; f->name; f++, n++) {
+        cr_expect_eq(optinc_export_format_find(f->name), f);
+        cr_expect_eq(f->extension[0], '.');
+        cr_expect_not_null(f->write);
+    }
+    cr_expect_geq(n, 3);
+    cr_expect_null(optinc_export_format_find("spice"));
+    cr_expect_null(optinc_export_format_find(NULL));
+}
+
+Test(export, layout_table_is_read_and_checked)
+{
+    optinc_spec *spec = NULL;
+    optinc_error err = {0};
+    cr_assert_eq(parse_spec(BASE "layout: {column_pitch_um: 300, mode_pitch_um: 50.5}\n", &spec,
+                            &err), OPTINC_OK, "%s", err.message);
+    cr_expect_eq(spec->layout.column_pitch_um, 300);
+    cr_expect_eq(spec->layout.mode_pitch_um, 50.5);
+    cr_expect_eq(spec->layout.mzi_length_um, OPTINC_LAYOUT_MZI_LENGTH_UM);
+    optinc_spec_free(spec);
+    spec = NULL;
+    cr_expect_eq(parse_spec(BASE "layout: {mode_pitch_um: 0}\n", &spec, &err), OPTINC_EINPUT);
+    cr_expect_eq(err.line, 7);
+    cr_expect_eq(err.column, 25);
+    cr_expect_eq(parse_spec(BASE "layout:\n  column_pitch_um: 100\n  mzi_length_um: 150\n",
+                            &spec, &err), OPTINC_EINPUT);
+    cr_expect_eq(err.line, 9, "at mzi_length_um, not line %d", err.line);
+    cr_expect(strstr(err.message, "column_pitch_um"));
+    cr_expect_eq(parse_spec(BASE "layout: {pitch: 1}\n", &spec, &err), OPTINC_EINPUT);
+    cr_expect_null(spec);
+}
+
+Test(export, every_format_is_deterministic_and_atomic, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    optinc_spec *spec = NULL;
+    optinc_circuit *c = NULL;
+    optinc_error err = {0};
+    optinc_layout layout = OPTINC_LAYOUT_DEFAULT;
+    cr_assert_eq(parse_spec(BASE, &spec, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(optinc_compile(spec, &c, &err), OPTINC_OK, "%s", err.message);
+    const char *dir = tu_scratch_dir();
+    for (const optinc_export_format *f = optinc_export_formats; f->name; f++) {
+        char a[256], b[256];
+        snprintf(a, sizeof a, "%s/a%s", dir, f->extension);
+        snprintf(b, sizeof b, "%s/b%s", dir, f->extension);
+        cr_assert_eq(f->write(c, &layout, a, &err), OPTINC_OK, "%s: %s", f->name, err.message);
+        cr_assert_eq(f->write(c, &layout, b, &err), OPTINC_OK, "%s: %s", f->name, err.message);
+        size_t na = 0, nb = 0;
+        char *sa = tu_read_file(a, &na), *sb = tu_read_file(b, &nb);
+        cr_assert(sa && sb);
+        cr_expect_gt(na, 0);
+        /* b's bytes differ only where they name b's companions */
+        if (!strcmp(f->name, "interconnect"))
+            for (char *p = sb; (p = strstr(p, "\"b")); p++)
+                p[1] = 'a';
+        cr_expect(na == nb && !memcmp(sa, sb, na), "%s is not deterministic", f->name);
+        free(sa);
+        free(sb);
+        char nested[300];
+        snprintf(nested, sizeof nested, "%s/no/such/dir/x%s", dir, f->extension);
+        cr_expect_neq(f->write(c, &layout, nested, &err), OPTINC_OK);
+    }
+    optinc_circuit_free(c);
+    optinc_spec_free(spec);
+}
+
+Test(export, model_map_is_read_with_positions)
+{
+    optinc_interconnect_map m;
+    optinc_error err = {0};
+    optinc_interconnect_map_defaults(&m);
+    const char *text = "# mine\nmzi my_mzi Design kits/my pdk  # a comment\n\nps my_ps lib\n";
+    optinc_input in = {"m.map", text, strlen(text)};
+    cr_assert_eq(optinc_interconnect_map_parse(&in, &m, &err), OPTINC_OK, "%s", err.message);
+    cr_expect_str_eq(m.model[OPTINC_CARD_MZI], "my_mzi");
+    cr_expect_str_eq(m.library[OPTINC_CARD_MZI], "Design kits/my pdk");
+    cr_expect_str_eq(m.model[OPTINC_CARD_PS], "my_ps");
+    cr_expect_str_eq(m.model[OPTINC_CARD_TERM], "ebeam_terminator_te1550");
+    const char *bad = "mzi a b\nwaveguide x y\n";
+    optinc_input in2 = {"m.map", bad, strlen(bad)};
+    cr_expect_eq(optinc_interconnect_map_parse(&in2, &m, &err), OPTINC_EINPUT);
+    cr_expect_eq(err.line, 2);
+    cr_expect_eq(err.column, 1);
+    const char *short_line = "mzi a\n";
+    optinc_input in3 = {"m.map", short_line, strlen(short_line)};
+    cr_expect_eq(optinc_interconnect_map_parse(&in3, &m, &err), OPTINC_EINPUT);
+}
+
+/* The command's usage errors and the outputs it refuses, each with status 2
+ * and nothing written. */
+Test(export, command_refuses_bad_usage, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    char out[4400], map[4400];
+    snprintf(out, sizeof out, "%s", tu_scratch("x.spi"));
+    snprintf(map, sizeof map, "%s", tu_scratch("m.map"));
+    cr_assert_eq(tu_write_file(map, "mzi m\n"), 0);
+    struct {
+        const char *const *args;
+        const char *message;
+    } cases[] = {
+        {ARGS("export", "specs/real4.yaml", "-o", out), "missing --format"},
+        {ARGS("export", "specs/real4.yaml", "--format", "spice", "-o", out), "spice"},
+        {ARGS("export", "specs/real4.yaml", "--format", "sax"), "missing -o"},
+        {ARGS("export", "specs/real4.yaml", "--format", "sax", "-o", out, "--model-map", map),
+         "--format interconnect"},
+        {ARGS("export", "specs/real4.yaml", "--format", "interconnect", "-o", out,
+              "--model-map", map), "m.map:1:1: error:"},
+        {ARGS("export", "specs/real4.yaml", "--format", "interconnect", "-o",
+              tu_scratch("x.lsf")), "companion"},
+        {ARGS("export", "specs/real4.yaml", "--format", "gdsfactory", "-o", "specs/real4.yaml"),
+         "this run reads"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_run r = tu_optinc(cases[i].args);
+        cr_expect_eq(r.status, 2, "case %zu: status %d", i, r.status);
+        cr_expect(strstr(r.err, cases[i].message), "case %zu: %s", i, r.err);
+        tu_run_free(&r);
+    }
+    cr_expect_eq(tu_dir_count(tu_scratch_dir()), 1, "only the map is there");
+}
