@@ -589,11 +589,13 @@ static int onn_verify(int argc, char **argv)
 
 /* ---- export ---------------------------------------------------------------- */
 
-/* The exact error histogram of a table: every error value (not the
- * verifier's +-OPTINC_ONN_HIST bins), counted over raw server inputs. */
+/* The exact error histogram of K chips' tables, summed: every error value
+ * (not the verifier's +-OPTINC_ONN_HIST bins), counted over raw server
+ * inputs. */
 static optinc_status write_hist(const char *path, const char *src, const char *devices,
-                                const optinc_onn_lut *lut, optinc_error *err)
+                                optinc_onn_lut *const *luts, long chips, optinc_error *err)
 {
+    const optinc_onn_lut *lut = luts[0];
     optinc_onn_domain d;
     optinc_status st = optinc_onn_domain_init(&d, &lut->meta.task, err);
     if (st)
@@ -610,13 +612,14 @@ static optinc_status write_hist(const char *path, const char *src, const char *d
     int p[OPTINC_ONN_MAX_DIGITS];
     double c;
     while (optinc_onn_walk_next(&w, &i, p, &c))
-        bin[(long)lut->code[i] - (long)optinc_onn_target(&lut->meta.task, p) + top] += c;
+        for (long k = 0; k < chips; k++)
+            bin[(long)luts[k]->code[i] - (long)optinc_onn_target(&lut->meta.task, p) + top] += c;
     optinc_onn_domain_free(&d);
     optinc_out out;
     if (!(st = optinc_out_open(&out, path, err))) {
         fprintf(out.f, "# optinc onn export: output errors of %s in LSBs\n# devices: %s\n"
-                       "# DELTA COUNT, counts over uniformly distributed raw server codes\n",
-                src, devices);
+                       "# DELTA COUNT, counts over uniformly distributed raw server codes%s\n",
+                src, devices, chips > 1 ? ", summed over the chips" : "");
         for (long b = 0; b <= 2 * top; b++)
             if (bin[b] > 0)
                 fprintf(out.f, "%ld %.17g\n", b - top, bin[b]);
@@ -630,6 +633,7 @@ static int onn_export(int argc, char **argv)
 {
     device_opts d;
     device_defaults(&d);
+    long chips = 1;
     const char *hist = NULL, *lutp = NULL, *operand[CLI_MAX_OPERANDS];
     const cli_opt opts[] = {
         CLI_OPT_STRING("hist", 0, &hist, "FILE",
@@ -637,6 +641,9 @@ static int onn_export(int argc, char **argv)
         CLI_OPT_STRING("lut", 0, &lutp, "FILE",
                        "aggregation table (INDEX CODE lines, index = sum_k p_k (3N+1)^k)"),
         DEVICE_OPTIONS(&d),
+        {"chips", 0, CLI_LONG, CLI_DST(long, &chips), "K",
+         "--hist: summed over K chips from --chip-seed (one chip for --lut)", .min = 1,
+         .max = 1000},
         CLI_OPT_END};
     const cli_cmd cmd = {"onn export", "SPEC|NET", NULL,
                          "Writes what 'optinc train' needs from a compiled ONN on one chip.",
@@ -646,6 +653,9 @@ static int onn_export(int argc, char **argv)
         return rc;
     if (!hist && !lutp)
         return cli_usage_error("onn export", "nothing to write: give --hist FILE or --lut FILE");
+    if (lutp && chips > 1)
+        return cli_usage_error("onn export", "an aggregation table is one chip's: give --lut "
+                               "without --chips, or --hist alone to sum %ld chips", chips);
     optinc_error err = {0};
     optinc_circuit *c = NULL;
     optinc_onn_meta m;
@@ -655,16 +665,25 @@ static int onn_export(int argc, char **argv)
     optinc_status st = device_finish(&d, &dev, &err);
     if (!st)
         st = load_onn(operand[0], NULL, &c, &m, &err);
-    optinc_onn_lut *lut = NULL;
+    optinc_onn_lut **luts = calloc((size_t)chips, sizeof *luts), *lut = NULL;
+    if (!st && !luts)
+        st = optinc_fail(&err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
     if (!st)
         st = cli_check_outputs(outputs, 2, &err);
+    for (long k = 0; k < chips && !st; k++) {     /* chip k as verify --chips draws it */
+        optinc_onn_devices dk = dev;
+        dk.chip_seed = optinc_chip_seed(dev.chip_seed, (int)k);
+        st = optinc_onn_lut_build(c, &m, &dk, &luts[k], &err);
+    }
     if (!st)
-        st = optinc_onn_lut_build(c, &m, &dev, &lut, &err);
-    char dt[256];
+        lut = luts[0];
+    char dt[300];
     devices_text(&dev, dt, sizeof dt);
+    if (chips > 1)
+        snprintf(dt + strlen(dt), sizeof dt - strlen(dt), ", %ld chips", chips);
     optinc_out out;
     if (!st && hist)
-        st = write_hist(hist, operand[0], dt, lut, &err);
+        st = write_hist(hist, operand[0], dt, luts, chips, &err);
     if (!st && lutp && !(st = optinc_out_open(&out, lutp, &err))) {
         fprintf(out.f, "# optinc onn export: aggregation table of %s\n# devices: %s\n"
                        "# INDEX CODE, index = sum_k p_k (3N+1)^k, N = %d, %d digits\n",
@@ -673,7 +692,9 @@ static int onn_export(int argc, char **argv)
             fprintf(out.f, "%llu %u\n", (unsigned long long)i, lut->code[i]);
         st = optinc_out_commit(&out, &err);
     }
-    optinc_onn_lut_free(lut);
+    for (long k = 0; luts && k < chips; k++)
+        optinc_onn_lut_free(luts[k]);
+    free(luts);
     optinc_circuit_free(c);
     return st ? cli_report(&err, st) : 0;
 }
