@@ -112,7 +112,7 @@ typedef struct device_opts {
     {"continuous", 0, CLI_SET, CLI_DST(int, &(d)->dev.ideal), NULL,                          \
      "with --sigma: drivers realize the unquantized targets", .set = OPTINC_ONN_CONTINUOUS}, \
     CLI_OPT_CHIP(&(d)->chip_path, &(d)->chip_given,                                          \
-                 "a chip file: every device error of the chip (optinc-spec(5))"),             \
+                 "a chip file: every device error of the chip (optinc-onn(1))"),              \
     CLI_OPT_CHIP_SEED(&(d)->dev.chip_seed, NULL, NULL, "seed of the chip's errors")
 
 static void device_defaults(device_opts *d)

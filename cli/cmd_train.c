@@ -105,7 +105,7 @@ static int parse(int argc, char **argv, opts *o)
         CLI_OPT_PHASE_SIGMA("phase-sigma", &o->phase_sigma, &o->set_phase_sigma,
                             "static phase error of the ONN chip; implies --programmed"),
         CLI_OPT_CHIP(&o->chip_path, &o->set_chip,
-                     "a chip file: every device error of the ONN chip (optinc-spec(5))"),
+                     "a chip file: every device error of the ONN chip (optinc-onn(1))"),
         CLI_OPT_CHIP_SEED(&o->chip_seed, &o->set_chip_seed, "the run's seed",
                           "seed of the ONN chip's errors"),
         CLI_OPT_STRING("inject-errors", 0, &o->inject, "HIST|onn",

@@ -1,5 +1,5 @@
 /*
- * spec_chip.c - the chip file (optinc-spec(5), CHIP FILES): the hardware of
+ * spec_chip.c - the chip file (optinc-onn(1), CHIP FILES): the hardware of
  * one chip, given apart from any circuit, so that a compiled netlist can be
  * evaluated on chips other than the one it was compiled for.
  *
@@ -49,7 +49,8 @@ static optinc_status walk_chip(ctx *c, yaml_node_t *root)
     optinc_chip_spec *chip = ((chip_walk *)c)->chip;
     if (!root)
         return optinc_fail(c->err, OPTINC_EINPUT, c->path, 1, 1, "the chip file is empty; it "
-                           "must be a mapping with a 'components:' table (see optinc-spec(5))");
+                           "must be a mapping with a 'components:' table (see optinc-onn(1), "
+                           "CHIP FILES)");
     optinc_status st;
     yaml_node_t *v;
     if ((st = optinc_spec_want_map(c, root, "the chip file")) ||

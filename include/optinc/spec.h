@@ -199,7 +199,7 @@ optinc_status optinc_spec_load(const char *path, const optinc_read_opts *opts, o
                                optinc_error *err);
 void optinc_spec_free(optinc_spec *spec);
 
-/* A chip file (optinc-spec(5), CHIP FILES): one chip's hardware apart from
+/* A chip file (optinc-onn(1), CHIP FILES): one chip's hardware apart from
  * any circuit, for the runtime's simulated chips (`--chip CHIP.yaml`):
  *
  *   components:  {mzi: {...}, phase_shifter: {...}, attenuator: {...}, ...}
