@@ -143,13 +143,15 @@ static optinc_status device_finish(device_opts *d, optinc_onn_devices *out, opti
     return OPTINC_OK;
 }
 
-static const char *devices_text(const optinc_onn_devices *d, char *buf, size_t n)
+/* The chip of d (parsed into o) in words. */
+static const char *devices_text(const device_opts *o, const optinc_onn_devices *d, char *buf,
+                                size_t n)
 {
     if (d->chip) {
         const optinc_components *k = d->chip;
-        snprintf(buf, n, "chip file (MZI loss %g dB, phase error sigma %g rad, splitter error "
+        snprintf(buf, n, "chip file %s (MZI loss %g dB, phase error sigma %g rad, splitter error "
                  "sigma %g, %d-bit phase drivers, crosstalk %g, attenuator loss %g dB), "
-                 "uncalibrated, chip seed %llu", k->mzi.insertion_loss_dB,
+                 "uncalibrated, chip seed %llu", o->chip.path, k->mzi.insertion_loss_dB,
                  k->mzi.phase_error_sigma_rad, k->mzi.splitter_error_sigma,
                  k->phase_shifter.bits, k->phase_shifter.thermal_crosstalk,
                  k->attenuator.insertion_loss_dB, (unsigned long long)d->chip_seed);
@@ -527,7 +529,7 @@ static int onn_verify(int argc, char **argv)
     double mae = total.raw_inputs > 0 ? total.abs_error_sum / total.raw_inputs : 0;
     double ge2 = total.raw_inputs > 0 ? total.ge2_weight / total.raw_inputs : 0;
     uint64_t per_chip = total.checked / (uint64_t)v.chips;
-    char dt[256];
+    char dt[1500];
     if (v.json) {
         printf("{\"circuit\": ");
         cli_json_string(stdout, c->name);
@@ -563,7 +565,7 @@ static int onn_verify(int argc, char **argv)
         hist_json("histogram_raw_inputs", NULL, total.whist);
         printf("}\n");
     } else {
-        printf("%s: %s, %llu P outputs %s%s\n", path, devices_text(&v.dev, dt, sizeof dt),
+        printf("%s: %s, %llu P outputs %s%s\n", path, devices_text(&d, &v.dev, dt, sizeof dt),
                (unsigned long long)per_chip, total.sampled ? "sampled" : "(exhaustive)",
                v.chips > 1 ? "" : "");
         if (v.chips > 1)
@@ -677,8 +679,8 @@ static int onn_export(int argc, char **argv)
     }
     if (!st)
         lut = luts[0];
-    char dt[300];
-    devices_text(&dev, dt, sizeof dt);
+    char dt[1500];
+    devices_text(&d, &dev, dt, sizeof dt);
     if (chips > 1)
         snprintf(dt + strlen(dt), sizeof dt - strlen(dt), ", %ld chips", chips);
     optinc_out out;
