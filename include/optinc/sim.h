@@ -15,7 +15,9 @@
  * Device models (formulas in optinc-simulate(1)):
  *   quantization      phases and attenuations are the drivers' programmed
  *                     codes (the compiler quantized them); drive_targets
- *                     realizes the unquantized decomposition targets instead
+ *                     realizes the unquantized decomposition targets
+ *                     instead, or rounds them to the codes of the drivers
+ *                     of each layer's components table (another chip)
  *   phase error       static N(0, sigma^2) per phase shifter, per chip
  *   phase noise       dynamic N(0, sigma^2) per phase shifter, per evaluation
  *   loss              insertion loss of every MZI and attenuator (dB); with
