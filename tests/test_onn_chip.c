@@ -54,7 +54,7 @@ Test(onn_chip, chip_file_reads_components_and_calibration)
     cr_assert_eq(memcmp(&chip.components, &d, sizeof d), 0);
 
     /* the shipped example reads */
-    cr_assert_eq(optinc_chip_spec_load("specs/chip_realistic12.yaml", NULL, &chip, &err),
+    cr_assert_eq(optinc_chip_spec_load("specs/chips/realistic12.yaml", NULL, &chip, &err),
                  OPTINC_OK, "%s", err.message);
     cr_assert_eq(chip.components.phase_shifter.bits, 12);
 }
@@ -288,7 +288,7 @@ static double json_number(const char *json, const char *key)
 Test(onn_chip, command_line, .timeout = 120)
 {
     tu_run v = tu_optinc((const char *[]){"onn", "verify", SHIPPED, "--chip",
-                                          "specs/chip_realistic12.yaml", "--chips", "2",
+                                          "specs/chips/realistic12.yaml", "--chips", "2",
                                           "--json", NULL});
     cr_assert_eq(v.status, 0, "%s", v.err);
     static const char *const keys[] = {"accuracy_min", "accuracy_mean", "accuracy_max",
@@ -299,17 +299,17 @@ Test(onn_chip, command_line, .timeout = 120)
     cr_assert_leq(json_number(v.out, "accuracy_min"), json_number(v.out, "accuracy_mean"));
     cr_assert_leq(json_number(v.out, "accuracy_mean"), json_number(v.out, "accuracy_max"));
     cr_assert_eq(json_number(v.out, "splitters"), 0);
-    cr_assert(strstr(v.out, "\"chip\": \"specs/chip_realistic12.yaml\""), "%s", v.out);
+    cr_assert(strstr(v.out, "\"chip\": \"specs/chips/realistic12.yaml\""), "%s", v.out);
     tu_run_free(&v);
     /* the chip file replaces the legacy device options; a bad one is refused where it is */
     static const char *const bad[][10] = {
-        {"onn", "verify", SHIPPED, "--chip", "specs/chip_realistic12.yaml", "--sigma", "0.01",
+        {"onn", "verify", SHIPPED, "--chip", "specs/chips/realistic12.yaml", "--sigma", "0.01",
          NULL},
-        {"onn", "export", SHIPPED, "--chip", "specs/chip_realistic12.yaml", "--programmed",
+        {"onn", "export", SHIPPED, "--chip", "specs/chips/realistic12.yaml", "--programmed",
          "--hist", "/dev/null", NULL},
         {"onn", "verify", SHIPPED, "--chip", "specs/onn4x8.yaml", NULL},
-        {"train", "--chip", "specs/chip_realistic12.yaml", NULL},
-        {"train", "--allreduce", "optinc", "--chip", "specs/chip_realistic12.yaml",
+        {"train", "--chip", "specs/chips/realistic12.yaml", NULL},
+        {"train", "--allreduce", "optinc", "--chip", "specs/chips/realistic12.yaml",
          "--phase-sigma", "0.01", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
