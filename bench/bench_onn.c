@@ -69,7 +69,7 @@ static int bench_verify(const char *what, const optinc_onn_devices *dev)
 int main(void)
 {
     static const int seg[8] = {5, 5, 126, 126, 127, 127, 4, 4};
-    optinc_onn_devices ideal = {1, 0, 1}, chip = {0, 0.01, 1};
+    optinc_onn_devices ideal = {1, 0, 1, NULL}, chip = {0, 0.01, 1, NULL};
     printf("%-34s %s\n", "ONN (4 servers, 8 bits)", "CPU time");
     return bench_train("train, dense", NULL) || bench_train("train, unitary-diagonal", seg) ||
            bench_verify("verify netlist, ideal", &ideal) ||

@@ -48,7 +48,7 @@ int main(void)
         int n = sizes[k];
         optinc_circuit *c = mesh_circuit(n);
         optinc_chip *chip;
-        optinc_chip_options o = {OPTINC_DEV_NONE, 0, NULL};
+        optinc_chip_options o = {OPTINC_DEV_NONE, OPTINC_DRIVE_CODES, NULL, 0};
         if (!c || optinc_chip_new(c, &o, 1, &chip, NULL)) {
             fprintf(stderr, "bench_sim: cannot build the N = %d circuit\n", n);
             return 1;

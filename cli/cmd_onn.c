@@ -95,10 +95,13 @@ static optinc_status task_apply(const task_opts *t, optinc_onn_meta *m, optinc_e
 
 /* The chip verify, export and cascade evaluate: dev.ideal is 1 (ideal
  * devices), 0 (--programmed) or OPTINC_ONN_CONTINUOUS (--continuous), the
- * last of those two given; --sigma alone means --programmed. */
+ * last of those two given; --sigma alone means --programmed.  --chip FILE
+ * gives the whole device model instead (a chip file), and excludes them. */
 typedef struct device_opts {
     optinc_onn_devices dev;
-    int sigma_given;
+    int sigma_given, chip_given;
+    const char *chip_path;
+    optinc_chip_spec chip;
 } device_opts;
 
 #define DEVICE_OPTIONS(d)                                                                    \
@@ -108,25 +111,51 @@ typedef struct device_opts {
                         "static phase error of every phase shifter; implies --programmed"), \
     {"continuous", 0, CLI_SET, CLI_DST(int, &(d)->dev.ideal), NULL,                          \
      "with --sigma: drivers realize the unquantized targets", .set = OPTINC_ONN_CONTINUOUS}, \
-    CLI_OPT_CHIP_SEED(&(d)->dev.chip_seed, NULL, NULL, "seed of the chip's phase errors")
+    CLI_OPT_CHIP(&(d)->chip_path, &(d)->chip_given,                                          \
+                 "a chip file: every device error of the chip (optinc-onn(1))"),              \
+    CLI_OPT_CHIP_SEED(&(d)->dev.chip_seed, NULL, NULL, "seed of the chip's errors")
 
 static void device_defaults(device_opts *d)
 {
-    d->dev = (optinc_onn_devices){1, 0, 1};
-    d->sigma_given = 0;
+    memset(d, 0, sizeof *d);
+    d->dev = (optinc_onn_devices){1, 0, 1, NULL};
 }
 
-/* The chip the parsed options describe. */
-static optinc_onn_devices device_finish(device_opts *d)
+/* The chip the parsed options describe, its chip file read; OPTINC_EINPUT
+ * (a usage error, err without a file) when --chip comes with the options it
+ * replaces. */
+static optinc_status device_finish(device_opts *d, optinc_onn_devices *out, optinc_error *err)
 {
+    if (d->chip_given) {
+        if (d->sigma_given || d->dev.ideal != 1)
+            return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "--chip gives the whole "
+                               "device model; leave out --programmed, --continuous and "
+                               "--sigma (put phase_error_sigma_rad in the chip file)");
+        cli_input(d->chip_path, "chip file");
+        optinc_status st = optinc_chip_spec_load(d->chip_path, cli_read_opts(), &d->chip, err);
+        if (st)
+            return st;
+        d->dev.chip = &d->chip.components;
+    }
     if (d->sigma_given && d->dev.ideal == 1)
         d->dev.ideal = 0;
-    return d->dev;
+    *out = d->dev;
+    return OPTINC_OK;
 }
 
-static const char *devices_text(const optinc_onn_devices *d, char *buf, size_t n)
+/* The chip of d (parsed into o) in words. */
+static const char *devices_text(const device_opts *o, const optinc_onn_devices *d, char *buf,
+                                size_t n)
 {
-    if (d->ideal == 1)
+    if (d->chip) {
+        const optinc_components *k = d->chip;
+        snprintf(buf, n, "chip file %s (MZI loss %g dB, phase error sigma %g rad, splitter error "
+                 "sigma %g, %d-bit phase drivers, crosstalk %g, attenuator loss %g dB), "
+                 "uncalibrated, chip seed %llu", o->chip.path, k->mzi.insertion_loss_dB,
+                 k->mzi.phase_error_sigma_rad, k->mzi.splitter_error_sigma,
+                 k->phase_shifter.bits, k->phase_shifter.thermal_crosstalk,
+                 k->attenuator.insertion_loss_dB, (unsigned long long)d->chip_seed);
+    } else if (d->ideal == 1)
         snprintf(buf, n, "ideal (continuous phases, no errors)");
     else
         snprintf(buf, n, "%s, phase error sigma %g rad, chip seed %llu",
@@ -355,6 +384,35 @@ static void hist_json(const char *key, const uint64_t *h, const double *w)
     printf("}");
 }
 
+/* The chip of a report: its chip file and components, or the three legacy
+ * settings. */
+static void devices_json(const device_opts *d, const optinc_onn_devices *dev)
+{
+    if (!dev->chip) {
+        printf(", \"devices\": {\"ideal\": %s, \"drivers\": \"%s\", \"phase_sigma_rad\": ",
+               dev->ideal == 1 ? "true" : "false", dev->ideal ? "continuous" : "programmed");
+        cli_json_number(stdout, dev->ideal == 1 ? 0 : dev->phase_sigma_rad);
+        printf(", \"chip_seed\": %llu}", (unsigned long long)dev->chip_seed);
+        return;
+    }
+    const optinc_components *k = dev->chip;
+    printf(", \"devices\": {\"ideal\": false, \"drivers\": \"chip\", \"chip\": ");
+    cli_json_string(stdout, d->chip.path);
+    const struct { const char *key; double v; } f[] = {
+        {"mzi_insertion_loss_dB", k->mzi.insertion_loss_dB},
+        {"phase_sigma_rad", k->mzi.phase_error_sigma_rad},
+        {"splitter_error_sigma", k->mzi.splitter_error_sigma},
+        {"phase_bits", k->phase_shifter.bits},
+        {"thermal_crosstalk", k->phase_shifter.thermal_crosstalk},
+        {"phase_noise_sigma_rad", k->phase_shifter.noise_sigma_rad},
+        {"attenuator_insertion_loss_dB", k->attenuator.insertion_loss_dB},
+        {"attenuator_bits", k->attenuator.bits},
+        {"max_attenuation_dB", k->attenuator.max_attenuation_dB}};
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        cli_json_field(stdout, f[i].key, f[i].v);
+    printf(", \"calibrated\": false, \"chip_seed\": %llu}", (unsigned long long)dev->chip_seed);
+}
+
 static void cost_json(const char *key, const optinc_onn_cost *c)
 {
     printf("\"%s\": {\"meshes\": %.0f, \"attenuators\": %.0f, \"splitters\": %.0f, "
@@ -428,17 +486,18 @@ static int onn_verify(int argc, char **argv)
     int rc = cli_parse(&cmd, argc, argv, operand);
     if (rc >= 0)
         return rc;
-    v.dev = device_finish(&d);
     const char *path = operand[0];
     optinc_error err = {0};
     optinc_circuit *c = NULL;
     optinc_onn_meta m;
-    optinc_status st = load_onn(path, &v.t, &c, &m, &err);
+    optinc_status st = device_finish(&d, &v.dev, &err);
+    if (!st)
+        st = load_onn(path, &v.t, &c, &m, &err);
     if (st)
         return cli_report(&err, st);
     optinc_onn_report total;
     memset(&total, 0, sizeof total);
-    double acc_min = 1, acc_max = 0, acc_sum = 0, wacc_sum = 0;
+    double acc_min = 1, acc_max = 0, acc_sum = 0, wacc_sum = 0, mae_max = 0, ge2_max = 0;
     for (long k = 0; k < v.chips && !st; k++) {
         optinc_onn_devices dk = v.dev;
         dk.chip_seed = optinc_chip_seed(v.dev.chip_seed, (int)k);
@@ -449,6 +508,11 @@ static int onn_verify(int argc, char **argv)
         acc_max = r.accuracy > acc_max ? r.accuracy : acc_max;
         acc_sum += r.accuracy;
         wacc_sum += r.weighted_accuracy;
+        mae_max = r.mean_abs_error_lsb > mae_max ? r.mean_abs_error_lsb : mae_max;
+        ge2_max = r.p_error_ge2 > ge2_max ? r.p_error_ge2 : ge2_max;
+        total.raw_inputs += r.raw_inputs;
+        total.abs_error_sum += r.abs_error_sum;
+        total.ge2_weight += r.ge2_weight;
         total.checked += r.checked;
         total.correct += r.correct;
         total.sampled = r.sampled;
@@ -464,8 +528,10 @@ static int onn_verify(int argc, char **argv)
     optinc_onn_area a;
     optinc_onn_area_of(c, &m, &a);
     double acc = acc_sum / (double)v.chips, wacc = wacc_sum / (double)v.chips;
+    double mae = total.raw_inputs > 0 ? total.abs_error_sum / total.raw_inputs : 0;
+    double ge2 = total.raw_inputs > 0 ? total.ge2_weight / total.raw_inputs : 0;
     uint64_t per_chip = total.checked / (uint64_t)v.chips;
-    char dt[256];
+    char dt[1500];
     if (v.json) {
         printf("{\"circuit\": ");
         cli_json_string(stdout, c->name);
@@ -476,16 +542,21 @@ static int onn_verify(int argc, char **argv)
                total.sampled ? "false" : "true");
         printf(", \"chips\": %ld", v.chips);
         cli_json_field(stdout, "accuracy_min", acc_min);
+        cli_json_field(stdout, "accuracy_mean", acc);
         cli_json_field(stdout, "accuracy_max", acc_max);
-        printf(", \"devices\": {\"ideal\": %s, \"drivers\": \"%s\", \"phase_sigma_rad\": ",
-               v.dev.ideal == 1 ? "true" : "false", v.dev.ideal ? "continuous" : "programmed");
-        cli_json_number(stdout, v.dev.ideal == 1 ? 0 : v.dev.phase_sigma_rad);
-        printf(", \"chip_seed\": %llu}", (unsigned long long)v.dev.chip_seed);
+        cli_json_field(stdout, "mean_abs_error_lsb", mae);
+        cli_json_field(stdout, "mean_abs_error_lsb_max", mae_max);
+        cli_json_field(stdout, "p_error_ge2", ge2);
+        cli_json_field(stdout, "p_error_ge2_max", ge2_max);
+        devices_json(&d, &v.dev);
         printf(", \"task\": {\"servers\": %d, \"bits\": %d, \"level\": %d, \"rounding\": \"%s\", "
                "\"p_outputs\": %d}", m.fan_in, m.bits, m.level,
                m.task.rounding == OPTINC_ROUND_HALF_UP ? "half_up" : "half_even",
                optinc_onn_task_inputs(&m.task));
-        printf(", \"mzis\": %ld, \"attenuators\": %ld", a.netlist_mzis, a.netlist_attenuators);
+        /* the netlist has no segment cards yet, so no splitters or combiners */
+        printf(", \"mzis\": %ld, \"attenuators\": %ld, \"splitters\": 0, \"combiners\": 0, "
+               "\"padding_slots\": %ld", a.netlist_mzis, a.netlist_attenuators,
+               a.netlist_padding);
         cli_json_field(stdout, "area_ratio", a.ratio);
         printf(", \"area\": {");
         cost_json("segmented", &a.model);
@@ -496,7 +567,7 @@ static int onn_verify(int argc, char **argv)
         hist_json("histogram_raw_inputs", NULL, total.whist);
         printf("}\n");
     } else {
-        printf("%s: %s, %llu P outputs %s%s\n", path, devices_text(&v.dev, dt, sizeof dt),
+        printf("%s: %s, %llu P outputs %s%s\n", path, devices_text(&d, &v.dev, dt, sizeof dt),
                (unsigned long long)per_chip, total.sampled ? "sampled" : "(exhaustive)",
                v.chips > 1 ? "" : "");
         if (v.chips > 1)
@@ -505,6 +576,8 @@ static int onn_verify(int argc, char **argv)
         else
             printf("accuracy %.6f (%llu/%llu), over raw server inputs %.6f\n", acc,
                    (unsigned long long)total.correct, (unsigned long long)total.checked, wacc);
+        printf("mean |error| %.6g LSB, |error| >= 2 LSB %.6g (over raw server inputs; worst "
+               "chip %.6g, %.6g)\n", mae, ge2, mae_max, ge2_max);
         printf("errors in LSBs (P outputs):");
         for (int b = 0; b < 2 * OPTINC_ONN_HIST + 1; b++)
             if (total.hist[b])
@@ -520,11 +593,13 @@ static int onn_verify(int argc, char **argv)
 
 /* ---- export ---------------------------------------------------------------- */
 
-/* The exact error histogram of a table: every error value (not the
- * verifier's +-OPTINC_ONN_HIST bins), counted over raw server inputs. */
+/* The exact error histogram of K chips' tables, summed: every error value
+ * (not the verifier's +-OPTINC_ONN_HIST bins), counted over raw server
+ * inputs. */
 static optinc_status write_hist(const char *path, const char *src, const char *devices,
-                                const optinc_onn_lut *lut, optinc_error *err)
+                                optinc_onn_lut *const *luts, long chips, optinc_error *err)
 {
+    const optinc_onn_lut *lut = luts[0];
     optinc_onn_domain d;
     optinc_status st = optinc_onn_domain_init(&d, &lut->meta.task, err);
     if (st)
@@ -541,13 +616,14 @@ static optinc_status write_hist(const char *path, const char *src, const char *d
     int p[OPTINC_ONN_MAX_DIGITS];
     double c;
     while (optinc_onn_walk_next(&w, &i, p, &c))
-        bin[(long)lut->code[i] - (long)optinc_onn_target(&lut->meta.task, p) + top] += c;
+        for (long k = 0; k < chips; k++)
+            bin[(long)luts[k]->code[i] - (long)optinc_onn_target(&lut->meta.task, p) + top] += c;
     optinc_onn_domain_free(&d);
     optinc_out out;
     if (!(st = optinc_out_open(&out, path, err))) {
         fprintf(out.f, "# optinc onn export: output errors of %s in LSBs\n# devices: %s\n"
-                       "# DELTA COUNT, counts over uniformly distributed raw server codes\n",
-                src, devices);
+                       "# DELTA COUNT, counts over uniformly distributed raw server codes%s\n",
+                src, devices, chips > 1 ? ", summed over the chips" : "");
         for (long b = 0; b <= 2 * top; b++)
             if (bin[b] > 0)
                 fprintf(out.f, "%ld %.17g\n", b - top, bin[b]);
@@ -561,6 +637,7 @@ static int onn_export(int argc, char **argv)
 {
     device_opts d;
     device_defaults(&d);
+    long chips = 1;
     const char *hist = NULL, *lutp = NULL, *operand[CLI_MAX_OPERANDS];
     const cli_opt opts[] = {
         CLI_OPT_STRING("hist", 0, &hist, "FILE",
@@ -568,6 +645,9 @@ static int onn_export(int argc, char **argv)
         CLI_OPT_STRING("lut", 0, &lutp, "FILE",
                        "aggregation table (INDEX CODE lines, index = sum_k p_k (3N+1)^k)"),
         DEVICE_OPTIONS(&d),
+        {"chips", 0, CLI_LONG, CLI_DST(long, &chips), "K",
+         "--hist: summed over K chips from --chip-seed (one chip for --lut)", .min = 1,
+         .max = 1000},
         CLI_OPT_END};
     const cli_cmd cmd = {"onn export", "SPEC|NET", NULL,
                          "Writes what 'optinc train' needs from a compiled ONN on one chip.",
@@ -575,25 +655,39 @@ static int onn_export(int argc, char **argv)
     int rc = cli_parse(&cmd, argc, argv, operand);
     if (rc >= 0)
         return rc;
-    const optinc_onn_devices dev = device_finish(&d);
     if (!hist && !lutp)
         return cli_usage_error("onn export", "nothing to write: give --hist FILE or --lut FILE");
+    if (lutp && chips > 1)
+        return cli_usage_error("onn export", "an aggregation table is one chip's: give --lut "
+                               "without --chips, or --hist alone to sum %ld chips", chips);
     optinc_error err = {0};
     optinc_circuit *c = NULL;
     optinc_onn_meta m;
+    optinc_onn_devices dev;
     const char *outputs[] = {hist, lutp};
     cli_input(operand[0], "ONN");
-    optinc_status st = load_onn(operand[0], NULL, &c, &m, &err);
-    optinc_onn_lut *lut = NULL;
+    optinc_status st = device_finish(&d, &dev, &err);
+    if (!st)
+        st = load_onn(operand[0], NULL, &c, &m, &err);
+    optinc_onn_lut **luts = calloc((size_t)chips, sizeof *luts), *lut = NULL;
+    if (!st && !luts)
+        st = optinc_fail(&err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
     if (!st)
         st = cli_check_outputs(outputs, 2, &err);
+    for (long k = 0; k < chips && !st; k++) {     /* chip k as verify --chips draws it */
+        optinc_onn_devices dk = dev;
+        dk.chip_seed = optinc_chip_seed(dev.chip_seed, (int)k);
+        st = optinc_onn_lut_build(c, &m, &dk, &luts[k], &err);
+    }
     if (!st)
-        st = optinc_onn_lut_build(c, &m, &dev, &lut, &err);
-    char dt[256];
-    devices_text(&dev, dt, sizeof dt);
+        lut = luts[0];
+    char dt[1500];
+    devices_text(&d, &dev, dt, sizeof dt);
+    if (chips > 1)
+        snprintf(dt + strlen(dt), sizeof dt - strlen(dt), ", %ld chips", chips);
     optinc_out out;
     if (!st && hist)
-        st = write_hist(hist, operand[0], dt, lut, &err);
+        st = write_hist(hist, operand[0], dt, luts, chips, &err);
     if (!st && lutp && !(st = optinc_out_open(&out, lutp, &err))) {
         fprintf(out.f, "# optinc onn export: aggregation table of %s\n# devices: %s\n"
                        "# INDEX CODE, index = sum_k p_k (3N+1)^k, N = %d, %d digits\n",
@@ -602,7 +696,9 @@ static int onn_export(int argc, char **argv)
             fprintf(out.f, "%llu %u\n", (unsigned long long)i, lut->code[i]);
         st = optinc_out_commit(&out, &err);
     }
-    optinc_onn_lut_free(lut);
+    for (long k = 0; luts && k < chips; k++)
+        optinc_onn_lut_free(luts[k]);
+    free(luts);
     optinc_circuit_free(c);
     return st ? cli_report(&err, st) : 0;
 }
@@ -631,12 +727,12 @@ static int onn_cascade(int argc, char **argv)
     int rc = cli_parse(&cmd, argc, argv, operand);
     if (rc >= 0)
         return rc;
-    const optinc_onn_devices dev = device_finish(&d);
     optinc_error err = {0};
     optinc_circuit *c[2] = {NULL, NULL};
     optinc_onn_meta m[2];
     optinc_onn_lut *lut[2] = {NULL, NULL};
-    optinc_status st = OPTINC_OK;
+    optinc_onn_devices dev;
+    optinc_status st = device_finish(&d, &dev, &err);
     for (int i = 0; i < 2 && !st; i++) {
         if (!(st = load_onn(operand[i], NULL, &c[i], &m[i], &err)) && m[i].level != i + 1)
             st = optinc_fail(&err, OPTINC_EINPUT, operand[i], 0, 0,

@@ -173,7 +173,7 @@ static optinc_status write_matrix(const optinc_circuit *c, const char *path, opt
 {
     optinc_chip *chip;
     optinc_cmat *M = NULL;
-    optinc_chip_options o = {OPTINC_DEV_NONE, 0, NULL};
+    optinc_chip_options o = {OPTINC_DEV_NONE, OPTINC_DRIVE_CODES, NULL, 0};
     optinc_status st = optinc_chip_new(c, &o, 0, &chip, err);
     if (!st) {
         st = optinc_chip_circuit_matrix(chip, &M, err);

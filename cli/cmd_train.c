@@ -40,7 +40,10 @@ typedef struct opts {
     optinc_train_config cfg;
     int mpi, json, quiet, cost_model;
     int set_servers, set_epochs, set_batch, set_lr, set_momentum, set_hidden, set_allreduce,
-        set_ckpt, set_bits, set_block, set_chip_seed, set_onn, set_phase_sigma, programmed;
+        set_ckpt, set_bits, set_block, set_chip_seed, set_onn, set_phase_sigma, programmed,
+        set_chip;
+    const char *chip_path;         /* --chip: a chip file (the whole device model) */
+    optinc_chip_spec chip;
     const char *backend, *spec, *onn, *inject;
     const optinc_spec *onn_spec;   /* the spec that named the ONN (train.onn), or NULL */
     double phase_sigma, step_timeout_s;
@@ -105,8 +108,10 @@ static int parse(int argc, char **argv, opts *o)
                      "evaluate the ONN at its programmed phase-driver codes"),
         CLI_OPT_PHASE_SIGMA("phase-sigma", &o->phase_sigma, &o->set_phase_sigma,
                             "static phase error of the ONN chip; implies --programmed"),
+        CLI_OPT_CHIP(&o->chip_path, &o->set_chip,
+                     "a chip file: every device error of the ONN chip (optinc-onn(1))"),
         CLI_OPT_CHIP_SEED(&o->chip_seed, &o->set_chip_seed, "the run's seed",
-                          "seed of the ONN chip's phase errors"),
+                          "seed of the ONN chip's errors"),
         CLI_OPT_STRING("inject-errors", 0, &o->inject, "HIST|onn",
                        "inject ONN output errors drawn from a histogram"),
         {"checkpoint-every", 0, CLI_LONG, CLI_DST(long, &c->checkpoint_every), "K",
@@ -225,12 +230,17 @@ static int refuse_ignored(const opts *o)
         {o->programmed, onn && !exact, "--programmed", "sets the chip of", chip},
         {o->set_phase_sigma, onn && !exact, "--phase-sigma", "sets the chip of", chip},
         {o->set_chip_seed, onn && !exact, "--chip-seed", "sets the chip of", chip},
+        {o->set_chip, onn && !exact, "--chip", "sets the chip of", chip},
     };
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
         if (rules[i].given && !rules[i].used)
             return cli_usage_error("train", "%s %s %s, which this run (--allreduce %s%s) does "
                                    "not have; leave it out", rules[i].option, rules[i].what,
                                    rules[i].of, a->name, exact ? " --onn exact" : "");
+    if (o->set_chip && (o->programmed || o->set_phase_sigma))
+        return cli_usage_error("train", "--chip gives the whole device model of the ONN chip; "
+                               "leave out --programmed and --phase-sigma (put "
+                               "phase_error_sigma_rad in the chip file)");
     return -1;
 }
 
@@ -598,16 +608,24 @@ static void print_text(const opts *o, const optinc_train_result *r, const char *
 }
 
 /* The compiled ONN simulated on every point of P's output space, on the
- * chip of --phase-sigma/--chip-seed, as the trainer's aggregation table. */
-static optinc_status onn_table(const opts *o, optinc_agg_lut **lut, optinc_onn_report *rep,
+ * chip of --chip or --phase-sigma, and --chip-seed, as the trainer's
+ * aggregation table. */
+static optinc_status onn_table(opts *o, optinc_agg_lut **lut, optinc_onn_report *rep,
                                optinc_error *err)
 {
     const char *path = o->onn ? o->onn : DEFAULT_ONN;
     optinc_onn_devices dev = {!(o->programmed || o->phase_sigma > 0.0), o->phase_sigma,
-                              o->set_chip_seed ? o->chip_seed : o->cfg.seed};
+                              o->set_chip_seed ? o->chip_seed : o->cfg.seed, NULL};
+    optinc_status st = OPTINC_OK;
+    if (o->set_chip) {
+        cli_input(o->chip_path, "chip file");
+        if ((st = optinc_chip_spec_load(o->chip_path, cli_read_opts(), &o->chip, err)))
+            return st;
+        dev.chip = &o->chip.components;
+    }
     cli_input(path, "ONN");
-    optinc_status st = optinc_agg_lut_onn(path, cli_read_opts(), o->cfg.servers, o->cfg.bits,
-                                          &dev, lut, rep, err);
+    st = optinc_agg_lut_onn(path, cli_read_opts(), o->cfg.servers, o->cfg.bits, &dev, lut, rep,
+                            err);
     const optinc_spec *spec = o->onn_spec;
     if (st && !o->onn && access(path, R_OK)) {
         optinc_fail(err, OPTINC_EINPUT, path, 0, 0,

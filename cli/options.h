@@ -143,6 +143,11 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, const char *operands[CL
     {name, 0, CLI_DOUBLE, CLI_DST(double, p), "RAD", text, .lo = 0, .hi = INFINITY, \
      .what = "radians", .given = g}
 
+/* A chip file (optinc-onn(1), CHIP FILES): the whole device model of the chip an ONN
+ * is evaluated on. */
+#define CLI_OPT_CHIP(p, g, text) \
+    {"chip", 0, CLI_STRING, CLI_DST(const char *, p), "CHIP.yaml", text, .given = g}
+
 #define CLI_OPT_GROUP(text) {NULL, 0, CLI_GROUP, NULL, NULL, text, .flags = 0}
 #define CLI_OPT_END {NULL, 0, CLI_END, NULL, NULL, NULL, .flags = 0}
 

@@ -68,7 +68,7 @@ Test(devices, single_mzi_with_given_coupler_errors)
     cr_assert_eq(optinc_calibration_from_chip(ideal, &cal, NULL), OPTINC_OK);
     cal->layer[0].kappa[0][0] = 0.5 + 0.031;
     cal->layer[0].kappa[0][1] = 0.5 - 0.017;
-    optinc_chip_options o = {OPTINC_DEV_COUPLER, 0, cal};
+    optinc_chip_options o = {OPTINC_DEV_COUPLER, OPTINC_DRIVE_CODES, cal, 0};
     optinc_chip *chip;
     cr_assert_eq(optinc_chip_new(c, &o, 1, &chip, NULL), OPTINC_OK);
     optinc_cmat *T = optinc_chip_layer_transfer(chip, 0);
@@ -161,7 +161,7 @@ Test(devices, quantization_error_is_at_most_half_a_step)
         optinc_circuit *c = su_mesh_circuit(12, OPTINC_MESH_CLEMENTS, 21, &cp);
         double step = 2 * M_PI / ldexp(1, bits);
         optinc_chip *q = su_chip(c, OPTINC_DEV_NONE, 1);
-        optinc_chip_options o = {OPTINC_DEV_NONE, 1, NULL};
+        optinc_chip_options o = {OPTINC_DEV_NONE, OPTINC_DRIVE_TARGETS, NULL, 0};
         optinc_chip *exact;
         cr_assert_eq(optinc_chip_new(c, &o, 1, &exact, NULL), OPTINC_OK);
         const optinc_mesh *mesh = c->layers[0].stage[0].mesh;
@@ -329,7 +329,7 @@ Test(devices, attenuator_extinction_and_resolution)
         cr_assert_leq(fabs(-20 * log10(a) - want_db), step_db / 2 + 1e-9, "channel %d", k);
     }
     /* Unquantized drivers: the 100 dB channel stops at the 30 dB extinction floor. */
-    optinc_chip_options o = {OPTINC_DEV_EXTINCTION, 1, NULL};
+    optinc_chip_options o = {OPTINC_DEV_EXTINCTION, OPTINC_DRIVE_TARGETS, NULL, 0};
     optinc_chip *exact;
     cr_assert_eq(optinc_chip_new(c, &o, 1, &exact, NULL), OPTINC_OK);
     o.models = OPTINC_DEV_NONE;

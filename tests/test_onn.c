@@ -308,7 +308,7 @@ Test(onn, train_export_compile_verify, .init = tu_scratch_init, .fini = tu_scrat
             cr_assert_float_eq(back.layers[l].w[i], net.layers[l].w[i], 1e-12);
     optinc_onn_free(&back);
 
-    optinc_onn_devices ideal = {1, 0, 1};
+    optinc_onn_devices ideal = {1, 0, 1, NULL};
     optinc_onn_report r;
     optinc_onn_lut *lut;
     cr_assert_eq(optinc_onn_verify(c, &m, &ideal, 0, &r, NULL, &err), OPTINC_OK, "%s",
@@ -326,7 +326,7 @@ Test(onn, train_export_compile_verify, .init = tu_scratch_init, .fini = tu_scrat
         }
     optinc_onn_lut_free(lut);
     /* device errors can only lose accuracy; the histogram counts every point */
-    optinc_onn_devices bad = {0, 0.3, 5};
+    optinc_onn_devices bad = {0, 0.3, 5, NULL};
     cr_assert_eq(optinc_onn_verify(c, &m, &bad, 0, &r, NULL, &err), OPTINC_OK);
     uint64_t h = 0;
     for (int b = 0; b < 2 * OPTINC_ONN_HIST + 1; b++)

@@ -84,6 +84,10 @@ static optinc_status parse_root(ctx *c, yaml_node_t *root)
     yaml_node_t *v;
     long long version = 0;
     unsigned long long u;
+    if (!root)
+        return optinc_fail(c->err, OPTINC_EINPUT, c->path, 1, 1, "the spec is empty; it must "
+                           "be a mapping that starts with 'schema_version: 1' (see "
+                           "optinc-spec(5))");
     if ((st = optinc_spec_want_map(c, root, "the spec")) ||
         (st = optinc_spec_require(c, root, "schema_version", "the spec", "start the file with "
                                   "'schema_version: 1'", &v)) ||
@@ -201,8 +205,11 @@ static optinc_status check_yaml_limits(ctx *c, const char *text, size_t len)
     return st;
 }
 
-/* Parses text as exactly one YAML document and walks it. */
-static optinc_status load_document(ctx *c, const char *text, size_t len)
+/* Parses text as exactly one YAML document and walks its root with walk
+ * (parse_root for a spec; the chip file has its own); an empty document
+ * walks a NULL root, so that the walker says what the file should hold. */
+optinc_status optinc_spec_load_document(ctx *c, const char *text, size_t len,
+                                        optinc_status (*walk)(ctx *c, yaml_node_t *root))
 {
     yaml_parser_t parser;
     yaml_document_t doc, extra;
@@ -220,8 +227,7 @@ static optinc_status load_document(ctx *c, const char *text, size_t len)
     c->doc = &doc;
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (!root) {
-        st = optinc_fail(c->err, OPTINC_EINPUT, c->path, 1, 1, "the spec is empty; it must "
-                         "be a mapping that starts with 'schema_version: 1' (see optinc-spec(5))");
+        st = walk(c, NULL);
     } else if (!yaml_parser_load(&parser, &extra)) {
         st = syntax_error(c, &parser, text, len);
     } else {
@@ -234,7 +240,7 @@ static optinc_status load_document(ctx *c, const char *text, size_t len)
             st = OPTINC_OK;
         yaml_document_delete(&extra);
         if (!st)
-            st = parse_root(c, root);
+            st = walk(c, root);
     }
     yaml_document_delete(&doc);
     yaml_parser_delete(&parser);
@@ -279,7 +285,7 @@ optinc_status optinc_spec_parse(const optinc_input *in, const optinc_read_opts *
     spec_defaults(s);
     optinc_sha256(in->data, in->len, s->sha256);
     ctx c = {s->path, NULL, err, s, 0, optinc_read_limits(opts), opts};
-    if ((st = load_document(&c, in->data, in->len))) {
+    if ((st = optinc_spec_load_document(&c, in->data, in->len, parse_root))) {
         optinc_spec_free(s);
         return st;
     }

@@ -15,6 +15,8 @@
  *   spec_allreduce.c  allreduce:
  *   spec_train.c      train:
  *   spec_layout.c     layout:
+ *   spec_chip.c       the chip file: a components: table and a calibration:
+ *                     table on their own, for the runtime's simulated chips
  *
  * Every reader takes the walk's ctx and a node, fills c->spec, and on bad
  * input returns the status optinc_spec_fail() filled in, pointing at the
@@ -172,6 +174,13 @@ optinc_status optinc_spec_read_fields(ctx *c, yaml_node_t *map, const char *what
                                       const field *fields, void *base);
 
 /* --------------------------------------------------------- sections -- */
+
+/* spec.c: text as exactly one YAML document, within the limits on the YAML
+ * (nesting, nodes, anchors, aliases), its root handed to walk (NULL for an
+ * empty document).  The spec and the chip file (spec_chip.c) both read
+ * through it. */
+optinc_status optinc_spec_load_document(ctx *c, const char *text, size_t len,
+                                        optinc_status (*walk)(ctx *c, yaml_node_t *root));
 
 /* The readers of the top-level keys, in spec_components.c, spec_matrices.c,
  * spec_layers.c, spec_allreduce.c, spec_train.c and spec_layout.c. */

@@ -235,6 +235,12 @@ typedef struct optinc_onn_report {
     uint64_t hist[2 * OPTINC_ONN_HIST + 1];   /* over P outputs */
     double whist[2 * OPTINC_ONN_HIST + 1];    /* over raw server inputs */
     int sampled;               /* 1 when a random sample of the box was checked */
+    /* Over raw server inputs (each P output weighted by its multiplicity): */
+    double raw_inputs;         /* the weight of the points checked */
+    double abs_error_sum;      /* sum of weight . |decoded - target| (LSBs, not clipped) */
+    double ge2_weight;         /* weight of the points whose |error| >= 2 LSB */
+    double mean_abs_error_lsb; /* abs_error_sum / raw_inputs */
+    double p_error_ge2;        /* ge2_weight / raw_inputs */
 } optinc_onn_report;
 
 /* Adds one result to a report (weight: the raw inputs behind the point). */
@@ -312,13 +318,25 @@ optinc_status optinc_onn_meta_check(const optinc_circuit *c, const optinc_onn_me
 
 /* ---- verification of the compiled circuit --------------------------------- */
 
-/* The devices a circuit is evaluated on. */
+/* The devices a circuit is evaluated on: the first three fields alone, or
+ * with `chip` a whole components table (a chip file, spec.h), which replaces
+ * every layer's own table.  On such a chip every device model of the
+ * simulator is in force (sim.h: MZI and attenuator insertion loss, static
+ * phase error, coupler splitting error, thermal crosstalk, phase noise, the
+ * attenuators' floor), the drivers program the decomposition's targets
+ * rounded to the chip's own codes (phase_shifter bits and range, attenuator
+ * bits and max_attenuation_dB; OPTINC_DRIVE_REQUANTIZE), the meshes are
+ * balanced (every idle slot carries one MZI's loss, balance_loss) and each
+ * layer's electronic gain is trimmed by the known loss of its paths
+ * (optinc_chip_layer_path_amplitude), so a uniform loss leaves the function
+ * unchanged; ideal and phase_sigma_rad are then not used. */
 typedef struct optinc_onn_devices {
     int ideal;                 /* 1: continuous phases (the decomposition targets), no errors;
                                   0: the drivers' codes with the phase error below;
                                   OPTINC_ONN_CONTINUOUS: the targets with the phase error */
     double phase_sigma_rad;    /* static phase error of every phase shifter (chip draw) */
     uint64_t chip_seed;
+    const optinc_components *chip;   /* NULL: the fields above describe the chip */
 } optinc_onn_devices;
 
 #define OPTINC_ONN_CONTINUOUS 2
@@ -335,6 +353,8 @@ optinc_status optinc_onn_verify(const optinc_circuit *c, const optinc_onn_meta *
 typedef struct optinc_onn_area {
     long netlist_mzis;         /* MZIs of the compiled circuit */
     long netlist_attenuators;
+    long netlist_padding;      /* idle mesh slots a balanced chip pads with one MZI's loss
+                                  (columns x modes - 2 MZIs, summed over the meshes) */
     optinc_onn_cost model;     /* the segmented design (counting model) */
     optinc_onn_cost svd;       /* the same network realized by SVD */
     double ratio;              /* model.total / svd.total */

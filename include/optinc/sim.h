@@ -15,10 +15,13 @@
  * Device models (formulas in optinc-simulate(1)):
  *   quantization      phases and attenuations are the drivers' programmed
  *                     codes (the compiler quantized them); drive_targets
- *                     realizes the unquantized decomposition targets instead
+ *                     realizes the unquantized decomposition targets
+ *                     instead, or rounds them to the codes of the drivers
+ *                     of each layer's components table (another chip)
  *   phase error       static N(0, sigma^2) per phase shifter, per chip
  *   phase noise       dynamic N(0, sigma^2) per phase shifter, per evaluation
- *   loss              insertion loss of every MZI and attenuator (dB)
+ *   loss              insertion loss of every MZI and attenuator (dB); with
+ *                     balance_loss also of every idle slot of a mesh
  *   coupler           each 50:50 coupler splits kappa = 0.5 + delta,
  *                     delta ~ N(0, sigma^2) per coupler, per chip
  *   crosstalk         a fraction of each heater's phase leaks to its
@@ -63,12 +66,26 @@ typedef enum optinc_calibration_method {
 /* Their words, by value and NULL-terminated: "local" "refit". */
 extern const char *const optinc_calibration_method_names[];
 
+/* What a chip's drivers are set to. */
+enum {
+    OPTINC_DRIVE_CODES = 0,     /* the compiler's codes (phase rad, attenuator t) */
+    OPTINC_DRIVE_TARGETS = 1,   /* the unquantized targets (target_rad, t_target) */
+    OPTINC_DRIVE_REQUANTIZE = 2 /* the targets quantized to the drivers of each layer's
+                                   components table (bits, range_rad, attenuator bits and
+                                   max_attenuation_dB), which may differ from the
+                                   compiler's: a netlist run on another chip */
+};
+
 typedef struct optinc_chip_options {
     unsigned models;                      /* OPTINC_DEV_* mask; default OPTINC_DEV_ALL */
-    int drive_targets;                    /* 1: drivers realize target_rad / t_target
-                                             (no quantization); default 0 */
+    int drive_targets;                    /* OPTINC_DRIVE_*: what the drivers are set to;
+                                             default OPTINC_DRIVE_CODES */
     const optinc_calibration *couplers;   /* coupler errors to realize instead of random
                                              draws (only with OPTINC_DEV_COUPLER); NULL */
+    int balance_loss;                     /* 1: every idle waveguide slot of a mesh (a
+                                             column a mode crosses without an MZI) carries
+                                             one MZI's insertion loss, so every path
+                                             through a mesh loses the same; default 0 */
 } optinc_chip_options;
 
 void optinc_chip_options_default(optinc_chip_options *o);
@@ -109,6 +126,14 @@ double optinc_chip_att_amplitude(const optinc_chip *chip, int layer, int stage, 
  * (kappa = 0.5 and amplitude 1 give optinc_mzi_matrix). */
 void optinc_mzi_device_matrix(double theta, double phi, double kappa_in, double kappa_out,
                               double amplitude, double complex m[4]);
+
+/* The amplitude every path through layer `layer` keeps on a chip drawn with
+ * balance_loss: the product over its meshes of amplitude^depth (depth: the
+ * mesh's columns) and over its attenuator columns of their insertion loss;
+ * 1 without OPTINC_DEV_LOSS.  The balanced layer's T' is this factor times
+ * its loss-free T', so a gain divided by it trims the loss away.  NAN when
+ * there is no such layer. */
+double optinc_chip_layer_path_amplitude(const optinc_chip *chip, int layer);
 
 /* ------------------------------------------------------------------ running */
 

@@ -199,6 +199,34 @@ optinc_status optinc_spec_load(const char *path, const optinc_read_opts *opts, o
                                optinc_error *err);
 void optinc_spec_free(optinc_spec *spec);
 
+/* A chip file (optinc-onn(1), CHIP FILES): one chip's hardware apart from
+ * any circuit, for the runtime's simulated chips (`--chip CHIP.yaml`):
+ *
+ *   components:  {mzi: {...}, phase_shifter: {...}, attenuator: {...}, ...}
+ *   calibration: {phase_sigma_rad: 0.001, splitter_sigma: 0.001}   (optional)
+ *
+ * The components table is the spec's, read by the same code from the same
+ * defaults; calibration says how accurately a lab measures each chip's
+ * static phase offsets and coupler splittings (standard deviations of the
+ * measurement error, >= 0).  Both keys are checked with FILE:LINE:COL. */
+typedef struct optinc_chip_spec {
+    char path[1024];                     /* the display name it was read from */
+    optinc_components components;
+    struct {
+        int given;                       /* 1 when the file has a calibration: table */
+        double phase_sigma_rad;          /* measurement error of a static phase offset */
+        double splitter_sigma;           /* measurement error of a coupler's splitting */
+        int line, column;                /* of the calibration: table */
+    } calibration;
+} optinc_chip_spec;
+
+/* A chip file held in memory (in->name is its display name). */
+optinc_status optinc_chip_spec_parse(const optinc_input *in, const optinc_read_opts *opts,
+                                     optinc_chip_spec *out, optinc_error *err);
+/* optinc_chip_spec_parse() on the regular file at path. */
+optinc_status optinc_chip_spec_load(const char *path, const optinc_read_opts *opts,
+                                    optinc_chip_spec *out, optinc_error *err);
+
 /* The defaults every components table starts from. */
 void optinc_components_defaults(optinc_components *c);
 /* The ends of a phase shifter's range_rad lie within +-OPTINC_PHASE_RANGE_MAX

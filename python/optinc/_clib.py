@@ -65,13 +65,17 @@ class CArStats(ctypes.Structure):      # optinc_ar_stats (allreduce.h)
 
 
 class COnnDevices(ctypes.Structure):   # optinc_onn_devices (onn.h)
-    _fields_ = [("ideal", c_int), ("phase_sigma_rad", c_double), ("chip_seed", c_uint64)]
+    _fields_ = [("ideal", c_int), ("phase_sigma_rad", c_double), ("chip_seed", c_uint64),
+                ("chip", c_void_p)]
 
 
 class COnnReport(ctypes.Structure):    # optinc_onn_report (onn.h)
     _fields_ = [("checked", c_uint64), ("correct", c_uint64), ("accuracy", c_double),
                 ("weighted_accuracy", c_double), ("hist", c_uint64 * (2 * ONN_HIST + 1)),
-                ("whist", c_double * (2 * ONN_HIST + 1)), ("sampled", c_int)]
+                ("whist", c_double * (2 * ONN_HIST + 1)), ("sampled", c_int),
+                ("raw_inputs", c_double), ("abs_error_sum", c_double),
+                ("ge2_weight", c_double), ("mean_abs_error_lsb", c_double),
+                ("p_error_ge2", c_double)]
 
 
 # Every mirrored structure under its C name, for the layout test.

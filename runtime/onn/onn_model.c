@@ -168,12 +168,18 @@ void optinc_onn_report_add(optinc_onn_report *r, uint64_t got, uint64_t want, do
     int b = e < -OPTINC_ONN_HIST ? -OPTINC_ONN_HIST : e > OPTINC_ONN_HIST ? OPTINC_ONN_HIST : (int)e;
     r->hist[b + OPTINC_ONN_HIST]++;
     r->whist[b + OPTINC_ONN_HIST] += weight;
+    r->abs_error_sum += weight * fabs(e);
+    if (fabs(e) >= 2)
+        r->ge2_weight += weight;
 }
 
 void optinc_onn_report_finish(optinc_onn_report *r, double weighted_ok, double weight_total)
 {
     r->accuracy = r->checked ? (double)r->correct / (double)r->checked : 0;
     r->weighted_accuracy = weight_total > 0 ? weighted_ok / weight_total : 0;
+    r->raw_inputs = weight_total;
+    r->mean_abs_error_lsb = weight_total > 0 ? r->abs_error_sum / weight_total : 0;
+    r->p_error_ge2 = weight_total > 0 ? r->ge2_weight / weight_total : 0;
 }
 
 optinc_status optinc_onn_check(const optinc_onn *net, uint64_t sample, optinc_onn_report *r,

@@ -5,8 +5,14 @@
  *
  * The verifier evaluates the circuit read back from its netlist (or compiled
  * from its spec), never the training model, on the simulator's chip
- * (sim.h): ideal devices (continuous phases, the decomposition's targets) or
- * the programmed driver codes with static phase errors drawn per chip.
+ * (sim.h): ideal devices (continuous phases, the decomposition's targets),
+ * the programmed driver codes with static phase errors drawn per chip, or a
+ * chip with a whole components table (a chip file) and every device model
+ * of the simulator, the drivers set to its own codes.  On such a chip the
+ * meshes are balanced and each layer's electronic gain is divided by the
+ * amplitude its paths keep, as a gain trimmed once against the chip's known
+ * insertion loss would be: a uniform loss is then no error at all, and what
+ * is left is what a chip gets wrong.
  * Because those errors are static, each layer is a fixed matrix T' on a
  * given chip; the verifier takes T' once per layer (optinc_chip_layer_transfer)
  * and runs the batch through zgemm, which gives exactly the field the
@@ -21,8 +27,9 @@
 #include "optinc/onn.h"
 #include "optinc/sim.h"
 
-/* A shallow copy of c whose layers carry the devices' phase error (the chip
- * reads its error model from each layer's components). */
+/* A shallow copy of c whose layers carry the devices' components: the
+ * chip's whole table, or the phase error alone (the chip reads its error
+ * model from each layer's components). */
 static optinc_circuit *with_devices(const optinc_circuit *c, const optinc_onn_devices *dev)
 {
     optinc_circuit *d = malloc(sizeof *d);
@@ -35,7 +42,11 @@ static optinc_circuit *with_devices(const optinc_circuit *c, const optinc_onn_de
     *d = *c;
     memcpy(L, c->layers, sizeof *L * (size_t)c->n_layers);
     for (int l = 0; l < c->n_layers; l++)
-        L[l].components.mzi.phase_error_sigma_rad = dev->ideal == 1 ? 0 : dev->phase_sigma_rad;
+        if (dev->chip)
+            L[l].components = *dev->chip;
+        else
+            L[l].components.mzi.phase_error_sigma_rad = dev->ideal == 1 ? 0
+                                                                          : dev->phase_sigma_rad;
     d->layers = L;
     return d;
 }
@@ -52,6 +63,7 @@ typedef struct evaluator {
     const optinc_circuit *c;
     const optinc_onn_meta *m;
     optinc_cmat *T[OPTINC_ONN_MAX_LAYERS];
+    double gain[OPTINC_ONN_MAX_LAYERS];          /* electronic gain, trimmed for the loss */
     optinc_cmat *x[OPTINC_ONN_MAX_LAYERS + 1];   /* layer inputs, batch columns */
     int B;
 } evaluator;
@@ -77,17 +89,24 @@ static optinc_status evaluator_init(evaluator *e, const optinc_circuit *c,
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
     optinc_chip_options o;
     optinc_chip_options_default(&o);
-    o.models = dev->ideal == 1 ? OPTINC_DEV_NONE : OPTINC_DEV_PHASE_ERROR;
-    o.drive_targets = dev->ideal != 0;
+    if (dev->chip) {
+        o.drive_targets = OPTINC_DRIVE_REQUANTIZE;
+        o.balance_loss = 1;
+    } else {
+        o.models = dev->ideal == 1 ? OPTINC_DEV_NONE : OPTINC_DEV_PHASE_ERROR;
+        o.drive_targets = dev->ideal != 0 ? OPTINC_DRIVE_TARGETS : OPTINC_DRIVE_CODES;
+    }
     optinc_chip *chip;
     optinc_status st = optinc_chip_new(dc, &o, dev->chip_seed, &chip, err);
     if (st) {
         without_devices(dc);
         return st;
     }
-    for (int l = 0; l < c->n_layers && !st; l++)
+    for (int l = 0; l < c->n_layers && !st; l++) {
+        e->gain[l] = c->layers[l].gain / optinc_chip_layer_path_amplitude(chip, l);
         if (!(e->T[l] = optinc_chip_layer_transfer(chip, l)))
             st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    }
     optinc_chip_free(chip);
     without_devices(dc);
     e->x[0] = optinc_cmat_new(c->layers[0].cols, B);
@@ -109,7 +128,7 @@ static void evaluator_run(evaluator *e, int n, double *out)
         optinc_cmat_mul(e->T[l], e->x[l], e->x[l + 1]);
         optinc_cmat *y = e->x[l + 1];
         for (size_t i = 0; i < (size_t)y->rows * (size_t)y->cols; i++)
-            y->a[i] *= Y->gain;
+            y->a[i] *= e->gain[l];
         optinc_activation_apply(Y->activation, y);
     }
     const optinc_cmat *y = e->x[L];
@@ -180,6 +199,23 @@ out:
     return st;
 }
 
+/* The idle slots of a layer's meshes: every mode crosses every column of
+ * its mesh, two of them inside each MZI. */
+static long layer_padding(const optinc_layer *L)
+{
+    long n = 0;
+    for (int s = 0; s < L->n_stages; s++) {
+        const optinc_mesh *mesh = L->stage[s].mesh;
+        if (L->stage[s].kind != OPTINC_STAGE_MESH)
+            continue;
+        int depth = 0;
+        for (int i = 0; i < mesh->n_mzi; i++)
+            depth = mesh->mzi[i].column + 1 > depth ? mesh->mzi[i].column + 1 : depth;
+        n += (long)depth * mesh->modes - 2L * mesh->n_mzi;
+    }
+    return n;
+}
+
 void optinc_onn_area_of(const optinc_circuit *c, const optinc_onn_meta *m, optinc_onn_area *a)
 {
     memset(a, 0, sizeof *a);
@@ -187,6 +223,7 @@ void optinc_onn_area_of(const optinc_circuit *c, const optinc_onn_meta *m, optin
     for (int l = 0; l < L; l++) {
         a->netlist_mzis += optinc_layer_mzis(&c->layers[l]);
         a->netlist_attenuators += optinc_layer_attenuators(&c->layers[l]);
+        a->netlist_padding += layer_padding(&c->layers[l]);
         /* the model layer: the circuit's matrix without pass-through carriers */
         optinc_onn_layer Y = {.rows = c->layers[l].rows - (L - l - 1),
                               .cols = c->layers[l].cols - (L - l) + 1,

@@ -328,7 +328,7 @@ void optinc_calibration_report_free(optinc_calibration_report *rep)
 static optinc_status coupler_fidelity(const optinc_circuit *c, const optinc_calibration *cal,
                                       optinc_cmat *const *ref, double *fid, optinc_error *err)
 {
-    optinc_chip_options o = {OPTINC_DEV_COUPLER, 0, cal};
+    optinc_chip_options o = {OPTINC_DEV_COUPLER, OPTINC_DRIVE_CODES, cal, 0};
     optinc_chip *chip = NULL;
     optinc_status st = optinc_chip_new(c, &o, c->seed, &chip, err);
     for (int l = 0; !st && l < c->n_layers; l++) {
@@ -465,7 +465,8 @@ optinc_status optinc_chip_calibrate(optinc_chip *chip, const optinc_calibration 
             if (cs->kind != OPTINC_STAGE_MESH)
                 continue;
             optinc_phase *th = tmp, *ph = th + cs->n_mzi, *sc = ph + cs->n_mzi;
-            if (correct_stage(&c->layers[l], s, cal->layer[l].kappa[s], chip->opt.drive_targets,
+            if (correct_stage(&c->layers[l], s, cal->layer[l].kappa[s],
+                              chip->opt.drive_targets == OPTINC_DRIVE_TARGETS,
                               method, th, ph, sc) < 0) {
                 st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
                 break;

@@ -42,6 +42,10 @@ typedef struct chip_stage {
     chip_mzi *mzi;
     double *screen_drive, *screen_err, *screen_eff;   /* per mode */
     double amplitude;                /* per-MZI insertion loss, as amplitude */
+    int depth;                       /* columns of the mesh */
+    double *pad_in;                  /* balance_loss: loss of the idle slots before each
+                                        MZI input (2 per MZI), as amplitude; NULL: none */
+    double *pad_out;                 /* ... and after each mode's last MZI (per mode) */
     double crosstalk;                /* heater leak fraction in force */
     double noise_sigma;              /* dynamic phase noise in force (0: none) */
     double drive_lo;                 /* low end of the driver range (heater off) */

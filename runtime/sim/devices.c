@@ -19,6 +19,16 @@
  * re-calibrated circuit with the same seed has the same couplers.  Dynamic
  * noise has one stream per chip, advanced by every evaluation.
  *
+ * Balanced loss (balance_loss): a mode that crosses a column of a mesh
+ * without an MZI (the edge modes of a Clements mesh every other column)
+ * would lose less than one that crosses an MZI there, so a uniform MZI loss
+ * would weigh the paths differently and bend the function.  A balanced chip
+ * has a padding element with one MZI's insertion loss in every such idle
+ * slot: every path through a mesh of depth D then loses amplitude^D, a pure
+ * factor.  An idle stretch of a mode commutes with nothing but itself, so it
+ * is folded into the input of the next MZI on that mode, or after the mode's
+ * last MZI into the output screen, and propagation stays 2x2 matrices.
+ *
  * Crosstalk model: a heater's phase above its zero-power point (drive - lo
  * of the driver range) leaks, times the coefficient, into the heaters of the
  * same kind next to it in the same physical column: the MZIs at mode - 2 and
@@ -35,7 +45,8 @@ enum { STREAM_PHASE = 0, STREAM_COUPLER = 1 };
 void optinc_chip_options_default(optinc_chip_options *o)
 {
     o->models = OPTINC_DEV_ALL;
-    o->drive_targets = 0;
+    o->drive_targets = OPTINC_DRIVE_CODES;
+    o->balance_loss = 0;
     o->couplers = NULL;
 }
 
@@ -137,13 +148,19 @@ static void build(const chip_stage *s, const double *th, const double *ph, const
         float *f = p->mf + 8 * (size_t)i;
         optinc_mzi_device_matrix(th[i], ph[i], s->mzi[i].kappa[0], s->mzi[i].kappa[1],
                                  s->amplitude, m);
+        if (s->pad_in) {             /* row-major: input k is column k */
+            m[0] *= s->pad_in[2 * i];
+            m[2] *= s->pad_in[2 * i];
+            m[1] *= s->pad_in[2 * i + 1];
+            m[3] *= s->pad_in[2 * i + 1];
+        }
         for (int k = 0; k < 4; k++) {
             f[2 * k] = (float)creal(m[k]);
             f[2 * k + 1] = (float)cimag(m[k]);
         }
     }
     for (int r = 0; r < s->modes_in; r++) {
-        p->screen[r] = cexp(I * sc[r]);
+        p->screen[r] = (s->pad_out ? s->pad_out[r] : 1.0) * cexp(I * sc[r]);
         p->screenf[2 * r] = (float)creal(p->screen[r]);
         p->screenf[2 * r + 1] = (float)cimag(p->screen[r]);
     }
@@ -179,17 +196,45 @@ static double clamp01(double x)
     return x < 0 ? 0 : x > 1 ? 1 : x;
 }
 
-/* The drivers' setting for a programmed phase: the code's value, or the
- * target wrapped into the driver range (drive_targets). */
-static double drive(const optinc_phase *p, const optinc_quantizer *q, int targets)
+/* The drivers' setting for a programmed phase (OPTINC_DRIVE_*): the code's
+ * value, the target wrapped into the driver range, or the target rounded to
+ * a code of the layer's drivers q. */
+static double drive(const optinc_phase *p, const optinc_quantizer *q, int mode)
 {
-    if (!targets)
+    if (mode == OPTINC_DRIVE_CODES)
         return p->rad;
-    optinc_quantizer cont = *q;
+    optinc_quantizer use = *q;
     optinc_phase w;
-    cont.bits = 0;
-    optinc_quantize_phase(&cont, p->target_rad, &w);
+    if (mode == OPTINC_DRIVE_TARGETS)
+        use.bits = 0;
+    optinc_quantize_phase(&use, p->target_rad, &w);
     return w.rad;
+}
+
+/* The padding of a balanced mesh (see the top): the idle slots of each mode
+ * up to each MZI it enters, and after its last one, as amplitude.  The MZIs
+ * of one mode come in propagation order, column by column. */
+static int balance_mesh(chip_stage *cs, int modes)
+{
+    int n = cs->n_mzi, *last = malloc(sizeof *last * ((size_t)modes + 1));
+    cs->pad_in = malloc(sizeof *cs->pad_in * (2 * (size_t)n + 1));
+    cs->pad_out = malloc(sizeof *cs->pad_out * ((size_t)modes + 1));
+    if (!last || !cs->pad_in || !cs->pad_out) {
+        free(last);
+        return -1;
+    }
+    for (int r = 0; r < modes; r++)
+        last[r] = -1;
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 2; k++) {
+            int r = cs->mzi[i].mode + k, idle = cs->mzi[i].column - last[r] - 1;
+            cs->pad_in[2 * i + k] = pow(cs->amplitude, idle > 0 ? idle : 0);
+            last[r] = cs->mzi[i].column;
+        }
+    for (int r = 0; r < modes; r++)
+        cs->pad_out[r] = pow(cs->amplitude, cs->depth - 1 - last[r]);
+    free(last);
+    return 0;
 }
 
 static int init_mesh_stage(chip_stage *cs, const optinc_stage *st, const optinc_layer *L,
@@ -219,6 +264,8 @@ static int init_mesh_stage(chip_stage *cs, const optinc_stage *st, const optinc_
     cs->crosstalk = m & OPTINC_DEV_CROSSTALK ? cp->phase_shifter.thermal_crosstalk : 0;
     cs->noise_sigma = m & OPTINC_DEV_PHASE_NOISE ? cp->phase_shifter.noise_sigma_rad : 0;
     cs->drive_lo = q.lo;
+    for (int i = 0; i < n; i++)
+        cs->depth = mesh->mzi[i].column + 1 > cs->depth ? mesh->mzi[i].column + 1 : cs->depth;
 
     optinc_rng rph, rc;
     stage_stream(&rph, seed, l, s, STREAM_PHASE);
@@ -249,6 +296,8 @@ static int init_mesh_stage(chip_stage *cs, const optinc_stage *st, const optinc_
         if (sigma_ph > 0)
             cs->screen_err[r] = sigma_ph * optinc_rng_normal(&rph);
     }
+    if (o->balance_loss && cs->amplitude != 1 && balance_mesh(cs, modes))
+        return -1;
     optinc_chip_stage_realize(cs);
     return 0;
 }
@@ -266,7 +315,14 @@ static int init_att_stage(chip_stage *cs, const optinc_stage *st, const optinc_l
     double floor_amp = pow(10, -max_db / 20);
     double loss = pow(10, -cp->attenuator.insertion_loss_dB / 20);
     for (int k = 0; k < st->n_att; k++) {
-        double t = o->drive_targets ? st->att[k].t_target : st->att[k].t;
+        double t = st->att[k].t;
+        if (o->drive_targets == OPTINC_DRIVE_TARGETS) {
+            t = st->att[k].t_target;
+        } else if (o->drive_targets == OPTINC_DRIVE_REQUANTIZE) {
+            optinc_att a;
+            optinc_att_program(&a, st->att[k].t_target, cp, NULL);
+            t = a.t;
+        }
         if ((o->models & OPTINC_DEV_EXTINCTION) && t < floor_amp)
             t = floor_amp;
         if (o->models & OPTINC_DEV_LOSS)
@@ -334,6 +390,8 @@ void optinc_chip_free(optinc_chip *chip)
             free(cs->screen_drive);
             free(cs->work);
             free(cs->att);
+            free(cs->pad_in);
+            free(cs->pad_out);
             optinc_chip_prog_free(&cs->prog);
         }
     free(chip->layer);
@@ -383,4 +441,20 @@ double optinc_chip_att_amplitude(const optinc_chip *chip, int layer, int stage, 
 {
     const chip_stage *s = find_stage(chip, layer, stage, OPTINC_STAGE_ATT);
     return s && mode >= 0 && mode < s->n_att ? s->att[mode] : NAN;
+}
+
+double optinc_chip_layer_path_amplitude(const optinc_chip *chip, int layer)
+{
+    if (layer < 0 || layer >= chip->n_layers)
+        return NAN;
+    const optinc_layer *L = &chip->circuit->layers[layer];
+    double a = 1;
+    for (int s = 0; s < chip->layer[layer].n_stages; s++) {
+        const chip_stage *cs = &chip->layer[layer].stage[s];
+        if (cs->kind == OPTINC_STAGE_MESH)
+            a *= pow(cs->amplitude, cs->depth);
+        else if (chip->opt.models & OPTINC_DEV_LOSS)
+            a *= pow(10, -L->components.attenuator.insertion_loss_dB / 20);
+    }
+    return a;
 }
