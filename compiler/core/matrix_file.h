@@ -35,6 +35,21 @@ static inline optinc_status optinc_matrix_file_no_memory(optinc_error *err, cons
 typedef optinc_status (*optinc_matrix_parser)(const optinc_input *in, optinc_cmat **out,
                                               int *is_complex, optinc_error *err);
 
+/* What optinc_matrix_file_read hands optinc_read_whole. */
+typedef struct optinc_matrix_job {
+    optinc_matrix_parser parse;
+    optinc_cmat **out;
+    int *is_complex;
+} optinc_matrix_job;
+
+static inline optinc_status optinc_matrix_job_run(const optinc_input *in,
+                                                  const optinc_read_opts *opts, void *arg,
+                                                  optinc_error *err)
+{
+    optinc_matrix_job *job = arg;
+    return job->parse(in, job->out, job->is_complex, err);
+}
+
 /* The path version of a matrix reader: the regular file at path read whole
  * (at most max_bytes, and at most the input limit of opts), handed to
  * parse, freed.  *out is NULL and
@@ -45,17 +60,11 @@ static inline optinc_status optinc_matrix_file_read(const char *path, size_t max
                                                     optinc_cmat **out, int *is_complex,
                                                     optinc_error *err)
 {
-    optinc_blob b;
+    optinc_matrix_job job = {parse, out, is_complex};
     *out = NULL;
     *is_complex = 0;
-    optinc_status st = optinc_blob_read_limited(path, max_bytes, optinc_read_limits(opts),
-                                                "matrix file", &b, err);
-    if (st)
-        return st;
-    optinc_input in = optinc_blob_input(&b);
-    st = parse(&in, out, is_complex, err);
-    optinc_blob_free(&b);
-    return st;
+    return optinc_read_whole(path, max_bytes, opts, "matrix file", optinc_matrix_job_run, &job,
+                             err);
 }
 
 #endif

@@ -254,6 +254,21 @@ const optinc_limits *optinc_read_limits(const optinc_read_opts *opts)
     return opts ? opts->limits : NULL;
 }
 
+optinc_status optinc_read_whole(const char *path, size_t max_bytes, const optinc_read_opts *opts,
+                                const char *what, optinc_input_reader read, void *arg,
+                                optinc_error *err)
+{
+    optinc_blob b;
+    optinc_status st = optinc_blob_read_limited(path, max_bytes, optinc_read_limits(opts), what,
+                                                &b, err);
+    if (st)
+        return st;
+    optinc_input in = optinc_blob_input(&b);
+    st = read(&in, opts, arg, err);
+    optinc_blob_free(&b);
+    return st;
+}
+
 /* ------------------------------------------------------------------ lines */
 
 /* 3 when in starts with the UTF-8 byte-order mark, else 0. */

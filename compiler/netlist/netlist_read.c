@@ -119,19 +119,18 @@ optinc_status optinc_netlist_parse(const optinc_input *in, const optinc_read_opt
     return st;
 }
 
+static optinc_status parse_into(const optinc_input *in, const optinc_read_opts *opts, void *out,
+                                optinc_error *err)
+{
+    return optinc_netlist_parse(in, opts, out, err);
+}
+
 optinc_status optinc_netlist_read(const char *path, const optinc_read_opts *opts,
                                   optinc_circuit **out, optinc_error *err)
 {
-    optinc_blob b;
     *out = NULL;
-    optinc_status st = optinc_blob_read_limited(path, OPTINC_NETLIST_BYTES_MAX,
-                                                optinc_read_limits(opts), "netlist", &b, err);
-    if (st)
-        return st;
-    optinc_input in = optinc_blob_input(&b);
-    st = optinc_netlist_parse(&in, opts, out, err);
-    optinc_blob_free(&b);
-    return st;
+    return optinc_read_whole(path, OPTINC_NETLIST_BYTES_MAX, opts, "netlist", parse_into, out,
+                             err);
 }
 
 int optinc_path_is_spec(const char *path)

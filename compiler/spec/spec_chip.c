@@ -88,17 +88,16 @@ optinc_status optinc_chip_spec_parse(const optinc_input *in, const optinc_read_o
     return OPTINC_OK;
 }
 
+static optinc_status parse_into(const optinc_input *in, const optinc_read_opts *opts, void *out,
+                                optinc_error *err)
+{
+    return optinc_chip_spec_parse(in, opts, out, err);
+}
+
 optinc_status optinc_chip_spec_load(const char *path, const optinc_read_opts *opts,
                                     optinc_chip_spec *out, optinc_error *err)
 {
-    optinc_blob b;
     memset(out, 0, sizeof *out);
-    optinc_status st = optinc_blob_read_limited(path, OPTINC_CHIP_SPEC_FILE_MAX,
-                                                optinc_read_limits(opts), "chip file", &b, err);
-    if (st)
-        return st;
-    optinc_input in = optinc_blob_input(&b);
-    st = optinc_chip_spec_parse(&in, opts, out, err);
-    optinc_blob_free(&b);
-    return st;
+    return optinc_read_whole(path, OPTINC_CHIP_SPEC_FILE_MAX, opts, "chip file", parse_into, out,
+                             err);
 }

@@ -109,6 +109,18 @@ optinc_status optinc_read_resolve(const optinc_read_opts *opts, const char *from
 /* The limits of opts (NULL: the defaults). */
 const optinc_limits *optinc_read_limits(const optinc_read_opts *opts);
 
+/* The in-memory entry point of a reader, as optinc_read_whole hands it a
+ * file: in, the caller's opts, and arg (where the reader puts its result). */
+typedef optinc_status (*optinc_input_reader)(const optinc_input *in,
+                                             const optinc_read_opts *opts, void *arg,
+                                             optinc_error *err);
+/* The path entry point of every reader: reads the file at path whole, as
+ * optinc_blob_read_limited does with max_bytes and the input limit of opts
+ * (what names it in messages), hands it to read and frees it. */
+optinc_status optinc_read_whole(const char *path, size_t max_bytes, const optinc_read_opts *opts,
+                                const char *what, optinc_input_reader read, void *arg,
+                                optinc_error *err);
+
 /* ------------------------------------------------------------------------
  * The line reader.
  */

@@ -300,6 +300,19 @@ optinc_status optinc_calibration_parse(const optinc_input *in, const optinc_circ
     return OPTINC_OK;
 }
 
+/* What optinc_calibration_read hands optinc_read_whole. */
+typedef struct calibration_job {
+    const optinc_circuit *circuit;
+    optinc_calibration **out;
+} calibration_job;
+
+static optinc_status parse_job(const optinc_input *in, const optinc_read_opts *opts, void *arg,
+                               optinc_error *err)
+{
+    calibration_job *job = arg;
+    return optinc_calibration_parse(in, job->circuit, job->out, err);
+}
+
 optinc_status optinc_calibration_read(const char *path, const optinc_circuit *c,
                                       const optinc_read_opts *opts, optinc_calibration **out,
                                       optinc_error *err)
@@ -307,15 +320,8 @@ optinc_status optinc_calibration_read(const char *path, const optinc_circuit *c,
     long n_mzi = 0;
     for (int l = 0; l < c->n_layers; l++)
         n_mzi += optinc_layer_mzis(&c->layers[l]);
-    optinc_blob b;
+    calibration_job job = {c, out};
     *out = NULL;
-    optinc_status st = optinc_blob_read_limited(path, CALIBRATION_BYTES(n_mzi),
-                                                optinc_read_limits(opts), "calibration file",
-                                                &b, err);
-    if (st)
-        return st;
-    optinc_input in = optinc_blob_input(&b);
-    st = optinc_calibration_parse(&in, c, out, err);
-    optinc_blob_free(&b);
-    return st;
+    return optinc_read_whole(path, CALIBRATION_BYTES(n_mzi), opts, "calibration file",
+                             parse_job, &job, err);
 }
