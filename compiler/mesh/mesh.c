@@ -32,28 +32,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include "compiler/core/bigmem.h"
 #include "optinc/mesh.h"
-
-/* The decomposition's buffers are large (about 70 MB at N = 1024, the output
- * included) and new for every call, and each fresh 4 KB page costs a fault
- * on first touch: on the virtual machines we measured on, those faults were
- * a quarter of the time at N = 1024.  Buffers of 4 MB and more are therefore
- * aligned to 2 MB and offered to the kernel as transparent huge pages.
- * Zeroed, like calloc; freed with free(). */
-static void *zalloc_large(size_t bytes)
-{
-    enum { HUGE_PAGE = 2 << 20 };
-    void *p = NULL;
-    if (bytes < 2 * HUGE_PAGE)
-        return calloc(1, bytes);
-    if (posix_memalign(&p, HUGE_PAGE, bytes) != 0)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-    return memset(p, 0, bytes);
-}
 
 typedef struct telem { int mode; double theta, phi; } telem;
 
@@ -301,7 +281,7 @@ static void clements_null(planar *W, telem *out, double *screen)
     size_t need = 0;
     for (int k = 0; k <= n - 2; k += 2)
         need += 4 * (size_t)(k + 1);
-    double *store = zalloc_large(sizeof(double) * (need + 1)), *p = store;
+    double *store = optinc_zalloc_large(sizeof(double) * (need + 1)), *p = store;
     for (int k = 0; k <= n - 2; k += 2) {
         colops *o = &z.diag[k / 2];
         o->c = p; o->s = p + k + 1; o->er = p + 2 * (k + 1); o->ei = p + 3 * (k + 1);
@@ -371,7 +351,7 @@ optinc_mesh *optinc_mesh_new(optinc_mesh_kind kind, int modes)
     m->kind = kind;
     m->modes = modes;
     m->n_mzi = modes * (modes - 1) / 2;
-    m->mzi = zalloc_large(((size_t)m->n_mzi + 1) * sizeof *m->mzi);
+    m->mzi = optinc_zalloc_large(((size_t)m->n_mzi + 1) * sizeof *m->mzi);
     m->screen = calloc((size_t)modes + 1, sizeof *m->screen);
     if (!m->mzi || !m->screen) {
         optinc_mesh_free(m);
@@ -396,7 +376,7 @@ static void mesh_from_elements(optinc_mesh *mesh, const telem *el, const double 
     int n = mesh->modes;
     int *last = calloc((size_t)n + 1, sizeof *last);
     double *carry = calloc((size_t)n + 1, sizeof *carry);
-    slot *order = zalloc_large(sizeof *order * (size_t)(mesh->n_mzi + 1));
+    slot *order = optinc_zalloc_large(sizeof *order * (size_t)(mesh->n_mzi + 1));
     mesh->n_columns = 0;
     for (int i = 0; i < mesh->n_mzi; i++) {
         int m = el[i].mode;
@@ -437,9 +417,9 @@ optinc_status optinc_mesh_decompose(const optinc_cmat *U, optinc_mesh_kind kind,
                            "a mesh needs a square unitary, got %dx%d", U->rows, U->cols);
     optinc_mesh *mesh = optinc_mesh_new(kind, n);
     int ld = planar_stride(n);
-    planar W = {zalloc_large(sizeof(double) * (size_t)n * ld),
-                zalloc_large(sizeof(double) * (size_t)n * ld), n, ld};
-    telem *el = zalloc_large(sizeof *el * (size_t)(n * (n - 1) / 2 + 1));
+    planar W = {optinc_zalloc_large(sizeof(double) * (size_t)n * ld),
+                optinc_zalloc_large(sizeof(double) * (size_t)n * ld), n, ld};
+    telem *el = optinc_zalloc_large(sizeof *el * (size_t)(n * (n - 1) / 2 + 1));
     double *screen = calloc((size_t)n, sizeof *screen);
     if (!mesh || !W.re || !W.im || !el || !screen) {
         optinc_mesh_free(mesh);
@@ -583,7 +563,7 @@ static void lit_rows(const optinc_cmat *M, int b0, int *lo, int *hi)
 optinc_status optinc_mesh_apply(const optinc_mesh *mesh, optinc_cmat *M)
 {
     int n = mesh->modes, nz = mesh->n_mzi;
-    double *t = zalloc_large(sizeof *t * (8 * (size_t)nz + 2 * (size_t)n));
+    double *t = optinc_zalloc_large(sizeof *t * (8 * (size_t)nz + 2 * (size_t)n));
     double *planes = malloc(sizeof *planes * 2 * MESH_CHUNK * (size_t)n);
     int *order = malloc(sizeof *order * ((size_t)nz + 1));
     int *mode = malloc(sizeof *mode * ((size_t)nz + 1));
