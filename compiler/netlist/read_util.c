@@ -4,7 +4,7 @@
  * values and the table of names.
  */
 #include <ctype.h>
-#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "compiler/core/bigmem.h"
@@ -236,13 +236,19 @@ int nl_int_value(reader *r, int file, tok v, long long lo, long long hi, long lo
         if (p[j] < '0' || p[j] > '9')
             return nl_fail_at(r, file, v.off, "bad integer '%.*s': write whole decimal digits",
                               (int)v.len, p);
-    char tmp[32];
-    memcpy(tmp, p, v.len);
-    tmp[v.len] = '\0';
-    errno = 0;
-    long long x = strtoll(tmp, NULL, 10);
-    if (errno || x < lo || x > hi)
-        return nl_fail_at(r, file, v.off, "%s is out of range; use %lld..%lld", tmp, lo, hi);
+    /* In place, as the numbers: the magnitude in unsigned arithmetic, which
+     * 20 digits can overflow (then it is out of any range). */
+    unsigned long long mag = 0, limit = p[0] == '-' ? 1ull << 63 : (unsigned long long)LLONG_MAX;
+    int over = 0;
+    for (size_t j = i; j < v.len; j++) {
+        unsigned d = (unsigned)(p[j] - '0');
+        over |= mag > (limit - d) / 10;
+        mag = mag * 10 + d;
+    }
+    long long x = p[0] == '-' ? (long long)(0ull - mag) : (long long)mag;
+    if (over || x < lo || x > hi)
+        return nl_fail_at(r, file, v.off, "%.*s is out of range; use %lld..%lld", (int)v.len, p,
+                          lo, hi);
     *out = x;
     return 0;
 }
