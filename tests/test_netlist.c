@@ -13,7 +13,10 @@
  * `*! onn` line round-trips, and gives an ONN's meta without its spec.  The
  * card table keeps the dialect's rules.  Every bad-netlist fixture in tests/bad/netlist/ must fail with the
  * FILE:LINE:COL and message fragment of its .expect file, and the reader's
- * resource limits must hold.
+ * resource limits must hold.  The number text the netlist is written and
+ * read with (compiler/core/numtext.h) gives printf's %.17g bytes and strtod's
+ * doubles on a million random doubles and on the cases where rounding is
+ * hard, and refuses what is outside the number grammar.
  */
 #include <criterion/criterion.h>
 #include <complex.h>
@@ -22,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "compiler/core/numtext.h"
 #include "optinc/fileio.h"
 #include "optinc/netlist.h"
 #include "optinc/onn.h"
@@ -906,4 +910,97 @@ Test(netlist, limits)
     cr_assert_null(c);
     tu_rmtree(dir);
     free(dir);
+}
+
+/* ------------------------------------------------------------------ numbers */
+
+static uint64_t xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* v written as %.17g writes it, and read back (and %.15g and %.19e texts of
+ * it read as strtod reads them). */
+static void check_number(double v)
+{
+    char want[64], got[OPTINC_NUM_TEXT_MAX], other[64];
+    snprintf(want, sizeof want, "%.17g", v);
+    cr_assert_eq(optinc_num_format(got, v), strlen(want));
+    cr_assert_str_eq(got, want, "%a", v);
+    double back;
+    cr_assert_eq(optinc_num_parse(want, strlen(want), &back), OPTINC_NUM_OK, "%s", want);
+    cr_assert(!memcmp(&back, &v, sizeof v), "%s read back as %a, not %a", want, back, v);
+    static const char *const forms[] = {"%.15g", "%.19e", "%.3f"};
+    for (int f = 0; f < 3; f++) {
+        snprintf(other, sizeof other, forms[f], v);
+        double s = strtod(other, NULL), p;
+        if (strlen(other) >= 60 || isinf(s))
+            continue;
+        cr_assert_eq(optinc_num_parse(other, strlen(other), &p), OPTINC_NUM_OK, "%s", other);
+        cr_assert(!memcmp(&p, &s, sizeof s), "%s: %a, strtod %a", other, p, s);
+    }
+}
+
+Test(netlist, numbers_format_as_printf_and_parse_as_strtod, .timeout = 60)
+{
+    static const double hard[] = {
+        0.0, 1, 0.5, 0.1, 1.55, 6.2831853071795862, 2251799813685247.75, 2251799813685246.25,
+        4503599627370497.5, 1e16, 1e17, 9.9999999999999995e16, 99999999999999999.0, 1e-5, 1e-4,
+        9.99999999999999999e-5, 123456789012345678.0, 1e22, 1e23, 1e38, 1.7e38, 1e300, 5e-324,
+        2.2250738585072014e-308, 9007199254740993.0, 1.0193557012116577e-15, 0.30000000000000004};
+    for (size_t i = 0; i < sizeof hard / sizeof hard[0]; i++) {
+        check_number(hard[i]);
+        check_number(-hard[i]);
+    }
+    uint64_t s = 88172645463325252ull;
+    for (int i = 0; i < 250000; i++) {
+        uint64_t bits = xorshift(&s);
+        double any;
+        memcpy(&any, &bits, sizeof any);
+        if (isfinite(any))
+            check_number(any);
+        check_number((double)(xorshift(&s) >> 11) * 0x1p-53 * 6.283185307179586);  /* phases */
+        check_number(ldexp((double)(xorshift(&s) >> 11), (int)(xorshift(&s) % 140) - 90));
+        check_number((double)(xorshift(&s) % 1000000) / 8);     /* exact binary fractions */
+    }
+    char longest[OPTINC_NUM_TEXT_MAX];
+    optinc_num_format(longest, -2.2250738585072014e-308);
+    cr_assert_lt(strlen(longest), OPTINC_NUM_TEXT_MAX);
+}
+
+Test(netlist, number_grammar)
+{
+    static const char *const bad[] = {"0x10", "0X1p3", "inf", "-inf", "nan", "infinity", "1e",
+                                      "1e+", ".", "-", "+", "", "1.2.3", " 1", "1 ", "e5", "1f",
+                                      "--1", "1e5.0", "0x", "1ee5", "1,5", "٣"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        double v = 42;
+        cr_assert_eq(optinc_num_parse(bad[i], strlen(bad[i]), &v), OPTINC_NUM_SYNTAX, "'%s'",
+                     bad[i]);
+        cr_assert_eq(v, 42);
+    }
+    static const char *const good[] = {"1.", ".5", "+.5e-3", "-0", "00012.5000", "1E5", "1e+05",
+                                       "12345678901234567890123",
+                                       "0.000000000000000000000000000012345678901234567890123",
+                                       "1e-400", "-1.7976931348623157e308"};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        double v, w = strtod(good[i], NULL);
+        cr_assert_eq(optinc_num_parse(good[i], strlen(good[i]), &v), OPTINC_NUM_OK, "'%s'",
+                     good[i]);
+        cr_assert(!memcmp(&v, &w, sizeof v), "'%s': %a, strtod %a", good[i], v, w);
+    }
+    double v;
+    cr_assert_eq(optinc_num_parse("1e400", 5, &v), OPTINC_NUM_RANGE);
+    cr_assert_eq(optinc_num_parse("-2e308", 6, &v), OPTINC_NUM_RANGE);
+    /* Only len bytes are read: no NUL needed. */
+    cr_assert_eq(optinc_num_parse("2.5xyz", 3, &v), OPTINC_NUM_OK);
+    cr_assert_eq(v, 2.5);
+    char buf[OPTINC_NUM_TEXT_MAX];
+    cr_assert_eq(optinc_int_format(buf, -9223372036854775807LL - 1), 20);
+    cr_assert_str_eq(buf, "-9223372036854775808");
+    cr_assert_eq(optinc_int_format(buf, 0), 1);
+    cr_assert_str_eq(buf, "0");
 }

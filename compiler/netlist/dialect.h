@@ -42,6 +42,12 @@ extern const int nl_n_onn_keys;
  * it, so an exported element has its netlist name. */
 void nl_element_name(char *buf, size_t size, const char *prefix, optinc_card_kind kind,
                      const char *layer, char tag, int column, int row);
+/* "PREFIX[CARD_]LAYER_TAG_cCOLUMN_KINDINDEX" into buf[size]: the grid names
+ * of mesh instances (kind 'r', card the card's prefix) and of the nets
+ * between mesh columns (kind 'm', card NULL).  Built without snprintf: the
+ * writer forms millions of them for a large mesh. */
+void nl_grid_name(char *buf, size_t size, const char *prefix, const char *card,
+                  const char *layer, char tag, int column, char kind, int index);
 
 /* 1 when the n bytes at p are a PNL name, [A-Za-z_][A-Za-z0-9_]*. */
 int nl_is_name(const char *p, size_t n);

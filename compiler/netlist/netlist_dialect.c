@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include "compiler/core/numtext.h"
 #include "compiler/netlist/dialect.h"
 
 #define CF(f) offsetof(optinc_components, f)
@@ -85,12 +86,43 @@ int optinc_netlist_stage_plan(optinc_att_position att, int rows, int cols, optin
     return n;
 }
 
+void nl_grid_name(char *buf, size_t size, const char *prefix, const char *card,
+                  const char *layer, char tag, int column, char kind, int index)
+{
+    char col[24], idx[24];
+    size_t cl = optinc_int_format(col, column), il = optinc_int_format(idx, index);
+    size_t pl = strlen(prefix), kl = card ? strlen(card) + 1 : 0, ll = strlen(layer);
+    if (pl + kl + ll + cl + il + 8 > size) {    /* cannot happen within the name limits */
+        snprintf(buf, size, "%s%s%s%s_%c_c%d_%c%d", prefix, card ? card : "", card ? "_" : "",
+                 layer, tag, column, kind, index);
+        return;
+    }
+    char *o = buf;
+    memcpy(o, prefix, pl);
+    o += pl;
+    if (card) {
+        memcpy(o, card, kl - 1);
+        o += kl - 1;
+        *o++ = '_';
+    }
+    memcpy(o, layer, ll);
+    o += ll;
+    *o++ = '_';
+    *o++ = tag;
+    *o++ = '_';
+    *o++ = 'c';
+    memcpy(o, col, cl);
+    o += cl;
+    *o++ = '_';
+    *o++ = kind;
+    memcpy(o, idx, il + 1);
+}
+
 void nl_element_name(char *buf, size_t size, const char *prefix, optinc_card_kind kind,
                      const char *layer, char tag, int column, int row)
 {
     if (tag)
-        snprintf(buf, size, "%s%s_%s_%c_c%d_r%d", prefix, optinc_cards[kind].prefix, layer, tag,
-                 column, row);
+        nl_grid_name(buf, size, prefix, optinc_cards[kind].prefix, layer, tag, column, 'r', row);
     else
         snprintf(buf, size, "%s%s_%s_r%d", prefix, optinc_cards[kind].prefix, layer, row);
 }

@@ -16,7 +16,8 @@
  *     order; a top `.subckt` named after the circuit chains the layers; the
  *     top instance line and `.end` close the file.  --flatten writes the same
  *     elements into the top cell, names joined with "__".
- *   - Every number is written with %.17g, which round-trips a double exactly
+ *   - Every number is written as %.17g writes it (optinc_num_format, the
+ *     same bytes without printf), which round-trips a double exactly
  *     (and is checked to be finite first: the reader refuses NaN and inf),
  *     and quantized settings also as integer codes; a target (the unquantized
  *     or unwrapped decomposition result) is written only when it differs from
@@ -36,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "compiler/core/numtext.h"
 #include "compiler/netlist/dialect.h"
 #include "optinc/fileio.h"
 #include "optinc/netlist.h"
@@ -102,6 +104,51 @@ static void set_ref(card_line *cl, int k, const char *name)
     cl->has |= 1u << k;
 }
 
+/* An element line is built in memory and handed to the stream with one
+ * fwrite: printf's format parsing and its %.17g were most of the writer's
+ * time on a big mesh.  optinc_num_format writes the same bytes as %.17g.
+ * A line longer than the buffer goes out in pieces. */
+typedef struct line_out {
+    FILE *f;
+    size_t n;
+    char b[4096];
+} line_out;
+
+static void line_put(line_out *l, const char *s, size_t len)
+{
+    if (l->n + len > sizeof l->b) {
+        fwrite(l->b, 1, l->n, l->f);
+        l->n = 0;
+        if (len > sizeof l->b) {
+            fwrite(s, 1, len, l->f);
+            return;
+        }
+    }
+    memcpy(l->b + l->n, s, len);
+    l->n += len;
+}
+
+static void line_str(line_out *l, const char *s) { line_put(l, s, strlen(s)); }
+
+static void line_char(line_out *l, char c) { line_put(l, &c, 1); }
+
+/* " key=value" with value a number (%.17g's bytes) or, when whole is set, an integer. */
+static void line_param(line_out *l, const char *key, double v, int whole)
+{
+    char num[OPTINC_NUM_TEXT_MAX];
+    line_char(l, ' ');
+    line_str(l, key);
+    line_char(l, '=');
+    line_put(l, num, whole ? optinc_int_format(num, (long long)v) : optinc_num_format(num, v));
+}
+
+static void line_end(line_out *l)
+{
+    line_char(l, '\n');
+    fwrite(l->b, 1, l->n, l->f);
+    l->n = 0;
+}
+
 /* "NAME NET... MODEL KEY=VALUE...\n": the card's nets in pin order, then
  * the parameters cl holds in the table's write order, whole numbers as
  * integers and the others with %.17g. */
@@ -109,23 +156,29 @@ static void put_card(FILE *f, optinc_card_kind kind, const char *name, const cha
                      const card_line *cl)
 {
     const optinc_card *cd = &optinc_cards[kind];
-    fputs(name, f);
-    for (int j = 0; j < cd->n_pins; j++)
-        fprintf(f, " %s", nets[j]);
-    fprintf(f, " %s", cd->name);
+    line_out l = {.f = f};
+    line_str(&l, name);
+    for (int j = 0; j < cd->n_pins; j++) {
+        line_char(&l, ' ');
+        line_str(&l, nets[j]);
+    }
+    line_char(&l, ' ');
+    line_str(&l, cd->name);
     for (int i = 0; i < cd->n_params; i++) {
         int k = cd->write_order[i];
         const optinc_card_param *p = &cd->param[k];
         if (!(cl->has & (1u << k)))
             continue;
-        if (cl->ref[k])
-            fprintf(f, " %s=%s", p->key, cl->ref[k]);
-        else if (p->type == 'i')
-            fprintf(f, " %s=%d", p->key, (int)cl->v[k]);
-        else
-            fprintf(f, " %s=%.17g", p->key, cl->v[k]);
+        if (cl->ref[k]) {
+            line_char(&l, ' ');
+            line_str(&l, p->key);
+            line_char(&l, '=');
+            line_str(&l, cl->ref[k]);
+        } else {
+            line_param(&l, p->key, cl->v[k], p->type == 'i');
+        }
     }
-    fputc('\n', f);
+    line_end(&l);
 }
 
 /* A target is written only when it differs, bit for bit, from the value. */
@@ -223,8 +276,7 @@ static void put_mzi(writer *w, const optinc_stage *s, const optinc_mzi *z)
     nl_element_name(name, sizeof name, w->prefix, OPTINC_CARD_MZI, w->L->name, s->tag,
                     z->column, m);
     for (int j = 0; j < 2; j++)
-        snprintf(out[j], NET_MAX, "%s%s_%c_c%d_m%d", w->prefix, w->L->name, s->tag, z->column,
-                 m + j);
+        nl_grid_name(out[j], NET_MAX, w->prefix, NULL, w->L->name, s->tag, z->column, 'm', m + j);
     const char *nets[4] = {w->cur[m], w->cur[m + 1], out[0], out[1]};
     if (w->opt->expand_mzi && (w->opt->flatten || !mzi_fits_cell(z))) {
         char pfx[NET_MAX + 2];
@@ -232,9 +284,16 @@ static void put_mzi(writer *w, const optinc_stage *s, const optinc_mzi *z)
         put_mzi_body(w, pfx, nets, &z->theta, &z->phi);
     } else if (w->opt->expand_mzi) {
         const optinc_card_param *mz = optinc_cards[OPTINC_CARD_MZI].param;
-        fprintf(w->f, "%s %s %s %s %s %s %s=%.17g %s=%.17g\n", name, nets[0], nets[1], nets[2],
-                nets[3], MZI_CELL, mz[MZI_THETA].key, z->theta.rad, mz[MZI_PHI].key,
-                z->phi.rad);
+        line_out l = {.f = w->f};
+        line_str(&l, name);
+        for (int j = 0; j < 4; j++) {
+            line_char(&l, ' ');
+            line_str(&l, nets[j]);
+        }
+        line_str(&l, " " MZI_CELL);
+        line_param(&l, mz[MZI_THETA].key, z->theta.rad, 0);
+        line_param(&l, mz[MZI_PHI].key, z->phi.rad, 0);
+        line_end(&l);
     } else {
         card_line cl = {.has = 0};
         set_phase(&cl, MZI_THETA, MZI_THETA_CODE, MZI_THETA_TARGET, MZI_BITS, &z->theta, w);
@@ -257,8 +316,7 @@ static void put_mesh(writer *w, const optinc_stage *s, int last)
         if (last)
             port_net(w, 1, m, out);
         else
-            snprintf(out, sizeof out, "%s%s_%c_c%d_m%d", w->prefix, w->L->name, s->tag,
-                     M->n_columns, m);
+            nl_grid_name(out, NET_MAX, w->prefix, NULL, w->L->name, s->tag, M->n_columns, 'm', m);
         char name[NET_MAX];
         nl_element_name(name, sizeof name, w->prefix, OPTINC_CARD_PS, w->L->name, s->tag,
                         M->n_columns, m);
