@@ -39,7 +39,7 @@ SANFLAGS :=
 OPT      := -O2 -g
 endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 CFLAGS   += $(OPT) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
             -Wno-unused-parameter -Iinclude -I. -DOPTINC_VERSION='"$(VERSION)"' -fPIC $(SANFLAGS) \
             -MMD -MP $(if $(filter 1,$(MPI)),-DOPTINC_HAVE_MPI)
