@@ -145,9 +145,19 @@ demo: deps
 	@$(MAKE) --no-print-directory $(PROG)
 	@OPTINC=$(abspath $(PROG)) sh scripts/demo.sh
 
+# The machine's limits first (bench_limits), then every benchmark, its output
+# kept in $(BUILD)/bench/output.txt, then the closing table of the TARGET
+# lines they printed (scripts/bench-table.sh), with the load average before
+# and after: the machine is often shared.
+BENCH_RUN := $(BUILD)/bench/bench_limits $(filter-out $(BUILD)/bench/bench_limits,$(BENCHES))
 bench: deps
 	@$(MAKE) --no-print-directory $(PROG) $(BENCHES)
-	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+	@echo "load average before: $$(cut -d' ' -f1-3 /proc/loadavg)" | tee $(BUILD)/bench/output.txt
+	@for b in $(BENCH_RUN); do echo "== $$b"; \
+	    { $$b; echo $$? > $(BUILD)/bench/status; } | tee -a $(BUILD)/bench/output.txt; \
+	    test "$$(cat $(BUILD)/bench/status)" = 0 || exit 1; done
+	@echo "load average after: $$(cut -d' ' -f1-3 /proc/loadavg)" | tee -a $(BUILD)/bench/output.txt
+	@sh scripts/bench-table.sh $(BUILD)/bench/output.txt
 
 netlists: $(PROG)
 	@OPTINC=$(abspath $(PROG)) sh scripts/make-netlists.sh

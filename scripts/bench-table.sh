@@ -1,0 +1,21 @@
+#!/bin/sh
+# bench-table.sh OUTPUT - the closing table of `make bench`: every line
+# TARGET|what|measured|op|target|unit that a benchmark printed into OUTPUT,
+# with met or MISSED; exits 0 either way (a missed target is a finding, not a
+# failed build).
+awk -F'|' '
+$1 == "TARGET" && NF == 6 {
+    met = ($4 == "<=") ? ($3 + 0 <= $5 + 0) : ($3 + 0 >= $5 + 0)
+    rows[++n] = sprintf("%-72s %10s %2s %-8s %s", $2, $3, $4, $5 $6, met ? "met" : "MISSED")
+    missed += !met
+}
+END {
+    print ""
+    print "== targets"
+    printf "%-72s %10s %2s %-8s %s\n", "what", "measured", "", "target", ""
+    for (i = 1; i <= n; i++)
+        print rows[i]
+    if (!n)
+        print "(no benchmark printed a target)"
+    printf "%d targets, %d met, %d missed\n", n, n - missed, missed
+}' "$1"
