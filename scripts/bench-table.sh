@@ -6,13 +6,13 @@
 awk -F'|' '
 $1 == "TARGET" && NF == 6 {
     met = ($4 == "<=") ? ($3 + 0 <= $5 + 0) : ($3 + 0 >= $5 + 0)
-    rows[++n] = sprintf("%-72s %10s %2s %-8s %s", $2, $3, $4, $5 $6, met ? "met" : "MISSED")
+    rows[++n] = sprintf("%-72s %10s %2s %-9s %s", $2, $3, $4, $5 " " $6, met ? "met" : "MISSED")
     missed += !met
 }
 END {
     print ""
     print "== targets"
-    printf "%-72s %10s %2s %-8s %s\n", "what", "measured", "", "target", ""
+    printf "%-72s %10s %2s %-9s %s\n", "what", "measured", "", "target", ""
     for (i = 1; i <= n; i++)
         print rows[i]
     if (!n)

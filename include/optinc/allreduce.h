@@ -114,10 +114,11 @@ const optinc_ar_config *optinc_allreduce_config(const optinc_allreduce *ar);
 
 /* In-process emulation: grads[i] is server i's gradient of n floats.  On
  * return every grads[i] holds the same averaged gradient.  The work is cut
- * into a fixed slice of the elements per thread of cfg.threads (whole scale
- * blocks when quantizing), which the plan started once and keeps until it is
- * freed; every element is computed the same way whatever slice it falls
- * in, so the bytes do not depend on the thread count.  `step` numbers the
+ * into a fixed partition of the elements (whole scale blocks when
+ * quantizing), a few parts per thread of cfg.threads, which the threads the
+ * plan started once take in turn; every element is computed the same way
+ * whatever part it falls in, so the bytes do not depend on the thread
+ * count.  `step` numbers the
  * call (it seeds the injected errors, so a resumed run draws the same ones).
  * stats (may be NULL) is accumulated. */
 optinc_status optinc_allreduce_inproc(optinc_allreduce *ar, uint64_t step, float *const *grads,

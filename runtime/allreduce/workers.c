@@ -4,19 +4,26 @@
  * training step all-reduces a gradient of a few hundred kilobytes, for
  * which starting threads each time would cost a good part of the work.
  *
- * One mutex and two condition variables: `start` wakes the workers for a new
- * job (a generation number tells a new job from a spurious wake-up), `done`
- * wakes the caller when the last one has finished its part.  The caller runs
- * part 0 itself, so a pool of T threads starts T - 1.
+ * A job is PARTS_PER_THREAD parts per thread, handed out by an atomic
+ * counter: every thread that is running takes the next part until none is
+ * left.  The caller takes parts too, so on a busy machine, where a worker
+ * may wait long for a core, the caller finishes the job alone rather than
+ * wait for it.  One mutex guards the job: `start` wakes the workers for a
+ * new one (a generation number tells a new job from a spurious wake-up),
+ * `done` wakes the caller when the last part is finished and no worker is
+ * still inside the job, so that a late worker never takes a part of the next
+ * job for this one's.
  */
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include "runtime/allreduce/workers.h"
 
+#define PARTS_PER_THREAD 8
+
 typedef struct ar_worker {
     ar_workers *pool;
-    int part;
     pthread_t thread;
 } ar_worker;
 
@@ -26,16 +33,27 @@ struct ar_workers {
     pthread_mutex_t lock;
     pthread_cond_t start, done;
     unsigned long generation;    /* jobs handed out so far */
-    int running;                 /* workers still in the current job */
+    int inside;                  /* workers taking parts of the current job */
+    int finished;                /* parts of the current job done */
     int quit;
     ar_job fn;
     void *ctx;
+    atomic_int next;             /* the next part to take */
 };
+
+/* Takes parts of the current job until none is left; returns how many it
+ * ran. */
+static int take_parts(ar_workers *w, ar_job fn, void *ctx)
+{
+    int parts = ar_workers_parts(w), ran = 0;
+    for (int p; (p = atomic_fetch_add(&w->next, 1)) < parts; ran++)
+        fn(ctx, p, parts);
+    return ran;
+}
 
 static void *worker_main(void *arg)
 {
-    ar_worker *me = arg;
-    ar_workers *w = me->pool;
+    ar_workers *w = ((ar_worker *)arg)->pool;
     unsigned long seen = 0;
     pthread_mutex_lock(&w->lock);
     for (;;) {
@@ -46,10 +64,12 @@ static void *worker_main(void *arg)
         seen = w->generation;
         ar_job fn = w->fn;
         void *ctx = w->ctx;
+        w->inside++;
         pthread_mutex_unlock(&w->lock);
-        fn(ctx, me->part, w->threads);
+        int ran = take_parts(w, fn, ctx);
         pthread_mutex_lock(&w->lock);
-        if (--w->running == 0)
+        w->finished += ran;
+        if (--w->inside == 0 && w->finished == ar_workers_parts(w))
             pthread_cond_signal(&w->done);
     }
     pthread_mutex_unlock(&w->lock);
@@ -68,6 +88,7 @@ optinc_status ar_workers_new(int threads, ar_workers **out, optinc_error *err)
                            threads);
     }
     w->threads = threads;
+    atomic_init(&w->next, 0);
     pthread_mutex_init(&w->lock, NULL);
     pthread_cond_init(&w->start, NULL);
     pthread_cond_init(&w->done, NULL);
@@ -77,10 +98,9 @@ optinc_status ar_workers_new(int threads, ar_workers **out, optinc_error *err)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     for (; w->started < threads - 1; w->started++) {
-        ar_worker *k = &w->worker[w->started];
-        k->pool = w;
-        k->part = w->started + 1;
-        if (pthread_create(&k->thread, NULL, worker_main, k))
+        w->worker[w->started].pool = w;
+        if (pthread_create(&w->worker[w->started].thread, NULL, worker_main,
+                           &w->worker[w->started]))
             break;
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -104,20 +124,22 @@ void ar_workers_run(ar_workers *w, ar_job fn, void *ctx)
     pthread_mutex_lock(&w->lock);
     w->fn = fn;
     w->ctx = ctx;
-    w->running = w->threads - 1;
+    w->finished = 0;
+    atomic_store(&w->next, 0);
     w->generation++;
     pthread_cond_broadcast(&w->start);
     pthread_mutex_unlock(&w->lock);
-    fn(ctx, 0, w->threads);
+    int ran = take_parts(w, fn, ctx);
     pthread_mutex_lock(&w->lock);
-    while (w->running)
+    w->finished += ran;
+    while (w->inside || w->finished < ar_workers_parts(w))
         pthread_cond_wait(&w->done, &w->lock);
     pthread_mutex_unlock(&w->lock);
 }
 
 int ar_workers_parts(const ar_workers *w)
 {
-    return w ? w->threads : 1;
+    return w ? w->threads * PARTS_PER_THREAD : 1;
 }
 
 void ar_workers_free(ar_workers *w)
