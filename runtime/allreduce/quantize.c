@@ -430,11 +430,9 @@ static void codes_part(void *ctx, int part, int parts)
                 tile[i] = g[i] + j;
             prefetch_next(g, N, j + bs, len, call->n);
             lookup_floats(ar, tile, len, inv, clamp, ar->codes + j);
-            if (call->fused) {
-                decode_span(ar->codes + j, g[0] + j, len, stp, off);
-                for (int i = 1; i < N; i++)
-                    memcpy(g[i] + j, g[0] + j, len * sizeof(float));
-            }
+            if (call->fused)     /* a decode per server: vector stores, no copy loop */
+                for (int i = 0; i < N; i++)
+                    decode_span(ar->codes + j, g[i] + j, len, stp, off);
         }
     }
 }
