@@ -2,7 +2,8 @@
 #
 #   make demo       install missing Debian packages, build, run the main job
 #   make check      install missing packages, build, run every test
-#   make bench      benchmark tables against zgesdd / zgemm / MPI_Allreduce
+#   make bench      benchmarks against the machine's measured limits (memory bandwidth,
+#                   zgemm/cgemm), zgesdd and MPI_Allreduce; a closing table of targets
 #   make install    PREFIX=/usr/local (program, liboptinc, headers, man pages, optinc.pc)
 #   make netlists   regenerate the golden netlists/ from specs/
 #   make fuzz       libFuzzer targets in fuzz/ (clang), each for FUZZ_TIME seconds (60)
