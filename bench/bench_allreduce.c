@@ -153,7 +153,8 @@ static double train_cpu(const char *name, int steps, optinc_error *err)
 }
 
 /* CPU seconds per training step: the difference between 150 and 50 steps
- * (which cancels loading the data and the test), best of 5, interleaved (the machine is shared: the best rep is the one least disturbed). */
+ * (which cancels loading the data and the test), best of 5, interleaved (on
+ * a shared machine the best rep is the one least disturbed). */
 static int time_training(double *exact_s, double *optinc_s)
 {
     double best[2] = {1e30, 1e30};
