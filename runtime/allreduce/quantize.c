@@ -390,18 +390,6 @@ typedef struct codes_call {
     uint64_t errors[OPTINC_AR_MAX_SERVERS];   /* injected, per chunk */
 } codes_call;
 
-/* Asks for the servers' tile at element at of the next block while this one
- * is computed, so that the memory and the arithmetic overlap. */
-static void prefetch_next(float *const *g, int N, size_t at, size_t len, size_t n)
-{
-    if (at >= n)
-        return;
-    len = at + len < n ? len : n - at;
-    for (int i = 0; i < N; i++)
-        for (size_t j = 0; j < len; j += 64 / sizeof(float))
-            __builtin_prefetch(g[i] + at + j);
-}
-
 /* Part `part` of `parts`: its share of the blocks, one after the other: the
  * block's shared scale (the largest magnitude over the servers, which leaves
  * the block's values in cache), then its tiles quantized and looked up on
@@ -428,7 +416,6 @@ static void codes_part(void *ctx, int part, int parts)
             size_t len = hi - j < TILE ? hi - j : TILE;
             for (int i = 0; i < N; i++)
                 tile[i] = g[i] + j;
-            prefetch_next(g, N, j + bs, len, call->n);
             lookup_floats(ar, tile, len, inv, clamp, ar->codes + j);
             if (call->fused)     /* a decode per server: vector stores, no copy loop */
                 for (int i = 0; i < N; i++)
