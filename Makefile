@@ -2,7 +2,8 @@
 #
 #   make demo       install missing Debian packages, build, run the main job
 #   make check      install missing packages, build, run every test
-#   make bench      benchmark tables against zgesdd / zgemm / MPI_Allreduce
+#   make bench      benchmarks against the machine's measured limits (memory bandwidth,
+#                   zgemm/cgemm), zgesdd and MPI_Allreduce; a closing table of targets
 #   make install    PREFIX=/usr/local (program, liboptinc, headers, man pages, optinc.pc)
 #   make netlists   regenerate the golden netlists/ from specs/
 #   make fuzz       libFuzzer targets in fuzz/ (clang), each for FUZZ_TIME seconds (60)
@@ -39,7 +40,7 @@ SANFLAGS :=
 OPT      := -O2 -g
 endif
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm -pthread
 CFLAGS   += $(OPT) -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
             -Wno-unused-parameter -Iinclude -I. -DOPTINC_VERSION='"$(VERSION)"' -fPIC $(SANFLAGS) \
             -MMD -MP $(if $(filter 1,$(MPI)),-DOPTINC_HAVE_MPI)
@@ -145,9 +146,19 @@ demo: deps
 	@$(MAKE) --no-print-directory $(PROG)
 	@OPTINC=$(abspath $(PROG)) sh scripts/demo.sh
 
+# The machine's limits first (bench_limits), then every benchmark, its output
+# kept in $(BUILD)/bench/output.txt, then the closing table of the TARGET
+# lines they printed (scripts/bench-table.sh), with the load average before
+# and after: the machine is often shared.
+BENCH_RUN := $(BUILD)/bench/bench_limits $(filter-out $(BUILD)/bench/bench_limits,$(BENCHES))
 bench: deps
 	@$(MAKE) --no-print-directory $(PROG) $(BENCHES)
-	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+	@echo "load average before: $$(cut -d' ' -f1-3 /proc/loadavg)" | tee $(BUILD)/bench/output.txt
+	@for b in $(BENCH_RUN); do echo "== $$b"; \
+	    { $$b; echo $$? > $(BUILD)/bench/status; } | tee -a $(BUILD)/bench/output.txt; \
+	    test "$$(cat $(BUILD)/bench/status)" = 0 || exit 1; done
+	@echo "load average after: $$(cut -d' ' -f1-3 /proc/loadavg)" | tee -a $(BUILD)/bench/output.txt
+	@sh scripts/bench-table.sh $(BUILD)/bench/output.txt
 
 netlists: $(PROG)
 	@OPTINC=$(abspath $(PROG)) sh scripts/make-netlists.sh

@@ -128,6 +128,9 @@ static int parse(int argc, char **argv, opts *o)
          "use the first N training samples", .min = 1, .max = 0x7fffffff, .dflt = "all"},
         {"limit-test", 0, CLI_INT, CLI_DST(int, &c->limit_test), "N",
          "use the first N test samples", .min = 1, .max = 0x7fffffff, .dflt = "all"},
+        {"threads", 0, CLI_INT, CLI_DST(int, &c->threads), "T",
+         "threads of the in-process all-reduce, the same results for any",
+         .min = 1, .max = OPTINC_AR_MAX_THREADS, .dflt = "$OPTINC_THREADS or 1"},
         {"step-timeout", 0, CLI_DOUBLE, CLI_DST(double, &o->step_timeout_s), "SECONDS",
          "under MPI, the longest wait for the other ranks, 0 forever", .lo = 0, .hi = 1e6,
          .what = "seconds"},
@@ -297,7 +300,7 @@ static int cost_model(const opts *o)
             g[i] = buf + (size_t)i * n;
         for (int k = 0; k < 3; k++) {
             optinc_ar_config ac = {optinc_ar_find(kinds[k]), N, o->cfg.bits,
-                                   OPTINC_AR_DEFAULT_BLOCK, NULL, NULL, 1};
+                                   OPTINC_AR_DEFAULT_BLOCK, NULL, NULL, 1, o->cfg.threads};
             optinc_allreduce *ar;
             memset(&st[k], 0, sizeof st[k]);
             optinc_status s = optinc_allreduce_new(&ac, &ar, &err);
@@ -688,6 +691,14 @@ int cmd_train(int argc, char **argv)
     optinc_train_defaults(&o.cfg);
     o.backend = "inproc";
     o.step_timeout_s = OPTINC_COMM_DEFAULT_TIMEOUT_S;
+    /* --threads starts from OPTINC_THREADS (the library reads no environment) */
+    const char *threads = getenv("OPTINC_THREADS");
+    char *end;
+    long t = threads && *threads ? strtol(threads, &end, 10) : 1;
+    if (threads && *threads && (*end || t < 1 || t > OPTINC_AR_MAX_THREADS))
+        return cli_usage_error("train", "OPTINC_THREADS is '%s': use a whole number of 1..%d",
+                               threads, OPTINC_AR_MAX_THREADS);
+    o.cfg.threads = (int)t;
     int rc = parse(argc, argv, &o);
     if (rc >= 0)
         return rc;

@@ -53,7 +53,7 @@ static void grads_free(float **g, int N)
 static optinc_allreduce *plan(const char *name, int N, const optinc_agg_lut *lut,
                               const optinc_err_hist *h)
 {
-    optinc_ar_config c = {optinc_ar_find(name), N, 8, 64, lut, h, 7};
+    optinc_ar_config c = {optinc_ar_find(name), N, 8, 64, lut, h, 7, 1};
     optinc_allreduce *ar = NULL;
     optinc_error err;
     cr_assert_eq(optinc_allreduce_new(&c, &ar, &err), OPTINC_OK, "%s", err.message);
@@ -130,7 +130,7 @@ Test(allreduce, table_limits)
     cr_assert(strstr(err.message, "2..12"));
     cr_assert_eq(optinc_agg_lut_new(64, 12, &lut, &err), OPTINC_EINPUT);
     cr_assert(strstr(err.message, "2^26"));
-    optinc_ar_config c = {optinc_ar_find("optinc"), 4, 8, 64, NULL, NULL, 1};
+    optinc_ar_config c = {optinc_ar_find("optinc"), 4, 8, 64, NULL, NULL, 1, 1};
     cr_assert_eq(optinc_agg_lut_exact(2, 8, &lut, &err), OPTINC_OK);
     c.lut = lut;
     optinc_allreduce *ar;
@@ -320,6 +320,94 @@ Test(allreduce, zero_and_extreme_blocks)
         cr_assert(isfinite(g[0][j]));
     optinc_allreduce_free(ar);
     grads_free(g, N);
+}
+
+/* The in-process run on 1, 2 and 3 threads gives the same bytes, for every
+ * algorithm and every way to the table index (nibble fields: N = 4; bytes:
+ * N = 6; a gather: 10 bits), with injected errors, and over blocks that
+ * take the clamp (zero, subnormal, infinite, NaN) and a last short block. */
+Test(allreduce, same_bytes_for_any_thread_count)
+{
+    uint64_t counts[3] = {0, 2, 1};
+    optinc_err_hist *h;
+    optinc_error err;
+    cr_assert_eq(optinc_err_hist_from_counts(counts, 3, 1, &h, &err), OPTINC_OK);
+    h->p_error = 0.01;
+    const struct { const char *name; int N, bits, inject; } cases[] = {
+        {"ring", 5, 8, 0}, {"exact", 5, 8, 0}, {"optinc", 4, 8, 0}, {"optinc", 6, 8, 0},
+        {"optinc", 4, 10, 0}, {"quantized", 3, 8, 0}, {"optinc", 4, 8, 1},
+        {"quantized", 7, 6, 1}};
+    size_t n = 9 * 1000 + 37;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int N = cases[k].N;
+        float **src = grads_new(N, n, 40 + k), **out[3];
+        for (size_t j = 1000; j < 1100; j++)
+            src[0][j] = src[N - 1][j] = 0.0f;
+        for (int i = 0; i < N; i++)
+            for (size_t j = 2000; j < 2100; j++)
+                src[i][j] = 1e-44f * (float)(j % 7);          /* subnormal maxima */
+        src[1][3000] = INFINITY;
+        src[0][4000] = NAN;
+        for (int t = 1; t <= 3; t++) {
+            optinc_ar_config c = {optinc_ar_find(cases[k].name), N, cases[k].bits, 100, NULL,
+                                  cases[k].inject ? h : NULL, 7, t};
+            optinc_allreduce *ar;
+            cr_assert_eq(optinc_allreduce_new(&c, &ar, &err), OPTINC_OK, "%s", err.message);
+            out[t - 1] = grads_copy(src, N, n);
+            optinc_ar_stats st = {0};
+            run(ar, 3, out[t - 1], n, &st);
+            run(ar, 4, out[t - 1], n, &st);                /* the threads are reused */
+            cr_assert(!cases[k].inject || st.injected_errors > 0);
+            optinc_allreduce_free(ar);
+        }
+        for (int t = 1; t < 3; t++)
+            for (int i = 0; i < N; i++)
+                cr_assert(!memcmp(out[t][i], out[0][i], n * sizeof(float)),
+                          "%s N %d, %d bits: %d threads differ from 1 at server %d",
+                          cases[k].name, N, cases[k].bits, t + 1, i);
+        for (int t = 0; t < 3; t++)
+            grads_free(out[t], N);
+        grads_free(src, N);
+    }
+    optinc_err_hist_free(h);
+    optinc_ar_config c = {optinc_ar_find("optinc"), 4, 8, 64, NULL, NULL, 1,
+                          OPTINC_AR_MAX_THREADS + 1};
+    optinc_allreduce *ar;
+    cr_assert_eq(optinc_allreduce_new(&c, &ar, &err), OPTINC_EINPUT);
+    cr_assert(strstr(err.message, "1..256"), "%s", err.message);
+}
+
+/* Training takes its threads from --threads or OPTINC_THREADS, and the
+ * weights do not depend on them. */
+Test(allreduce, training_weights_same_for_any_thread_count)
+{
+    char *dir = tr_dataset();
+    cr_assert(dir);
+    const char *args[] = {"train", "--data", dir, "--hidden", "16", "--batch", "8", "--epochs",
+                          "1", "--json", "--quiet", "--allreduce", "optinc", "--onn", "exact",
+                          "--threads", "1", NULL};
+    tu_run a = tu_optinc(args);
+    args[16] = "3";
+    tu_run b = tu_optinc(args);
+    args[15] = NULL;
+    setenv("OPTINC_THREADS", "2", 1);
+    tu_run c = tu_optinc(args);
+    setenv("OPTINC_THREADS", "two", 1);
+    tu_run d = tu_optinc(args);
+    unsetenv("OPTINC_THREADS");
+    cr_assert_eq(a.status + b.status + c.status, 0, "%s%s%s", a.err, b.err, c.err);
+    const char *sa = tr_json(a.out, "weights_sha256");
+    cr_assert(sa);
+    cr_assert(!strncmp(sa, tr_json(b.out, "weights_sha256"), 66));
+    cr_assert(!strncmp(sa, tr_json(c.out, "weights_sha256"), 66));
+    cr_assert_eq(d.status, 2);
+    cr_assert(strstr(d.err, "OPTINC_THREADS is 'two'"), "%s", d.err);
+    tu_run_free(&a);
+    tu_run_free(&b);
+    tu_run_free(&c);
+    tu_run_free(&d);
+    tu_rmtree(dir);
+    free(dir);
 }
 
 Test(allreduce, injected_errors)
@@ -653,7 +741,7 @@ Test(allreduce, onn_table_equals_direct_simulation, .timeout = 60)
         cr_assert_eq(olut->size, lut->size);
         for (size_t i = 0; i < lut->size; i++)
             lut->code[i] = (uint16_t)olut->code[i];
-        optinc_ar_config cfg = {optinc_ar_find("optinc"), 4, 4, 64, lut, NULL, 1};
+        optinc_ar_config cfg = {optinc_ar_find("optinc"), 4, 4, 64, lut, NULL, 1, 1};
         optinc_allreduce *ar;
         cr_assert_eq(optinc_allreduce_new(&cfg, &ar, &err), OPTINC_OK, "%s", err.message);
         enum { n = 400 };

@@ -3,7 +3,8 @@
  * optinc train --backend mpi` and the in-process run on the same seed end
  * with bit-identical weights and the same counted traffic, for every
  * all-reduce (ring; optinc through a compiled ONN, on ideal devices and on a
- * chip with phase errors; exact; quantized) and with injected errors.
+ * chip with phase errors; exact; quantized) and with injected errors, the
+ * in-process run also on several threads.
  * Skipped when the build has no MPI or mpirun is missing.
  */
 #include <criterion/criterion.h>
@@ -11,9 +12,11 @@
 #include <string.h>
 #include "trainutil.h"
 
-/* Runs the small training in process and on 4 MPI ranks with the extra
- * options (NULL-terminated); compares. */
-static void compare(const char *dir, const char *kind, const char *const *extra)
+/* Runs the small training in process (on `threads` threads, NULL: the
+ * default) and on 4 MPI ranks with the extra options (NULL-terminated);
+ * compares. */
+static void compare(const char *dir, const char *kind, const char *const *extra,
+                    const char *threads)
 {
     const char *common[] = {"train", "--data", dir, "--hidden", "16", "--batch", "8",
                             "--epochs", "2", "--seed", "3", "--json", "--quiet",
@@ -30,6 +33,10 @@ static void compare(const char *dir, const char *kind, const char *const *extra)
         args[n++] = margs[m++] = extra[i];
     margs[m++] = "--backend";
     margs[m++] = "mpi";
+    if (threads) {
+        args[n++] = "--threads";
+        args[n++] = threads;
+    }
     args[n] = margs[m] = NULL;
     tu_run a = tu_optinc_start(args);
     tu_run b = tr_start_mpi(margs);
@@ -60,12 +67,14 @@ Test(mpi, bit_identical_to_inproc)
     cr_assert_eq(tu_write_file(hist, "p_error 0.01\n1 3\n-1 1\n2 1\n"), 0);
     char onn[4200];
     cr_assert_eq(tr_tiny_onn(dir, onn, sizeof onn), 0);
-    compare(dir, "ring", NULL);
-    compare(dir, "optinc", (const char *[]){"--onn", onn, "--bits", "4", NULL});
+    compare(dir, "ring", NULL, NULL);
+    compare(dir, "optinc", (const char *[]){"--onn", onn, "--bits", "4", NULL}, NULL);
     compare(dir, "optinc", (const char *[]){"--onn", onn, "--bits", "4", "--phase-sigma",
-                                            "0.05", "--inject-errors", hist, NULL});
-    compare(dir, "exact", NULL);
-    compare(dir, "quantized", (const char *[]){"--inject-errors", hist, NULL});
+                                            "0.05", "--inject-errors", hist, NULL}, NULL);
+    compare(dir, "exact", NULL, NULL);
+    compare(dir, "quantized", (const char *[]){"--inject-errors", hist, NULL}, NULL);
+    /* the in-process run on threads: still the MPI run's bits */
+    compare(dir, "quantized", (const char *[]){"--inject-errors", hist, NULL}, "3");
     tu_rmtree(dir);
     free(dir);
 }

@@ -46,6 +46,7 @@
 #include "optinc/spec.h"
 
 #define OPTINC_AR_MAX_SERVERS OPTINC_AGG_MAX_SERVERS   /* 256 */
+#define OPTINC_AR_MAX_THREADS 256
 /* The spec's defaults (its allreduce: section starts from them). */
 #define OPTINC_AR_DEFAULT_BITS OPTINC_SPEC_AR_DEFAULT_BITS    /* b = 8, the paper's case */
 #define OPTINC_AR_DEFAULT_BLOCK OPTINC_SPEC_AR_DEFAULT_BLOCK  /* 1024: scale overhead 0.39 % */
@@ -90,6 +91,9 @@ typedef struct optinc_ar_config {
     const optinc_agg_lut *lut;     /* OPTINC_AR_ONN: the ONN's table (borrowed); NULL: exact */
     const optinc_err_hist *inject; /* quantizing: output errors; NULL: none */
     uint64_t seed;                 /* seed of the injected errors */
+    int threads;                   /* threads of the in-process run, the caller's included:
+                                      0 or 1 runs it on the calling thread; the same
+                                      results for any count */
 } optinc_ar_config;
 
 /* Per-server counts of the modelled network, accumulated over runs. */
@@ -109,7 +113,12 @@ void optinc_allreduce_free(optinc_allreduce *ar);
 const optinc_ar_config *optinc_allreduce_config(const optinc_allreduce *ar);
 
 /* In-process emulation: grads[i] is server i's gradient of n floats.  On
- * return every grads[i] holds the same averaged gradient.  `step` numbers the
+ * return every grads[i] holds the same averaged gradient.  The work is cut
+ * into a fixed partition of the elements (whole scale blocks when
+ * quantizing), a few parts per thread of cfg.threads, which the threads the
+ * plan started once take in turn; every element is computed the same way
+ * whatever part it falls in, so the bytes do not depend on the thread
+ * count.  `step` numbers the
  * call (it seeds the injected errors, so a resumed run draws the same ones).
  * stats (may be NULL) is accumulated. */
 optinc_status optinc_allreduce_inproc(optinc_allreduce *ar, uint64_t step, float *const *grads,

@@ -56,6 +56,8 @@ typedef struct optinc_train_config {
     const optinc_agg_lut *lut;     /* optinc: the ONN's table (borrowed), NULL: exact */
     const optinc_err_hist *inject; /* injected ONN output errors (borrowed), NULL: none */
     int limit_train, limit_test;   /* use the first samples only; 0: all */
+    int threads;                   /* threads of the in-process all-reduce (optinc_ar_config);
+                                      0 or 1: the calling thread; the same weights for any */
     long checkpoint_every;         /* steps; 0: no checkpoints */
     int resume;                    /* continue from out_dir/checkpoint.bin when present */
     long stop_after;               /* stop after this many steps, as if killed; 0: never */

@@ -55,7 +55,7 @@ class CErrHist(ctypes.Structure):      # optinc_err_hist (allreduce.h)
 class CArConfig(ctypes.Structure):     # optinc_ar_config (allreduce.h)
     _fields_ = [("algorithm", ctypes.POINTER(CAlgorithm)), ("servers", c_int),
                 ("bits", c_int), ("block_size", c_int), ("lut", ctypes.POINTER(CAggLut)),
-                ("inject", ctypes.POINTER(CErrHist)), ("seed", c_uint64)]
+                ("inject", ctypes.POINTER(CErrHist)), ("seed", c_uint64), ("threads", c_int)]
 
 
 class CArStats(ctypes.Structure):      # optinc_ar_stats (allreduce.h)

@@ -18,6 +18,7 @@
 #include <string.h>
 #include "optinc/allreduce.h"
 #include "runtime/allreduce/plan.h"
+#include "runtime/allreduce/workers.h"
 
 optinc_status optinc_allreduce_new(const optinc_ar_config *cfg, optinc_allreduce **out,
                                    optinc_error *err)
@@ -44,12 +45,17 @@ optinc_status optinc_allreduce_new(const optinc_ar_config *cfg, optinc_allreduce
                            "the aggregation table is for %d servers and %d bits, the run has %d "
                            "servers and %d bits: use an ONN compiled for this run",
                            cfg->lut->servers, cfg->lut->bits, cfg->servers, cfg->bits);
+    if (cfg->threads < 0 || cfg->threads > OPTINC_AR_MAX_THREADS)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "%d threads: use 1..%d",
+                           cfg->threads, OPTINC_AR_MAX_THREADS);
     optinc_allreduce *ar = calloc(1, sizeof *ar);
     if (!ar)
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
     ar->cfg = *cfg;
     snprintf(ar->what, sizeof ar->what, "%s all-reduce", cfg->algorithm->name);
     optinc_status st = cfg->algorithm->prepare ? cfg->algorithm->prepare(ar, err) : OPTINC_OK;
+    if (!st)
+        st = ar_workers_new(cfg->threads, &ar->workers, err);
     if (st) {
         optinc_allreduce_free(ar);
         return st;
@@ -62,6 +68,7 @@ void optinc_allreduce_free(optinc_allreduce *ar)
 {
     if (!ar)
         return;
+    ar_workers_free(ar->workers);
     optinc_agg_lut_free(ar->own_lut);
     free(ar->own_table);
     free(ar->absmax);

@@ -12,19 +12,36 @@
 #include <string.h>
 #include "optinc/allreduce.h"
 #include "runtime/allreduce/plan.h"
+#include "runtime/allreduce/workers.h"
 #ifdef OPTINC_HAVE_MPI
 #include "runtime/allreduce/backend.h"
 #endif
 
+typedef struct exact_call {
+    int servers;
+    float *const *g;
+    size_t n;
+} exact_call;
+
+/* Part `part` of the elements: every element is added in server order
+ * whatever part it is in, so the thread count changes no value. */
+static void exact_part(void *ctx, int part, int parts)
+{
+    exact_call *c = ctx;
+    size_t lo, hi;
+    optinc_ar_chunk(c->n, parts, part, &lo, &hi);
+    for (int i = 1; i < c->servers; i++)
+        optinc_ar_add(c->g[0] + lo, c->g[i] + lo, hi - lo);
+    optinc_ar_mean(c->g[0] + lo, hi - lo, c->servers);
+    for (int i = 1; i < c->servers; i++)
+        memcpy(c->g[i] + lo, c->g[0] + lo, (hi - lo) * sizeof(float));
+}
+
 static optinc_status exact_inproc(optinc_allreduce *ar, uint64_t step, float *const *g, size_t n,
                                   uint64_t *errors, optinc_error *err)
 {
-    int N = ar->cfg.servers;
-    for (int i = 1; i < N; i++)
-        optinc_ar_add(g[0], g[i], n);
-    optinc_ar_mean(g[0], n, N);
-    for (int i = 1; i < N; i++)
-        memcpy(g[i], g[0], n * sizeof(float));
+    exact_call call = {ar->cfg.servers, g, n};
+    ar_workers_run(ar->workers, exact_part, &call);
     *errors = 0;
     return OPTINC_OK;
 }

@@ -48,6 +48,7 @@ struct optinc_allreduce {
     const uint16_t *table;        /* index -> output code */
     uint16_t *own_table;          /* the table, when prepare() built it */
     optinc_agg_lut *own_lut;      /* the exact aggregation table, when prepare() made it */
+    struct ar_workers *workers;   /* cfg.threads - 1 threads besides the caller's; NULL: none */
     /* scratch of the in-process quantizing path, sized on first use */
     float *absmax;                /* nblocks */
     uint16_t *codes;              /* n */

@@ -15,36 +15,59 @@
  * stream per (seed, step, chunk), so they do not depend on which process
  * aggregates a chunk, nor on history.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "optinc/allreduce.h"
 #include "optinc/rng.h"
 #include "runtime/allreduce/plan.h"
+#include "runtime/allreduce/workers.h"
 #ifdef OPTINC_HAVE_MPI
 #include "runtime/allreduce/backend.h"
 #endif
 
-/* Largest magnitude bits of g[0..len): the magnitude bits of a float >= 0
- * order like the float, so this is an exact integer maximum. */
-HOT static uint32_t absmax_bits(const float *restrict g, size_t len)
+/* The magnitude bits of *p: those of a float >= 0 order like the float. */
+static inline int32_t magnitude(const float *p)
 {
-    int32_t m[TILE] = {0}, best = 0;         /* top bit cleared: signed order is fine */
-    size_t j = 0;
-    for (; j + TILE <= len; j += TILE) {
-        int32_t u[TILE];
-        memcpy(u, g + j, sizeof u);
-        for (int t = 0; t < TILE; t++) {
-            int32_t a = u[t] & 0x7fffffff;
-            m[t] = a > m[t] ? a : m[t];
+    int32_t a;
+    memcpy(&a, p, sizeof a);
+    return a & 0x7fffffff;         /* top bit cleared: signed order is fine */
+}
+
+/* Largest magnitude bits of g[i][lo..lo+len) over the servers i < N, an
+ * exact integer maximum; four servers a pass, so the running maxima are
+ * loaded and stored once per four. */
+HOT static uint32_t absmax_bits(const float *const *g, int N, size_t lo, size_t len)
+{
+    int32_t m[TILE] = {0}, best = 0;
+    size_t j = lo, end = lo + len;
+    for (; j + TILE <= end; j += TILE) {
+        int i = 0;
+        for (; i + 4 <= N; i += 4) {
+            const float *restrict p0 = g[i] + j, *restrict p1 = g[i + 1] + j;
+            const float *restrict p2 = g[i + 2] + j, *restrict p3 = g[i + 3] + j;
+            for (int t = 0; t < TILE; t++) {
+                int32_t a0 = magnitude(p0 + t), a1 = magnitude(p1 + t);
+                int32_t a2 = magnitude(p2 + t), a3 = magnitude(p3 + t);
+                int32_t a = a0 > a1 ? a0 : a1, b = a2 > a3 ? a2 : a3;
+                a = a > b ? a : b;
+                m[t] = a > m[t] ? a : m[t];
+            }
+        }
+        for (; i < N; i++) {
+            const float *restrict p0 = g[i] + j;
+            for (int t = 0; t < TILE; t++) {
+                int32_t a = magnitude(p0 + t);
+                m[t] = a > m[t] ? a : m[t];
+            }
         }
     }
-    for (; j < len; j++) {
-        int32_t a;
-        memcpy(&a, g + j, sizeof a);
-        a &= 0x7fffffff;
-        best = a > best ? a : best;
-    }
+    for (; j < end; j++)
+        for (int i = 0; i < N; i++) {
+            int32_t a = magnitude(g[i] + j);
+            best = a > best ? a : best;
+        }
     for (int t = 0; t < TILE; t++)
         best = m[t] > best ? m[t] : best;
     return (uint32_t)best;
@@ -54,7 +77,7 @@ void optinc_ar_block_absmax(const optinc_allreduce *ar, const float *g, size_t n
 {
     size_t bs = (size_t)ar->cfg.block_size;
     for (size_t lo = 0, k = 0; lo < n; lo += bs, k++) {
-        uint32_t m = absmax_bits(g + lo, lo + bs < n ? bs : n - lo);
+        uint32_t m = absmax_bits(&g, 1, lo, lo + bs < n ? bs : n - lo);
         memcpy(&absmax[k], &m, sizeof m);
     }
 }
@@ -67,22 +90,45 @@ static void block_steps(const optinc_allreduce *ar, float absmax, float *inv, fl
     *step = absmax / top;
 }
 
-/* rint(g * inv) + offset, clamped to 1..2^b-1.  Adding 1.5 * 2^23 to a
- * float of magnitude below 2^22 rounds it to an integer, half to even, in one
- * correctly rounded addition, and leaves that integer in the low bits:
- * bits(x + 1.5 * 2^23) = 0x4b400000 + rint(x).  (C11 evaluates float in
- * float here: FLT_EVAL_METHOD is 0 on every target we build for.)  Integer
- * arithmetic on the bits instead of a float-to-int conversion lets the
- * compiler vectorize the loops below. */
-static inline uint32_t quantize1(float g, float inv, float top, uint32_t off)
+/* Codes are made in the bits of a float.  Adding 1.5 * 2^23 + off (off =
+ * 2^(b-1), even) to a float x of magnitude below 2^22 rounds it to an
+ * integer, half to even, in one correctly rounded addition (the constant is
+ * even, so the tie goes where rint(x) goes), and leaves that integer in the
+ * low bits: bits(x + 1.5 * 2^23 + off) = CODE_BIAS + rint(x) + off.  (C11
+ * evaluates float in float here: FLT_EVAL_METHOD is 0 on every target we
+ * build for.)  Integer arithmetic on the bits instead of a float-to-int
+ * conversion lets the compiler vectorize the loops below; the index kernels
+ * read a code from the low 8 bits of the word, or subtract the bias. */
+#define CODE_BIAS 0x4b400000u
+
+/* CODE_BIAS + rint(g * inv) + off, x = g * inv clamped to [-top, top] (which
+ * also maps NaN to the lowest code). */
+static inline uint32_t code_bits_clamped(float g, float inv, float top, float magic)
 {
     float x = g * inv;
-    x = x > -top ? x : -top;          /* also maps NaN to the lowest code */
+    x = x > -top ? x : -top;
     x = x < top ? x : top;
-    float y = x + 0x1.8p23f;
+    float y = x + magic;
     uint32_t b;
     memcpy(&b, &y, sizeof b);
-    return b - 0x4b400000u + off;
+    return b;
+}
+
+/* The same without the clamp, for a block whose maximum and inverse step are
+ * finite: then |g| <= max gives |g * inv| <= top (1 + 2^-23)^2, which rounds
+ * into [-top, top] anyway, so the clamp would change nothing. */
+static inline uint32_t code_bits(float g, float inv, float magic)
+{
+    float y = g * inv + magic;
+    uint32_t b;
+    memcpy(&b, &y, sizeof b);
+    return b;
+}
+
+/* Whether a block's codes may skip the clamp (code_bits). */
+static int clamp_free(float absmax, float inv)
+{
+    return absmax <= FLT_MAX && inv <= FLT_MAX;
 }
 
 /* codes[0..len) of g[0..len) under one block's inverse step; constant-trip
@@ -91,11 +137,12 @@ HOT static void quantize_span(const float *restrict g, uint16_t *restrict codes,
                           float inv, float top, uint32_t off)
 {
     size_t j = 0;
+    float magic = 0x1.8p23f + (float)off;
     for (; j + TILE <= len; j += TILE)
         for (int t = 0; t < TILE; t++)
-            codes[j + t] = (uint16_t)quantize1(g[j + t], inv, top, off);
+            codes[j + t] = (uint16_t)(code_bits_clamped(g[j + t], inv, top, magic) - CODE_BIAS);
     for (; j < len; j++)
-        codes[j] = (uint16_t)quantize1(g[j], inv, top, off);
+        codes[j] = (uint16_t)(code_bits_clamped(g[j], inv, top, magic) - CODE_BIAS);
 }
 
 HOT static void decode_span(const uint16_t *restrict codes, float *restrict g, size_t len,
@@ -187,41 +234,81 @@ static uint64_t inject(const optinc_allreduce *ar, uint64_t step, int c, uint16_
             }                                                                          \
     } while (0)
 
-/* Adds one server's code u = CODE (an expression of t) of each element to
- * the index accumulators a (and b).  The ways to the digit-position sums:
- *   SUM     quantized: the sum of the codes is the index;
- *   NIBBLE  3N <= 15, 4 digits at most: a sums u & 0x33 (digits 0 and 2 in
- *           two 4-bit fields), b sums u >> 2 & 0x33 (digits 1 and 3), so the
- *           fields hold S_0, S_2, S_1, S_3 without overflow;
- *   SPREAD  3N <= 255: a sums the digits spread into the bytes of a word;
- *   GATHER  otherwise: a sums per-code weights from the table.
- * Only GATHER loads inside the loop; the others vectorize. */
-#define ADD_SERVER(CODE)                                                               \
+/* One server's code u (in the low bits, over `bias`: 0 for codes, CODE_BIAS
+ * for code bits) as its part of the table index; the index is the sum of the
+ * N parts.  The ways to the digit-position sums:
+ *   SUM     quantized: the word itself (the index is the sum of the codes,
+ *           once N biases are taken off);
+ *   NIBBLE  3N <= 15, 4 digits at most: (u | u << 14) & 0x330033 puts digits
+ *           0 and 2 in the 4-bit fields at bits 0 and 4, digits 1 and 3 in
+ *           those at bits 16 and 20, so the sum holds S_0, S_2, S_1, S_3
+ *           without overflow;
+ *   SPREAD  3N <= 255: the digits spread into the bytes of a word;
+ *   GATHER  otherwise: the code's weight from the table.
+ * Only GATHER loads; the others vectorize. */
+static inline uint32_t part_sum(uint32_t u) { return u; }
+static inline uint32_t part_nibble(uint32_t u) { return (u | u << 14) & 0x330033u; }
+static inline uint32_t part_spread(uint32_t u)
+{
+    return (u & 3u) | (u & 0xcu) << 6 | (u & 0x30u) << 12 | (u & 0xc0u) << 18;
+}
+#define PART_GATHER(u) (weight[(u) - bias])
+
+/* a[t] += the parts of every server's code VAL(p, t), p of type T the
+ * server's source in SRC[i]: four servers a pass, so the accumulators are
+ * loaded and stored once per four (integer sums: the grouping changes no
+ * value). */
+#define SUM_SERVERS(PART, T, SRC, VAL)                                                 \
     do {                                                                               \
-        switch (ar->index_mode) {                                                      \
-        case AR_INDEX_SUM:                                                             \
-            TILE_LOOP(a[t] += (CODE));                                                 \
-            break;                                                                     \
-        case AR_INDEX_NIBBLE:                                                          \
-            TILE_LOOP(uint32_t u = (CODE); a[t] += u & 0x33u; b[t] += u >> 2 & 0x33u); \
-            break;                                                                     \
-        case AR_INDEX_SPREAD:                                                          \
-            TILE_LOOP(uint32_t u = (CODE);                                             \
-                      a[t] += (u & 3u) | (u & 0xcu) << 6 | (u & 0x30u) << 12 |         \
-                              (u & 0xc0u) << 18);                                      \
-            break;                                                                     \
-        default:                                                                       \
-            TILE_LOOP(a[t] += ar->weight[(CODE)]);                                     \
+        int i = 0;                                                                     \
+        for (; i + 4 <= N; i += 4) {                                                   \
+            const T *restrict p0 = SRC[i], *restrict p1 = SRC[i + 1];                  \
+            const T *restrict p2 = SRC[i + 2], *restrict p3 = SRC[i + 3];              \
+            TILE_LOOP(a[t] += (PART(VAL(p0, t)) + PART(VAL(p1, t))) +                  \
+                              (PART(VAL(p2, t)) + PART(VAL(p3, t))));                  \
+        }                                                                              \
+        for (; i < N; i++) {                                                           \
+            const T *restrict p0 = SRC[i];                                             \
+            TILE_LOOP(a[t] += PART(VAL(p0, t)));                                       \
         }                                                                              \
     } while (0)
 
-/* The accumulators -> table index -> output codes out[t], t < len. */
-static inline void mix_lookup(const optinc_allreduce *ar, uint32_t *restrict a,
-                       const uint32_t *restrict b, size_t len, uint16_t *restrict out)
+/* The index accumulators a[t] of the servers' codes, in the plan's mode. */
+#define INDEX_SUMS(T, SRC, VAL)                                                        \
+    do {                                                                               \
+        const uint32_t *weight = ar->weight;                                           \
+        int N = ar->cfg.servers;                                                       \
+        switch (ar->index_mode) {                                                      \
+        case AR_INDEX_SUM:                                                             \
+            SUM_SERVERS(part_sum, T, SRC, VAL);                                        \
+            break;                                                                     \
+        case AR_INDEX_NIBBLE:                                                          \
+            SUM_SERVERS(part_nibble, T, SRC, VAL);                                     \
+            break;                                                                     \
+        case AR_INDEX_SPREAD:                                                          \
+            SUM_SERVERS(part_spread, T, SRC, VAL);                                     \
+            break;                                                                     \
+        default:                                                                       \
+            SUM_SERVERS(PART_GATHER, T, SRC, VAL);                                     \
+        }                                                                              \
+    } while (0)
+
+/* The accumulators -> table index -> output codes out[t], t < len.  The
+ * lookup is a load per element from a table in cache (an AVX2 gather is no
+ * faster on the machines we measured); what comes before and after it
+ * vectorizes. */
+static inline void mix_lookup(const optinc_allreduce *ar, uint32_t *restrict a, size_t len,
+                              uint32_t bias, uint16_t *restrict out)
 {
+    if (ar->index_mode == AR_INDEX_SUM && bias) {
+        uint32_t total = bias * (uint32_t)ar->cfg.servers;   /* modulo 2^32, like the sums */
+        for (int t = 0; t < TILE; t++)
+            a[t] -= total;
+    }
     if (ar->index_mode == AR_INDEX_NIBBLE)
         for (int t = 0; t < TILE; t++)
-            a[t] = (a[t] & 15u) | (b[t] & 15u) << 4 | (a[t] & 0xf0u) << 4 | (b[t] & 0xf0u) << 8;
+            a[t] = (a[t] & 15u) | (a[t] >> 12 & 0xf0u) | (a[t] & 0xf0u) << 4 |
+                   (a[t] >> 8 & 0xf000u);
     if (ar->index_mode == AR_INDEX_SPREAD) {
         uint32_t r1 = ar->radix_pow[1], r2 = ar->radix_pow[2], r3 = ar->radix_pow[3];
         for (int t = 0; t < TILE; t++) {
@@ -229,34 +316,37 @@ static inline void mix_lookup(const optinc_allreduce *ar, uint32_t *restrict a,
             a[t] = (v & 255u) + r1 * (v >> 8 & 255u) + r2 * (v >> 16 & 255u) + r3 * (v >> 24);
         }
     }
+    const uint16_t *table = ar->table;
     for (size_t t = 0; t < len; t++)
-        out[t] = ar->table[a[t]];
+        out[t] = table[a[t]];
 }
 
+#define CODE_AT(p, t) (p[t])
+#define BITS_CLAMPED_AT(p, t) code_bits_clamped(p[t], inv, top, magic)
+#define BITS_AT(p, t) code_bits(p[t], inv, magic)
+
 /* Output codes of len <= TILE elements from the servers' codes. */
-HOT static void lookup_codes(const optinc_allreduce *ar, const uint16_t *const *codes, size_t len,
-                         uint16_t *restrict out)
+HOT static void lookup_codes(const optinc_allreduce *ar, const uint16_t *const *codes,
+                             size_t len, uint16_t *restrict out)
 {
-    uint32_t a[TILE] = {0}, b[TILE] = {0};
-    for (int i = 0; i < ar->cfg.servers; i++) {
-        const uint16_t *restrict c = codes[i];
-        ADD_SERVER(c[t]);
-    }
-    mix_lookup(ar, a, b, len, out);
+    uint32_t a[TILE] = {0}, bias = 0;
+    INDEX_SUMS(uint16_t, codes, CODE_AT);
+    mix_lookup(ar, a, len, bias, out);
 }
 
 /* The same from the servers' floats of one block, quantized on the fly (the
- * in-process path: no codes are stored). */
+ * in-process path: no server's codes are stored), with the clamp only where
+ * the block needs it. */
 HOT static void lookup_floats(const optinc_allreduce *ar, const float *const *g, size_t len,
-                          float inv, uint16_t *restrict out)
+                              float inv, int clamp, uint16_t *restrict out)
 {
-    uint32_t a[TILE] = {0}, b[TILE] = {0}, off = 1u << (ar->cfg.bits - 1);
-    float top = (float)(off - 1);
-    for (int i = 0; i < ar->cfg.servers; i++) {
-        const float *restrict x = g[i];
-        ADD_SERVER(quantize1(x[t], inv, top, off));
-    }
-    mix_lookup(ar, a, b, len, out);
+    uint32_t a[TILE] = {0}, off = 1u << (ar->cfg.bits - 1), bias = CODE_BIAS;
+    float top = (float)(off - 1), magic = 0x1.8p23f + (float)off;
+    if (clamp)
+        INDEX_SUMS(float, g, BITS_CLAMPED_AT);
+    else
+        INDEX_SUMS(float, g, BITS_AT);
+    mix_lookup(ar, a, len, bias, out);
 }
 
 uint64_t optinc_ar_aggregate(const optinc_allreduce *ar, uint64_t step, int c,
@@ -290,59 +380,88 @@ static optinc_status scratch(optinc_allreduce *ar, size_t n, optinc_error *err)
     return OPTINC_OK;
 }
 
-/* In process, block by block: the block's shared scale (the largest
- * magnitude over the servers, which leaves the block's values in cache), then
- * its tiles quantized and looked up on the fly; then per chunk the injected
- * errors and the decoder.  Without injected errors each tile is decoded and
- * broadcast as soon as it is looked up, while it is in cache (its inputs are
- * consumed by then), which saves three passes over the gradients; the
- * numbers are the same. */
-optinc_status optinc_ar_codes_inproc(optinc_allreduce *ar, uint64_t step, float *const *g,
-                                     size_t n, uint64_t *errors, optinc_error *err)
+/* One in-process call, cut into parts for the plan's threads. */
+typedef struct codes_call {
+    optinc_allreduce *ar;
+    uint64_t step;
+    float *const *g;
+    size_t n;
+    int fused;                                /* no injected errors: decode at once */
+    uint64_t errors[OPTINC_AR_MAX_SERVERS];   /* injected, per chunk */
+} codes_call;
+
+/* Part `part` of `parts`: its share of the blocks, one after the other: the
+ * block's shared scale (the largest magnitude over the servers, which leaves
+ * the block's values in cache), then its tiles quantized and looked up on
+ * the fly.  Fused, each tile is decoded and broadcast as soon as it is
+ * looked up, while it is in cache (its inputs are consumed by then), so each
+ * server's gradient is read once and written once. */
+static void codes_part(void *ctx, int part, int parts)
 {
-    int N = ar->cfg.servers;
-    size_t bs = (size_t)ar->cfg.block_size;
-    optinc_status st = scratch(ar, n, err);
-    *errors = 0;
-    if (st)
-        return st;
+    codes_call *call = ctx;
+    optinc_allreduce *ar = call->ar;
+    float *const *g = call->g;
+    int N = ar->cfg.servers, off = 1 << (ar->cfg.bits - 1);
+    size_t bs = (size_t)ar->cfg.block_size, nb = optinc_ar_blocks(ar, call->n);
     const float *tile[OPTINC_AR_MAX_SERVERS];
-    int fused = !injecting(ar), off = 1 << (ar->cfg.bits - 1);
-    for (size_t k = 0, lo = 0; lo < n; k++, lo += bs) {
-        size_t hi = lo + bs < n ? lo + bs : n;
-        uint32_t m = 0;
-        for (int i = 0; i < N; i++) {
-            uint32_t mi = absmax_bits(g[i] + lo, hi - lo);
-            m = mi > m ? mi : m;
-        }
+    for (size_t k = nb * (size_t)part / (size_t)parts; k < nb * (size_t)(part + 1) / (size_t)parts;
+         k++) {
+        size_t lo = k * bs, hi = lo + bs < call->n ? lo + bs : call->n;
+        uint32_t m = absmax_bits((const float *const *)g, N, lo, hi - lo);
         memcpy(&ar->absmax[k], &m, sizeof m);
         float inv, stp;
         block_steps(ar, ar->absmax[k], &inv, &stp);
+        int clamp = !clamp_free(ar->absmax[k], inv);
         for (size_t j = lo; j < hi; j += TILE) {
             size_t len = hi - j < TILE ? hi - j : TILE;
             for (int i = 0; i < N; i++)
                 tile[i] = g[i] + j;
-            lookup_floats(ar, tile, len, inv, ar->codes + j);
-            if (fused) {
-                decode_span(ar->codes + j, g[0] + j, len, stp, off);
-                for (int i = 1; i < N; i++)
-                    memcpy(g[i] + j, g[0] + j, len * sizeof(float));
-            }
+            lookup_floats(ar, tile, len, inv, clamp, ar->codes + j);
+            if (call->fused)     /* a decode per server: vector stores, no copy loop */
+                for (int i = 0; i < N; i++)
+                    decode_span(ar->codes + j, g[i] + j, len, stp, off);
         }
     }
-    if (fused)
-        return OPTINC_OK;
-    for (int c = 0; c < N; c++) {
-        size_t lo, hi;
-        optinc_ar_chunk(n, N, c, &lo, &hi);
-        *errors += inject(ar, step, c, ar->codes + lo, hi - lo);
-        optinc_ar_decode(ar, ar->codes + lo, lo, hi, ar->absmax, g[0]);
-    }
-    for (int i = 1; i < N; i++)
-        memcpy(g[i], g[0], n * sizeof(float));
-    return OPTINC_OK;
 }
 
+/* With injected errors, after every block is looked up: part `part` takes
+ * its share of the chunks, injects the errors of each (from the chunk's own
+ * stream) and decodes and broadcasts it. */
+static void inject_part(void *ctx, int part, int parts)
+{
+    codes_call *call = ctx;
+    optinc_allreduce *ar = call->ar;
+    int N = ar->cfg.servers;
+    for (int c = N * part / parts; c < N * (part + 1) / parts; c++) {
+        size_t lo, hi;
+        optinc_ar_chunk(call->n, N, c, &lo, &hi);
+        call->errors[c] = inject(ar, call->step, c, ar->codes + lo, hi - lo);
+        optinc_ar_decode(ar, ar->codes + lo, lo, hi, ar->absmax, call->g[0]);
+        for (int i = 1; i < N; i++)
+            memcpy(call->g[i] + lo, call->g[0] + lo, (hi - lo) * sizeof(float));
+    }
+}
+
+/* In process, on the plan's threads: the blocks shared out among them, then
+ * (with injected errors) the chunks.  Every element's value depends only on
+ * its block and its chunk, never on the part that computes it, so any
+ * number of threads gives the same bytes. */
+optinc_status optinc_ar_codes_inproc(optinc_allreduce *ar, uint64_t step, float *const *g,
+                                     size_t n, uint64_t *errors, optinc_error *err)
+{
+    optinc_status st = scratch(ar, n, err);
+    *errors = 0;
+    if (st)
+        return st;
+    codes_call call = {.ar = ar, .step = step, .g = g, .n = n, .fused = !injecting(ar)};
+    ar_workers_run(ar->workers, codes_part, &call);
+    if (call.fused)
+        return OPTINC_OK;
+    ar_workers_run(ar->workers, inject_part, &call);
+    for (int c = 0; c < ar->cfg.servers; c++)
+        *errors += call.errors[c];
+    return OPTINC_OK;
+}
 
 #ifdef OPTINC_HAVE_MPI
 /* On MPI: the block maxima reduced with an unsigned maximum on their bits,

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "optinc/allreduce.h"
 #include "runtime/allreduce/plan.h"
+#include "runtime/allreduce/workers.h"
 #ifdef OPTINC_HAVE_MPI
 #include "runtime/allreduce/backend.h"
 #endif
@@ -21,26 +22,53 @@
  * which adds it into its own copy; the chunks sent in one step are distinct
  * from the ones received, so the emulation can run in place.  Server i then
  * owns chunk i+1, divides it by N, and the all-gather passes the finished
- * chunks on around the ring. */
-static optinc_status ring_inproc(optinc_allreduce *ar, uint64_t step, float *const *g, size_t n,
-                                 uint64_t *errors, optinc_error *err)
+ * chunks on around the ring.  Every operation is element by element, so
+ * part `part` of the elements runs the whole ring on its own elements alone
+ * (each chunk cut down to them), in the same order, and the thread count
+ * changes no value. */
+typedef struct ring_call {
+    int servers;
+    float *const *g;
+    size_t n;
+} ring_call;
+
+/* Chunk c of n cut down to [plo, phi): [*lo, *hi), empty when they miss. */
+static void chunk_in(size_t n, int N, int c, size_t plo, size_t phi, size_t *lo, size_t *hi)
 {
-    int N = ar->cfg.servers;
-    size_t lo, hi;
+    optinc_ar_chunk(n, N, c, lo, hi);
+    *lo = *lo > plo ? *lo : plo;
+    *hi = *hi < phi ? *hi : phi;
+    *hi = *hi > *lo ? *hi : *lo;
+}
+
+static void ring_part(void *ctx, int part, int parts)
+{
+    ring_call *c = ctx;
+    int N = c->servers;
+    float *const *g = c->g;
+    size_t plo, phi, lo, hi;
+    optinc_ar_chunk(c->n, parts, part, &plo, &phi);
     for (int s = 0; s < N - 1; s++)
         for (int i = 0; i < N; i++) {
-            optinc_ar_chunk(n, N, optinc_ar_ring_chunk(i, s, N), &lo, &hi);
+            chunk_in(c->n, N, optinc_ar_ring_chunk(i, s, N), plo, phi, &lo, &hi);
             optinc_ar_add(g[(i + 1) % N] + lo, g[i] + lo, hi - lo);
         }
     for (int i = 0; i < N; i++) {
-        optinc_ar_chunk(n, N, (i + 1) % N, &lo, &hi);
+        chunk_in(c->n, N, (i + 1) % N, plo, phi, &lo, &hi);
         optinc_ar_mean(g[i] + lo, hi - lo, N);
     }
     for (int s = 0; s < N - 1; s++)
         for (int i = 0; i < N; i++) {
-            optinc_ar_chunk(n, N, optinc_ar_ring_chunk(i + 1, s, N), &lo, &hi);
+            chunk_in(c->n, N, optinc_ar_ring_chunk(i + 1, s, N), plo, phi, &lo, &hi);
             memcpy(g[(i + 1) % N] + lo, g[i] + lo, (hi - lo) * sizeof(float));
         }
+}
+
+static optinc_status ring_inproc(optinc_allreduce *ar, uint64_t step, float *const *g, size_t n,
+                                 uint64_t *errors, optinc_error *err)
+{
+    ring_call call = {ar->cfg.servers, g, n};
+    ar_workers_run(ar->workers, ring_part, &call);
     *errors = 0;
     return OPTINC_OK;
 }

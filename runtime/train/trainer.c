@@ -438,8 +438,10 @@ static optinc_status setup(const optinc_train_config *cfg, const optinc_comm *co
                            "%d: use a smaller batch or more samples",
                            r->train->n, cfg->servers, cfg->batch);
     mlp_layout(m, r->train->features, cfg->hidden, cfg->n_hidden, classes);
+    /* threads serve the servers of this process: none to share under MPI */
     optinc_ar_config ac = {cfg->allreduce, cfg->servers, cfg->bits, cfg->block_size,
-                           cfg->lut,       cfg->inject,  cfg->seed};
+                           cfg->lut,       cfg->inject,  cfg->seed,
+                           comm->count > 1 ? cfg->threads : 1};
     if ((st = optinc_allreduce_new(&ac, &r->ar, err)))
         return st;
     size_t P = m->params;
