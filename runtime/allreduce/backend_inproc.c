@@ -63,13 +63,7 @@ static optinc_status inproc_agree(optinc_comm *comm, optinc_status st, optinc_er
 }
 
 const optinc_comm_ops optinc_comm_inproc_ops = {
-    .name = "inproc",
-    .open = inproc_open,
-    .close = inproc_close,
-    .failed = inproc_failed,
-    .abort = inproc_abort,
-    .allreduce = inproc_allreduce,
-    .allgather = inproc_allgather,
-    .sum = inproc_sum,
-    .agree = inproc_agree,
+    .name = "inproc", .open = inproc_open, .close = inproc_close, .failed = inproc_failed,
+    .abort = inproc_abort, .allreduce = inproc_allreduce, .allgather = inproc_allgather,
+    .sum = inproc_sum, .agree = inproc_agree,
 };

@@ -463,14 +463,7 @@ static optinc_status mpi_native_sum(optinc_comm *comm, float *g, size_t n, optin
 }
 
 const optinc_comm_ops optinc_comm_mpi_ops = {
-    .name = "mpi",
-    .open = mpi_open,
-    .close = mpi_close,
-    .failed = mpi_failed,
-    .abort = mpi_abort,
-    .allreduce = mpi_allreduce,
-    .allgather = mpi_allgather,
-    .sum = mpi_sum,
-    .agree = mpi_agree,
+    .name = "mpi", .open = mpi_open, .close = mpi_close, .failed = mpi_failed, .abort = mpi_abort,
+    .allreduce = mpi_allreduce, .allgather = mpi_allgather, .sum = mpi_sum, .agree = mpi_agree,
     .native_sum = mpi_native_sum,
 };

@@ -17,17 +17,11 @@
 #include "runtime/allreduce/backend.h"
 #endif
 
-typedef struct exact_call {
-    int servers;
-    float *const *g;
-    size_t n;
-} exact_call;
-
 /* Part `part` of the elements: every element is added in server order
  * whatever part it is in, so the thread count changes no value. */
 static void exact_part(void *ctx, int part, int parts)
 {
-    exact_call *c = ctx;
+    ar_floats *c = ctx;
     size_t lo, hi;
     optinc_ar_chunk(c->n, parts, part, &lo, &hi);
     for (int i = 1; i < c->servers; i++)
@@ -40,10 +34,7 @@ static void exact_part(void *ctx, int part, int parts)
 static optinc_status exact_inproc(optinc_allreduce *ar, uint64_t step, float *const *g, size_t n,
                                   uint64_t *errors, optinc_error *err)
 {
-    exact_call call = {ar->cfg.servers, g, n};
-    ar_workers_run(ar->workers, exact_part, &call);
-    *errors = 0;
-    return OPTINC_OK;
+    return ar_workers_run_floats(ar->workers, exact_part, ar->cfg.servers, g, n, errors);
 }
 
 #ifdef OPTINC_HAVE_MPI
@@ -73,12 +64,6 @@ static optinc_status exact_mpi(optinc_comm *comm, optinc_allreduce *ar, uint64_t
 #endif
 
 const optinc_ar_algorithm optinc_ar_exact = {
-    .name = "exact",
-    .summary = "float mean, servers in order",
-    .flags = 0,
-    .network = OPTINC_AR_NET_STAR,
-    .inproc = exact_inproc,
-#ifdef OPTINC_HAVE_MPI
-    .mpi = exact_mpi,
-#endif
+    .name = "exact", .summary = "float mean, servers in order", .network = OPTINC_AR_NET_STAR,
+    .inproc = exact_inproc, OPTINC_AR_MPI(exact_mpi)
 };

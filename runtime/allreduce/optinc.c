@@ -51,13 +51,7 @@ static optinc_status optinc_prepare(optinc_allreduce *ar, optinc_error *err)
 }
 
 const optinc_ar_algorithm optinc_ar_optinc = {
-    .name = "optinc",
-    .summary = "the compiled ONN's table",
-    .flags = OPTINC_AR_QUANTIZES | OPTINC_AR_ONN,
-    .network = OPTINC_AR_NET_STAR,
-    .prepare = optinc_prepare,
-    .inproc = optinc_ar_codes_inproc,
-#ifdef OPTINC_HAVE_MPI
-    .mpi = optinc_ar_codes_mpi,
-#endif
+    .name = "optinc", .summary = "the compiled ONN's table",
+    .flags = OPTINC_AR_QUANTIZES | OPTINC_AR_ONN, .network = OPTINC_AR_NET_STAR,
+    .prepare = optinc_prepare, .inproc = optinc_ar_codes_inproc, OPTINC_AR_MPI(optinc_ar_codes_mpi)
 };

@@ -84,4 +84,12 @@ optinc_status optinc_ar_codes_mpi(struct optinc_comm *comm, optinc_allreduce *ar
                                   float *grad, size_t n, uint64_t *errors, optinc_error *err);
 #endif
 
+/* ".mpi = fn," in an algorithm's table entry when MPI is built, nothing
+ * otherwise (fn is then not compiled). */
+#ifdef OPTINC_HAVE_MPI
+#define OPTINC_AR_MPI(fn) .mpi = (fn),
+#else
+#define OPTINC_AR_MPI(fn)
+#endif
+
 #endif

@@ -27,13 +27,7 @@ static optinc_status quantized_prepare(optinc_allreduce *ar, optinc_error *err)
 }
 
 const optinc_ar_algorithm optinc_ar_quantized = {
-    .name = "quantized",
-    .summary = "quantized mean, rounded half to even",
-    .flags = OPTINC_AR_QUANTIZES,
-    .network = OPTINC_AR_NET_STAR,
-    .prepare = quantized_prepare,
-    .inproc = optinc_ar_codes_inproc,
-#ifdef OPTINC_HAVE_MPI
-    .mpi = optinc_ar_codes_mpi,
-#endif
+    .name = "quantized", .summary = "quantized mean, rounded half to even",
+    .flags = OPTINC_AR_QUANTIZES, .network = OPTINC_AR_NET_STAR, .prepare = quantized_prepare,
+    .inproc = optinc_ar_codes_inproc, OPTINC_AR_MPI(optinc_ar_codes_mpi)
 };

@@ -26,12 +26,6 @@
  * part `part` of the elements runs the whole ring on its own elements alone
  * (each chunk cut down to them), in the same order, and the thread count
  * changes no value. */
-typedef struct ring_call {
-    int servers;
-    float *const *g;
-    size_t n;
-} ring_call;
-
 /* Chunk c of n cut down to [plo, phi): [*lo, *hi), empty when they miss. */
 static void chunk_in(size_t n, int N, int c, size_t plo, size_t phi, size_t *lo, size_t *hi)
 {
@@ -43,7 +37,7 @@ static void chunk_in(size_t n, int N, int c, size_t plo, size_t phi, size_t *lo,
 
 static void ring_part(void *ctx, int part, int parts)
 {
-    ring_call *c = ctx;
+    ar_floats *c = ctx;
     int N = c->servers;
     float *const *g = c->g;
     size_t plo, phi, lo, hi;
@@ -67,10 +61,7 @@ static void ring_part(void *ctx, int part, int parts)
 static optinc_status ring_inproc(optinc_allreduce *ar, uint64_t step, float *const *g, size_t n,
                                  uint64_t *errors, optinc_error *err)
 {
-    ring_call call = {ar->cfg.servers, g, n};
-    ar_workers_run(ar->workers, ring_part, &call);
-    *errors = 0;
-    return OPTINC_OK;
+    return ar_workers_run_floats(ar->workers, ring_part, ar->cfg.servers, g, n, errors);
 }
 
 #ifdef OPTINC_HAVE_MPI
@@ -111,12 +102,6 @@ static optinc_status ring_mpi(optinc_comm *comm, optinc_allreduce *ar, uint64_t 
 #endif
 
 const optinc_ar_algorithm optinc_ar_ring = {
-    .name = "ring",
-    .summary = "float chunks around the ring",
-    .flags = 0,
-    .network = OPTINC_AR_NET_RING,
-    .inproc = ring_inproc,
-#ifdef OPTINC_HAVE_MPI
-    .mpi = ring_mpi,
-#endif
+    .name = "ring", .summary = "float chunks around the ring", .network = OPTINC_AR_NET_RING,
+    .inproc = ring_inproc, OPTINC_AR_MPI(ring_mpi)
 };

@@ -13,6 +13,8 @@
 #ifndef OPTINC_ALLREDUCE_WORKERS_H
 #define OPTINC_ALLREDUCE_WORKERS_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include "optinc/error.h"
 
 typedef struct ar_workers ar_workers;
@@ -27,5 +29,24 @@ void ar_workers_run(ar_workers *w, ar_job fn, void *ctx);
 /* The parts of a job: a few per thread, so that they balance (1 for NULL). */
 int ar_workers_parts(const ar_workers *w);
 void ar_workers_free(ar_workers *w);
+
+/* The job of an unquantized in-process all-reduce (ring, exact): the
+ * servers' gradients g[0..servers), n floats each, reduced in place. */
+typedef struct ar_floats {
+    int servers;
+    float *const *g;
+    size_t n;
+} ar_floats;
+
+/* Runs part (whose ctx is an ar_floats) over w on g; such an all-reduce
+ * injects no errors. */
+static inline optinc_status ar_workers_run_floats(ar_workers *w, ar_job part, int servers,
+                                                  float *const *g, size_t n, uint64_t *errors)
+{
+    ar_floats job = {servers, g, n};
+    ar_workers_run(w, part, &job);
+    *errors = 0;
+    return OPTINC_OK;
+}
 
 #endif
