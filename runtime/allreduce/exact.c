@@ -31,12 +31,6 @@ static void exact_part(void *ctx, int part, int parts)
         memcpy(c->g[i] + lo, c->g[0] + lo, (hi - lo) * sizeof(float));
 }
 
-static optinc_status exact_inproc(optinc_allreduce *ar, uint64_t step, float *const *g, size_t n,
-                                  uint64_t *errors, optinc_error *err)
-{
-    return ar_workers_run_floats(ar->workers, exact_part, ar->cfg.servers, g, n, errors);
-}
-
 #ifdef OPTINC_HAVE_MPI
 /* An all-to-all of float slices (slice c to rank c), rank c adds the N
  * slices in server order and divides, an all-gather. */
@@ -62,6 +56,12 @@ static optinc_status exact_mpi(optinc_comm *comm, optinc_allreduce *ar, uint64_t
     return st;
 }
 #endif
+
+static optinc_status exact_inproc(optinc_allreduce *ar, uint64_t step, float *const *g, size_t n,
+                                  uint64_t *errors, optinc_error *err)
+{
+    return ar_workers_run_floats(ar->workers, exact_part, ar->cfg.servers, g, n, errors);
+}
 
 const optinc_ar_algorithm optinc_ar_exact = {
     .name = "exact", .summary = "float mean, servers in order", .network = OPTINC_AR_NET_STAR,
