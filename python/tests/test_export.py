@@ -237,7 +237,8 @@ class TestExport(unittest.TestCase):
                        if f.endswith(".yaml") and "\nlayers:" in read(os.path.join(ROOT, "specs", f)))
         self.assertGreater(len(specs), 3)
         for spec in specs:
-            for fmt, ext in (("sax", ".json"), ("gdsfactory", ".yml"), ("interconnect", ".spi")):
+            for fmt, ext in (("sax", ".json"), ("gdsfactory", ".yml"), ("interconnect", ".spi"),
+                             ("gds", ".gds")):
                 with self.subTest(spec=spec, format=fmt):
                     optinc("export", os.path.join(ROOT, "specs", spec), "--format", fmt, "-o",
                            self.path("shipped_" + spec[:-5] + ext))
