@@ -148,6 +148,7 @@ demo: deps
 bench: deps
 	@$(MAKE) --no-print-directory $(PROG) $(BENCHES)
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+	@$(MAKE) --no-print-directory $(LIBSO) && if $(PYTHON) -c 'import torch' 2>/dev/null; then echo "== bench/bench_hook.py"; OPTINC_LIBRARY=$(abspath $(LIBSO)) $(PYTHON) bench/bench_hook.py; else echo "bench_hook.py: skipped: $(PYTHON) cannot import torch (apt-get install python3-torch)"; fi
 
 netlists: $(PROG)
 	@OPTINC=$(abspath $(PROG)) sh scripts/make-netlists.sh
