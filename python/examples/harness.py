@@ -138,13 +138,17 @@ def sum_over_ranks(values):
     return t.tolist()
 
 
-def shard(n, seed, epoch, rank, world):
-    """This rank's indices of n examples in epoch (as DistributedSampler with
-    drop_last: every rank the same number)."""
-    g = torch.Generator().manual_seed(seed * 100003 + epoch)
+def batches(n, args, rank, epoch):
+    """This rank's batches of indices into n examples in epoch: its share of
+    the epoch's order (as DistributedSampler with drop_last draws it, every
+    rank the same number), cut into --batch-size, the last partial one
+    dropped."""
+    g = torch.Generator().manual_seed(args.seed * 100003 + epoch)
     order = torch.randperm(n, generator=g)
-    per = n // world
-    return order[rank * per:(rank + 1) * per]
+    per = n // args.servers
+    mine = order[rank * per:(rank + 1) * per]
+    k = len(mine) // args.batch_size * args.batch_size
+    return [mine[i:i + args.batch_size] for i in range(0, k, args.batch_size)]
 
 
 def progress(rank, text):

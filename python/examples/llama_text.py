@@ -153,10 +153,7 @@ class TextWorkload:
         return net, opt, sched
 
     def batches(self, epoch):
-        a = self.args
-        mine = harness.shard(len(self.train), a.seed, epoch, self.rank, a.servers)
-        n = len(mine) // a.batch_size * a.batch_size
-        return [mine[i:i + a.batch_size] for i in range(0, n, a.batch_size)]
+        return harness.batches(len(self.train), self.args, self.rank, epoch)
 
     def loss(self, model, batch):
         w = self.train[batch]

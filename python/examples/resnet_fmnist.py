@@ -99,10 +99,7 @@ class FashionWorkload:
         return net, opt, sched
 
     def batches(self, epoch):
-        a = self.args
-        mine = harness.shard(len(self.y), a.seed, epoch, self.rank, a.servers)
-        n = len(mine) // a.batch_size * a.batch_size
-        return [mine[i:i + a.batch_size] for i in range(0, n, a.batch_size)]
+        return harness.batches(len(self.y), self.args, self.rank, epoch)
 
     def loss(self, model, batch):
         x = self.x[batch]
