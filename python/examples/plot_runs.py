@@ -12,6 +12,7 @@ matplotlib.use("Agg")          # files only, no display
 import matplotlib.pyplot as plt  # noqa: E402
 
 METRICS = ("test_accuracy", "val_perplexity")
+MARKERS = "os^Dv<>p*h"        # one per seed, in the order seeds first appear
 COLOURS = {"ring": "tab:blue", "optinc": "tab:red", "quantized": "tab:green",
            "exact": "tab:grey"}
 
@@ -27,10 +28,13 @@ def plot(paths, out):
     runs = [(p, read(p)) for p in paths]
     metric = next(m for m in METRICS if m in runs[0][1][0])
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    seeds = []
     for path, rows in runs:
         alg, seed = rows[0]["allreduce"], rows[0]["seed"]
+        if seed not in seeds:
+            seeds.append(seed)
         epochs = [int(r["epoch"]) for r in rows]
-        kw = dict(color=COLOURS.get(alg, "black"), marker="o",
+        kw = dict(color=COLOURS.get(alg, "black"), marker=MARKERS[seeds.index(seed) % len(MARKERS)],
                   label="%s, seed %s" % (alg, seed), alpha=0.8)
         left.plot(epochs, [float(r[metric]) for r in rows], **kw)
         right.plot(epochs, [float(r["train_loss"]) for r in rows], **kw)
