@@ -149,7 +149,8 @@ demo: deps
 # The machine's limits first (bench_limits), then every benchmark, its output
 # kept in $(BUILD)/bench/output.txt, then the closing table of the TARGET
 # lines they printed (scripts/bench-table.sh), with the load average before
-# and after: the machine is often shared.
+# and after: the machine is often shared.  The DDP hook's bench
+# (bench/bench_hook.py) runs last, when python3 has torch.
 BENCH_RUN := $(BUILD)/bench/bench_limits $(filter-out $(BUILD)/bench/bench_limits,$(BENCHES))
 bench: deps
 	@$(MAKE) --no-print-directory $(PROG) $(BENCHES)
@@ -157,6 +158,13 @@ bench: deps
 	@for b in $(BENCH_RUN); do echo "== $$b"; \
 	    { $$b; echo $$? > $(BUILD)/bench/status; } | tee -a $(BUILD)/bench/output.txt; \
 	    test "$$(cat $(BUILD)/bench/status)" = 0 || exit 1; done
+	@$(MAKE) --no-print-directory $(LIBSO)
+	@if $(PYTHON) -c 'import torch' 2>/dev/null; then echo "== bench/bench_hook.py"; \
+	    { OPTINC_LIBRARY=$(abspath $(LIBSO)) $(PYTHON) bench/bench_hook.py; \
+	      echo $$? > $(BUILD)/bench/status; } | tee -a $(BUILD)/bench/output.txt; \
+	    test "$$(cat $(BUILD)/bench/status)" = 0 || exit 1; \
+	else echo "bench_hook.py: skipped: $(PYTHON) cannot import torch" \
+	    "(apt-get install python3-torch)"; fi
 	@echo "load average after: $$(cut -d' ' -f1-3 /proc/loadavg)" | tee -a $(BUILD)/bench/output.txt
 	@sh scripts/bench-table.sh $(BUILD)/bench/output.txt
 

@@ -1,0 +1,224 @@
+"""What the two workload examples (resnet_fmnist.py, llama_text.py) share:
+the command line, the N gloo processes on 127.0.0.1, the all-reduce under
+test as a DistributedDataParallel hook, the byte counts of the modelled
+network, the check that every rank holds the same parameters, and the
+outputs (a per-epoch table on stdout, progress on a terminal only, a CSV
+and, with --plot, a matplotlib figure through plot_runs.py).
+
+A workload is an object with
+    columns            the metric columns it adds to the table and the CSV
+    setup(args, rank)  loads its data and returns (model, optimizer, scheduler)
+    batches(epoch)     this rank's training batches of an epoch
+    loss(model, batch) the training loss of one batch
+    evaluate(model)    a dict of its columns, summed over every rank's shard
+Everything random is drawn from --seed: the model from the same stream on
+every rank, each rank's share of the data from (seed, epoch) as
+DistributedSampler draws it, so a run repeats bit for bit.
+
+ring is PyTorch's own allreduce (the built-in allreduce_hook); optinc,
+quantized and exact run optinc.torch.optinc_hook.  The bytes a server sends
+are the library's byte model in both cases: for ring, the ring plan's count
+for each bucket's length (learned once per length from a plan run on
+zeros), so the two are counted alike.
+"""
+import argparse
+import csv
+import hashlib
+import os
+import socket
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+import torch.multiprocessing as mp
+from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
+from torch.nn.parallel import DistributedDataParallel
+
+try:
+    import optinc
+except ImportError:          # run from a checkout without PYTHONPATH=python
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir))
+    import optinc
+import optinc.torch
+
+BASE_COLUMNS = ["allreduce", "servers", "seed", "epoch", "steps", "train_loss"]
+TAIL_COLUMNS = ["bytes_per_server_step", "ranks_agree", "seconds"]
+
+
+def parser(description, epochs, train_subset, lr):
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--servers", type=int, default=4, help="gloo processes (default 4)")
+    p.add_argument("--allreduce", default="optinc",
+                   choices=["ring", "optinc", "quantized", "exact"],
+                   help="ring: PyTorch's allreduce; the others: optinc_hook (default optinc)")
+    p.add_argument("--epochs", type=int, default=epochs)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--train-subset", type=int, default=train_subset, metavar="M",
+                   help="train on the first M examples (default %(default)s)")
+    p.add_argument("--batch-size", type=int, default=32, help="per server")
+    p.add_argument("--lr", type=float, default=lr)
+    p.add_argument("--onn", default=None, metavar="PATH",
+                   help="the ONN optinc aggregates through, or exact (default: the shipped "
+                        "4-server unit netlists/onn4x8.pnl.sp with 4 servers, exact otherwise)")
+    p.add_argument("--inject", default=None, metavar="HIST",
+                   help="output errors to inject into optinc (a histogram file, or onn)")
+    p.add_argument("--csv", default=None, help="metrics file (default NAME-ALLREDUCE-sSEED.csv)")
+    p.add_argument("--plot", default=None, metavar="PNG",
+                   help="plot this run with the runs of --compare")
+    p.add_argument("--compare", nargs="*", default=[], metavar="CSV")
+    return p
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class RingBytes:
+    """PyTorch's allreduce, counted with the library's ring byte model."""
+
+    def __init__(self, servers):
+        self.plan = optinc.Plan("ring", servers)
+        self.per_length, self.sent = {}, 0
+
+    def bytes_for(self, n):
+        if n not in self.per_length:
+            before = self.plan.stats.bytes_sent[0]
+            self.plan.run(torch.zeros(self.plan.servers, n))
+            self.per_length[n] = self.plan.stats.bytes_sent[0] - before
+        return self.per_length[n]
+
+
+def ring_hook(counter, bucket):
+    counter.sent += counter.bytes_for(bucket.buffer().numel())
+    return default_hooks.allreduce_hook(None, bucket)
+
+
+def attach_hook(model, args, rank):
+    """Registers the all-reduce under test; returns a function of the bytes
+    this rank's server has sent so far."""
+    if args.allreduce == "ring":
+        counter = RingBytes(args.servers)
+        model.register_comm_hook(counter, ring_hook)
+        return lambda: counter.sent
+    onn = args.onn or ("netlists/onn4x8.pnl.sp" if args.servers == 4 else "exact")
+    state = optinc.torch.OptincHookState(algorithm=args.allreduce, onn=onn, seed=args.seed,
+                                         inject=args.inject)
+    model.register_comm_hook(state, optinc.torch.optinc_hook)
+    return lambda: state.bytes_sent
+
+
+# gloo's worker thread drops its references to a collective's tensors after
+# the call has returned; were its reference the last, it would need the GIL
+# to free them, which a process tearing DDP down holds while it joins that
+# thread (torch 1.13 then hangs at exit).  So everything this file hands to
+# a collective stays referenced here until the process ends.
+_HELD = []
+
+
+def ranks_agree(model):
+    """1 when every rank holds bit-identical parameters and buffers."""
+    h = hashlib.sha256()
+    for t in list(model.parameters()) + list(model.buffers()):
+        h.update(t.detach().contiguous().numpy().tobytes())
+    mine = torch.tensor([int.from_bytes(h.digest()[:7], "little")], dtype=torch.int64)
+    every = [torch.zeros_like(mine) for _ in range(dist.get_world_size())]
+    dist.all_gather(every, mine)
+    _HELD.append((mine, every))
+    return int(all(int(e) == int(mine) for e in every))
+
+
+def sum_over_ranks(values):
+    """The sums over every rank of a list of floats."""
+    t = torch.tensor(values, dtype=torch.float64)
+    dist.all_reduce(t)
+    _HELD.append(t)
+    return t.tolist()
+
+
+def batches(n, args, rank, epoch):
+    """This rank's batches of indices into n examples in epoch: its share of
+    the epoch's order (as DistributedSampler with drop_last draws it, every
+    rank the same number), cut into --batch-size, the last partial one
+    dropped."""
+    g = torch.Generator().manual_seed(args.seed * 100003 + epoch)
+    order = torch.randperm(n, generator=g)
+    per = n // args.servers
+    mine = order[rank * per:(rank + 1) * per]
+    k = len(mine) // args.batch_size * args.batch_size
+    return [mine[i:i + args.batch_size] for i in range(0, k, args.batch_size)]
+
+
+def progress(rank, text):
+    if rank == 0 and sys.stderr.isatty():
+        sys.stderr.write("\r" + text + "\033[K")
+        sys.stderr.flush()
+
+
+def worker(rank, workload, args, port):
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port,
+                            rank=rank, world_size=args.servers)
+    torch.manual_seed(args.seed)        # the same initial model on every rank
+    net, opt, sched = workload.setup(args, rank)
+    model = DistributedDataParallel(net)
+    sent = attach_hook(model, args, rank)
+    columns = BASE_COLUMNS + workload.columns + TAIL_COLUMNS
+    rows, steps, start = [], 0, time.monotonic()
+    if rank == 0:
+        print(" ".join("%12s" % c[:12] for c in columns[3:]), flush=True)
+    for epoch in range(1, args.epochs + 1):
+        model.train()
+        total, count = 0.0, 0
+        batches = workload.batches(epoch)
+        for i, batch in enumerate(batches):
+            loss = workload.loss(model, batch)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total, count, steps = total + loss.item(), count + 1, steps + 1
+            progress(rank, "epoch %d  batch %d/%d  loss %.4f" % (epoch, i + 1, len(batches),
+                                                                 total / count))
+        progress(rank, "epoch %d  evaluating" % epoch)
+        # batch norm's running statistics are rank 0's, as DDP's forward
+        # makes them, so every rank evaluates the same model on its shard
+        for b in net.buffers():
+            dist.broadcast(b, 0)
+        net.eval()
+        with torch.no_grad():
+            metrics = workload.evaluate(net)
+        train_loss = sum_over_ranks([total / max(count, 1)])[0] / args.servers
+        row = dict(allreduce=args.allreduce, servers=args.servers, seed=args.seed,
+                   epoch=epoch, steps=steps, train_loss=train_loss, **metrics,
+                   bytes_per_server_step=sent() // max(steps, 1),
+                   ranks_agree=ranks_agree(net),
+                   seconds=round(time.monotonic() - start, 1))
+        rows.append(row)
+        if rank == 0:
+            progress(rank, "")
+            print(" ".join(fmt(row[c]) for c in columns[3:]), flush=True)
+    if rank == 0:
+        with open(args.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, columns)
+            w.writeheader()
+            w.writerows(rows)
+    _HELD.append((model, net))
+    dist.barrier()
+    dist.destroy_process_group()
+
+
+def fmt(v):
+    return "%12.4f" % v if isinstance(v, float) else "%12s" % v
+
+
+def run(workload, args, name):
+    """Trains workload on args.servers processes; writes the CSV (and the plot)."""
+    if args.csv is None:
+        args.csv = "%s-%s-s%d.csv" % (name, args.allreduce, args.seed)
+    mp.spawn(worker, args=(workload, args, free_port()), nprocs=args.servers)
+    if args.plot:
+        import plot_runs
+        plot_runs.plot([args.csv] + args.compare, args.plot)
