@@ -56,6 +56,16 @@ const optinc_card optinc_cards[OPTINC_CARD_COUNT] = {
         {DC_COUPLING},
     },
     [OPTINC_CARD_TERM] = {"term", "TM", 1, {"in"}, 0, {{0}}, {0}},
+    /* out0 = sqrt(tap).in, out1 = sqrt(1-tap).in */
+    [OPTINC_CARD_SPLIT] = {
+        "split", "SP", 3, {"in", "out0", "out1"}, 1,
+        {[TAP_POWER] = {"tap", "", 'd', 0, 1, 1, -1}}, {TAP_POWER},
+    },
+    /* out = sqrt(1-tap).in0 + sqrt(tap).in1 */
+    [OPTINC_CARD_COMB] = {
+        "comb", "CB", 3, {"in0", "in1", "out"}, 1,
+        {[TAP_POWER] = {"tap", "", 'd', 0, 1, 1, -1}}, {TAP_POWER},
+    },
 };
 
 int optinc_card_find(const char *name, size_t n)

@@ -58,7 +58,7 @@ typedef struct chip_stage {
 
 typedef struct chip_layer {
     int n_stages;
-    chip_stage stage[3];
+    chip_stage stage[OPTINC_STAGES_MAX];
 } chip_layer;
 
 struct optinc_chip {
