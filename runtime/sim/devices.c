@@ -507,7 +507,7 @@ double optinc_chip_layer_path_amplitude(const optinc_chip *chip, int layer)
         const chip_stage *cs = &chip->layer[layer].stage[s];
         if (cs->kind == OPTINC_STAGE_MESH)
             a *= pow(cs->amplitude, cs->depth);
-        else if (chip->opt.models & OPTINC_DEV_LOSS)
+        else if (cs->kind == OPTINC_STAGE_ATT && (chip->opt.models & OPTINC_DEV_LOSS))
             a *= pow(10, -L->components.attenuator.insertion_loss_dB / 20);
     }
     return a;
