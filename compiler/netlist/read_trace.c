@@ -363,7 +363,7 @@ static int chain_link(tracer *t, const optinc_stage *s, int e, int x, int k)
     int q = e >> 2;
     double want = split ? optinc_split_tap(s->fan, k) : optinc_combine_tap(s->fan, k);
     if (!(fabs(r->prims[q].v[TAP_POWER] - want) <= 1e-9))
-        return fail_prim(r, q, "has tap=%.17g, but link %d of a chain of %d in %s taps %.17g "
+        return fail_prim(r, q, "has tap=%g, but link %d of a chain of %d in %s taps %.17g "
                          "(every branch carries 1/sqrt(%d)); write tap=%.17g", 
                          r->prims[q].v[TAP_POWER], k, s->fan, t->where, want, s->fan, want);
     r->prims[q].used = 1;
