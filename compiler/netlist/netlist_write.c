@@ -334,46 +334,23 @@ static void put_term(writer *w, int k, const char *net)
     put_card(w->f, OPTINC_CARD_TERM, name, &net, &(card_line){.has = 0});
 }
 
-/* An attenuator column: channel k joins input mode k to output mode k;
- * extra inputs end in a term, extra (unlit) outputs start at a term. */
-static void put_att(writer *w, const optinc_stage *s, int last)
+/* The net output mode o of the stage leaves on: the layer's port after its
+ * last stage, else L_S_mO. */
+static void att_out_net(writer *w, int last, int o, char *out)
 {
-    int extra = s->modes_in > s->modes_out ? s->modes_in : s->modes_out;
-    for (int k = 0; k < extra; k++) {
-        char out[NET_MAX];
-        if (k >= s->n_att && k < s->modes_in) {
-            put_term(w, k, w->cur[k]);
-            continue;
-        }
-        if (last)
-            port_net(w, 1, k, out);
-        else
-            snprintf(out, sizeof out, "%s%s_S_m%d", w->prefix, w->L->name, k);
-        if (k >= s->n_att) {
-            put_term(w, k, out);
-        } else {
-            const optinc_att *a = &s->att[k];
-            char name[NET_MAX];
-            card_line cl = {.has = 0};
-            nl_element_name(name, sizeof name, w->prefix, OPTINC_CARD_ATT, w->L->name, 0, 0, k);
-            set_value(&cl, ATT_DB, a->att_dB);
-            if (a->code >= 0) {
-                set_value(&cl, ATT_CODE, a->code);
-                set_value(&cl, ATT_BITS, w->L->components.attenuator.bits);
-            }
-            if (memcmp(&a->t_target, &a->t, sizeof a->t))
-                set_value(&cl, ATT_T_TARGET, a->t_target);
-            put_card(w->f, OPTINC_CARD_ATT, name, (const char *[]){w->cur[k], out}, &cl);
-        }
-        memcpy(w->cur[k], out, NET_MAX);
-    }
+    if (last)
+        port_net(w, 1, o, out);
+    else
+        snprintf(out, NET_MAX, "%s%s_S_m%d", w->prefix, w->L->name, o);
 }
 
-/* A segmented layer's attenuator column: per block, channel k joins mode
- * b*block_in + k to b*block_out + k (optinc_att_channel); a block's other
- * inputs end in a term.  Written in input-mode order. */
-static void put_att_blocks(writer *w, const optinc_stage *s, int last)
+/* An attenuator column, in input-mode order: channel k joins input mode i
+ * to output mode o (optinc_att_channel: i = o = k for a layer's one block;
+ * per block of a segmented layer); an input without a channel ends in a
+ * term, and an extra (unlit) output of one block starts at a term. */
+static void put_att(writer *w, const optinc_stage *s, int last)
 {
+    char out[NET_MAX], name[NET_MAX];
     for (int i = 0, k = 0; i < s->modes_in; i++) {
         int in = -1, o = -1;
         if (k < s->n_att)
@@ -382,11 +359,7 @@ static void put_att_blocks(writer *w, const optinc_stage *s, int last)
             put_term(w, i, w->cur[i]);
             continue;
         }
-        char out[NET_MAX], name[NET_MAX];
-        if (last)
-            port_net(w, 1, o, out);
-        else
-            snprintf(out, sizeof out, "%s%s_S_m%d", w->prefix, w->L->name, o);
+        att_out_net(w, last, o, out);
         const optinc_att *a = &s->att[k];
         card_line cl = {.has = 0};
         nl_element_name(name, sizeof name, w->prefix, OPTINC_CARD_ATT, w->L->name, 0, 0, k);
@@ -400,6 +373,11 @@ static void put_att_blocks(writer *w, const optinc_stage *s, int last)
         put_card(w->f, OPTINC_CARD_ATT, name, (const char *[]){w->cur[i], out}, &cl);
         memcpy(w->cur[o], out, NET_MAX);
         k++;
+    }
+    for (int o = s->n_att; o < s->modes_out; o++) {
+        att_out_net(w, last, o, out);
+        put_term(w, o, out);
+        memcpy(w->cur[o], out, NET_MAX);
     }
 }
 
@@ -472,8 +450,6 @@ static void put_layer_elements(writer *w)
             continue;
         if (st->kind == OPTINC_STAGE_MESH)
             put_mesh(w, st, s == last);
-        else if (st->kind == OPTINC_STAGE_ATT && st->block_in != st->modes_in)
-            put_att_blocks(w, st, s == last);
         else if (st->kind == OPTINC_STAGE_ATT)
             put_att(w, st, s == last);
         else
