@@ -11,7 +11,9 @@
  * and its trace pass turns the checked values into the circuit; the drawings
  * name their nodes with the same prefixes.  The simulator never sees a card:
  * it runs the circuit the reader rebuilds (meshes, phase screens, attenuator
- * columns), so it has no per-card code and no lookup by card kind.
+ * columns, and a segmented layer's split and comb stages, whose chains of
+ * split and comb cards the reader turns into one stage each), so it has no
+ * per-card code and no lookup by card kind.
  *
  * A new card is one entry here (and its kind in netlist.h), what the reader
  * rebuilds from it, its model in the circuit and the simulator, and its
