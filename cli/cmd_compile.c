@@ -46,10 +46,10 @@ static void print_json(const optinc_circuit *c, const optinc_calibration_report 
         cli_json_string(stdout, L->name);
         printf(", \"rows\": %d, \"cols\": %d, \"mesh\": \"%s\", \"attenuators\": \"%s\", "
                "\"modes_in\": %d, \"modes_out\": %d, \"mzis\": %d, \"columns\": %d, "
-               "\"attenuator_count\": %d", L->rows, L->cols,
+               "\"attenuator_count\": %d, \"splitters\": %d, \"combiners\": %d", L->rows, L->cols,
                optinc_mesh_kind_names[L->mesh_kind], optinc_att_position_names[L->attenuators],
                L->cols, L->rows, optinc_layer_mzis(L), optinc_layer_columns(L),
-               optinc_layer_attenuators(L));
+               optinc_layer_attenuators(L), optinc_layer_splitters(L), optinc_layer_combiners(L));
         cli_json_field(stdout, "gain", L->gain);
         cli_json_field(stdout, "reconstruction_error", L->reconstruction_error);
         cli_json_field(stdout, "approximation_error", L->approximation_error);

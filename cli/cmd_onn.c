@@ -553,10 +553,14 @@ static int onn_verify(int argc, char **argv)
                "\"p_outputs\": %d}", m.fan_in, m.bits, m.level,
                m.task.rounding == OPTINC_ROUND_HALF_UP ? "half_up" : "half_even",
                optinc_onn_task_inputs(&m.task));
-        /* the netlist has no segment cards yet, so no splitters or combiners */
-        printf(", \"mzis\": %ld, \"attenuators\": %ld, \"splitters\": 0, \"combiners\": 0, "
-               "\"padding_slots\": %ld", a.netlist_mzis, a.netlist_attenuators,
-               a.netlist_padding);
+        long splitters = 0, combiners = 0;    /* the fixed cards of segmented layers */
+        for (int l = 0; l < c->n_layers; l++) {
+            splitters += optinc_layer_splitters(&c->layers[l]);
+            combiners += optinc_layer_combiners(&c->layers[l]);
+        }
+        printf(", \"mzis\": %ld, \"attenuators\": %ld, \"splitters\": %ld, \"combiners\": %ld, "
+               "\"padding_slots\": %ld", a.netlist_mzis, a.netlist_attenuators, splitters,
+               combiners, a.netlist_padding);
         cli_json_field(stdout, "area_ratio", a.ratio);
         printf(", \"area\": {");
         cost_json("segmented", &a.model);

@@ -382,6 +382,8 @@ static const look look_screen = {"box", "0.3", "0.25"};
 static const look look_att = {"invtrapezium", "0.5", "0.3"};
 static const look look_term = {"point", "0.08", "0.08"};
 static const look look_overview_att = {"box", "0.0972", "0.0556"};   /* 7 x 4 pt */
+static const look look_split = {"triangle", "0.35", "0.3"};
+static const look look_comb = {"invtriangle", "0.35", "0.3"};
 
 typedef struct builder {
     Agraph_t *g;
@@ -553,6 +555,90 @@ static void put_att(builder *b, const optinc_stage *s, int start)
     }
 }
 
+/* A segmented layer's attenuator column: channel k of each block joins
+ * mode i to mode o <= i (optinc_att_channel); a block's other inputs end in
+ * a term point. */
+static void put_att_blocks(builder *b, const optinc_stage *s, int start)
+{
+    char name[160], label[32], fill[48], tip[512];
+    for (int i = 0, k = 0; i < s->modes_in; i++) {
+        int in = -1, o = -1;
+        if (k < s->n_att)
+            optinc_att_channel(s, k, &in, &o);
+        if (in != i) {
+            if (b->detail) {
+                snprintf(name, sizeof name, "T_%s_S_m%d", b->L->name, i);
+                wire(b, i, put(b, name, start - 0.5, i, &look_term, NULL, "black",
+                               "terminated: not a row of its block"), "", "");
+                b->cur[i] = NULL;
+            }
+            continue;
+        }
+        const optinc_att *a = &s->att[k];
+        snprintf(name, sizeof name, "%s_%s_r%d", optinc_cards[OPTINC_CARD_ATT].prefix,
+                 b->L->name, k);
+        snprintf(tip, sizeof tip, "%s: mode %d -> %d; att_dB = %.6g (t = %.6g)", name, i, o,
+                 a->att_dB, a->t);
+        snprintf(label, sizeof label, "%.1f dB", a->att_dB + 0.0);
+        att_colour(a->t, fill, sizeof fill);
+        Agnode_t *n = put(b, name, start, o, b->detail ? &look_att : &look_overview_att,
+                          b->labels ? label : NULL, fill, tip);
+        if (b->detail) {
+            wire(b, i, n, "", "");
+            b->cur[i] = NULL;
+            b->cur[o] = n;
+            b->port[o] = "";
+        }
+        k++;
+    }
+}
+
+/* The split or comb chains of a segmented layer: link k of chain x in
+ * column start + k on the row of x (optinc-netlist(5) has their wiring). */
+static void put_chains(builder *b, const optinc_stage *s, int start)
+{
+    int split = s->kind == OPTINC_STAGE_SPLIT, n = split ? s->modes_in : s->modes_out;
+    optinc_card_kind kind = split ? OPTINC_CARD_SPLIT : OPTINC_CARD_COMB;
+    char name[160], tip[256], label[32];
+    for (int x = 0; x < n; x++) {
+        Agnode_t *prev = NULL;
+        int run = split ? x : optinc_combine_source(s, x, 0);
+        for (int k = 0; k + 1 < s->fan; k++) {
+            double tap = split ? optinc_split_tap(s->fan, k) : optinc_combine_tap(s->fan, k);
+            snprintf(name, sizeof name, "%s_%s_%c_c%d_r%d", optinc_cards[kind].prefix,
+                     b->L->name, s->tag, k, x);
+            snprintf(tip, sizeof tip, "%s: link %d of the %s chain of %s %d, tap %.6g", name, k,
+                     optinc_cards[kind].name, split ? "input" : "output", x, tap);
+            snprintf(label, sizeof label, "%.2f", tap);
+            Agnode_t *node = put(b, name, start + k, x, b->detail ? (split ? &look_split
+                                 : &look_comb) : &look_overview_att, b->labels ? label : NULL,
+                                 "white", tip);
+            if (!b->detail)
+                continue;
+            if (prev)
+                agedge(b->g, prev, node, NULL, 1);
+            else
+                wire(b, run, node, "", "");
+            if (split) {
+                b->cur[optinc_split_target(s, x, k)] = node;
+                b->port[optinc_split_target(s, x, k)] = "";
+            } else {
+                int m = optinc_combine_source(s, x, k + 1);
+                wire(b, m, node, "", "");
+                b->cur[m] = NULL;
+            }
+            prev = node;
+        }
+        if (!b->detail || !prev)
+            continue;
+        int m = split ? optinc_split_target(s, x, s->fan - 1) : x;
+        if (!split)
+            b->cur[run] = NULL;
+        b->cur[m] = prev;
+        b->port[m] = "";
+    }
+}
+
 static void put_ports(builder *b, const char *prefix, int n, double column)
 {
     char name[32], label[16], tip[48];
@@ -594,6 +680,11 @@ static void layer_title(const optinc_circuit *c, const optinc_layer *L, int deta
         if (s->kind == OPTINC_STAGE_MESH)
             n += (size_t)snprintf(buf + n, size - n, "%s%c mesh: %d modes, %d MZI", sep,
                                   s->tag, s->mesh->modes, s->mesh->n_mzi);
+        else if (s->kind == OPTINC_STAGE_SPLIT || s->kind == OPTINC_STAGE_COMBINE)
+            n += (size_t)snprintf(buf + n, size - n, "%s%c: %d %s", sep, s->tag,
+                                  s->kind == OPTINC_STAGE_SPLIT ? optinc_layer_splitters(L)
+                                  : optinc_layer_combiners(L), s->kind == OPTINC_STAGE_SPLIT
+                                  ? "splitters" : "combiners");
         else
             n += (size_t)snprintf(buf + n, size - n, "%sΣ: %d attenuators", sep, s->n_att);
     }
@@ -679,6 +770,12 @@ static Agraph_t *build_layer(const optinc_circuit *c, const optinc_layer *L,
         if (s->kind == OPTINC_STAGE_MESH) {
             put_mesh(&b, s, column);
             column += s->mesh->n_columns + 1;
+        } else if (s->kind == OPTINC_STAGE_SPLIT || s->kind == OPTINC_STAGE_COMBINE) {
+            put_chains(&b, s, column);
+            column += s->fan - 1;
+        } else if (s->block_in != s->modes_in) {
+            put_att_blocks(&b, s, column);
+            column++;
         } else {
             put_att(&b, s, column);
             column++;

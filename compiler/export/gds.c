@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "compiler/export/gds_stream.h"
+#include "compiler/export/walk.h"
 #include "compiler/netlist/dialect.h"
 #include "optinc/export.h"
 #include "optinc/fileio.h"
@@ -330,7 +331,7 @@ optinc_status optinc_export_gds(const optinc_circuit *c, const optinc_layout *la
                                 const char *path, optinc_error *err)
 {
     optinc_status st = check_layout(layout, err);
-    if (st)
+    if (st || (st = ex_refuse_segments(c, err)))
         return st;
     writer w = {.c = c};
     w.grid = *layout;

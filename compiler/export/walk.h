@@ -67,5 +67,8 @@ void ex_number(FILE *f, double x);
 
 /* The circuit must have layers and PNL names (the netlist's rule). */
 optinc_status ex_check(const optinc_circuit *c, optinc_error *err);
+/* OPTINC_EINPUT naming the first segmented layer (the exports do not place
+ * split and comb chains); part of ex_check. */
+optinc_status ex_refuse_segments(const optinc_circuit *c, optinc_error *err);
 
 #endif

@@ -112,6 +112,49 @@ void optinc_att_program(optinc_att *a, double t_target, const optinc_components 
     a->t = pow(10.0, -db / 20.0);
 }
 
+/* ------------------------------------------------------------------ segments */
+
+void optinc_att_channel(const optinc_stage *s, int k, int *in, int *out)
+{
+    int per = s->block_in < s->block_out ? s->block_in : s->block_out;
+    int b = k / per, kk = k % per;
+    *in = b * s->block_in + kk;
+    *out = b * s->block_out + kk;
+}
+
+double optinc_split_tap(int fan, int k) { return 1.0 / (fan - k); }
+double optinc_combine_tap(int fan, int k) { (void)fan; return 1.0 / (k + 2); }
+
+int optinc_segment_plan(int rows, int cols, int R, int G, optinc_stage plan[OPTINC_STAGES_MAX])
+{
+    int br = rows / R, bc = cols / G, B = R * G;
+    memset(plan, 0, sizeof *plan * OPTINC_STAGES_MAX);
+    plan[0] = (optinc_stage){.kind = OPTINC_STAGE_SPLIT, .tag = 'P', .modes_in = cols,
+                             .modes_out = B * bc, .fan = R, .block = bc};
+    plan[1] = (optinc_stage){.kind = OPTINC_STAGE_MESH, .tag = 'Q', .modes_in = B * bc,
+                             .modes_out = B * bc};
+    plan[2] = (optinc_stage){.kind = OPTINC_STAGE_ATT, .tag = 'S', .modes_in = B * bc,
+                             .modes_out = B * br, .n_att = B * br, .block_in = bc,
+                             .block_out = br};
+    plan[3] = (optinc_stage){.kind = OPTINC_STAGE_COMBINE, .tag = 'C', .modes_in = B * br,
+                             .modes_out = rows, .fan = G, .block = br};
+    return 4;
+}
+
+/* SPLIT: modes_in = cols, block = bc, modes_out = fan * cols; the block
+ * columns G = cols / bc.  COMBINE: modes_out = rows, block = br, the fan is
+ * G, and block b = i*G + j has its outputs at b*br. */
+int optinc_split_target(const optinc_stage *s, int x, int i)
+{
+    int G = s->modes_in / s->block, j = x / s->block;
+    return (i * G + j) * s->block + x % s->block;
+}
+
+int optinc_combine_source(const optinc_stage *s, int y, int j)
+{
+    return ((y / s->block) * s->fan + j) * s->block + y % s->block;
+}
+
 /* ------------------------------------------------------------------ counts */
 
 int optinc_layer_mzis(const optinc_layer *L)
@@ -132,6 +175,22 @@ int optinc_layer_attenuators(const optinc_layer *L)
     return n;
 }
 
+/* Fixed cards of a stage of this kind: a fan-g chain has g-1 links, one
+ * chain per input (SPLIT) or per output (COMBINE). */
+static int chain_links(const optinc_layer *L, optinc_stage_kind kind)
+{
+    int n = 0;
+    for (int s = 0; s < L->n_stages; s++) {
+        const optinc_stage *st = &L->stage[s];
+        if (st->kind == kind)
+            n += (st->fan - 1) * (kind == OPTINC_STAGE_SPLIT ? st->modes_in : st->modes_out);
+    }
+    return n;
+}
+
+int optinc_layer_splitters(const optinc_layer *L) { return chain_links(L, OPTINC_STAGE_SPLIT); }
+int optinc_layer_combiners(const optinc_layer *L) { return chain_links(L, OPTINC_STAGE_COMBINE); }
+
 int optinc_layer_columns(const optinc_layer *L)
 {
     int n = 0;
@@ -150,9 +209,25 @@ optinc_status optinc_stage_apply(const optinc_stage *s, const optinc_cmat *in, o
         return optinc_mesh_apply(s->mesh, out);
     }
     memset(out->a, 0, (size_t)out->rows * (size_t)B * sizeof *out->a);
-    for (int k = 0; k < s->n_att; k++)
+    if (s->kind == OPTINC_STAGE_SPLIT || s->kind == OPTINC_STAGE_COMBINE) {
+        /* The ideal fixed optics: every branch carries 1/sqrt(fan). */
+        double a = 1.0 / sqrt(s->fan);
+        int split = s->kind == OPTINC_STAGE_SPLIT, n = split ? s->modes_in : s->modes_out;
+        for (int x = 0; x < n; x++)
+            for (int i = 0; i < s->fan; i++) {
+                int from = split ? x : optinc_combine_source(s, x, i);
+                int to = split ? optinc_split_target(s, x, i) : x;
+                for (int b = 0; b < B; b++)
+                    OPTINC_AT(out, to, b) += a * OPTINC_AT(in, from, b);
+            }
+        return OPTINC_OK;
+    }
+    for (int k = 0; k < s->n_att; k++) {
+        int i, o;
+        optinc_att_channel(s, k, &i, &o);
         for (int b = 0; b < B; b++)
-            OPTINC_AT(out, k, b) = s->att[k].t * OPTINC_AT(in, k, b);
+            OPTINC_AT(out, o, b) = s->att[k].t * OPTINC_AT(in, i, b);
+    }
     return OPTINC_OK;
 }
 
@@ -256,6 +331,8 @@ static optinc_status add_att(optinc_layer *L, int modes_in, int modes_out, const
     s->modes_in = modes_in;
     s->modes_out = modes_out;
     s->n_att = k;
+    s->block_in = modes_in;
+    s->block_out = modes_out;
     s->att = calloc((size_t)k + 1, sizeof *s->att);
     if (!s->att)
         return OPTINC_ERUN;
@@ -324,6 +401,108 @@ static optinc_status pick_gain(const optinc_spec *spec, const optinc_spec_layer 
     return OPTINC_OK;
 }
 
+/* The block meshes of a segmented layer as one block-diagonal mesh on the
+ * expanded modes: mesh b's MZIs shifted by b*bc modes, in the compiler's
+ * propagation order (column-major, then by mode) as the reader rebuilds it. */
+static optinc_mesh *join_meshes(optinc_mesh *const *mesh, int n_blocks, int bc,
+                                optinc_mesh_kind kind)
+{
+    optinc_mesh *M = calloc(1, sizeof *M);
+    int total = 0, columns = 0;
+    for (int b = 0; b < n_blocks; b++) {
+        total += mesh[b]->n_mzi;
+        columns = mesh[b]->n_columns > columns ? mesh[b]->n_columns : columns;
+    }
+    if (M) {
+        M->kind = kind;
+        M->modes = n_blocks * bc;
+        M->n_columns = columns;
+        M->mzi = calloc((size_t)total + 1, sizeof *M->mzi);
+        M->screen = calloc((size_t)M->modes + 1, sizeof *M->screen);
+    }
+    if (!M || !M->mzi || !M->screen) {
+        optinc_mesh_free(M);
+        return NULL;
+    }
+    int *next = calloc((size_t)n_blocks + 1, sizeof *next);
+    for (int col = 0; next && col < columns; col++)
+        for (int b = 0; b < n_blocks; b++)
+            for (; next[b] < mesh[b]->n_mzi && mesh[b]->mzi[next[b]].column == col; next[b]++) {
+                M->mzi[M->n_mzi] = mesh[b]->mzi[next[b]];
+                M->mzi[M->n_mzi++].mode += b * bc;
+            }
+    for (int b = 0; b < n_blocks; b++)
+        memcpy(M->screen + (size_t)b * bc, mesh[b]->screen, sizeof *M->screen * (size_t)bc);
+    if (!next || M->n_mzi != total) {
+        free(next);
+        optinc_mesh_free(M);
+        return NULL;
+    }
+    free(next);
+    return M;
+}
+
+/* A segmented layer (circuit.h): each block, padded with zero rows to a
+ * square, takes its nearest diag(sigma).U (exact when the block's rows are
+ * orthogonal, as a trained ONN segment's are); the gain is sqrt(R.G) times
+ * the largest sigma, because the fixed splitters and combiners divide every
+ * path by sqrt(R.G). */
+static optinc_status compile_segmented(const optinc_spec *spec, const optinc_spec_layer *sl,
+                                       optinc_layer *L, optinc_error *err)
+{
+    int R = sl->segments[0], G = sl->segments[1], B = R * G;
+    int br = L->rows / R, bc = L->cols / G;
+    L->seg_rows = R;
+    L->seg_cols = G;
+    L->n_stages = optinc_segment_plan(L->rows, L->cols, R, G, L->stage);
+    optinc_cmat **U = calloc((size_t)B, sizeof *U);
+    optinc_mesh **mesh = calloc((size_t)B, sizeof *mesh);
+    double *sigma = calloc((size_t)B * bc + 1, sizeof *sigma);
+    optinc_cmat *X = optinc_cmat_new(bc, bc);
+    optinc_status st = U && mesh && sigma && X ? OPTINC_OK
+                       : optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    double worst = 0;
+    for (int b = 0; !st && b < B; b++) {
+        int i = b / G, j = b % G;
+        memset(X->a, 0, sizeof *X->a * (size_t)bc * bc);
+        for (int r = 0; r < br; r++)
+            for (int c = 0; c < bc; c++)
+                OPTINC_AT(X, r, c) = OPTINC_AT(L->target, i * br + r, j * bc + c);
+        st = diag_unitary(X, sigma + (size_t)b * bc, &U[b], err);
+        for (int r = 0; !st && r < bc; r++)
+            for (int c = 0; c < bc; c++) {
+                double d = cabs(OPTINC_AT(X, r, c) - sigma[b * bc + r] * OPTINC_AT(U[b], r, c));
+                worst = d > worst ? d : worst;
+            }
+    }
+    if (!st)
+        st = pick_gain(spec, sl, sqrt((double)B) * max_of(sigma, B * bc), &L->gain, err);
+    optinc_quantizer q;
+    optinc_quantizer_from_components(&q, &L->components);
+    for (int b = 0; !st && b < B; b++)
+        st = optinc_mesh_decompose(U[b], L->mesh_kind, &q, &mesh[b], err);
+    if (!st && !(L->stage[1].mesh = join_meshes(mesh, B, bc, L->mesh_kind)))
+        st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    optinc_stage *S = &L->stage[2];
+    if (!st && !(S->att = calloc((size_t)S->n_att + 1, sizeof *S->att)))
+        st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    for (int k = 0; !st && k < S->n_att; k++)
+        optinc_att_program(&S->att[k], sigma[(k / br) * bc + k % br] * sqrt((double)B) / L->gain,
+                           &L->components, &L->n_warnings_capped);
+    L->approximation_error = st ? 0 : worst / L->gain;
+    for (int b = 0; b < B; b++) {
+        if (U)
+            optinc_cmat_free(U[b]);
+        if (mesh)
+            optinc_mesh_free(mesh[b]);
+    }
+    free(U);
+    free(mesh);
+    free(sigma);
+    optinc_cmat_free(X);
+    return st;
+}
+
 static optinc_status compile_layer(const optinc_spec *spec, const optinc_spec_layer *sl,
                                    optinc_layer *L, optinc_error *err)
 {
@@ -344,7 +523,7 @@ static optinc_status compile_layer(const optinc_spec *spec, const optinc_spec_la
     if (st)
         return st;
 
-    if (sl->attenuators != OPTINC_ATT_MIDDLE && m != n)
+    if (sl->attenuators != OPTINC_ATT_MIDDLE && !sl->segments[0] && m != n)
         return optinc_fail(err, OPTINC_EINPUT, spec->path, sl->line, sl->column,
                            "layer '%s': attenuators: %s needs a square matrix, but '%s' is "
                            "%dx%d; use attenuators: middle (SVD) for non-square layers",
@@ -355,7 +534,10 @@ static optinc_status compile_layer(const optinc_spec *spec, const optinc_spec_la
 
     optinc_cmat *U = NULL, *Vh = NULL, *X = NULL;
     double *sigma = NULL;
-    if (sl->attenuators == OPTINC_ATT_MIDDLE || sl->attenuators == OPTINC_ATT_NONE) {
+    if (sl->segments[0] > 0) {
+        if ((st = compile_segmented(spec, sl, L, err)))
+            goto out;
+    } else if (sl->attenuators == OPTINC_ATT_MIDDLE || sl->attenuators == OPTINC_ATT_NONE) {
         st = optinc_svd(L->target, &U, &sigma, &Vh, err);
         if (st)
             goto out;

@@ -17,6 +17,7 @@ enum { MZI_THETA, MZI_PHI, MZI_THETA_CODE, MZI_PHI_CODE, MZI_BITS, MZI_THETA_TAR
 enum { PS_PHASE, PS_CODE, PS_BITS, PS_TARGET };
 enum { ATT_DB, ATT_CODE, ATT_BITS, ATT_T_TARGET };
 enum { DC_COUPLING };
+enum { TAP_POWER };   /* split, comb: the power fraction of the tap */
 
 /* One key of the `*! onn` header line (the circuit's ONN record), in the
  * order the writer puts them: a whole number in [min, max] or a word of

@@ -11,7 +11,9 @@
  * and its trace pass turns the checked values into the circuit; the drawings
  * name their nodes with the same prefixes.  The simulator never sees a card:
  * it runs the circuit the reader rebuilds (meshes, phase screens, attenuator
- * columns), so it has no per-card code and no lookup by card kind.
+ * columns, and a segmented layer's split and comb stages, whose chains of
+ * split and comb cards the reader turns into one stage each), so it has no
+ * per-card code and no lookup by card kind.
  *
  * A new card is one entry here (and its kind in netlist.h), what the reader
  * rebuilds from it, its model in the circuit and the simulator, and its
@@ -56,6 +58,16 @@ const optinc_card optinc_cards[OPTINC_CARD_COUNT] = {
         {DC_COUPLING},
     },
     [OPTINC_CARD_TERM] = {"term", "TM", 1, {"in"}, 0, {{0}}, {0}},
+    /* out0 = sqrt(tap).in, out1 = sqrt(1-tap).in */
+    [OPTINC_CARD_SPLIT] = {
+        "split", "SP", 3, {"in", "out0", "out1"}, 1,
+        {[TAP_POWER] = {"tap", "", 'd', 0, 1, 1, -1}}, {TAP_POWER},
+    },
+    /* out = sqrt(1-tap).in0 + sqrt(tap).in1 */
+    [OPTINC_CARD_COMB] = {
+        "comb", "CB", 3, {"in0", "in1", "out"}, 1,
+        {[TAP_POWER] = {"tap", "", 'd', 0, 1, 1, -1}}, {TAP_POWER},
+    },
 };
 
 int optinc_card_find(const char *name, size_t n)

@@ -82,6 +82,9 @@ int optinc_netlist_stage_plan(optinc_att_position att, int rows, int cols, optin
         s->modes_in = *t == 'U' ? rows : cols;
         s->modes_out = *t == 'V' ? cols : rows;
         s->n_att = s->kind == OPTINC_STAGE_ATT ? (rows < cols ? rows : cols) : 0;
+        s->block_in = s->modes_in;
+        s->block_out = s->modes_out;
+        s->fan = s->block = 0;
     }
     return n;
 }

@@ -54,6 +54,7 @@ typedef struct writer {
     int layer;                  /* index of L */
     char prefix[PREFIX_MAX];    /* "" or "X_<layer>__" when flattening */
     char (*cur)[NET_MAX];       /* the net each mode is on */
+    char (*next)[NET_MAX];      /* scratch of the same size, for a stage that re-indexes */
 } writer;
 
 /* ------------------------------------------------------------------ names */
@@ -333,52 +334,126 @@ static void put_term(writer *w, int k, const char *net)
     put_card(w->f, OPTINC_CARD_TERM, name, &net, &(card_line){.has = 0});
 }
 
-/* An attenuator column: channel k joins input mode k to output mode k;
- * extra inputs end in a term, extra (unlit) outputs start at a term. */
+/* The net output mode o of the stage leaves on: the layer's port after its
+ * last stage, else L_S_mO. */
+static void att_out_net(writer *w, int last, int o, char *out)
+{
+    if (last)
+        port_net(w, 1, o, out);
+    else
+        snprintf(out, NET_MAX, "%s%s_S_m%d", w->prefix, w->L->name, o);
+}
+
+/* An attenuator column, in input-mode order: channel k joins input mode i
+ * to output mode o (optinc_att_channel: i = o = k for a layer's one block;
+ * per block of a segmented layer); an input without a channel ends in a
+ * term, and an extra (unlit) output of one block starts at a term. */
 static void put_att(writer *w, const optinc_stage *s, int last)
 {
-    int extra = s->modes_in > s->modes_out ? s->modes_in : s->modes_out;
-    for (int k = 0; k < extra; k++) {
-        char out[NET_MAX];
-        if (k >= s->n_att && k < s->modes_in) {
-            put_term(w, k, w->cur[k]);
+    char out[NET_MAX], name[NET_MAX];
+    for (int i = 0, k = 0; i < s->modes_in; i++) {
+        int in = -1, o = -1;
+        if (k < s->n_att)
+            optinc_att_channel(s, k, &in, &o);
+        if (in != i) {
+            put_term(w, i, w->cur[i]);
             continue;
         }
-        if (last)
-            port_net(w, 1, k, out);
-        else
-            snprintf(out, sizeof out, "%s%s_S_m%d", w->prefix, w->L->name, k);
-        if (k >= s->n_att) {
-            put_term(w, k, out);
-        } else {
-            const optinc_att *a = &s->att[k];
-            char name[NET_MAX];
-            card_line cl = {.has = 0};
-            nl_element_name(name, sizeof name, w->prefix, OPTINC_CARD_ATT, w->L->name, 0, 0, k);
-            set_value(&cl, ATT_DB, a->att_dB);
-            if (a->code >= 0) {
-                set_value(&cl, ATT_CODE, a->code);
-                set_value(&cl, ATT_BITS, w->L->components.attenuator.bits);
-            }
-            if (memcmp(&a->t_target, &a->t, sizeof a->t))
-                set_value(&cl, ATT_T_TARGET, a->t_target);
-            put_card(w->f, OPTINC_CARD_ATT, name, (const char *[]){w->cur[k], out}, &cl);
+        att_out_net(w, last, o, out);
+        const optinc_att *a = &s->att[k];
+        card_line cl = {.has = 0};
+        nl_element_name(name, sizeof name, w->prefix, OPTINC_CARD_ATT, w->L->name, 0, 0, k);
+        set_value(&cl, ATT_DB, a->att_dB);
+        if (a->code >= 0) {
+            set_value(&cl, ATT_CODE, a->code);
+            set_value(&cl, ATT_BITS, w->L->components.attenuator.bits);
         }
-        memcpy(w->cur[k], out, NET_MAX);
+        if (memcmp(&a->t_target, &a->t, sizeof a->t))
+            set_value(&cl, ATT_T_TARGET, a->t_target);
+        put_card(w->f, OPTINC_CARD_ATT, name, (const char *[]){w->cur[i], out}, &cl);
+        memcpy(w->cur[o], out, NET_MAX);
+        k++;
     }
+    for (int o = s->n_att; o < s->modes_out; o++) {
+        att_out_net(w, last, o, out);
+        put_term(w, o, out);
+        memcpy(w->cur[o], out, NET_MAX);
+    }
+}
+
+/* The fixed chains of a segmented layer (circuit.h): SPLIT fans input x
+ * out along fan-1 split cards (link k taps block row k, its out1 feeds link
+ * k+1, the last out1 is block row fan-1); COMBINE adds the fan block
+ * columns of output y along fan-1 comb cards (link k adds block column k+1
+ * on in1 to the running sum on in0).  Taps are optinc_split_tap and
+ * optinc_combine_tap, so every branch carries 1/sqrt(fan). */
+static void put_chains(writer *w, const optinc_stage *s, int last)
+{
+    int split = s->kind == OPTINC_STAGE_SPLIT, n = split ? s->modes_in : s->modes_out;
+    char (*next)[NET_MAX] = w->next;
+    for (int x = 0; x < n; x++) {
+        char run[NET_MAX], name[NET_MAX];
+        snprintf(run, sizeof run, "%s", split ? w->cur[x] : w->cur[optinc_combine_source(s, x, 0)]);
+        for (int k = 0; k + 1 < s->fan; k++) {
+            char tap[NET_MAX], out[NET_MAX];
+            card_line cl = {.has = 0};
+            int end = k + 2 == s->fan;
+            nl_grid_name(name, sizeof name, w->prefix, optinc_cards[split ? OPTINC_CARD_SPLIT
+                         : OPTINC_CARD_COMB].prefix, w->L->name, s->tag, k, 'r', x);
+            if (split) {
+                snprintf(tap, sizeof tap, "%s%s_P_m%d", w->prefix, w->L->name,
+                         optinc_split_target(s, x, k));
+                if (end)
+                    snprintf(out, sizeof out, "%s%s_P_m%d", w->prefix, w->L->name,
+                             optinc_split_target(s, x, k + 1));
+                else
+                    nl_grid_name(out, sizeof out, w->prefix, NULL, w->L->name, s->tag, k, 'x', x);
+                set_value(&cl, TAP_POWER, optinc_split_tap(s->fan, k));
+                put_card(w->f, OPTINC_CARD_SPLIT, name, (const char *[]){run, tap, out}, &cl);
+                memcpy(next[optinc_split_target(s, x, k)], tap, NET_MAX);
+            } else {
+                if (end && last)
+                    port_net(w, 1, x, out);
+                else if (end)
+                    snprintf(out, sizeof out, "%s%s_C_m%d", w->prefix, w->L->name, x);
+                else
+                    nl_grid_name(out, sizeof out, w->prefix, NULL, w->L->name, s->tag, k, 'x', x);
+                set_value(&cl, TAP_POWER, optinc_combine_tap(s->fan, k));
+                put_card(w->f, OPTINC_CARD_COMB, name,
+                         (const char *[]){run, w->cur[optinc_combine_source(s, x, k + 1)], out},
+                         &cl);
+            }
+            memcpy(run, out, NET_MAX);
+        }
+        memcpy(next[split ? optinc_split_target(s, x, s->fan - 1) : x], run, NET_MAX);
+    }
+    memcpy(w->cur, next, sizeof *next * (size_t)(split ? s->modes_out : n));
+}
+
+/* 1 when stage s writes no card: a fan-1 chain passes its modes on. */
+static int stage_is_wire(const optinc_stage *s)
+{
+    return (s->kind == OPTINC_STAGE_SPLIT || s->kind == OPTINC_STAGE_COMBINE) && s->fan == 1;
 }
 
 static void put_layer_elements(writer *w)
 {
     const optinc_layer *L = w->L;
+    int last = L->n_stages - 1;
+    while (last > 0 && stage_is_wire(&L->stage[last]))
+        last--;
     for (int k = 0; k < L->cols; k++)
         port_net(w, 0, k, w->cur[k]);
     for (int s = 0; s < L->n_stages; s++) {
-        int last = s == L->n_stages - 1;
-        if (L->stage[s].kind == OPTINC_STAGE_MESH)
-            put_mesh(w, &L->stage[s], last);
+        const optinc_stage *st = &L->stage[s];
+        if (stage_is_wire(st))
+            continue;
+        if (st->kind == OPTINC_STAGE_MESH)
+            put_mesh(w, st, s == last);
+        else if (st->kind == OPTINC_STAGE_ATT)
+            put_att(w, st, s == last);
         else
-            put_att(w, &L->stage[s], last);
+            put_chains(w, st, s == last);
     }
 }
 
@@ -457,6 +532,9 @@ static void put_header(const writer *w)
                 optinc_att_position_names[L->attenuators],
                 optinc_activation_names[L->activation], L->approximation_error,
                 L->n_warnings_capped);
+        if (L->seg_rows)
+            fprintf(f, "*! layer.%s.segments = rows=%d cols=%d\n", L->name, L->seg_rows,
+                    L->seg_cols);
         const char *section = NULL;
         for (int k = 0; k < optinc_netlist_n_fields; k++) {
             const optinc_netlist_field *fd = &optinc_netlist_fields[k];
@@ -587,11 +665,17 @@ optinc_status optinc_netlist_write_stream(const optinc_circuit *c, FILE *f,
         const optinc_layer *L = &c->layers[i];
         widest = L->rows > widest ? L->rows : widest;
         widest = L->cols > widest ? L->cols : widest;
+        for (int s = 0; s < L->n_stages; s++)   /* a segmented layer's expanded modes */
+            widest = L->stage[s].modes_out > widest ? L->stage[s].modes_out : widest;
     }
     writer w = {.f = f, .opt = opt, .c = c};
     w.cur = malloc(sizeof *w.cur * (size_t)widest);
-    if (!w.cur)
+    w.next = malloc(sizeof *w.next * (size_t)widest);
+    if (!w.cur || !w.next) {
+        free(w.cur);
+        free(w.next);
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory writing the netlist");
+    }
 
     put_header(&w);
     if (opt->expand_mzi && !opt->flatten && any_mzi_fits_cell(c)) {
@@ -640,6 +724,7 @@ optinc_status optinc_netlist_write_stream(const optinc_circuit *c, FILE *f,
     put_ports(f, n_in, n_out);
     fprintf(f, " %s\n.end\n", c->name);
     free(w.cur);
+    free(w.next);
     if (ferror(f))
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "cannot write the netlist (I/O error)");
     return OPTINC_OK;

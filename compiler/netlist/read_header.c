@@ -131,9 +131,35 @@ static int meta_layer(reader *r, const meta *m, optinc_layer *L)
     if (seen != 7)
         return nl_fail_at(r, file, m->key.off, "the header line of layer '%s' needs rows=, cols= "
                           "and gain=", L->name);
-    if (L->attenuators != OPTINC_ATT_MIDDLE && L->rows != L->cols)
-        return nl_fail_at(r, file, m->key.off, "layer '%s' is %dx%d but attenuators=%s needs a "
-                          "square layer", L->name, L->rows, L->cols,
+    return 0;
+}
+
+/* *! layer.NAME.segments = rows=R cols=G: the layer's grid of blocks
+ * (optinc-netlist(5)); it must divide the layer into blocks of no more rows
+ * than columns, each a mesh and its attenuators (attenuators=output). */
+static int meta_segments(reader *r, const meta *m, optinc_layer *L)
+{
+    size_t first, n;
+    int file = m->file, seen = 0;
+    if (meta_tokens(r, m, &first, &n))
+        return -1;
+    for (size_t i = first; i < first + n; i++) {
+        tok k = {0, 0}, v = {0, 0};
+        long long x;
+        nl_split_param(r, file, r->toks[i], &k, &v);
+        if (!teq(r, file, k, "rows") && !teq(r, file, k, "cols"))
+            return unknown_key(r, file, k, "segments", "rows cols");
+        if (nl_int_value(r, file, v, 1, 65536, &x))
+            return -1;
+        *(teq(r, file, k, "rows") ? &L->seg_rows : &L->seg_cols) = (int)x;
+        seen |= teq(r, file, k, "rows") ? 1 : 2;
+    }
+    r->ntoks = first;
+    if (seen != 3 || L->rows % L->seg_rows || L->cols % L->seg_cols
+        || L->rows / L->seg_rows > L->cols / L->seg_cols || L->attenuators != OPTINC_ATT_OUTPUT)
+        return nl_fail_at(r, file, m->key.off, "the segments of layer '%s' (%dx%d, "
+                          "attenuators=%s) need rows=R cols=G dividing it into blocks of no more "
+                          "rows than columns, and attenuators=output", L->name, L->rows, L->cols,
                           optinc_att_position_names[L->attenuators]);
     return 0;
 }
@@ -415,10 +441,20 @@ int nl_header(reader *r, optinc_circuit *c, layer_meta *lm)
                                           "line; give each device section of a layer once",
                                           klen, k);
                 tok section = {name.off + name.len + 1, m->key.len - 7 - name.len};
-                if (meta_section(r, m, section, lm[j].L))
+                if (teq(r, m->file, section, "segments") ? meta_segments(r, m, lm[j].L)
+                                                         : meta_section(r, m, section, lm[j].L))
                     return -1;
             }
         }
+    /* A dense layer with its attenuators beside one mesh is square. */
+    for (int j = 0; j < nl; j++) {
+        const optinc_layer *L = lm[j].L;
+        if (L->attenuators != OPTINC_ATT_MIDDLE && !L->seg_rows && L->rows != L->cols)
+            return nl_fail_at(r, r->metas[lm[j].meta].file, r->metas[lm[j].meta].key.off,
+                              "layer '%s' is %dx%d but attenuators=%s needs a square layer",
+                              L->name, L->rows, L->cols,
+                              optinc_att_position_names[L->attenuators]);
+    }
     return 0;
 }
 

@@ -21,6 +21,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include "compiler/netlist/dialect.h"
 #include "compiler/netlist/read.h"
 
 /* "X_L1__MZ_L1_V_c0_r0": the flattened name of primitive p. */
@@ -218,10 +220,24 @@ static int trace_mesh(tracer *t, optinc_layer *L, optinc_stage *s)
     if (t->np > n * (n - 1) / 2)
         return fail_prim(r, t->pm[t->np - 1], "%s has more than %d MZIs, the most an %d-mode "
                          "mesh has", t->where, n * (n - 1) / 2, n);
-    s->mesh = optinc_mesh_new(L->mesh_kind, n);
-    if (!s->mesh)
+    /* A segmented layer's mesh is block-diagonal: no MZI joins two blocks. */
+    int block = L->seg_rows ? L->cols / L->seg_cols : n;
+    for (int i = 0; i < t->np; i++)
+        if (t->pmode[i] % block == block - 1)
+            return fail_prim(r, t->pm[i], "joins modes %d and %d of %s, which belong to two "
+                             "blocks of %d modes; a segment's mesh stays on its own modes",
+                             t->pmode[i], t->pmode[i] + 1, t->where, block);
+    /* Exactly the MZIs found: an expanded segmented mesh has far fewer than
+     * n(n-1)/2. */
+    optinc_mesh *M = s->mesh = calloc(1, sizeof *M);
+    if (M) {
+        M->kind = L->mesh_kind;
+        M->modes = n;
+        M->mzi = calloc((size_t)t->np + 1, sizeof *M->mzi);
+        M->screen = calloc((size_t)n + 1, sizeof *M->screen);
+    }
+    if (!M || !M->mzi || !M->screen)
         return nl_fail_run(r, "rebuilding a mesh");
-    optinc_mesh *M = s->mesh;
     M->n_mzi = t->np;
     M->n_columns = 0;
     /* Column-major, then by mode: the compiler's propagation order. */
@@ -285,8 +301,12 @@ static int trace_att(tracer *t, optinc_layer *L, optinc_stage *s)
     s->att = calloc((size_t)s->n_att + 1, sizeof *s->att);
     if (!s->att)
         return nl_fail_run(r, "rebuilding an attenuator column");
+    int per = s->block_in < s->block_out ? s->block_in : s->block_out;
     for (int k = 0; k < s->modes_in; k++) {
-        int e = consumer(t, k), want = k < s->n_att ? OPTINC_CARD_ATT : OPTINC_CARD_TERM;
+        /* Channel ch of block k / block_in joins mode k to mode o (optinc_att_channel). */
+        int ch = k % s->block_in < per ? k / s->block_in * per + k % s->block_in : s->n_att;
+        int o = k / s->block_in * s->block_out + k % s->block_in;
+        int e = consumer(t, k), want = ch < s->n_att ? OPTINC_CARD_ATT : OPTINC_CARD_TERM;
         if (t->net[k] < 0)
             return meta_fail(r, t->lm, "mode %d is unlit at the input of %s", k, t->where);
         if (!nl_driver_kind(r, e, want, 0)) {
@@ -300,9 +320,9 @@ static int trace_att(tracer *t, optinc_layer *L, optinc_stage *s)
         int q = e >> 2;
         prim *p = &r->prims[q];
         p->used = 1;
-        if (k >= s->n_att)
+        if (ch >= s->n_att)
             continue;
-        optinc_att *a = &s->att[k];
+        optinc_att *a = &s->att[ch];
         a->att_dB = p->v[ATT_DB];
         a->t = pow(10.0, -a->att_dB / 20.0);
         a->t_target = p->has & (1u << ATT_T_TARGET) ? p->v[ATT_T_TARGET] : a->t;
@@ -315,11 +335,78 @@ static int trace_att(tracer *t, optinc_layer *L, optinc_stage *s)
         }
         if (check_bits(r, q, ATT_CODE, ATT_BITS, L->components.attenuator.bits, "attenuator"))
             return -1;
-        t->net[k] = p->pin[1];
-        t->from[k] = q * 4 + 1;
+        t->net[o] = p->pin[1];      /* o <= k: the modes before k are done */
+        t->from[o] = q * 4 + 1;
     }
     for (int k = s->n_att; k < s->modes_out; k++)
         t->net[k] = -1;     /* unlit: starts at a term the next stage finds */
+    t->n = s->modes_out;
+    return 0;
+}
+
+/* Link k of the chain at end e: the split (in on in) or comb (the running
+ * sum on in0) card a fan-s->fan chain has there, with the chain's tap.
+ * The card's index, or -1 after the message. */
+static int chain_link(tracer *t, const optinc_stage *s, int e, int x, int k)
+{
+    reader *r = t->r;
+    int split = s->kind == OPTINC_STAGE_SPLIT, kind = split ? OPTINC_CARD_SPLIT : OPTINC_CARD_COMB;
+    const char *card = optinc_cards[kind].name;
+    if (!nl_driver_kind(r, e, kind, 0)) {
+        if (e >= 0)
+            return fail_prim(r, e >> 2, "found where link %d of the %s chain of %s %d in %s "
+                             "needs a %s card (on its pin %s)", k, card, split ? "input" :
+                             "output", x, t->where, card, optinc_cards[kind].pin[0]);
+        return meta_fail(r, t->lm, "%s %d of %s reaches a port without link %d of its %s chain",
+                         split ? "input" : "output", x, t->where, k, card);
+    }
+    int q = e >> 2;
+    double want = split ? optinc_split_tap(s->fan, k) : optinc_combine_tap(s->fan, k);
+    if (!(fabs(r->prims[q].v[TAP_POWER] - want) <= 1e-9))
+        return fail_prim(r, q, "has tap=%g, but link %d of a chain of %d in %s taps %.17g "
+                         "(every branch carries 1/sqrt(%d)); write tap=%.17g", 
+                         r->prims[q].v[TAP_POWER], k, s->fan, t->where, want, s->fan, want);
+    r->prims[q].used = 1;
+    return q;
+}
+
+/* A SPLIT or COMBINE stage: the chains of split or comb cards the writer
+ * lays out (optinc-netlist(5)), onto the modes optinc_split_target and
+ * optinc_combine_source name.  A fan of 1 is a plain waveguide. */
+static int trace_chains(tracer *t, const optinc_stage *s, int *net, int *from)
+{
+    reader *r = t->r;
+    int split = s->kind == OPTINC_STAGE_SPLIT, n = split ? s->modes_in : s->modes_out;
+    for (int x = 0; x < n; x++) {
+        int m0 = split ? x : optinc_combine_source(s, x, 0);
+        int run = t->net[m0], rfrom = t->from[m0];
+        if (run < 0)
+            return meta_fail(r, t->lm, "mode %d is unlit at the input of %s", m0, t->where);
+        for (int k = 0; k + 1 < s->fan; k++) {
+            int q = chain_link(t, s, nl_other_end(r, run, rfrom), x, k);
+            if (q < 0)
+                return -1;
+            const prim *p = &r->prims[q];
+            if (split) {
+                int m = optinc_split_target(s, x, k);
+                net[m] = p->pin[1];
+                from[m] = q * 4 + 1;
+            } else {
+                int m = optinc_combine_source(s, x, k + 1);
+                if (t->net[m] != p->pin[1] || nl_other_end(r, t->net[m], t->from[m]) != q * 4 + 1)
+                    return fail_prim(r, q, "is link %d of the comb chain of output %d in %s, so "
+                                     "its in1 must carry mode %d (block column %d)", k, x,
+                                     t->where, m, k + 1);
+            }
+            run = p->pin[2];
+            rfrom = q * 4 + 2;
+        }
+        int m = split ? optinc_split_target(s, x, s->fan - 1) : x;
+        net[m] = run;
+        from[m] = rfrom;
+    }
+    memcpy(t->net, net, sizeof *net * (size_t)s->modes_out);
+    memcpy(t->from, from, sizeof *from * (size_t)s->modes_out);
     t->n = s->modes_out;
     return 0;
 }
@@ -356,13 +443,17 @@ int nl_trace(reader *r, optinc_circuit *c, layer_meta *lm)
     for (int i = 0; i < c->n_layers; i++) {
         widest = c->layers[i].rows > widest ? c->layers[i].rows : widest;
         widest = c->layers[i].cols > widest ? c->layers[i].cols : widest;
+        const optinc_layer *L = &c->layers[i];
+        if (L->seg_rows)    /* the expanded modes of a segmented layer */
+            widest = L->seg_rows * L->cols > widest ? L->seg_rows * L->cols : widest;
     }
     tracer t = {.r = r, .n = r->nin};
+    int *net = malloc(sizeof *net * (size_t)widest), *from = malloc(sizeof *from * (size_t)widest);
     t.net = malloc(sizeof *t.net * (size_t)widest);
     t.from = malloc(sizeof *t.from * (size_t)widest);
     t.last = malloc(sizeof *t.last * (size_t)widest);
     int rc = -1;
-    if (!t.net || !t.from || !t.last) {
+    if (!t.net || !t.from || !t.last || !net || !from) {
         nl_fail_run(r, "tracing the netlist");
         goto out;
     }
@@ -378,14 +469,21 @@ int nl_trace(reader *r, optinc_circuit *c, layer_meta *lm)
                       L->cols, t.n, i ? "the rows of the layer before" : "the top cell's inputs");
             goto out;
         }
-        L->n_stages = optinc_netlist_stage_plan(L->attenuators, L->rows, L->cols, L->stage);
+        L->n_stages = L->seg_rows ? optinc_segment_plan(L->rows, L->cols, L->seg_rows,
+                                                        L->seg_cols, L->stage)
+                                  : optinc_netlist_stage_plan(L->attenuators, L->rows, L->cols,
+                                                              L->stage);
         t.capped = 0;
         for (int s = 0; s < L->n_stages; s++) {
             optinc_stage *st = &L->stage[s];
-            snprintf(t.where, sizeof t.where, "%s %c of layer %s",
-                     st->kind == OPTINC_STAGE_MESH ? "mesh" : "attenuator column", st->tag,
+            static const char *const what[] = {"mesh", "attenuator column", "splitters",
+                                               "combiners"};
+            snprintf(t.where, sizeof t.where, "%s %c of layer %s", what[st->kind], st->tag,
                      L->name);
-            if (st->kind == OPTINC_STAGE_MESH ? trace_mesh(&t, L, st) : trace_att(&t, L, st))
+            int bad = st->kind == OPTINC_STAGE_MESH  ? trace_mesh(&t, L, st)
+                      : st->kind == OPTINC_STAGE_ATT ? trace_att(&t, L, st)
+                                                     : trace_chains(&t, st, net, from);
+            if (bad)
                 goto out;
         }
         if (t.capped != L->n_warnings_capped) {
@@ -429,6 +527,8 @@ int nl_trace(reader *r, optinc_circuit *c, layer_meta *lm)
         }
     rc = 0;
 out:
+    free(net);
+    free(from);
     free(t.net);
     free(t.from);
     free(t.last);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "compiler/spec/spec_internal.h"
+#include "optinc/fileio.h"
 
 static int find_matrix(const optinc_spec *s, const char *name)
 {
@@ -41,7 +42,10 @@ static optinc_status count_cards(ctx *c, yaml_node_t *v, const optinc_spec_layer
 {
     const optinc_spec_matrix *m = &c->spec->matrices[L->matrix];
     long long r = m->rows, k = m->cols, n = r > k ? r : k;
-    if (L->attenuators == OPTINC_ATT_MIDDLE)
+    if (L->segments[0] > 0) {
+        long long R = L->segments[0], G = L->segments[1], bc = k / G;
+        c->cards += R * G * (bc * (bc + 1) / 2 + bc) + k * (R - 1) + r * (G - 1);
+    } else if (L->attenuators == OPTINC_ATT_MIDDLE)
         c->cards += r * (r + 1) / 2 + k * (k + 1) / 2 + (r < k ? r : k);
     else
         c->cards += n * (n + 1) / 2 + (L->attenuators == OPTINC_ATT_NONE ? 0 : n);
@@ -52,6 +56,30 @@ static optinc_status count_cards(ctx *c, yaml_node_t *v, const optinc_spec_layer
                             "phase shifters and attenuators), more than %s; or split the "
                             "network over several specs", L->name, c->cards,
                             optinc_limits_text(c->lim, OPTINC_LIMIT_CARDS, lim, sizeof lim));
+}
+
+/* segments: [R, G] cuts the layer's matrix into an R x G grid of blocks,
+ * each diag(t).Q on one mesh of the block's columns (circuit.h), so the
+ * grid must divide the matrix and a block have no more rows than columns. */
+static optinc_status parse_segments(ctx *c, yaml_node_t *n, const char *what,
+                                    optinc_spec_layer *L)
+{
+    yaml_node_t *v = optinc_spec_get(c, n, "segments");
+    int count = 0;
+    optinc_status st;
+    if (!v)
+        return OPTINC_OK;
+    if ((st = optinc_spec_read_int_list(c, v, "segments", what, 1, OPTINC_MATRIX_DIM_MAX,
+                                        L->segments, 2, &count)))
+        return st;
+    const optinc_spec_matrix *m = &c->spec->matrices[L->matrix];
+    int R = L->segments[0], G = count == 2 ? L->segments[1] : 0;
+    if (count != 2 || m->rows % R || m->cols % G || m->rows / R > m->cols / G)
+        return optinc_spec_fail(c, v, "'segments' of %s must be [R, G], a grid of R x G blocks "
+                                "that divides its %d x %d matrix into blocks with no more rows "
+                                "than columns (rows/R <= cols/G)", what, m->rows, m->cols);
+    L->attenuators = OPTINC_ATT_OUTPUT;     /* every block is diag(t).Q: mesh, attenuators */
+    return OPTINC_OK;
 }
 
 /* A layer's matrix must take what the layer before it gives. */
@@ -73,7 +101,7 @@ static optinc_status check_widths(ctx *c, yaml_node_t *v, const char *what, int 
 static optinc_status parse_layer(ctx *c, yaml_node_t *n, int index)
 {
     static const char *const keys[] = {"name", "matrix", "mesh", "attenuators", "gain",
-                                       "activation", "components", NULL};
+                                       "activation", "components", "segments", NULL};
     static const field fields[] = {{"gain", 'd', offsetof(optinc_spec_layer, gain), 0,
                                     INFINITY, 0, 0, "(0 = the largest singular value)"},
                                    FIELDS_END};
@@ -119,6 +147,8 @@ static optinc_status parse_layer(ctx *c, yaml_node_t *n, int index)
     L->mesh = (optinc_mesh_kind)mesh;
     L->attenuators = (optinc_att_position)att;
     L->activation = (optinc_activation)act;
+    if ((st = parse_segments(c, n, what, L)))
+        return st;
     if ((st = count_cards(c, v, L)))
         return st;
     return index > 0 ? check_widths(c, v, what, index) : OPTINC_OK;

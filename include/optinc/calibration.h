@@ -30,8 +30,8 @@ struct optinc_calibration {
     int n_layers;
     struct optinc_calibration_layer {
         int n_stages;
-        int n_mzi[3];                     /* 0 for attenuator stages */
-        double *kappa[3];                 /* 2 per MZI: input, output coupler */
+        int n_mzi[OPTINC_STAGES_MAX];                   /* 0 for attenuator stages */
+        double *kappa[OPTINC_STAGES_MAX];               /* 2 per MZI: input, output coupler */
     } *layer;
 };
 

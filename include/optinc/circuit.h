@@ -12,6 +12,23 @@
  * (W = U.Sigma.V^H): stage 0 is the V^H mesh on `cols` modes, stage 1 the
  * column of min(rows, cols) attenuators (extra inputs terminated, extra
  * outputs unlit), stage 2 the U mesh on `rows` modes.
+ *
+ * A segmented layer (`segments: [R, G]` in the spec) cuts W into an R x G
+ * grid of blocks of br = rows/R by bc = cols/G (br <= bc), block b = i*G + j
+ * being W_ij ~= (gain/sqrt(R.G)) . diag(t_ij) . Q_ij, Q_ij the first br rows
+ * of a bc x bc unitary.  Its four stages work on an expanded mode space
+ * where the block's modes are consecutive:
+ *   P  split:   cols -> R.cols; input x (block column j = x/bc, a = x%bc)
+ *               reaches mode (i*G + j)*bc + a of every block row i with
+ *               amplitude 1/sqrt(R) (a chain of R-1 fixed splitters);
+ *   Q  mesh:    block-diagonal on R.cols modes, one bc-mode mesh per block;
+ *   S  att:     per block, channel k joins mode b*bc + k to b*br + k
+ *               (block_in = bc, block_out = br; the other inputs end in terms);
+ *   C  combine: R.G.br -> rows; output y (i = y/br, k = y%br) is the sum of
+ *               modes (i*G + j)*br + k over j, divided by sqrt(G) (a chain of
+ *               G-1 fixed combiners).
+ * So out = gain . T . in = W . in for the ideal circuit: the 1/sqrt(R.G) of
+ * the fixed optics is absorbed by the gain.
  */
 #ifndef OPTINC_CIRCUIT_H
 #define OPTINC_CIRCUIT_H
@@ -26,16 +43,42 @@ typedef struct optinc_att {
     int code;             /* -1 when the attenuator is continuous */
 } optinc_att;
 
-typedef enum optinc_stage_kind { OPTINC_STAGE_MESH, OPTINC_STAGE_ATT } optinc_stage_kind;
+typedef enum optinc_stage_kind {
+    OPTINC_STAGE_MESH, OPTINC_STAGE_ATT,
+    OPTINC_STAGE_SPLIT,   /* fan each input to `fan` block rows (segmented layers) */
+    OPTINC_STAGE_COMBINE  /* sum `fan` block columns into each output */
+} optinc_stage_kind;
+
+#define OPTINC_STAGES_MAX 4   /* V S U, or the segmented P Q S C */
 
 typedef struct optinc_stage {
     optinc_stage_kind kind;
     char tag;             /* 'V', 'S' (attenuator column) or 'U': used in names */
     int modes_in, modes_out;
     optinc_mesh *mesh;    /* MESH: modes_in == modes_out == mesh->modes */
-    optinc_att *att;      /* ATT: n_att = min(modes_in, modes_out) channels; */
-    int n_att;            /*      channel k joins input mode k to output mode k */
+    optinc_att *att;      /* ATT: n_att channels in blocks of block_in inputs and */
+    int n_att;            /*      block_out outputs (one block: the whole column);  */
+    int block_in, block_out; /*   see optinc_att_channel */
+    int fan;              /* SPLIT, COMBINE: the fan of every splitter/combiner chain */
+    int block;            /* SPLIT, COMBINE: modes of a block on the side that is cut */
 } optinc_stage;
+
+/* Input and output mode of channel k of an attenuator column: in block
+ * b = k / min(block_in, block_out), channel k joins mode b*block_in + k' to
+ * mode b*block_out + k' (k' = k mod that minimum). */
+void optinc_att_channel(const optinc_stage *s, int k, int *in, int *out);
+/* Ideal power tap of link k (0-based) of a fan-g chain: the splitter that
+ * sends 1/(g-k) of what reaches it to its tap, the combiner that adds
+ * 1/(k+2) of its new input; with these every branch carries 1/sqrt(g). */
+double optinc_split_tap(int fan, int k);
+double optinc_combine_tap(int fan, int k);
+/* The four stages of a rows x cols layer cut into an R x G grid (kind, tag,
+ * modes, fan, block, channels filled; mesh and att NULL).  Returns 4. */
+int optinc_segment_plan(int rows, int cols, int R, int G, optinc_stage plan[OPTINC_STAGES_MAX]);
+/* Mode of the expanded space that input x of a SPLIT stage reaches in
+ * block row i (cols = modes_in), and input j of output y of a COMBINE stage. */
+int optinc_split_target(const optinc_stage *s, int x, int i);
+int optinc_combine_source(const optinc_stage *s, int y, int j);
 
 typedef struct optinc_layer {
     char name[OPTINC_NAME_MAX];
@@ -44,8 +87,9 @@ typedef struct optinc_layer {
     optinc_att_position attenuators;
     optinc_activation activation;
     double gain;                    /* s */
+    int seg_rows, seg_cols;         /* the R x G grid of blocks; 0 0 for a dense layer */
     int n_stages;
-    optinc_stage stage[3];
+    optinc_stage stage[OPTINC_STAGES_MAX];
     optinc_components components;   /* device parameters in force */
     optinc_cmat *target;            /* W as specified; NULL when rebuilt from a netlist */
     double approximation_error;     /* max|W - best form| / s before phases (0 for exact forms) */
@@ -103,9 +147,12 @@ void optinc_circuit_warn(optinc_circuit *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void optinc_att_program(optinc_att *a, double t_target, const optinc_components *c, int *capped);
 
-/* Counts over a layer (MZIs of all meshes, attenuators, physical columns). */
+/* Counts over a layer (MZIs of all meshes, attenuators, fixed splitters and
+ * combiners, physical columns). */
 int optinc_layer_mzis(const optinc_layer *L);
 int optinc_layer_attenuators(const optinc_layer *L);
+int optinc_layer_splitters(const optinc_layer *L);
+int optinc_layer_combiners(const optinc_layer *L);
 int optinc_layer_columns(const optinc_layer *L);
 
 /* T of a layer (rows x cols) rebuilt from the programmed physical elements

@@ -88,6 +88,7 @@ typedef struct optinc_spec_layer {
     double gain;                         /* 0 = sigma_max; else the electronic gain s >= sigma_max */
     optinc_activation activation;
     optinc_components components;        /* global table merged with the layer's overrides */
+    int segments[2];                     /* segments: [R, G] grid of blocks; 0 0 = dense */
     int line, column;
 } optinc_spec_layer;
 

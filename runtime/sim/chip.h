@@ -54,11 +54,16 @@ typedef struct chip_stage {
     /* attenuator column */
     int n_att;
     double *att;                     /* realized amplitude per channel */
+    int block_in, block_out;         /* its blocks (optinc_att_channel) */
+    /* fixed split / comb chains of a segmented layer */
+    int fan, block;
+    double *branch;                  /* per chain (input or output) fan amplitudes: what
+                                        branch j of chain x carries, loss and error included */
 } chip_stage;
 
 typedef struct chip_layer {
     int n_stages;
-    chip_stage stage[3];
+    chip_stage stage[OPTINC_STAGES_MAX];
 } chip_layer;
 
 struct optinc_chip {

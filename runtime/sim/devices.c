@@ -332,6 +332,55 @@ static int init_att_stage(chip_stage *cs, const optinc_stage *st, const optinc_l
     return 0;
 }
 
+/* A segmented layer's split or comb chains (circuit.h): link k's power
+ * tap is the ideal one plus a splitting error of components.mzi.
+ * splitter_error_sigma (a fixed splitter is one coupler, drawn as an MZI's
+ * coupler is), and it loses half of components.mzi.insertion_loss_dB (an
+ * MZI has two couplers).  Branch amplitudes are the products along the
+ * chain: split branch i passes links 0..i-1 on out1 and taps at link i (the
+ * last branch leaves the last link's out1); comb branch j enters at link
+ * j-1 on in1 (branch 0 on in0 of link 0) and passes the later links on in0. */
+static int init_chain_stage(chip_stage *cs, const optinc_stage *st, const optinc_layer *L,
+                            const optinc_chip_options *o, uint64_t seed, int layer, int stage)
+{
+    int split = st->kind == OPTINC_STAGE_SPLIT, n = split ? st->modes_in : st->modes_out;
+    int g = st->fan;
+    cs->fan = g;
+    cs->block = st->block;
+    cs->branch = calloc((size_t)n * g + 1, sizeof *cs->branch);
+    double *tap = calloc((size_t)g + 1, sizeof *tap);
+    if (!cs->branch || !tap) {
+        free(tap);
+        return -1;
+    }
+    double sigma = o->models & OPTINC_DEV_COUPLER ? L->components.mzi.splitter_error_sigma : 0;
+    double loss = o->models & OPTINC_DEV_LOSS
+                  ? pow(10, -L->components.mzi.insertion_loss_dB / 40) : 1;
+    optinc_rng rng;
+    stage_stream(&rng, seed, layer, stage, 1);
+    for (int x = 0; x < n; x++) {
+        double *b = cs->branch + (size_t)x * g;
+        for (int k = 0; k + 1 < g; k++) {
+            double ideal = split ? optinc_split_tap(g, k) : optinc_combine_tap(g, k);
+            tap[k] = sigma > 0 ? clamp01(ideal + sigma * optinc_rng_normal(&rng)) : ideal;
+        }
+        double pass = 1;     /* split: what reaches link i; comb: set from the end */
+        if (split) {
+            for (int i = 0; i < g; i++) {
+                b[i] = i + 1 < g ? pass * sqrt(tap[i]) * loss : pass;
+                pass *= i + 1 < g ? sqrt(1 - tap[i]) * loss : 1;
+            }
+        } else {
+            for (int j = g - 1; j >= 0; j--) {
+                b[j] = pass * (j ? sqrt(tap[j - 1]) * loss : 1);
+                pass *= j ? sqrt(1 - tap[j - 1]) * loss : 1;
+            }
+        }
+    }
+    free(tap);
+    return 0;
+}
+
 optinc_status optinc_chip_new(const optinc_circuit *c, const optinc_chip_options *opt,
                               uint64_t seed, optinc_chip **out, optinc_error *err)
 {
@@ -364,11 +413,15 @@ optinc_status optinc_chip_new(const optinc_circuit *c, const optinc_chip_options
             cs->kind = st->kind;
             cs->modes_in = st->modes_in;
             cs->modes_out = st->modes_out;
+            cs->block_in = st->block_in;
+            cs->block_out = st->block_out;
             if (st->kind == OPTINC_STAGE_MESH)
                 bad = init_mesh_stage(cs, st, L, opt, seed, l, s,
                                       opt->couplers ? opt->couplers->layer[l].kappa[s] : NULL);
-            else
+            else if (st->kind == OPTINC_STAGE_ATT)
                 bad = init_att_stage(cs, st, L, opt);
+            else
+                bad = init_chain_stage(cs, st, L, opt, seed, l, s);
         }
     }
     if (bad) {
@@ -390,6 +443,7 @@ void optinc_chip_free(optinc_chip *chip)
             free(cs->screen_drive);
             free(cs->work);
             free(cs->att);
+            free(cs->branch);
             free(cs->pad_in);
             free(cs->pad_out);
             optinc_chip_prog_free(&cs->prog);
@@ -453,7 +507,7 @@ double optinc_chip_layer_path_amplitude(const optinc_chip *chip, int layer)
         const chip_stage *cs = &chip->layer[layer].stage[s];
         if (cs->kind == OPTINC_STAGE_MESH)
             a *= pow(cs->amplitude, cs->depth);
-        else if (chip->opt.models & OPTINC_DEV_LOSS)
+        else if (cs->kind == OPTINC_STAGE_ATT && (chip->opt.models & OPTINC_DEV_LOSS))
             a *= pow(10, -L->components.attenuator.insertion_loss_dB / 20);
     }
     return a;

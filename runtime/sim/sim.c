@@ -79,8 +79,8 @@ optinc_status optinc_chip_layer_apply(optinc_chip *chip, int layer, const optinc
                            "a separate output of %d rows", L->name, L->cols, L->rows, in->rows,
                            in->cols, out->rows, out->cols, L->cols, L->rows);
     chip_layer *cl = &chip->layer[layer];
-    const chip_prog *progs[3];
-    chip_prog noisy[3];
+    const chip_prog *progs[OPTINC_STAGES_MAX];
+    chip_prog noisy[OPTINC_STAGES_MAX];
     memset(noisy, 0, sizeof noisy);
     int modes = 0, bad = 0;
     for (int s = 0; s < cl->n_stages; s++) {

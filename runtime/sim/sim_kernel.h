@@ -33,6 +33,46 @@ SIM_CLONES static void FN(run_chunk)(const chip_layer *cl, const chip_prog *cons
             for (int r = 0; r < cs->modes_in; r++)
                 FN(phase)(re + (size_t)r * SIM_BC, im + (size_t)r * SIM_BC, scr[2 * r],
                           scr[2 * r + 1]);
+        } else if (cs->kind == OPTINC_STAGE_SPLIT) {
+            /* Block row i of input x is mode i*modes_in + x (optinc_split_target);
+             * row 0 last, in place. */
+            for (int i = cs->fan - 1; i >= 0; i--)
+                for (int x = 0; x < cs->modes_in; x++) {
+                    size_t to = ((size_t)i * cs->modes_in + x) * SIM_BC, at = (size_t)x * SIM_BC;
+                    REAL a = (REAL)cs->branch[(size_t)x * cs->fan + i];
+                    for (int b = 0; b < SIM_BC; b++) {
+                        re[to + b] = a * re[at + b];
+                        im[to + b] = a * im[at + b];
+                    }
+                }
+        } else if (cs->kind == OPTINC_STAGE_COMBINE) {
+            /* Output y sums modes ((y/block)*fan + j)*block + y%block, all >= y. */
+            for (int y = 0; y < cs->modes_out; y++) {
+                size_t to = (size_t)y * SIM_BC;
+                for (int j = 0; j < cs->fan; j++) {
+                    size_t at = ((size_t)(y / cs->block) * cs->fan + j) * cs->block
+                                + y % cs->block;
+                    REAL a = (REAL)cs->branch[(size_t)y * cs->fan + j];
+                    at *= SIM_BC;
+                    for (int b = 0; b < SIM_BC; b++) {
+                        re[to + b] = (j ? re[to + b] : 0) + a * re[at + b];
+                        im[to + b] = (j ? im[to + b] : 0) + a * im[at + b];
+                    }
+                }
+            }
+        } else if (cs->block_in != cs->modes_in) {
+            /* Blocks: channel k joins mode b*block_in + k' to b*block_out + k'
+             * (optinc_att_channel), at or below it, so in place ascending. */
+            int per = cs->block_in < cs->block_out ? cs->block_in : cs->block_out;
+            for (int k = 0; k < cs->n_att; k++) {
+                size_t at = ((size_t)(k / per) * cs->block_in + k % per) * SIM_BC;
+                size_t to = ((size_t)(k / per) * cs->block_out + k % per) * SIM_BC;
+                REAL a = (REAL)cs->att[k];
+                for (int b = 0; b < SIM_BC; b++) {
+                    re[to + b] = a * re[at + b];
+                    im[to + b] = a * im[at + b];
+                }
+            }
         } else {
             for (int k = 0; k < cs->n_att; k++)
                 FN(scale)(re + (size_t)k * SIM_BC, im + (size_t)k * SIM_BC, (REAL)cs->att[k]);
