@@ -255,7 +255,7 @@ int nl_int_value(reader *r, int file, tok v, long long lo, long long hi, long lo
 
 /* ------------------------------------------------------------------ names */
 
-static uint32_t hash(const char *p, int n)
+uint32_t nl_ht_hash(const char *p, int n)
 {
     uint32_t h = 2166136261u;
     for (int i = 0; i < n; i++)
@@ -318,12 +318,15 @@ int nl_ht_reserve(reader *r, htab *h, size_t want)
     return 0;
 }
 
-/* The id of (p, n), adding it when absent (*added = 1).  -1 on OOM. */
 int nl_ht_id(reader *r, htab *h, const char *p, int n, int *added)
+{
+    return nl_ht_id_hashed(r, h, p, n, nl_ht_hash(p, n), added);
+}
+
+int nl_ht_id_hashed(reader *r, htab *h, const char *p, int n, uint32_t hv, int *added)
 {
     if (nl_ht_reserve(r, h, (size_t)h->n + 1))
         return -1;
-    uint32_t hv = hash(p, n);
     size_t j = ht_slot(h, p, n, hv);
     if (h->slot[j]) {
         *added = 0;
@@ -352,7 +355,7 @@ int nl_ht_find(const htab *h, const char *p, int n)
 {
     if (!h->cap)
         return -1;
-    size_t j = ht_slot(h, p, n, hash(p, n));
+    size_t j = ht_slot(h, p, n, nl_ht_hash(p, n));
     return h->slot[j] ? (int)(uint32_t)h->slot[j] - 1 : -1;
 }
 
