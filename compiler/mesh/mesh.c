@@ -265,6 +265,63 @@ HOT static void rows_colops(planar *W, int r0, int rows, int jhi, int jlo, const
     }
 }
 
+/* Row ops RL at a time: ops j0..j0+RL-1 of an odd diagonal act on rows
+ * (r-1, r), (r, r+1), ... from columns j0, j0+1, ...  Each op's angles need
+ * its column after the ops before it, so the triangle of columns
+ * j0..j0+RL-1 goes op by op first (rows_apply_T); then the rest of the rows
+ * gets all RL ops in one sweep, each vector of four columns going down the
+ * RL+1 rows as a chain (the row two ops share stays in registers), which
+ * loads and stores each element once instead of once per op.  Every
+ * element gets the same ops with the same coefficients in the same order as
+ * op by op, so the bits are the same.  out gets the RL elements. */
+HOT static void rows_T_chain(planar *W, int r, int j0, telem *out)
+{
+    double a[RL], b[RL], p[RL], q[RL], c[RL], s[RL];
+    for (int t = 0; t < RL; t++) {
+        int j = j0 + t, x = r - 1 + t;
+        double theta, phi;
+        angles_row(planar_at(W, x + 1, j), planar_at(W, x, j), &theta, &phi);
+        size_t ox = (size_t)x * W->ld + j, oy = ox + W->ld;
+        rows_apply_T(W->re + ox, W->im + ox, W->re + oy, W->im + oy, RL - t, theta, phi);
+        out[t] = (telem){x, theta, phi};
+        c[t] = cos(theta), s[t] = sin(theta);   /* as rows_apply_T makes them */
+        a[t] = cos(phi) * c[t], b[t] = sin(phi) * c[t];
+        p[t] = cos(phi) * s[t], q[t] = sin(phi) * s[t];
+    }
+    double *re[RL + 1], *im[RL + 1];
+    for (int t = 0; t <= RL; t++) {
+        re[t] = W->re + (size_t)(r - 1 + t) * W->ld;
+        im[t] = W->im + (size_t)(r - 1 + t) * W->ld;
+    }
+    int k = j0 + RL;
+    for (; k + RL <= W->n; k += RL) {
+        lanes ur = *(const lanes_at *)(re[0] + k), ui = *(const lanes_at *)(im[0] + k);
+        for (int t = 0; t < RL; t++) {
+            lanes vr = *(const lanes_at *)(re[t + 1] + k), vi = *(const lanes_at *)(im[t + 1] + k);
+            *(lanes_at *)(re[t] + k) = a[t] * ur - b[t] * ui - s[t] * vr;
+            *(lanes_at *)(im[t] + k) = a[t] * ui + b[t] * ur - s[t] * vi;
+            lanes yr = p[t] * ur - q[t] * ui + c[t] * vr;
+            ui = p[t] * ui + q[t] * ur + c[t] * vi;
+            ur = yr;
+        }
+        *(lanes_at *)(re[RL] + k) = ur;
+        *(lanes_at *)(im[RL] + k) = ui;
+    }
+    for (; k < W->n; k++) {
+        double ur = re[0][k], ui = im[0][k];
+        for (int t = 0; t < RL; t++) {
+            double vr = re[t + 1][k], vi = im[t + 1][k];
+            re[t][k] = a[t] * ur - b[t] * ui - s[t] * vr;
+            im[t][k] = a[t] * ui + b[t] * ur - s[t] * vi;
+            double yr = p[t] * ur - q[t] * ui + c[t] * vr;
+            ui = p[t] * ui + q[t] * ur + c[t] * vi;
+            ur = yr;
+        }
+        re[RL][k] = ur;
+        im[RL][k] = ui;
+    }
+}
+
 /* The column operations of Clements' even anti-diagonals touch every row
  * above the diagonal, which makes them the memory-bound half of the work if
  * applied eagerly (the whole left block of W streams through the caches once
@@ -351,7 +408,14 @@ static void clements_null(planar *W, telem *out, double *screen)
             clements_column_diagonal(&z, k, out + nl);
             nl += k + 1;
         } else {
-            for (int j = 0; j <= k; j++) {
+            int j = 0;
+            for (; j + RL <= k + 1; j += RL) {
+                telem t[RL];
+                rows_T_chain(W, n - 1 - k + j, j, t);
+                for (int q = 0; q < RL; q++)
+                    right[-nr++] = t[q];
+            }
+            for (; j <= k; j++) {
                 int r = n - 1 - k + j;
                 double theta, phi;
                 angles_row(planar_at(W, r, j), planar_at(W, r - 1, j), &theta, &phi);
