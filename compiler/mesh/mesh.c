@@ -169,12 +169,52 @@ typedef struct colops { double *c, *s, *er, *ei; } colops;
  * each element is loaded and stored once; RL rows go through the chain
  * together as the lanes of one vector (GCC's generic vectors: AVX2 in the
  * avx2 clone, SSE2 pairs elsewhere).  An earlier version gathered rows
- * into a transposed tile instead; the rows near the front are new for every
- * diagonal, so the gather and scatter were paid for every op, and working
- * in place made the whole decomposition 1.6x faster at N = 1024. */
+ * into a transposed tile in memory instead; the rows near the front are new
+ * for every diagonal, so the gather and scatter were paid for every op, and
+ * working in place made the whole decomposition 1.6x faster at N = 1024.
+ * Four full rows take four ops at a time: four columns of each row are one
+ * contiguous load, and a 4x4 transpose in registers turns them into the
+ * lanes of four columns (and back for the store), where gathering lane by
+ * lane cost a load or a store and a shuffle per element.  Each lane sees
+ * the same operations in the same order either way, so the bits are the
+ * same. */
 enum { RL = 4 };
 typedef double lanes __attribute__((vector_size(RL * sizeof(double))));
+/* The same vector at any double's address in a row (one unaligned load). */
+typedef double lanes_at __attribute__((vector_size(RL * sizeof(double)), aligned(8), may_alias));
+typedef long long lane_index __attribute__((vector_size(RL * sizeof(long long))));
 _Static_assert(RL == 4, "rows_colops lists its lanes in four-element initializers");
+
+/* t[q] := lane q of the four vectors x[0..3] (a 4x4 transpose). */
+static inline void transpose4(const lanes x[RL], lanes t[RL])
+{
+    const lane_index lo = {0, 4, 2, 6}, hi = {1, 5, 3, 7}, front = {0, 1, 4, 5},
+                     back = {2, 3, 6, 7};
+    lanes a = __builtin_shuffle(x[0], x[1], lo), b = __builtin_shuffle(x[0], x[1], hi);
+    lanes c = __builtin_shuffle(x[2], x[3], lo), d = __builtin_shuffle(x[2], x[3], hi);
+    t[0] = __builtin_shuffle(a, c, front);
+    t[1] = __builtin_shuffle(b, d, front);
+    t[2] = __builtin_shuffle(a, c, back);
+    t[3] = __builtin_shuffle(b, d, back);
+}
+
+/* Rows p[0..3], columns col..col+3, as four vectors of lanes (one a column). */
+static inline void load_columns(double *const p[RL], int col, lanes t[RL])
+{
+    lanes x[RL];
+    for (int l = 0; l < RL; l++)
+        x[l] = *(const lanes_at *)(p[l] + col);
+    transpose4(x, t);
+}
+
+static inline void store_columns(double *const p[RL], int col, const lanes t[RL])
+{
+    lanes x[RL];
+    transpose4(t, x);
+    for (int l = 0; l < RL; l++)
+        *(lanes_at *)(p[l] + col) = x[l];
+}
+
 HOT static void rows_colops(planar *W, int r0, int rows, int jhi, int jlo, const colops *o)
 {
     for (int g = 0; g < rows; g += RL) {
@@ -187,7 +227,25 @@ HOT static void rows_colops(planar *W, int r0, int rows, int jhi, int jlo, const
         }
         lanes vr = {wr[0][jhi + 1], wr[1][jhi + 1], wr[2][jhi + 1], wr[3][jhi + 1]};
         lanes vi = {wi[0][jhi + 1], wi[1][jhi + 1], wi[2][jhi + 1], wi[3][jhi + 1]};
-        for (int j = jhi; j >= jlo; j--) {
+        int j = jhi;
+        /* Four ops j..j-3 read columns j-3..j and finish columns j-2..j+1. */
+        for (; live == RL && j - 3 >= jlo; j -= 4) {
+            lanes Ur[RL], Ui[RL];   /* column j-3+q, then finished column j-2+q */
+            load_columns(wr, j - 3, Ur);
+            load_columns(wi, j - 3, Ui);
+            for (int q = RL - 1; q >= 0; q--) {
+                int jj = j - 3 + q;
+                double c = o->c[jj], s = o->s[jj], er = o->er[jj], ei = o->ei[jj];
+                lanes xr = er * Ur[q] - ei * Ui[q], xi = er * Ui[q] + ei * Ur[q];
+                Ur[q] = s * xr + c * vr;
+                Ui[q] = s * xi + c * vi;
+                vr = c * xr - s * vr;
+                vi = c * xi - s * vi;
+            }
+            store_columns(wr, j - 2, Ur);
+            store_columns(wi, j - 2, Ui);
+        }
+        for (; j >= jlo; j--) {
             double c = o->c[j], s = o->s[j], er = o->er[j], ei = o->ei[j];
             lanes ur = {wr[0][j], wr[1][j], wr[2][j], wr[3][j]};
             lanes ui = {wi[0][j], wi[1][j], wi[2][j], wi[3][j]};
@@ -204,6 +262,63 @@ HOT static void rows_colops(planar *W, int r0, int rows, int jhi, int jlo, const
             wr[l][jlo] = vr[l];
             wi[l][jlo] = vi[l];
         }
+    }
+}
+
+/* Row ops RL at a time: ops j0..j0+RL-1 of an odd diagonal act on rows
+ * (r-1, r), (r, r+1), ... from columns j0, j0+1, ...  Each op's angles need
+ * its column after the ops before it, so the triangle of columns
+ * j0..j0+RL-1 goes op by op first (rows_apply_T); then the rest of the rows
+ * gets all RL ops in one sweep, each vector of four columns going down the
+ * RL+1 rows as a chain (the row two ops share stays in registers), which
+ * loads and stores each element once instead of once per op.  Every
+ * element gets the same ops with the same coefficients in the same order as
+ * op by op, so the bits are the same.  out gets the RL elements. */
+HOT static void rows_T_chain(planar *W, int r, int j0, telem *out)
+{
+    double a[RL], b[RL], p[RL], q[RL], c[RL], s[RL];
+    for (int t = 0; t < RL; t++) {
+        int j = j0 + t, x = r - 1 + t;
+        double theta, phi;
+        angles_row(planar_at(W, x + 1, j), planar_at(W, x, j), &theta, &phi);
+        size_t ox = (size_t)x * W->ld + j, oy = ox + W->ld;
+        rows_apply_T(W->re + ox, W->im + ox, W->re + oy, W->im + oy, RL - t, theta, phi);
+        out[t] = (telem){x, theta, phi};
+        c[t] = cos(theta), s[t] = sin(theta);   /* as rows_apply_T makes them */
+        a[t] = cos(phi) * c[t], b[t] = sin(phi) * c[t];
+        p[t] = cos(phi) * s[t], q[t] = sin(phi) * s[t];
+    }
+    double *re[RL + 1], *im[RL + 1];
+    for (int t = 0; t <= RL; t++) {
+        re[t] = W->re + (size_t)(r - 1 + t) * W->ld;
+        im[t] = W->im + (size_t)(r - 1 + t) * W->ld;
+    }
+    int k = j0 + RL;
+    for (; k + RL <= W->n; k += RL) {
+        lanes ur = *(const lanes_at *)(re[0] + k), ui = *(const lanes_at *)(im[0] + k);
+        for (int t = 0; t < RL; t++) {
+            lanes vr = *(const lanes_at *)(re[t + 1] + k), vi = *(const lanes_at *)(im[t + 1] + k);
+            *(lanes_at *)(re[t] + k) = a[t] * ur - b[t] * ui - s[t] * vr;
+            *(lanes_at *)(im[t] + k) = a[t] * ui + b[t] * ur - s[t] * vi;
+            lanes yr = p[t] * ur - q[t] * ui + c[t] * vr;
+            ui = p[t] * ui + q[t] * ur + c[t] * vi;
+            ur = yr;
+        }
+        *(lanes_at *)(re[RL] + k) = ur;
+        *(lanes_at *)(im[RL] + k) = ui;
+    }
+    for (; k < W->n; k++) {
+        double ur = re[0][k], ui = im[0][k];
+        for (int t = 0; t < RL; t++) {
+            double vr = re[t + 1][k], vi = im[t + 1][k];
+            re[t][k] = a[t] * ur - b[t] * ui - s[t] * vr;
+            im[t][k] = a[t] * ui + b[t] * ur - s[t] * vi;
+            double yr = p[t] * ur - q[t] * ui + c[t] * vr;
+            ui = p[t] * ui + q[t] * ur + c[t] * vi;
+            ur = yr;
+        }
+        re[RL][k] = ur;
+        im[RL][k] = ui;
     }
 }
 
@@ -293,7 +408,14 @@ static void clements_null(planar *W, telem *out, double *screen)
             clements_column_diagonal(&z, k, out + nl);
             nl += k + 1;
         } else {
-            for (int j = 0; j <= k; j++) {
+            int j = 0;
+            for (; j + RL <= k + 1; j += RL) {
+                telem t[RL];
+                rows_T_chain(W, n - 1 - k + j, j, t);
+                for (int q = 0; q < RL; q++)
+                    right[-nr++] = t[q];
+            }
+            for (; j <= k; j++) {
                 int r = n - 1 - k + j;
                 double theta, phi;
                 angles_row(planar_at(W, r, j), planar_at(W, r - 1, j), &theta, &phi);
@@ -352,15 +474,13 @@ static int sort_pass(const slot *s, slot *out, int n, int range, int by_column)
     return 0;
 }
 
-/* s sorted by (column, mode), in linear time: by mode, then stably by
- * column (the pairs are distinct, so this is the one column-major order;
- * qsort took 5% of a decomposition at N = 1024).  -1 when out of memory. */
-static int sort_slots(slot *s, int n, int modes, int columns)
+/* s sorted by (column, mode), in linear time: by mode into tmp (room for
+ * n), then stably by column back (the pairs are distinct, so this is the
+ * one column-major order; qsort took 5% of a decomposition at N = 1024).
+ * -1 when out of memory. */
+static int sort_slots(slot *s, slot *tmp, int n, int modes, int columns)
 {
-    slot *tmp = optinc_zalloc_large(sizeof *tmp * ((size_t)n + 1));
-    int rc = !tmp || sort_pass(s, tmp, n, modes, 0) || sort_pass(tmp, s, n, columns, 1) ? -1 : 0;
-    free(tmp);
-    return rc;
+    return sort_pass(s, tmp, n, modes, 0) || sort_pass(tmp, s, n, columns, 1) ? -1 : 0;
 }
 
 optinc_mesh *optinc_mesh_new(optinc_mesh_kind kind, int modes)
@@ -390,19 +510,20 @@ void optinc_mesh_free(optinc_mesh *m)
 }
 
 /* Columns, sort, physical settings with the carried phase, quantization.
- * -1 when out of memory. */
+ * order and tmp are scratch for n_mzi + 1 slots each (the nulled matrix's
+ * two planes, which are done with: fresh pages would cost a fault and a
+ * clear each, a tenth of the decomposition at N = 1024).  -1 when out of
+ * memory. */
 static int mesh_from_elements(optinc_mesh *mesh, const telem *el, const double *screen,
-                               const optinc_quantizer *q)
+                               const optinc_quantizer *q, slot *order, slot *tmp)
 {
     int n = mesh->modes;
     int *last = calloc((size_t)n + 1, sizeof *last);
     double *carry = calloc((size_t)n + 1, sizeof *carry);
-    slot *order = optinc_zalloc_large(sizeof *order * (size_t)(mesh->n_mzi + 1));
     mesh->n_columns = 0;
-    if (!last || !carry || !order) {
+    if (!last || !carry) {
         free(last);
         free(carry);
-        free(order);
         return -1;
     }
     for (int i = 0; i < mesh->n_mzi; i++) {
@@ -415,7 +536,7 @@ static int mesh_from_elements(optinc_mesh *mesh, const telem *el, const double *
     }
     /* Column-major order is also a valid propagation order: MZIs of one
      * column act on disjoint modes. */
-    int rc = sort_slots(order, mesh->n_mzi, n, mesh->n_columns);
+    int rc = sort_slots(order, tmp, mesh->n_mzi, n, mesh->n_columns);
     for (int i = 0; i < mesh->n_mzi && rc == 0; i++) {
         const telem *e = &el[order[i].element];
         int m = e->mode;
@@ -431,7 +552,6 @@ static int mesh_from_elements(optinc_mesh *mesh, const telem *el, const double *
         optinc_quantize_phase(q, screen[k] + carry[k], &mesh->screen[k]);
     free(last);
     free(carry);
-    free(order);
     return rc;
 }
 
@@ -470,7 +590,10 @@ optinc_status optinc_mesh_decompose(const optinc_cmat *U, optinc_mesh_kind kind,
         reck_null(&W, el, screen);
     else
         clements_null(&W, el, screen);
-    int rc = mesh_from_elements(mesh, el, screen, q);
+    /* A plane holds n * ld >= n^2 doubles, more than the n(n-1)/2 + 1
+     * slots of 12 bytes mesh_from_elements sorts. */
+    _Static_assert(sizeof(slot) <= 2 * sizeof(double), "a plane holds the slots");
+    int rc = mesh_from_elements(mesh, el, screen, q, (slot *)W.re, (slot *)W.im);
     free(W.re);
     free(W.im);
     free(el);

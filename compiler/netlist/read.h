@@ -213,6 +213,21 @@ void nl_ht_free(htab *h);
 int nl_ht_reserve(reader *r, htab *h, size_t want);
 /* The id of (p, n), adding it when absent (*added = 1); -1 when out of memory. */
 int nl_ht_id(reader *r, htab *h, const char *p, int n, int *added);
+/* The hash of (p, n) the table files it under. */
+uint32_t nl_ht_hash(const char *p, int n);
+/* nl_ht_id with the hash of (p, n) already computed (nl_ht_hash). */
+int nl_ht_id_hashed(reader *r, htab *h, const char *p, int n, uint32_t hv, int *added);
+
+/* Starts loading the slot where a key of hash hv is looked for: a table of
+ * a big mesh's nets is larger than the caches and read at random, so each
+ * lookup would otherwise wait for memory on its own; prefetched a few
+ * lookups ahead, the waits overlap.  The table must not grow in between
+ * (nl_ht_reserve first) for the hint to be of use; it is harmless if it does. */
+static inline void nl_ht_prefetch(const htab *h, uint32_t hv)
+{
+    if (h->cap)
+        __builtin_prefetch(&h->slot[hv & (h->cap - 1)]);
+}
 /* The id of (p, n), or -1. */
 int nl_ht_find(const htab *h, const char *p, int n);
 

@@ -48,12 +48,60 @@ static int resolve_model(reader *r, int s, int nnets)
     return c;
 }
 
+/* The lookups check_cell makes in the tables of a cell, in its order (each
+ * instance's name, then its nets), hashed and their slots prefetched AHEAD
+ * lookups before they are made: in a big mesh every lookup is a cache miss,
+ * and this way a few of them are under way at once instead of one. */
+enum { AHEAD = 16 };
+
+typedef struct lookahead {
+    const reader *r;
+    const htab *names, *nets;
+    int end;                /* the instance after the cell's last */
+    int i, j;               /* the next lookup to hash: token j of instance i */
+    unsigned issued, taken;
+    uint32_t hv[AHEAD];
+} lookahead;
+
+static void ahead_issue(lookahead *a)
+{
+    if (a->i >= a->end)
+        return;
+    const inst *in = &a->r->insts[a->i];
+    tok t = *stok(a->r, in->stmt, a->j);
+    uint32_t hv = nl_ht_hash(tp(a->r, a->r->stmts[in->stmt].file, t), (int)t.len);
+    nl_ht_prefetch(a->j ? a->nets : a->names, hv);
+    a->hv[a->issued++ % AHEAD] = hv;
+    if (++a->j > in->nnets) {
+        a->j = 0;
+        a->i++;
+    }
+}
+
+static void ahead_start(lookahead *a, const reader *r, const cell *c, const htab *names,
+                        const htab *nets)
+{
+    *a = (lookahead){.r = r, .names = names, .nets = nets, .end = c->first + c->n,
+                     .i = c->first};
+    for (int k = 0; k < AHEAD; k++)
+        ahead_issue(a);
+}
+
+/* The hash of the next lookup (the order is check_cell's). */
+static uint32_t ahead_take(lookahead *a)
+{
+    uint32_t hv = a->hv[a->taken++ % AHEAD];
+    ahead_issue(a);
+    return hv;
+}
+
 /* Instances, nets and their ends in one cell. */
 static int check_cell(reader *r, int ci)
 {
     cell *c = &r->cells[ci];
     int cs = c->stmt, cfile = r->stmts[cs].file, added;
     htab nets = {0}, names = {0};
+    lookahead ahead;
     int *count = NULL, *first = NULL, cap = 0, rc = -1;
     /* Sized up front: a valid cell has (ports + pins) / 2 nets. */
     size_t ends = (size_t)c->nports;
@@ -65,11 +113,13 @@ static int check_cell(reader *r, int ci)
         if (nl_ht_id(r, &nets, tp(r, cfile, *stok(r, cs, 2 + p)), (int)stok(r, cs, 2 + p)->len,
                      &added) < 0)
             goto out;
+    ahead_start(&ahead, r, c, &names, &nets);
     for (int i = c->first; i < c->first + c->n; i++) {
         inst *in = &r->insts[i];
         int s = in->stmt, file = r->stmts[s].file;
         tok name = *stok(r, s, 0);
-        if (nl_ht_id(r, &names, tp(r, file, name), (int)name.len, &added) < 0)
+        if (nl_ht_id_hashed(r, &names, tp(r, file, name), (int)name.len, ahead_take(&ahead),
+                            &added) < 0)
             goto out;
         if (!added) {
             nl_fail_at(r, file, name.off, "instance name '%.*s' is used twice in .subckt '%.*s'",
@@ -89,7 +139,8 @@ static int check_cell(reader *r, int ci)
         in->pins = (int)r->npool;
         for (int j = 0; j < in->nnets; j++) {
             tok t = *stok(r, s, 1 + j);
-            int id = nl_ht_id(r, &nets, tp(r, file, t), (int)t.len, &added);
+            int id = nl_ht_id_hashed(r, &nets, tp(r, file, t), (int)t.len, ahead_take(&ahead),
+                                     &added);
             if (id < 0)
                 goto out;
             while (id >= cap) {
