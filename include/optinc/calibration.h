@@ -110,5 +110,11 @@ optinc_status optinc_chip_calibrate(optinc_chip *chip, const optinc_calibration 
  * neighbour's rounding is compensated too.  The circuit is not changed. */
 optinc_status optinc_chip_recompile(optinc_chip *chip, const optinc_calibration *meas,
                                     optinc_error *err);
+/* The same recompilation written into the circuit's programmed phases (the
+ * netlist of one measured chip): the chip is c's drivers with the measured
+ * couplers and c's own thermal crosstalk (layer components); the phases'
+ * targets are kept. */
+optinc_status optinc_recompile_circuit(optinc_circuit *c, const optinc_calibration *meas,
+                                       optinc_error *err);
 
 #endif

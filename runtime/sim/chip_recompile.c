@@ -34,6 +34,8 @@
 /* Sweeps of the continuous solve: 2c <= 0.2 for any sensible crosstalk, so
  * 40 passes shrink the residual below 1e-28 of the leak. */
 #define SOLVE_SWEEPS 40
+/* L-BFGS iterations of the re-fit of a mesh with couplers out of reach. */
+#define REFIT_ITERS 300
 /* Rounding sweeps: the second sees every neighbour at its final code. */
 #define ROUND_SWEEPS 2
 
@@ -59,11 +61,39 @@ static double screen_leak(const chip_stage *s, const double *d, int r)
     return s->crosstalk * leak;
 }
 
-static double set_drive(const optinc_quantizer *q, double want)
+/* Sweeps that may still move a drive across the end of the driver range
+ * (wrapping by 2 pi); after them every drive keeps its branch, so the
+ * sweeps solve one linear system and cannot flip a drive back and forth
+ * (a flip moves the neighbours' leak by 2 pi c). */
+#define WRAP_SWEEPS 4
+
+/* The drive for phase `want` on a fixed branch: clamped into the driver
+ * range (a fixed point just outside it exists only when a neighbour's leak
+ * pushes a drive over the end; then the end is the nearest drive), rounded
+ * to a code when q has bits. */
+static double branch_drive(const optinc_quantizer *q, double want)
 {
-    optinc_phase p;
-    optinc_quantize_phase(q, want, &p);
-    return p.rad;
+    double top = q->hi - q->lo < 2 * M_PI ? q->hi : q->lo + 2 * M_PI;
+    double x = want < q->lo ? q->lo : want > top ? top : want;
+    if (q->bits <= 0)
+        return x;
+    double levels = ldexp(1.0, q->bits), step = (q->hi - q->lo) / levels;
+    double code = nearbyint((x - q->lo) / step);
+    code = code < 0 ? 0 : code > levels - 1 ? levels - 1 : code;
+    return optinc_quantizer_value(q, (int)code);
+}
+
+/* One drive of a sweep: wrapped into range while branches may change, then
+ * on the branch the previous value chose. */
+static double sweep_drive(const optinc_quantizer *cont, const optinc_quantizer *use, int wrap,
+                          double want, double prev)
+{
+    if (wrap) {
+        optinc_phase p;
+        optinc_quantize_phase(cont, want, &p);
+        return p.rad;
+    }
+    return branch_drive(use, want + 2 * M_PI * nearbyint((prev - want) / (2 * M_PI)));
 }
 
 /* Steps 2 and 3 for one mesh stage: e holds the wanted effective phases (2
@@ -77,18 +107,35 @@ static void solve_drives(const chip_stage *s, const optinc_quantizer *q, const d
     double *sd = d + 2 * n;
     const double *se = e + 2 * n, *so = off + 2 * n;
     for (int i = 0; i < 2 * n + modes; i++)
-        d[i] = set_drive(&cont, e[i] - off[i]);
+        d[i] = sweep_drive(&cont, &cont, 1, e[i] - off[i], 0);
     for (int sweep = 0; sweep < SOLVE_SWEEPS + ROUND_SWEEPS; sweep++) {
         const optinc_quantizer *use = sweep < SOLVE_SWEEPS ? &cont : q;
+        int wrap = sweep < WRAP_SWEEPS;
         if (s->crosstalk == 0 && sweep < SOLVE_SWEEPS)
             continue;
         for (int i = 0; i < n; i++)
-            for (int k = 0; k < 2; k++)
-                d[2 * i + k] = set_drive(use, e[2 * i + k] - off[2 * i + k]
-                                                  - mzi_leak(s, d, i, k));
+            for (int k = 0; k < 2; k++) {
+                double *x = &d[2 * i + k];
+                *x = sweep_drive(&cont, use, wrap, e[2 * i + k] - off[2 * i + k]
+                                                       - mzi_leak(s, d, i, k), *x);
+            }
         for (int r = 0; r < modes; r++)
-            sd[r] = set_drive(use, se[r] - so[r] - screen_leak(s, sd, r));
+            sd[r] = sweep_drive(&cont, use, wrap, se[r] - so[r] - screen_leak(s, sd, r), sd[r]);
     }
+}
+
+/* The modes of mesh stage s that matter: an attenuator column after it
+ * reads only its first n_att outputs, one before it feeds only its first
+ * n_att inputs (channel k joins mode k to mode k). */
+static void used_block(const optinc_layer *L, int s, int *rows, int *cols)
+{
+    int n = L->stage[s].mesh->modes;
+    *rows = *cols = n;
+    if (s + 1 < L->n_stages && L->stage[s + 1].kind == OPTINC_STAGE_ATT
+        && L->stage[s + 1].n_att < n)
+        *rows = L->stage[s + 1].n_att;
+    if (s > 0 && L->stage[s - 1].kind == OPTINC_STAGE_ATT && L->stage[s - 1].n_att < n)
+        *cols = L->stage[s - 1].n_att;
 }
 
 optinc_status optinc_chip_recompile(optinc_chip *chip, const optinc_calibration *meas,
@@ -114,9 +161,12 @@ optinc_status optinc_chip_recompile(optinc_chip *chip, const optinc_calibration 
             size_t len = 2 * (size_t)n + (size_t)modes + 1;
             optinc_phase *ph = malloc(sizeof *ph * len);
             double *e = malloc(sizeof *e * len), *d = malloc(sizeof *d * len);
+            int rows, cols;
+            used_block(L, s, &rows, &cols);
             if (!ph || !e || !d
-                || optinc_mesh_correct(L->stage[s].mesh, meas->layer[l].kappa[s], &cont, 0, ph,
-                                       ph + n, ph + 2 * n) < 0) {
+                || optinc_mesh_correct_block(L->stage[s].mesh, meas->layer[l].kappa[s], &cont,
+                                             REFIT_ITERS, rows, cols, ph, ph + n,
+                                             ph + 2 * n) < 0) {
                 st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
             } else {
                 for (int i = 0; i < n; i++) {
@@ -139,5 +189,45 @@ optinc_status optinc_chip_recompile(optinc_chip *chip, const optinc_calibration 
             free(d);
         }
     }
+    return st;
+}
+
+/* A programmed phase from a drive the recompilation chose (on the code
+ * grid when q has bits), keeping what the decomposition asked for. */
+static void set_programmed(const optinc_quantizer *q, double drive, optinc_phase *p)
+{
+    double target = p->target_rad;
+    optinc_quantize_phase(q, drive, p);
+    p->target_rad = target;
+}
+
+optinc_status optinc_recompile_circuit(optinc_circuit *c, const optinc_calibration *meas,
+                                       optinc_error *err)
+{
+    optinc_chip_options o;
+    optinc_chip_options_default(&o);
+    o.models = OPTINC_DEV_COUPLER | OPTINC_DEV_CROSSTALK;
+    o.couplers = meas;
+    optinc_chip *chip = NULL;
+    optinc_status st = optinc_chip_new(c, &o, 0, &chip, err);
+    if (!st)
+        st = optinc_chip_recompile(chip, meas, err);
+    for (int l = 0; !st && l < c->n_layers; l++) {
+        optinc_quantizer q;
+        optinc_quantizer_from_components(&q, &c->layers[l].components);
+        for (int s = 0; s < c->layers[l].n_stages; s++) {
+            const chip_stage *cs = &chip->layer[l].stage[s];
+            optinc_mesh *mesh = c->layers[l].stage[s].mesh;
+            if (cs->kind != OPTINC_STAGE_MESH)
+                continue;
+            for (int i = 0; i < mesh->n_mzi; i++) {
+                set_programmed(&q, cs->mzi[i].theta_drive, &mesh->mzi[i].theta);
+                set_programmed(&q, cs->mzi[i].phi_drive, &mesh->mzi[i].phi);
+            }
+            for (int r = 0; r < mesh->modes; r++)
+                set_programmed(&q, cs->screen_drive[r], &mesh->screen[r]);
+        }
+    }
+    optinc_chip_free(chip);
     return st;
 }
