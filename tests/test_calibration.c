@@ -244,22 +244,27 @@ static optinc_chip *targets_chip(const optinc_circuit *c, uint64_t seed)
     return chip;
 }
 
-/* Phase offsets and crosstalk measured without error: the recompiled chip
- * is the ideal mesh to rounding, though uncorrected it is far from it. */
+/* Phase offsets alone (subtracted exactly), crosstalk alone (its
+ * pre-compensation inverts the model) and both, measured without error:
+ * the recompiled chip is the ideal mesh to rounding, though uncorrected it
+ * is far from it. */
 Test(calibration, recompile_offsets_and_crosstalk_exactly)
 {
-    optinc_circuit *c = error_circuit(0.05, 0, 0.02);
-    optinc_chip *chip = targets_chip(c, 5);
-    double before = distance_to_ideal(chip, c);
-    optinc_calibration *meas;
-    cr_assert_eq(optinc_calibration_measure(chip, 0, 0, 5, &meas, NULL), OPTINC_OK);
-    cr_assert_eq(optinc_chip_recompile(chip, meas, NULL), OPTINC_OK);
-    double after = distance_to_ideal(chip, c);
-    cr_assert_gt(before, 1e-2);
-    cr_assert_lt(after, 1e-12, "after %g", after);
-    optinc_calibration_free(meas);
-    optinc_chip_free(chip);
-    optinc_circuit_free(c);
+    static const double cases[][2] = {{0.05, 0}, {0, 0.02}, {0.05, 0.02}};
+    for (int k = 0; k < 3; k++) {
+        optinc_circuit *c = error_circuit(cases[k][0], 0, cases[k][1]);
+        optinc_chip *chip = targets_chip(c, 5);
+        double before = distance_to_ideal(chip, c);
+        optinc_calibration *meas;
+        cr_assert_eq(optinc_calibration_measure(chip, 0, 0, 5, &meas, NULL), OPTINC_OK);
+        cr_assert_eq(optinc_chip_recompile(chip, meas, NULL), OPTINC_OK);
+        double after = distance_to_ideal(chip, c);
+        cr_assert_gt(before, 1e-2, "case %d", k);
+        cr_assert_lt(after, 1e-12, "case %d: after %g", k, after);
+        optinc_calibration_free(meas);
+        optinc_chip_free(chip);
+        optinc_circuit_free(c);
+    }
 }
 
 /* With small coupler errors every MZI stays in reach: a perfect measurement
@@ -311,6 +316,27 @@ Test(calibration, measurement_deterministic_and_round_trips, .init = tu_scratch_
     optinc_calibration_free(b);
     optinc_calibration_free(truth);
     optinc_calibration_free(back);
+    optinc_chip_free(chip);
+    optinc_circuit_free(c);
+}
+
+/* The recompilation written into a circuit (optinc compile --calibration
+ * with a format-2 file): the chip the measurement came from, driven by the
+ * circuit's new codes, realizes the ideal mesh. */
+Test(calibration, recompile_circuit_programs_the_measured_chip)
+{
+    optinc_circuit *c = error_circuit(0.05, 0.002, 0.02);
+    optinc_chip *chip = targets_chip(c, 6);
+    optinc_calibration *meas;
+    cr_assert_eq(optinc_calibration_measure(chip, 0, 0, 6, &meas, NULL), OPTINC_OK);
+    optinc_chip_free(chip);
+    cr_assert_eq(optinc_recompile_circuit(c, meas, NULL), OPTINC_OK);
+    optinc_chip_options o;
+    optinc_chip_options_default(&o);
+    cr_assert_eq(optinc_chip_new(c, &o, 6, &chip, NULL), OPTINC_OK);
+    double after = distance_to_ideal(chip, c);
+    cr_assert_lt(after, 1e-12, "after %g", after);
+    optinc_calibration_free(meas);
     optinc_chip_free(chip);
     optinc_circuit_free(c);
 }
