@@ -1,12 +1,16 @@
 /*
- * calibration.h - a chip's measured coupler errors (optinc-calibration(5))
- * and error-aware compilation against them.
+ * calibration.h - a chip's measured coupler errors and phase offsets
+ * (optinc-calibration(5)), error-aware compilation against them, and the
+ * recompilation of a chip from its measurement.
  *
- * Two modules.  calibration_file.c owns the data and its file format: read
+ * Three modules.  calibration_file.c owns the data and its file format: read
  * (from memory or a path), write, the couplers of a simulated chip as a
- * perfect measurement.  calibrate.c owns the correction algorithm: it
- * re-programs the phases of a circuit, or the drivers of a chip, so that
- * the measured couplers realize the intended matrices.
+ * perfect measurement, and a lab's measurement of a chip (couplers and
+ * offsets with a measurement error).  calibrate.c owns the coupler
+ * correction: it re-programs the phases of a circuit, or the drivers of a
+ * chip, so that the measured couplers realize the intended matrices.
+ * chip_recompile.c builds on it: the whole recompilation of a chip's
+ * drivers (couplers, offsets, crosstalk, driver codes).
  *
  * The simulator depends on this header in two places, which is why it is a
  * runtime header beside sim.h: a chip can realize the couplers of a

@@ -1,6 +1,9 @@
 /*
- * calibration_file.c - a chip's measured couplers (optinc-calibration(5)):
- * the data, its file format (read, write) and its shape check.
+ * calibration_file.c - a chip's measured couplers and phase offsets
+ * (optinc-calibration(5)): the data, its file format (read, write; format 1
+ * couplers, format 2 also offsets), its shape check, and what a lab
+ * measures on a simulated chip (optinc_calibration_measure: the chip's true
+ * values plus a measurement error drawn from streams of their own).
  *
  * A calibration is shaped like the circuit it was read against: per layer
  * and mesh stage, two power couplings per MZI in propagation order, 0.5
