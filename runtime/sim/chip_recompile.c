@@ -17,7 +17,7 @@
  *   1. the phases the measured couplers need to realize the mesh's targets:
  *      the error-aware correction of calibrate.c, continuous;
  *   2. drives whose crosstalk-mixed phases equal those phases minus the
- *      measured offsets: the sparse system (I + c A) d = e - offset + c A lo
+ *      measured offsets: the sparse equations (I + c A) d = e - offset + c A lo
  *      solved by Gauss-Seidel sweeps in propagation order (A has at most two
  *      ones per row, so with c < 1/2 the sweep contracts by 2c each pass);
  *      each drive is wrapped into the driver range as it is updated, so the
