@@ -234,14 +234,27 @@ static double distance_to_ideal(optinc_chip *chip, const optinc_circuit *c)
     return d;
 }
 
+/* A chip of c with every device error (c's drivers are continuous: its
+ * codes are its targets). */
 static optinc_chip *targets_chip(const optinc_circuit *c, uint64_t seed)
 {
-    optinc_chip_options o;
-    optinc_chip_options_default(&o);
-    o.drive_targets = OPTINC_DRIVE_TARGETS;
-    optinc_chip *chip;
-    cr_assert_eq(optinc_chip_new(c, &o, seed, &chip, NULL), OPTINC_OK);
-    return chip;
+    return su_chip(c, OPTINC_DEV_ALL, seed);
+}
+
+/* The chip of c drawn from seed, recompiled from a perfect measurement:
+ * its distance to the ideal mesh before (may be NULL) and after. */
+static double recompiled_distance(const optinc_circuit *c, uint64_t seed, double *before)
+{
+    optinc_chip *chip = targets_chip(c, seed);
+    if (before)
+        *before = distance_to_ideal(chip, c);
+    optinc_calibration *meas;
+    cr_assert_eq(optinc_calibration_measure(chip, 0, 0, seed, &meas, NULL), OPTINC_OK);
+    cr_assert_eq(optinc_chip_recompile(chip, meas, NULL), OPTINC_OK);
+    double after = distance_to_ideal(chip, c);
+    optinc_calibration_free(meas);
+    optinc_chip_free(chip);
+    return after;
 }
 
 /* Phase offsets alone (subtracted exactly), crosstalk alone (its
@@ -253,16 +266,9 @@ Test(calibration, recompile_offsets_and_crosstalk_exactly)
     static const double cases[][2] = {{0.05, 0}, {0, 0.02}, {0.05, 0.02}};
     for (int k = 0; k < 3; k++) {
         optinc_circuit *c = error_circuit(cases[k][0], 0, cases[k][1]);
-        optinc_chip *chip = targets_chip(c, 5);
-        double before = distance_to_ideal(chip, c);
-        optinc_calibration *meas;
-        cr_assert_eq(optinc_calibration_measure(chip, 0, 0, 5, &meas, NULL), OPTINC_OK);
-        cr_assert_eq(optinc_chip_recompile(chip, meas, NULL), OPTINC_OK);
-        double after = distance_to_ideal(chip, c);
+        double before, after = recompiled_distance(c, 5, &before);
         cr_assert_gt(before, 1e-2, "case %d", k);
         cr_assert_lt(after, 1e-12, "case %d: after %g", k, after);
-        optinc_calibration_free(meas);
-        optinc_chip_free(chip);
         optinc_circuit_free(c);
     }
 }
@@ -272,14 +278,8 @@ Test(calibration, recompile_offsets_and_crosstalk_exactly)
 Test(calibration, recompile_all_errors_zero_measurement_error)
 {
     optinc_circuit *c = error_circuit(0.01, 0.002, 0.005);
-    optinc_chip *chip = targets_chip(c, 9);
-    optinc_calibration *meas;
-    cr_assert_eq(optinc_calibration_measure(chip, 0, 0, 9, &meas, NULL), OPTINC_OK);
-    cr_assert_eq(optinc_chip_recompile(chip, meas, NULL), OPTINC_OK);
-    double after = distance_to_ideal(chip, c);
+    double after = recompiled_distance(c, 9, NULL);
     cr_assert_lt(after, 1e-12, "after %g", after);
-    optinc_calibration_free(meas);
-    optinc_chip_free(chip);
     optinc_circuit_free(c);
 }
 
