@@ -69,7 +69,8 @@ static int bench_verify(const char *what, const optinc_onn_devices *dev)
 int main(void)
 {
     static const int seg[8] = {5, 5, 126, 126, 127, 127, 4, 4};
-    optinc_onn_devices ideal = {1, 0, 1, NULL}, chip = {0, 0.01, 1, NULL};
+    optinc_onn_devices ideal = {.ideal = 1, .chip_seed = 1},
+                       chip = {.phase_sigma_rad = 0.01, .chip_seed = 1};
     printf("%-34s %s\n", "ONN (4 servers, 8 bits)", "CPU time");
     return bench_train("train, dense", NULL) || bench_train("train, unitary-diagonal", seg) ||
            bench_verify("verify netlist, ideal", &ideal) ||

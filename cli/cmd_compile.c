@@ -74,7 +74,8 @@ int cmd_compile(int argc, char **argv)
         CLI_OPT_EXPAND_MZI(&nopt.expand_mzi),
         CLI_OPT_FLAG("reproducible", &nopt.reproducible,
          "leave out the creation time (byte-identical reruns)"),
-        CLI_OPT_CALIBRATION(&cal_path, "correct the phases for a chip's measured coupler errors"),
+        CLI_OPT_CALIBRATION(&cal_path, "recompile the phases for a chip's measured couplers "
+                            "(and phase offsets)"),
         CLI_OPT_JSON(&json, "print the summary as JSON"),
         CLI_OPT_QUIET(&quiet, "print nothing but warnings and errors"),
         CLI_OPT_END};
@@ -105,7 +106,9 @@ int cmd_compile(int argc, char **argv)
     if (cal_path) {
         optinc_calibration *cal = NULL;
         st = optinc_calibration_read(cal_path, c, cli_read_opts(), &cal, &err);
-        if (!st)
+        if (!st && cal->has_offsets)   /* format 2: offsets too, the whole recompilation */
+            st = optinc_recompile_circuit(c, cal, &err);
+        else if (!st)
             st = optinc_calibrate_circuit(c, cal, OPTINC_CAL_REFIT, &rep, &err);
         optinc_calibration_free(cal);
         if (st) {

@@ -113,12 +113,14 @@ typedef struct device_opts {
      "with --sigma: drivers realize the unquantized targets", .set = OPTINC_ONN_CONTINUOUS}, \
     CLI_OPT_CHIP(&(d)->chip_path, &(d)->chip_given,                                          \
                  "a chip file: every device error of the chip (optinc-onn(1))"),              \
-    CLI_OPT_CHIP_SEED(&(d)->dev.chip_seed, NULL, NULL, "seed of the chip's errors")
+    CLI_OPT_CHIP_SEED(&(d)->dev.chip_seed, NULL, NULL, "seed of the chip's errors"),         \
+    {"calibrate", 0, CLI_SET, CLI_DST(int, &(d)->dev.calibrate), NULL,                       \
+     "with --chip: recompile each chip's drivers from its measurement", .set = 1}
 
 static void device_defaults(device_opts *d)
 {
     memset(d, 0, sizeof *d);
-    d->dev = (optinc_onn_devices){1, 0, 1, NULL};
+    d->dev = (optinc_onn_devices){.ideal = 1, .chip_seed = 1};
 }
 
 /* The chip the parsed options describe, its chip file read; OPTINC_EINPUT
@@ -136,6 +138,11 @@ static optinc_status device_finish(device_opts *d, optinc_onn_devices *out, opti
         if (st)
             return st;
         d->dev.chip = &d->chip.components;
+        d->dev.measure_phase_sigma_rad = d->chip.calibration.phase_sigma_rad;
+        d->dev.measure_splitter_sigma = d->chip.calibration.splitter_sigma;
+    } else if (d->dev.calibrate) {
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "--calibrate recompiles a chip "
+                           "from its measurement; give the chip with --chip CHIP.yaml");
     }
     if (d->sigma_given && d->dev.ideal == 1)
         d->dev.ideal = 0;
@@ -151,10 +158,12 @@ static const char *devices_text(const device_opts *o, const optinc_onn_devices *
         const optinc_components *k = d->chip;
         snprintf(buf, n, "chip file %s (MZI loss %g dB, phase error sigma %g rad, splitter error "
                  "sigma %g, %d-bit phase drivers, crosstalk %g, attenuator loss %g dB), "
-                 "uncalibrated, chip seed %llu", o->chip.path, k->mzi.insertion_loss_dB,
+                 "%s, chip seed %llu", o->chip.path, k->mzi.insertion_loss_dB,
                  k->mzi.phase_error_sigma_rad, k->mzi.splitter_error_sigma,
                  k->phase_shifter.bits, k->phase_shifter.thermal_crosstalk,
-                 k->attenuator.insertion_loss_dB, (unsigned long long)d->chip_seed);
+                 k->attenuator.insertion_loss_dB,
+                 d->calibrate ? "calibrated and recompiled" : "uncalibrated",
+                 (unsigned long long)d->chip_seed);
     } else if (d->ideal == 1)
         snprintf(buf, n, "ideal (continuous phases, no errors)");
     else
@@ -410,7 +419,12 @@ static void devices_json(const device_opts *d, const optinc_onn_devices *dev)
         {"max_attenuation_dB", k->attenuator.max_attenuation_dB}};
     for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
         cli_json_field(stdout, f[i].key, f[i].v);
-    printf(", \"calibrated\": false, \"chip_seed\": %llu}", (unsigned long long)dev->chip_seed);
+    printf(", \"calibrated\": %s", dev->calibrate ? "true" : "false");
+    if (dev->calibrate) {
+        cli_json_field(stdout, "measure_phase_sigma_rad", dev->measure_phase_sigma_rad);
+        cli_json_field(stdout, "measure_splitter_sigma", dev->measure_splitter_sigma);
+    }
+    printf(", \"chip_seed\": %llu}", (unsigned long long)dev->chip_seed);
 }
 
 static void cost_json(const char *key, const optinc_onn_cost *c)

@@ -41,7 +41,7 @@ typedef struct opts {
     int mpi, json, quiet, cost_model;
     int set_servers, set_epochs, set_batch, set_lr, set_momentum, set_hidden, set_allreduce,
         set_ckpt, set_bits, set_block, set_chip_seed, set_onn, set_phase_sigma, programmed,
-        set_chip;
+        set_chip, calibrate;
     const char *chip_path;         /* --chip: a chip file (the whole device model) */
     optinc_chip_spec chip;
     const char *backend, *spec, *onn, *inject;
@@ -112,6 +112,8 @@ static int parse(int argc, char **argv, opts *o)
                      "a chip file: every device error of the ONN chip (optinc-onn(1))"),
         CLI_OPT_CHIP_SEED(&o->chip_seed, &o->set_chip_seed, "the run's seed",
                           "seed of the ONN chip's errors"),
+        CLI_OPT_FLAG("calibrate", &o->calibrate,
+                     "with --chip: recompile the ONN chip's drivers from its measurement"),
         CLI_OPT_STRING("inject-errors", 0, &o->inject, "HIST|onn",
                        "inject ONN output errors drawn from a histogram"),
         {"checkpoint-every", 0, CLI_LONG, CLI_DST(long, &c->checkpoint_every), "K",
@@ -234,6 +236,7 @@ static int refuse_ignored(const opts *o)
         {o->set_phase_sigma, onn && !exact, "--phase-sigma", "sets the chip of", chip},
         {o->set_chip_seed, onn && !exact, "--chip-seed", "sets the chip of", chip},
         {o->set_chip, onn && !exact, "--chip", "sets the chip of", chip},
+        {o->calibrate, onn && !exact, "--calibrate", "recompiles the chip of", chip},
     };
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
         if (rules[i].given && !rules[i].used)
@@ -244,6 +247,9 @@ static int refuse_ignored(const opts *o)
         return cli_usage_error("train", "--chip gives the whole device model of the ONN chip; "
                                "leave out --programmed and --phase-sigma (put "
                                "phase_error_sigma_rad in the chip file)");
+    if (o->calibrate && !o->set_chip)
+        return cli_usage_error("train", "--calibrate recompiles a chip from its measurement; "
+                               "give the chip with --chip CHIP.yaml");
     return -1;
 }
 
@@ -617,14 +623,18 @@ static optinc_status onn_table(opts *o, optinc_agg_lut **lut, optinc_onn_report 
                                optinc_error *err)
 {
     const char *path = o->onn ? o->onn : DEFAULT_ONN;
-    optinc_onn_devices dev = {!(o->programmed || o->phase_sigma > 0.0), o->phase_sigma,
-                              o->set_chip_seed ? o->chip_seed : o->cfg.seed, NULL};
+    optinc_onn_devices dev = {.ideal = !(o->programmed || o->phase_sigma > 0.0),
+                              .phase_sigma_rad = o->phase_sigma,
+                              .chip_seed = o->set_chip_seed ? o->chip_seed : o->cfg.seed};
     optinc_status st = OPTINC_OK;
     if (o->set_chip) {
         cli_input(o->chip_path, "chip file");
         if ((st = optinc_chip_spec_load(o->chip_path, cli_read_opts(), &o->chip, err)))
             return st;
         dev.chip = &o->chip.components;
+        dev.calibrate = o->calibrate;
+        dev.measure_phase_sigma_rad = o->chip.calibration.phase_sigma_rad;
+        dev.measure_splitter_sigma = o->chip.calibration.splitter_sigma;
     }
     cli_input(path, "ONN");
     st = optinc_agg_lut_onn(path, cli_read_opts(), o->cfg.servers, o->cfg.bits, &dev, lut, rep,

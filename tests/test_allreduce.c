@@ -730,7 +730,8 @@ Test(allreduce, onn_table_equals_direct_simulation, .timeout = 60)
     char *dir = tu_tempdir();
     optinc_onn_meta meta;
     optinc_circuit *c = tiny_onn(dir, &meta);
-    const optinc_onn_devices devs[2] = {{1, 0.0, 1, NULL}, {0, 0.05, 7, NULL}};
+    const optinc_onn_devices devs[2] = {{.ideal = 1, .chip_seed = 1},
+                                        {.phase_sigma_rad = 0.05, .chip_seed = 7}};
     for (int d = 0; d < 2; d++) {
         optinc_onn_lut *olut;
         optinc_error err;

@@ -7,6 +7,8 @@
  * checked in test_sim.c; every file here lives in the test's scratch folder.
  */
 #include <criterion/criterion.h>
+#include <complex.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -92,7 +94,7 @@ Test(calibration, byte_order_mark_is_accepted)
     cr_assert_eq(optinc_calibration_parse(&in, c, &cal, &err), OPTINC_OK, "%s", err.message);
     cr_expect_eq(cal->layer[0].kappa[0][0], 0.625);
     optinc_calibration_free(cal);
-    in = text_input("bom.cal", "\xef\xbb\xbfoptinc-calibration 2\n");
+    in = text_input("bom.cal", "\xef\xbb\xbfoptinc-calibration 3\n");
     cr_expect_eq(optinc_calibration_parse(&in, c, &cal, &err), OPTINC_EINPUT);
     cr_expect(err.line == 1 && err.column == 1, "%d:%d", err.line, err.column);
     cr_expect(strstr(err.message, "optinc-calibration 1"), "%s", err.message);
@@ -195,5 +197,146 @@ Test(calibration, missing_file_is_bad_input, .init = tu_scratch_init, .fini = tu
     cr_assert_eq(optinc_calibration_read(tu_scratch("none.cal"), c, NULL, &cal, &err), OPTINC_EINPUT);
     cr_assert_null(cal);
     cr_assert(strstr(err.message, "cannot open calibration file"), "%s", err.message);
+    optinc_circuit_free(c);
+}
+
+/* ---- measurement and recompilation --------------------------------------- */
+
+/* A 16-mode mesh with continuous drivers, the given error components. */
+static optinc_circuit *error_circuit(double phase_sigma, double splitter_sigma, double crosstalk)
+{
+    optinc_components cp;
+    optinc_components_defaults(&cp);
+    cp.phase_shifter.bits = 0;
+    cp.mzi.phase_error_sigma_rad = phase_sigma;
+    cp.mzi.splitter_error_sigma = splitter_sigma;
+    cp.phase_shifter.thermal_crosstalk = crosstalk;
+    return su_mesh_circuit(16, OPTINC_MESH_CLEMENTS, 11, &cp);
+}
+
+/* The chip's T' against the mesh's ideal transfer (continuous targets). */
+static double distance_to_ideal(optinc_chip *chip, const optinc_circuit *c)
+{
+    optinc_cmat *T = optinc_chip_layer_transfer(chip, 0);
+    optinc_chip *ideal = NULL;
+    optinc_chip_options o;
+    optinc_chip_options_default(&o);
+    o.models = OPTINC_DEV_NONE;
+    o.drive_targets = OPTINC_DRIVE_TARGETS;
+    cr_assert_eq(optinc_chip_new(c, &o, 1, &ideal, NULL), OPTINC_OK);
+    optinc_cmat *R = optinc_chip_layer_transfer(ideal, 0);
+    double d = 0;
+    for (int i = 0; i < T->rows * T->cols; i++)
+        d = fmax(d, cabs(T->a[i] - R->a[i]));
+    optinc_cmat_free(T);
+    optinc_cmat_free(R);
+    optinc_chip_free(ideal);
+    return d;
+}
+
+/* A chip of c with every device error (c's drivers are continuous: its
+ * codes are its targets). */
+static optinc_chip *targets_chip(const optinc_circuit *c, uint64_t seed)
+{
+    return su_chip(c, OPTINC_DEV_ALL, seed);
+}
+
+/* The chip of c drawn from seed, recompiled from a perfect measurement:
+ * its distance to the ideal mesh before (may be NULL) and after. */
+static double recompiled_distance(const optinc_circuit *c, uint64_t seed, double *before)
+{
+    optinc_chip *chip = targets_chip(c, seed);
+    if (before)
+        *before = distance_to_ideal(chip, c);
+    optinc_calibration *meas;
+    cr_assert_eq(optinc_calibration_measure(chip, 0, 0, seed, &meas, NULL), OPTINC_OK);
+    cr_assert_eq(optinc_chip_recompile(chip, meas, NULL), OPTINC_OK);
+    double after = distance_to_ideal(chip, c);
+    optinc_calibration_free(meas);
+    optinc_chip_free(chip);
+    return after;
+}
+
+/* Phase offsets alone (subtracted exactly), crosstalk alone (its
+ * pre-compensation inverts the model) and both, measured without error:
+ * the recompiled chip is the ideal mesh to rounding, though uncorrected it
+ * is far from it. */
+Test(calibration, recompile_offsets_and_crosstalk_exactly)
+{
+    static const double cases[][2] = {{0.05, 0}, {0, 0.02}, {0.05, 0.02}};
+    for (int k = 0; k < 3; k++) {
+        optinc_circuit *c = error_circuit(cases[k][0], 0, cases[k][1]);
+        double before, after = recompiled_distance(c, 5, &before);
+        cr_assert_gt(before, 1e-2, "case %d", k);
+        cr_assert_lt(after, 1e-12, "case %d: after %g", k, after);
+        optinc_circuit_free(c);
+    }
+}
+
+/* With small coupler errors every MZI stays in reach: a perfect measurement
+ * of couplers, offsets and crosstalk rebuilds the ideal unit to 1e-12. */
+Test(calibration, recompile_all_errors_zero_measurement_error)
+{
+    optinc_circuit *c = error_circuit(0.01, 0.002, 0.005);
+    double after = recompiled_distance(c, 9, NULL);
+    cr_assert_lt(after, 1e-12, "after %g", after);
+    optinc_circuit_free(c);
+}
+
+/* The same chip seed measures the same; the measurement error has the
+ * asked size and offsets round-trip through a format-2 file exactly. */
+Test(calibration, measurement_deterministic_and_round_trips, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    optinc_circuit *c = error_circuit(0.01, 0.02, 0);
+    optinc_chip *chip = targets_chip(c, 4);
+    optinc_calibration *a, *b, *truth, *back;
+    cr_assert_eq(optinc_calibration_measure(chip, 1e-3, 1e-3, 4, &a, NULL), OPTINC_OK);
+    cr_assert_eq(optinc_calibration_measure(chip, 1e-3, 1e-3, 4, &b, NULL), OPTINC_OK);
+    cr_assert_eq(optinc_calibration_measure(chip, 0, 0, 4, &truth, NULL), OPTINC_OK);
+    int n = a->layer[0].n_mzi[0], len = 2 * n + 16;
+    double ss = 0;
+    for (int i = 0; i < len; i++) {
+        cr_assert_eq(a->layer[0].offset[0][i], b->layer[0].offset[0][i]);
+        double e = a->layer[0].offset[0][i] - truth->layer[0].offset[0][i];
+        ss += e * e;
+    }
+    double rms = sqrt(ss / len);
+    cr_assert(rms > 0.5e-3 && rms < 1.5e-3, "rms %g", rms);
+    optinc_error err;
+    cr_assert_eq(optinc_calibration_write(a, c, tu_scratch("m.cal"), &err), OPTINC_OK);
+    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, NULL, &back, &err), OPTINC_OK,
+                 "%s", err.message);
+    cr_assert_eq(back->has_offsets, 1);
+    for (int i = 0; i < len; i++)
+        cr_assert_eq(back->layer[0].offset[0][i], a->layer[0].offset[0][i]);
+    for (int i = 0; i < 2 * n; i++)
+        cr_assert_eq(back->layer[0].kappa[0][i], a->layer[0].kappa[0][i]);
+    optinc_calibration_free(a);
+    optinc_calibration_free(b);
+    optinc_calibration_free(truth);
+    optinc_calibration_free(back);
+    optinc_chip_free(chip);
+    optinc_circuit_free(c);
+}
+
+/* The recompilation written into a circuit (optinc compile --calibration
+ * with a format-2 file): the chip the measurement came from, driven by the
+ * circuit's new codes, realizes the ideal mesh. */
+Test(calibration, recompile_circuit_programs_the_measured_chip)
+{
+    optinc_circuit *c = error_circuit(0.05, 0.002, 0.02);
+    optinc_chip *chip = targets_chip(c, 6);
+    optinc_calibration *meas;
+    cr_assert_eq(optinc_calibration_measure(chip, 0, 0, 6, &meas, NULL), OPTINC_OK);
+    optinc_chip_free(chip);
+    cr_assert_eq(optinc_recompile_circuit(c, meas, NULL), OPTINC_OK);
+    optinc_chip_options o;
+    optinc_chip_options_default(&o);
+    cr_assert_eq(optinc_chip_new(c, &o, 6, &chip, NULL), OPTINC_OK);
+    double after = distance_to_ideal(chip, c);
+    cr_assert_lt(after, 1e-12, "after %g", after);
+    optinc_calibration_free(meas);
+    optinc_chip_free(chip);
     optinc_circuit_free(c);
 }

@@ -308,7 +308,7 @@ Test(onn, train_export_compile_verify, .init = tu_scratch_init, .fini = tu_scrat
             cr_assert_float_eq(back.layers[l].w[i], net.layers[l].w[i], 1e-12);
     optinc_onn_free(&back);
 
-    optinc_onn_devices ideal = {1, 0, 1, NULL};
+    optinc_onn_devices ideal = {.ideal = 1, .chip_seed = 1};
     optinc_onn_report r;
     optinc_onn_lut *lut;
     cr_assert_eq(optinc_onn_verify(c, &m, &ideal, 0, &r, NULL, &err), OPTINC_OK, "%s",
@@ -326,12 +326,34 @@ Test(onn, train_export_compile_verify, .init = tu_scratch_init, .fini = tu_scrat
         }
     optinc_onn_lut_free(lut);
     /* device errors can only lose accuracy; the histogram counts every point */
-    optinc_onn_devices bad = {0, 0.3, 5, NULL};
+    optinc_onn_devices bad = {.ideal = 0, .phase_sigma_rad = 0.3, .chip_seed = 5};
     cr_assert_eq(optinc_onn_verify(c, &m, &bad, 0, &r, NULL, &err), OPTINC_OK);
     uint64_t h = 0;
     for (int b = 0; b < 2 * OPTINC_ONN_HIST + 1; b++)
         h += r.hist[b];
     cr_assert_eq(h, 49);
+    /* a chip with large phase offsets and crosstalk, continuous drivers:
+     * recompiled from a perfect measurement it is exact again, and the same
+     * chip seed recompiles the same way */
+    optinc_components chip;
+    optinc_components_defaults(&chip);
+    chip.phase_shifter.bits = 0;
+    chip.mzi.phase_error_sigma_rad = 0.3;
+    chip.phase_shifter.thermal_crosstalk = 0.02;
+    optinc_onn_devices raw = {.chip_seed = 5, .chip = &chip}, cal = raw;
+    cal.calibrate = 1;
+    optinc_onn_report r2;
+    cr_assert_eq(optinc_onn_verify(c, &m, &raw, 0, &r, NULL, &err), OPTINC_OK, "%s",
+                 err.message);
+    cr_assert_lt(r.accuracy, 1.0);
+    cr_assert_eq(optinc_onn_verify(c, &m, &cal, 0, &r, NULL, &err), OPTINC_OK, "%s",
+                 err.message);
+    cr_assert_float_eq(r.accuracy, 1.0, 0);
+    cal.measure_phase_sigma_rad = 0.05;
+    cr_assert_eq(optinc_onn_verify(c, &m, &cal, 0, &r, NULL, &err), OPTINC_OK);
+    cr_assert_eq(optinc_onn_verify(c, &m, &cal, 0, &r2, NULL, &err), OPTINC_OK);
+    cr_assert_eq(memcmp(r.hist, r2.hist, sizeof r.hist), 0, "deterministic");
+    cr_assert_eq(r.abs_error_sum, r2.abs_error_sum);
     optinc_circuit_free(c);
     optinc_spec_free(spec);
     optinc_onn_free(&net);

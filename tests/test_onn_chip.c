@@ -221,7 +221,7 @@ static optinc_onn_report on_chip(const unit *u, const char *text, uint32_t *code
     optinc_chip_spec chip;
     optinc_error err;
     cr_assert_eq(chip_text(text, &chip, &err), OPTINC_OK, "%s", err.message);
-    optinc_onn_devices dev = {0, 0, 1, &chip.components};
+    optinc_onn_devices dev = {.chip_seed = 1, .chip = &chip.components};
     optinc_onn_report r;
     cr_assert_eq(optinc_onn_verify(u->c, &u->m, &dev, 0, &r, codes, &err), OPTINC_OK, "%s",
                  err.message);
@@ -245,7 +245,7 @@ Test(onn_chip, shipped_unit_on_chip_files, .timeout = 120)
     cr_assert_eq(r.correct, r.checked);
     cr_assert_eq(memcmp(got, ideal, sizeof *got * u.size), 0);
     /* 8-bit drivers on the chip: the netlist's own 8-bit codes */
-    optinc_onn_devices programmed = {0, 0, 1, NULL};
+    optinc_onn_devices programmed = {.chip_seed = 1};
     optinc_onn_report rp;
     optinc_error err;
     cr_assert_eq(optinc_onn_verify(u.c, &u.m, &programmed, 0, &rp, ideal, &err), OPTINC_OK);
@@ -311,6 +311,8 @@ Test(onn_chip, command_line, .timeout = 120)
         {"train", "--chip", "specs/chips/realistic12.yaml", NULL},
         {"train", "--allreduce", "optinc", "--chip", "specs/chips/realistic12.yaml",
          "--phase-sigma", "0.01", NULL},
+        {"onn", "verify", SHIPPED, "--calibrate", NULL},
+        {"train", "--allreduce", "optinc", "--calibrate", NULL},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         tu_run r = tu_optinc(bad[i]);

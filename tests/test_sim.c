@@ -361,7 +361,7 @@ static const struct {
     const char *fragment;
 } bad_cal[] = {
     {"empty", "# nothing\n", 2, 1, "no 'optinc-calibration 1' line"},
-    {"bad_header", "optinc-calibration 2\nL1 V 0 0 0 0\n", 1, 1, "first line must be"},
+    {"bad_header", "optinc-calibration 3\nL1 V 0 0 0 0\n", 1, 1, "first line must be"},
     {"few_fields", "optinc-calibration 1\nL1 V 0 0 0.01\n", 2, 1, "expected 6 fields"},
     {"many_fields", "optinc-calibration 1\nL1 V 0 0 0.01 0.02 0.03\n", 2, 20, "found 7"},
     {"no_layer", "optinc-calibration 1\n  L9 V 0 0 0 0\n", 2, 3, "no layer 'L9'"},

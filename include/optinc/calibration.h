@@ -1,12 +1,16 @@
 /*
- * calibration.h - a chip's measured coupler errors (optinc-calibration(5))
- * and error-aware compilation against them.
+ * calibration.h - a chip's measured coupler errors and phase offsets
+ * (optinc-calibration(5)), error-aware compilation against them, and the
+ * recompilation of a chip from its measurement.
  *
- * Two modules.  calibration_file.c owns the data and its file format: read
+ * Three modules.  calibration_file.c owns the data and its file format: read
  * (from memory or a path), write, the couplers of a simulated chip as a
- * perfect measurement.  calibrate.c owns the correction algorithm: it
- * re-programs the phases of a circuit, or the drivers of a chip, so that
- * the measured couplers realize the intended matrices.
+ * perfect measurement, and a lab's measurement of a chip (couplers and
+ * offsets with a measurement error).  calibrate.c owns the coupler
+ * correction: it re-programs the phases of a circuit, or the drivers of a
+ * chip, so that the measured couplers realize the intended matrices.
+ * chip_recompile.c builds on it: the whole recompilation of a chip's
+ * drivers (couplers, offsets, crosstalk, driver codes).
  *
  * The simulator depends on this header in two places, which is why it is a
  * runtime header beside sim.h: a chip can realize the couplers of a
@@ -24,14 +28,19 @@
 
 /* Measured coupler errors of one chip (optinc-calibration(5)): for each
  * layer, each mesh stage and each MZI, the power coupling of its input and
- * output coupler, kappa = 0.5 + delta.  Shaped like the circuit it was read
+ * output coupler, kappa = 0.5 + delta, and (format 2) the static phase
+ * offsets of its phase shifters: what the chip's effective phase is beyond
+ * its drive, heater crosstalk apart.  Shaped like the circuit it was read
  * against. */
 struct optinc_calibration {
     int n_layers;
+    int has_offsets;                      /* 1: offset[] holds measured phase offsets */
     struct optinc_calibration_layer {
         int n_stages;
-        int n_mzi[OPTINC_STAGES_MAX];                   /* 0 for attenuator stages */
-        double *kappa[OPTINC_STAGES_MAX];               /* 2 per MZI: input, output coupler */
+        int n_mzi[OPTINC_STAGES_MAX];     /* 0 for attenuator stages */
+        double *kappa[OPTINC_STAGES_MAX]; /* 2 per MZI: input, output coupler */
+        double *offset[OPTINC_STAGES_MAX];/* 2 per MZI (theta, phi), then 1 per mode of
+                                             the output screen; 0 unless measured */
     } *layer;
 };
 
@@ -55,6 +64,15 @@ optinc_status optinc_calibration_write(const optinc_calibration *cal, const opti
 optinc_status optinc_calibration_from_chip(const optinc_chip *chip, optinc_calibration **out,
                                            optinc_error *err);
 void optinc_calibration_free(optinc_calibration *cal);
+
+/* What a lab measures on a chip: its couplers and static phase offsets, each
+ * with a Gaussian measurement error of standard deviation splitter_sigma
+ * (on kappa, clamped to [0, 1]) and phase_sigma_rad, drawn from streams of
+ * `seed` of their own (the chip's seed gives each chip its own, repeatable
+ * measurement).  Zero sigmas give the chip's true values. */
+optinc_status optinc_calibration_measure(const optinc_chip *chip, double phase_sigma_rad,
+                                         double splitter_sigma, uint64_t seed,
+                                         optinc_calibration **out, optinc_error *err);
 
 /* ------------------------------------------------------ correcting (calibrate.c) */
 
@@ -85,5 +103,22 @@ optinc_status optinc_calibrate_circuit(optinc_circuit *c, const optinc_calibrati
  * couplers, i.e. a perfect measurement).  The circuit is not changed. */
 optinc_status optinc_chip_calibrate(optinc_chip *chip, const optinc_calibration *cal,
                                     optinc_calibration_method method, optinc_error *err);
+
+/* Recompilation of a chip's drivers from a measurement (chip_recompile.c):
+ * the error-aware correction of every mesh against the measured couplers
+ * (continuous phases, local method), the measured offsets subtracted, the
+ * heaters' thermal crosstalk pre-compensated (the drives solve
+ * d + c . sum_neighbours (d_j - lo) = target - offset, the crosstalk
+ * coefficient c and the neighbour pattern being the chip model's, sim.h),
+ * then rounded onto the chip's driver codes in the same sweeps so each
+ * neighbour's rounding is compensated too.  The circuit is not changed. */
+optinc_status optinc_chip_recompile(optinc_chip *chip, const optinc_calibration *meas,
+                                    optinc_error *err);
+/* The same recompilation written into the circuit's programmed phases (the
+ * netlist of one measured chip): the chip is c's drivers with the measured
+ * couplers and c's own thermal crosstalk (layer components); the phases'
+ * targets are kept. */
+optinc_status optinc_recompile_circuit(optinc_circuit *c, const optinc_calibration *meas,
+                                       optinc_error *err);
 
 #endif

@@ -66,7 +66,8 @@ class CArStats(ctypes.Structure):      # optinc_ar_stats (allreduce.h)
 
 class COnnDevices(ctypes.Structure):   # optinc_onn_devices (onn.h)
     _fields_ = [("ideal", c_int), ("phase_sigma_rad", c_double), ("chip_seed", c_uint64),
-                ("chip", c_void_p)]
+                ("chip", c_void_p), ("calibrate", c_int), ("measure_phase_sigma_rad", c_double),
+                ("measure_splitter_sigma", c_double)]
 
 
 class COnnReport(ctypes.Structure):    # optinc_onn_report (onn.h)

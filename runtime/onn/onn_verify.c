@@ -24,6 +24,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "optinc/calibration.h"
 #include "optinc/onn.h"
 #include "optinc/sim.h"
 
@@ -76,6 +77,20 @@ static void evaluator_free(evaluator *e)
         optinc_cmat_free(e->x[l]);
 }
 
+/* The chip's drivers recompiled from its measurement (a lab's calibration). */
+static optinc_status recompile(optinc_chip *chip, const optinc_onn_devices *dev,
+                               optinc_error *err)
+{
+    optinc_calibration *meas = NULL;
+    optinc_status st = optinc_calibration_measure(chip, dev->measure_phase_sigma_rad,
+                                                  dev->measure_splitter_sigma, dev->chip_seed,
+                                                  &meas, err);
+    if (!st)
+        st = optinc_chip_recompile(chip, meas, err);
+    optinc_calibration_free(meas);
+    return st;
+}
+
 static optinc_status evaluator_init(evaluator *e, const optinc_circuit *c,
                                     const optinc_onn_meta *m, const optinc_onn_devices *dev,
                                     int B, optinc_error *err)
@@ -96,9 +111,12 @@ static optinc_status evaluator_init(evaluator *e, const optinc_circuit *c,
         o.models = dev->ideal == 1 ? OPTINC_DEV_NONE : OPTINC_DEV_PHASE_ERROR;
         o.drive_targets = dev->ideal != 0 ? OPTINC_DRIVE_TARGETS : OPTINC_DRIVE_CODES;
     }
-    optinc_chip *chip;
+    optinc_chip *chip = NULL;
     optinc_status st = optinc_chip_new(dc, &o, dev->chip_seed, &chip, err);
+    if (!st && dev->chip && dev->calibrate)
+        st = recompile(chip, dev, err);
     if (st) {
+        optinc_chip_free(chip);
         without_devices(dc);
         return st;
     }

@@ -130,44 +130,49 @@ static void rows2(double complex *A, int n, int m, const double complex e[4], in
     }
 }
 
+/* The fit of a mesh's used block: its first nr outputs on its first nc
+ * inputs (the modes an attenuator column on either side reads or feeds;
+ * the rest carries no light that matters, so its MZIs are free). */
 typedef struct fit {
     const optinc_mesh *mesh;
     const double *kappa;
-    const double complex *T;    /* target, n x n */
-    double complex *Q, *L;      /* n x n scratch: partial products, adjoint */
-    int n;
+    const double complex *T;    /* target, n x nc */
+    double complex *Q, *L;      /* n x nc scratch: partial products, adjoint */
+    int n, nr, nc;
 } fit;
 
-/* f(x) = min over output screens D of |D.M'(x) - T|_F^2 (M' the mesh with
- * the measured couplers, x = theta_0, phi_0, theta_1, ...) and, when g is
- * not NULL, its gradient by one backward sweep (reverse mode: Q walks back
- * through the partial products, L carries the adjoint). */
+/* f(x) = min over output screens D of |P (D.M'(x) - T)|_F^2 (M' the mesh
+ * on the used inputs with the measured couplers, P keeps the used outputs,
+ * x = theta_0, phi_0, theta_1, ...) and, when g is not NULL, its gradient
+ * by one backward sweep (reverse mode: Q walks back through the partial
+ * products, L carries the adjoint). */
 static double fit_eval(const double *x, double *g, void *ctx)
 {
     fit *F = ctx;
-    int n = F->n, K = F->mesh->n_mzi;
+    int n = F->n, nc = F->nc, K = F->mesh->n_mzi;
     double complex *Q = F->Q, *L = F->L, E[4];
     const double complex *T = F->T;
-    memset(Q, 0, sizeof *Q * (size_t)n * n);
-    for (int r = 0; r < n; r++)
-        Q[(size_t)r * n + r] = 1;
+    memset(Q, 0, sizeof *Q * (size_t)n * nc);
+    for (int r = 0; r < nc; r++)
+        Q[(size_t)r * nc + r] = 1;
     for (int i = 0; i < K; i++) {
         optinc_mzi_device_matrix(x[2 * i], x[2 * i + 1], F->kappa[2 * i], F->kappa[2 * i + 1],
                                  1, E);
-        rows2(Q, n, F->mesh->mzi[i].mode, E, 0);
+        rows2(Q, nc, F->mesh->mzi[i].mode, E, 0);
     }
     double f = 0;
-    for (int r = 0; r < n; r++) {
-        const double complex *q = Q + (size_t)r * n, *t = T + (size_t)r * n;
+    memset(L, 0, sizeof *L * (size_t)n * nc);
+    for (int r = 0; r < F->nr; r++) {
+        const double complex *q = Q + (size_t)r * nc, *t = T + (size_t)r * nc;
         double complex z = 0;
-        for (int c = 0; c < n; c++) {
+        for (int c = 0; c < nc; c++) {
             z += conj(t[c]) * q[c];
             f += creal(q[c] * conj(q[c])) + creal(t[c] * conj(t[c]));
         }
         f -= 2 * cabs(z);
         double complex d = cabs(z) > 0 ? z / cabs(z) : 1;   /* the best screen is conj(d) */
-        for (int c = 0; c < n; c++)
-            L[(size_t)r * n + c] = q[c] - d * t[c];
+        for (int c = 0; c < nc; c++)
+            L[(size_t)r * nc + c] = q[c] - d * t[c];
     }
     for (int i = K - 1; g && i >= 0; i--) {
         int m = F->mesh->mzi[i].mode;
@@ -175,12 +180,13 @@ static double fit_eval(const double *x, double *g, void *ctx)
         double k1 = F->kappa[2 * i], k2 = F->kappa[2 * i + 1];
         double c1 = sqrt(1 - k1), s1 = sqrt(k1), c2 = sqrt(1 - k2), s2 = sqrt(k2);
         optinc_mzi_device_matrix(th, ph, k1, k2, 1, E);
-        rows2(Q, n, m, E, 1);                 /* Q = product of the elements before i */
+        rows2(Q, nc, m, E, 1);                /* Q = product of the elements before i */
         double complex W[2][2] = {{0, 0}, {0, 0}};   /* W[b][a] = (Q L^H)[m+b][m+a] */
         for (int b = 0; b < 2; b++)
             for (int a = 0; a < 2; a++) {
-                const double complex *q = Q + (size_t)(m + b) * n, *l = L + (size_t)(m + a) * n;
-                for (int c = 0; c < n; c++)
+                const double complex *q = Q + (size_t)(m + b) * nc;
+                const double complex *l = L + (size_t)(m + a) * nc;
+                for (int c = 0; c < nc; c++)
                     W[b][a] += q[c] * conj(l[c]);
             }
         double complex et = cexp(I * th), ep = cexp(I * ph);
@@ -195,29 +201,30 @@ static double fit_eval(const double *x, double *g, void *ctx)
             }
         g[2 * i] = gt;
         g[2 * i + 1] = gp;
-        rows2(L, n, m, E, 1);                 /* adjoint before element i */
+        rows2(L, nc, m, E, 1);                /* adjoint before element i */
     }
     return f;
 }
 
 /* ------------------------------------------------------------------ one mesh */
 
-/* The ideal mesh from its target phases into T (n x n). */
-static void mesh_target(const optinc_mesh *mesh, double complex *T)
+/* The ideal mesh from its target phases on its first nc inputs into T
+ * (n x nc). */
+static void mesh_target(const optinc_mesh *mesh, int nc, double complex *T)
 {
     int n = mesh->modes;
-    memset(T, 0, sizeof *T * (size_t)n * n);
-    for (int r = 0; r < n; r++)
-        T[(size_t)r * n + r] = 1;
+    memset(T, 0, sizeof *T * (size_t)n * nc);
+    for (int r = 0; r < nc; r++)
+        T[(size_t)r * nc + r] = 1;
     for (int i = 0; i < mesh->n_mzi; i++) {
         double complex E[4];
         optinc_mzi_matrix(mesh->mzi[i].theta.target_rad, mesh->mzi[i].phi.target_rad, E);
-        rows2(T, n, mesh->mzi[i].mode, E, 0);
+        rows2(T, nc, mesh->mzi[i].mode, E, 0);
     }
     for (int r = 0; r < n; r++) {
         double complex e = cexp(I * mesh->screen[r].target_rad);
-        for (int c = 0; c < n; c++)
-            T[(size_t)r * n + c] *= e;
+        for (int c = 0; c < nc; c++)
+            T[(size_t)r * nc + c] *= e;
     }
 }
 
@@ -225,10 +232,11 @@ static void mesh_target(const optinc_mesh *mesh, double complex *T)
  * continuous phases, L-BFGS on every theta and phi; kept only when, once
  * quantized, it beats the local solution.  Returns -1 when out of memory. */
 static int refit(const optinc_mesh *mesh, const double *kappa, const optinc_quantizer *q,
-                 int iters, optinc_phase *th, optinc_phase *ph, optinc_phase *screen)
+                 int iters, int nr, int nc, optinc_phase *th, optinc_phase *ph,
+                 optinc_phase *screen)
 {
     int n = mesh->modes, K = mesh->n_mzi;
-    size_t nn = (size_t)n * n;
+    size_t nn = (size_t)n * nc;
     double complex *buf = malloc(sizeof *buf * 3 * nn);
     double *x = malloc(sizeof *x * (4 * (size_t)K + 1));
     if (!buf || !x) {
@@ -236,8 +244,8 @@ static int refit(const optinc_mesh *mesh, const double *kappa, const optinc_quan
         free(x);
         return -1;
     }
-    fit F = {mesh, kappa, buf, buf + nn, buf + 2 * nn, n};
-    mesh_target(mesh, buf);
+    fit F = {mesh, kappa, buf, buf + nn, buf + 2 * nn, n, nr, nc};
+    mesh_target(mesh, nc, buf);
     double *xq = x + 2 * K;
     for (int i = 0; i < K; i++) {
         x[2 * i] = th[i].target_rad;
@@ -261,10 +269,10 @@ static int refit(const optinc_mesh *mesh, const double *kappa, const optinc_quan
             memcpy(th, nt, sizeof *th * (size_t)K);
             memcpy(ph, nt + K, sizeof *ph * (size_t)K);
             /* F.Q holds the refit mesh: each screen phase aligns its row with T. */
-            for (int r = 0; r < n; r++) {
+            for (int r = 0; r < nr; r++) {
                 double complex z = 0;
-                for (int c = 0; c < n; c++)
-                    z += conj(F.T[(size_t)r * n + c]) * F.Q[(size_t)r * n + c];
+                for (int c = 0; c < nc; c++)
+                    z += conj(F.T[(size_t)r * nc + c]) * F.Q[(size_t)r * nc + c];
                 optinc_quantize_phase(q, -carg(z), &screen[r]);
             }
         }
@@ -278,6 +286,14 @@ static int refit(const optinc_mesh *mesh, const double *kappa, const optinc_quan
 int optinc_mesh_correct(const optinc_mesh *mesh, const double *kappa, const optinc_quantizer *q,
                         int refit_iters, optinc_phase *th, optinc_phase *ph,
                         optinc_phase *screen)
+{
+    return optinc_mesh_correct_block(mesh, kappa, q, refit_iters, mesh->modes, mesh->modes, th,
+                                     ph, screen);
+}
+
+int optinc_mesh_correct_block(const optinc_mesh *mesh, const double *kappa,
+                              const optinc_quantizer *q, int refit_iters, int rows, int cols,
+                              optinc_phase *th, optinc_phase *ph, optinc_phase *screen)
 {
     double *P = calloc((size_t)mesh->modes + 1, sizeof *P);
     if (!P)
@@ -308,7 +324,7 @@ int optinc_mesh_correct(const optinc_mesh *mesh, const double *kappa, const opti
         optinc_quantize_phase(q, mesh->screen[r].target_rad - P[r], &screen[r]);
     free(P);
     if (refit_iters > 0 && unreachable > 0
-        && refit(mesh, kappa, q, refit_iters, th, ph, screen) < 0)
+        && refit(mesh, kappa, q, refit_iters, rows, cols, th, ph, screen) < 0)
         return -1;
     return unreachable;
 }

@@ -1,6 +1,9 @@
 /*
- * calibration_file.c - a chip's measured couplers (optinc-calibration(5)):
- * the data, its file format (read, write) and its shape check.
+ * calibration_file.c - a chip's measured couplers and phase offsets
+ * (optinc-calibration(5)): the data, its file format (read, write; format 1
+ * couplers, format 2 also offsets), its shape check, and what a lab
+ * measures on a simulated chip (optinc_calibration_measure: the chip's true
+ * values plus a measurement error drawn from streams of their own).
  *
  * A calibration is shaped like the circuit it was read against: per layer
  * and mesh stage, two power couplings per MZI in propagation order, 0.5
@@ -18,6 +21,7 @@
  * writer's lines take under 140), so a wrong path cannot make the reader
  * take gigabytes, and a FIFO or a device is refused without blocking.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,8 +40,10 @@ void optinc_calibration_free(optinc_calibration *cal)
     if (!cal)
         return;
     for (int l = 0; cal->layer && l < cal->n_layers; l++)
-        for (int s = 0; s < cal->layer[l].n_stages; s++)
+        for (int s = 0; s < cal->layer[l].n_stages; s++) {
             free(cal->layer[l].kappa[s]);
+            free(cal->layer[l].offset[s]);
+        }
     free(cal->layer);
     free(cal);
 }
@@ -61,10 +67,11 @@ static optinc_calibration *cal_new(const optinc_circuit *c)
         for (int s = 0; s < L->n_stages; s++) {
             if (L->stage[s].kind != OPTINC_STAGE_MESH)
                 continue;
-            int n = L->stage[s].mesh->n_mzi;
+            int n = L->stage[s].mesh->n_mzi, modes = L->stage[s].mesh->modes;
             cl->n_mzi[s] = n;
             cl->kappa[s] = malloc(sizeof *cl->kappa[s] * (2 * (size_t)n + 1));
-            if (!cl->kappa[s]) {
+            cl->offset[s] = calloc(2 * (size_t)n + (size_t)modes + 1, sizeof *cl->offset[s]);
+            if (!cl->kappa[s] || !cl->offset[s]) {
                 optinc_calibration_free(cal);
                 return NULL;
             }
@@ -112,6 +119,47 @@ optinc_status optinc_calibration_from_chip(const optinc_chip *chip, optinc_calib
     return OPTINC_OK;
 }
 
+/* A measurement-error stream per (layer, stage, quantity), apart from the
+ * streams the chip's own errors are drawn from (small ids, devices.c). */
+static void measure_stream(optinc_rng *r, uint64_t seed, int layer, int stage, int what)
+{
+    optinc_rng_stream(r, seed, 0x4d45415355524500ULL    /* "MEASURE" */
+                                   + ((uint64_t)layer * 4 + (uint64_t)stage) * 2 + (uint64_t)what);
+}
+
+optinc_status optinc_calibration_measure(const optinc_chip *chip, double phase_sigma_rad,
+                                         double splitter_sigma, uint64_t seed,
+                                         optinc_calibration **out, optinc_error *err)
+{
+    optinc_status st = optinc_calibration_from_chip(chip, out, err);
+    if (st)
+        return st;
+    optinc_calibration *cal = *out;
+    cal->has_offsets = 1;
+    for (int l = 0; l < chip->n_layers; l++)
+        for (int s = 0; s < chip->layer[l].n_stages; s++) {
+            const chip_stage *cs = &chip->layer[l].stage[s];
+            if (cs->kind != OPTINC_STAGE_MESH)
+                continue;
+            double *k = cal->layer[l].kappa[s], *off = cal->layer[l].offset[s];
+            optinc_rng rk, rp;
+            measure_stream(&rk, seed, l, s, 0);
+            measure_stream(&rp, seed, l, s, 1);
+            for (int i = 0; i < 2 * cs->n_mzi; i++) {
+                double x = k[i] + splitter_sigma * optinc_rng_normal(&rk);
+                k[i] = x < 0 ? 0 : x > 1 ? 1 : x;
+            }
+            for (int i = 0; i < cs->n_mzi; i++) {
+                off[2 * i] = cs->mzi[i].dtheta + phase_sigma_rad * optinc_rng_normal(&rp);
+                off[2 * i + 1] = cs->mzi[i].dphi + phase_sigma_rad * optinc_rng_normal(&rp);
+            }
+            for (int r = 0; r < cs->modes_in; r++)
+                off[2 * cs->n_mzi + r] = cs->screen_err[r]
+                                         + phase_sigma_rad * optinc_rng_normal(&rp);
+        }
+    return OPTINC_OK;
+}
+
 optinc_status optinc_calibration_write(const optinc_calibration *cal, const optinc_circuit *c,
                                        const char *path, optinc_error *err)
 {
@@ -119,21 +167,31 @@ optinc_status optinc_calibration_write(const optinc_calibration *cal, const opti
     optinc_out o;
     if (st || (st = optinc_out_open(&o, path, err)))
         return st;
-    fprintf(o.f, "# optinc coupler calibration, see optinc-calibration(5)\n"
-                 "# circuit %s; coupling = 0.5 + delta\n"
-                 "optinc-calibration 1\n"
-                 "# layer mesh column mode delta_in delta_out\n", c->name);
+    int v2 = cal->has_offsets;
+    fprintf(o.f, "# optinc %s calibration, see optinc-calibration(5)\n"
+                 "# circuit %s; coupling = 0.5 + delta%s\n"
+                 "optinc-calibration %d\n"
+                 "# layer mesh column mode delta_in delta_out%s\n",
+            v2 ? "coupler and phase offset" : "coupler", c->name,
+            v2 ? "; offsets in rad" : "", v2 ? 2 : 1, v2 ? " theta_offset phi_offset" : "");
     for (int l = 0; l < c->n_layers; l++) {
         const optinc_layer *L = &c->layers[l];
         for (int s = 0; s < L->n_stages; s++) {
             if (L->stage[s].kind != OPTINC_STAGE_MESH)
                 continue;
             const optinc_mesh *mesh = L->stage[s].mesh;
-            const double *k = cal->layer[l].kappa[s];
-            for (int i = 0; i < mesh->n_mzi; i++)
-                fprintf(o.f, "%s %c %d %d %.17g %.17g\n", L->name, L->stage[s].tag,
+            const double *k = cal->layer[l].kappa[s], *off = cal->layer[l].offset[s];
+            for (int i = 0; i < mesh->n_mzi; i++) {
+                fprintf(o.f, "%s %c %d %d %.17g %.17g", L->name, L->stage[s].tag,
                         mesh->mzi[i].column, mesh->mzi[i].mode, k[2 * i] - 0.5,
                         k[2 * i + 1] - 0.5);
+                if (v2)
+                    fprintf(o.f, " %.17g %.17g", off[2 * i], off[2 * i + 1]);
+                fputc('\n', o.f);
+            }
+            for (int r = 0; v2 && r < mesh->modes; r++)
+                fprintf(o.f, "%s %c screen %d %.17g\n", L->name, L->stage[s].tag, r,
+                        off[2 * mesh->n_mzi + r]);
         }
     }
     return optinc_out_commit(&o, err);   /* which reports a write error */
@@ -146,7 +204,9 @@ typedef struct reader {
     const optinc_circuit *c;
     optinc_calibration *cal;
     int **index;          /* per (layer, stage): column * modes + mode -> MZI, or -1 */
-    int **seen;           /* per (layer, stage): line that set each MZI, or 0 */
+    int **seen;           /* per (layer, stage): line that set each MZI, then each screen
+                             mode, or 0 */
+    int version;          /* of the format line: 1 couplers, 2 also phase offsets */
     optinc_error *err;
 } reader;
 
@@ -163,13 +223,43 @@ static optinc_status bad(reader *r, int line, int col, const char *fmt, ...)
     return optinc_fail(r->err, OPTINC_EINPUT, r->name, line, col, "%s", msg);
 }
 
+/* A phase offset in rad: any finite number, held to a few turns. */
+static optinc_status read_offset(reader *r, const optinc_token *t, int line, double *out)
+{
+    if (optinc_token_double(t, out) || fabs(*out) > 100)
+        return bad(r, line, t->col, "'%.*s' is not a phase offset: a number of radians, at "
+                   "most 100 in magnitude", t->len, t->s);
+    return OPTINC_OK;
+}
+
+/* 'LAYER MESH screen MODE OFFSET': the offset of one output-screen phase. */
+static optinc_status read_screen(reader *r, const optinc_token *t, int line, int l, int s)
+{
+    const optinc_mesh *mesh = r->c->layers[l].stage[s].mesh;
+    long mode;
+    if (optinc_token_long(&t[3], &mode) || mode < 0 || mode >= mesh->modes)
+        return bad(r, line, t[3].col, "the screen mode must be an integer from 0 to %d",
+                   mesh->modes - 1);
+    int *seen = &r->seen[l * 3 + s][mesh->n_mzi + mode];
+    if (*seen)
+        return bad(r, line, t[0].col, "this screen mode is already listed on line %d; list "
+                   "each once", *seen);
+    *seen = line;
+    return read_offset(r, &t[4], line, &r->cal->layer[l].offset[s][2 * mesh->n_mzi + mode]);
+}
+
 static optinc_status read_entry(reader *r, const optinc_token *t, int n, int line)
 {
     char name[OPTINC_NAME_MAX], what[160];
-    if (n != 6)
-        return bad(r, line, n > 6 ? t[6].col : 1,
-                   "expected 6 fields 'LAYER MESH COLUMN MODE DELTA_IN DELTA_OUT', found %d%s",
-                   n, n > 6 ? "; put comments after '#'" : "");
+    int screen = r->version == 2 && n >= 3 && optinc_token_is(&t[2], "screen");
+    int want = screen ? 5 : r->version == 2 && n >= 8 ? 8 : 6;
+    if (n != want)
+        return bad(r, line, n > want ? t[want].col : 1, "expected %d fields %s, found %d%s",
+                   want, screen ? "'LAYER MESH screen MODE OFFSET'"
+                   : r->version == 1 ? "'LAYER MESH COLUMN MODE DELTA_IN DELTA_OUT'"
+                                     : "'LAYER MESH COLUMN MODE DELTA_IN DELTA_OUT "
+                                       "[THETA_OFFSET PHI_OFFSET]'",
+                   n, n > want ? "; put comments after '#'" : "");
     const optinc_circuit *c = r->c;
     int l = 0;
     if (optinc_token_cstr(&t[0], name, sizeof name))
@@ -196,6 +286,8 @@ static optinc_status read_entry(reader *r, const optinc_token *t, int n, int lin
                    what);
     }
     const optinc_mesh *mesh = L->stage[s].mesh;
+    if (screen)
+        return read_screen(r, t, line, l, s);
     long col, mode;
     if (optinc_token_long(&t[2], &col) || col < 0 || col >= mesh->n_columns)
         return bad(r, line, t[2].col, "the column must be an integer from 0 to %d (mesh %c "
@@ -222,6 +314,9 @@ static optinc_status read_entry(reader *r, const optinc_token *t, int n, int lin
     *seen = line;
     r->cal->layer[l].kappa[s][2 * i] = 0.5 + d[0];
     r->cal->layer[l].kappa[s][2 * i + 1] = 0.5 + d[1];
+    for (int k = 0; n == 8 && k < 2; k++)
+        if (read_offset(r, &t[6 + k], line, &r->cal->layer[l].offset[s][2 * i + k]))
+            return OPTINC_EINPUT;
     return OPTINC_OK;
 }
 
@@ -239,11 +334,13 @@ static optinc_status read_lines(reader *r, const optinc_input *in)
         if (header)
             st = read_entry(r, t, n, l.number);
         else if (n == 2 && optinc_token_is(&t[0], "optinc-calibration")
-                 && optinc_token_is(&t[1], "1"))
+                 && (optinc_token_is(&t[1], "1") || optinc_token_is(&t[1], "2"))) {
             header = 1;
-        else
-            st = bad(r, l.number, t[0].col,
-                     "the first line must be 'optinc-calibration 1' (format version 1)");
+            r->version = *t[1].s - '0';
+            r->cal->has_offsets = r->version == 2;
+        } else
+            st = bad(r, l.number, t[0].col, "the first line must be 'optinc-calibration 1' "
+                     "(format version 1) or 'optinc-calibration 2' (with phase offsets)");
     }
     if (!st && !header)
         st = bad(r, lines.number + 1, 1, "no 'optinc-calibration 1' line: the file is empty");
@@ -262,7 +359,8 @@ static optinc_status reader_index(reader *r)
                 continue;
             size_t cells = (size_t)mesh->n_columns * (size_t)mesh->modes;
             int *ix = r->index[l * 3 + s] = malloc(sizeof *ix * (cells + 1));
-            r->seen[l * 3 + s] = calloc((size_t)mesh->n_mzi + 1, sizeof(int));
+            r->seen[l * 3 + s] = calloc((size_t)mesh->n_mzi + (size_t)mesh->modes + 1,
+                                        sizeof(int));
             if (!ix || !r->seen[l * 3 + s])
                 return optinc_fail(r->err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
             for (size_t k = 0; k < cells; k++)
@@ -277,7 +375,7 @@ optinc_status optinc_calibration_parse(const optinc_input *in, const optinc_circ
                                        optinc_calibration **out, optinc_error *err)
 {
     reader r = {in->name, c, cal_new(c), calloc((size_t)c->n_layers * 3 + 1, sizeof(int *)),
-                calloc((size_t)c->n_layers * 3 + 1, sizeof(int *)), err};
+                calloc((size_t)c->n_layers * 3 + 1, sizeof(int *)), 1, err};
     *out = NULL;
     optinc_status st = r.cal && r.index && r.seen ? reader_index(&r)
                                                  : optinc_fail(err, OPTINC_ERUN, NULL, 0, 0,

@@ -90,6 +90,11 @@ void optinc_chip_prog_free(chip_prog *p);
  * target split is out of reach, or -1 when out of memory. */
 int optinc_mesh_correct(const optinc_mesh *mesh, const double *kappa, const optinc_quantizer *q,
                         int refit_iters, optinc_phase *th, optinc_phase *ph, optinc_phase *screen);
+/* calibrate.c: the same when only the mesh's first `rows` outputs on its
+ * first `cols` inputs matter (the global re-fit matches that block alone). */
+int optinc_mesh_correct_block(const optinc_mesh *mesh, const double *kappa,
+                              const optinc_quantizer *q, int refit_iters, int rows, int cols,
+                              optinc_phase *th, optinc_phase *ph, optinc_phase *screen);
 
 /* calibration_file.c: OPTINC_EINPUT unless cal has the shape of circuit c. */
 optinc_status optinc_calibration_check(const optinc_calibration *cal, const optinc_circuit *c,

@@ -1,0 +1,233 @@
+/*
+ * chip_recompile.c - a chip's drivers recompiled from what a lab measured
+ * on it (optinc-calibration(5)): its couplers and its static phase offsets.
+ *
+ * The chip model (devices.c) realizes every phase shifter as
+ *
+ *   effective_i = drive_i + c . sum_{j in N(i)} (drive_j - lo) + offset_i,
+ *
+ * with c the heaters' thermal crosstalk, lo the low end of the driver range
+ * (a heater at lo is off) and N(i) the neighbours the model lets leak: the
+ * MZIs of the same column two modes away (theta heaters leak into theta
+ * heaters, phi into phi) and, in the output screen, the adjacent modes.  The
+ * crosstalk matrix is taken as known exactly (it is a property of the
+ * layout, measured once per design, not per chip), the offsets and couplers
+ * as measured.  Recompiling a mesh is then three steps:
+ *
+ *   1. the phases the measured couplers need to realize the mesh's targets:
+ *      the error-aware correction of calibrate.c, continuous;
+ *   2. drives whose crosstalk-mixed phases equal those phases minus the
+ *      measured offsets: the sparse equations (I + c A) d = e - offset + c A lo
+ *      solved by Gauss-Seidel sweeps in propagation order (A has at most two
+ *      ones per row, so with c < 1/2 the sweep contracts by 2c each pass);
+ *      each drive is wrapped into the driver range as it is updated, so the
+ *      solution is the one the real heaters can hold;
+ *   3. the same sweeps once more with every drive rounded to the chip's
+ *      codes as it is updated: a neighbour rounded earlier is seen through
+ *      its real leak, so rounding errors do not add up through crosstalk.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include "optinc/calibration.h"
+#include "runtime/sim/chip.h"
+
+/* Sweeps of the continuous solve: 2c <= 0.2 for any sensible crosstalk, so
+ * 40 passes shrink the residual below 1e-28 of the leak. */
+#define SOLVE_SWEEPS 40
+/* L-BFGS iterations of the re-fit of a mesh with couplers out of reach. */
+#define REFIT_ITERS 300
+/* Rounding sweeps: the second sees every neighbour at its final code. */
+#define ROUND_SWEEPS 2
+
+/* Leak into MZI i's theta (k = 0) or phi (k = 1) heater from drives d (2
+ * per MZI), the neighbour pattern of the chip model. */
+static double mzi_leak(const chip_stage *s, const double *d, int i, int k)
+{
+    double leak = 0;
+    for (int j = i - 1; j <= i + 1; j += 2)
+        if (j >= 0 && j < s->n_mzi && s->mzi[j].column == s->mzi[i].column
+            && abs(s->mzi[j].mode - s->mzi[i].mode) == 2)
+            leak += d[2 * j + k] - s->drive_lo;
+    return s->crosstalk * leak;
+}
+
+static double screen_leak(const chip_stage *s, const double *d, int r)
+{
+    double leak = 0;
+    if (r > 0)
+        leak += d[r - 1] - s->drive_lo;
+    if (r + 1 < s->modes_in)
+        leak += d[r + 1] - s->drive_lo;
+    return s->crosstalk * leak;
+}
+
+/* Sweeps that may still move a drive across the end of the driver range
+ * (wrapping by 2 pi); after them every drive keeps its branch, so the
+ * sweeps solve one linear system and cannot flip a drive back and forth
+ * (a flip moves the neighbours' leak by 2 pi c). */
+#define WRAP_SWEEPS 4
+
+/* The drive for phase `want` on a fixed branch: clamped into the driver
+ * range (a fixed point just outside it exists only when a neighbour's leak
+ * pushes a drive over the end; then the end is the nearest drive), rounded
+ * to a code when q has bits. */
+static double branch_drive(const optinc_quantizer *q, double want)
+{
+    double top = q->hi - q->lo < 2 * M_PI ? q->hi : q->lo + 2 * M_PI;
+    double x = want < q->lo ? q->lo : want > top ? top : want;
+    if (q->bits <= 0)
+        return x;
+    double levels = ldexp(1.0, q->bits), step = (q->hi - q->lo) / levels;
+    double code = nearbyint((x - q->lo) / step);
+    code = code < 0 ? 0 : code > levels - 1 ? levels - 1 : code;
+    return optinc_quantizer_value(q, (int)code);
+}
+
+/* One drive of a sweep: wrapped into range while branches may change, then
+ * on the branch the previous value chose. */
+static double sweep_drive(const optinc_quantizer *cont, const optinc_quantizer *use, int wrap,
+                          double want, double prev)
+{
+    if (wrap) {
+        optinc_phase p;
+        optinc_quantize_phase(cont, want, &p);
+        return p.rad;
+    }
+    return branch_drive(use, want + 2 * M_PI * nearbyint((prev - want) / (2 * M_PI)));
+}
+
+/* Steps 2 and 3 for one mesh stage: e holds the wanted effective phases (2
+ * per MZI, then the screen), off the measured offsets, d the drives. */
+static void solve_drives(const chip_stage *s, const optinc_quantizer *q, const double *e,
+                         const double *off, double *d)
+{
+    optinc_quantizer cont = *q;
+    cont.bits = 0;
+    int n = s->n_mzi, modes = s->modes_in;
+    double *sd = d + 2 * n;
+    const double *se = e + 2 * n, *so = off + 2 * n;
+    for (int i = 0; i < 2 * n + modes; i++)
+        d[i] = sweep_drive(&cont, &cont, 1, e[i] - off[i], 0);
+    for (int sweep = 0; sweep < SOLVE_SWEEPS + ROUND_SWEEPS; sweep++) {
+        const optinc_quantizer *use = sweep < SOLVE_SWEEPS ? &cont : q;
+        int wrap = sweep < WRAP_SWEEPS;
+        if (s->crosstalk == 0 && sweep < SOLVE_SWEEPS)
+            continue;
+        for (int i = 0; i < n; i++)
+            for (int k = 0; k < 2; k++) {
+                double *x = &d[2 * i + k];
+                *x = sweep_drive(&cont, use, wrap, e[2 * i + k] - off[2 * i + k]
+                                                       - mzi_leak(s, d, i, k), *x);
+            }
+        for (int r = 0; r < modes; r++)
+            sd[r] = sweep_drive(&cont, use, wrap, se[r] - so[r] - screen_leak(s, sd, r), sd[r]);
+    }
+}
+
+/* The modes of mesh stage s that matter: an attenuator column after it
+ * reads only its first n_att outputs, one before it feeds only its first
+ * n_att inputs (channel k joins mode k to mode k). */
+static void used_block(const optinc_layer *L, int s, int *rows, int *cols)
+{
+    int n = L->stage[s].mesh->modes;
+    *rows = *cols = n;
+    if (s + 1 < L->n_stages && L->stage[s + 1].kind == OPTINC_STAGE_ATT
+        && L->stage[s + 1].n_att < n)
+        *rows = L->stage[s + 1].n_att;
+    if (s > 0 && L->stage[s - 1].kind == OPTINC_STAGE_ATT && L->stage[s - 1].n_att < n)
+        *cols = L->stage[s - 1].n_att;
+}
+
+optinc_status optinc_chip_recompile(optinc_chip *chip, const optinc_calibration *meas,
+                                    optinc_error *err)
+{
+    const optinc_circuit *c = chip->circuit;
+    optinc_status st = optinc_calibration_check(meas, c, err);
+    if (st)
+        return st;
+    for (int l = 0; l < chip->n_layers && !st; l++) {
+        const optinc_layer *L = &c->layers[l];
+        optinc_quantizer q;
+        optinc_quantizer_from_components(&q, &L->components);
+        if (chip->opt.drive_targets == OPTINC_DRIVE_TARGETS)
+            q.bits = 0;
+        optinc_quantizer cont = q;
+        cont.bits = 0;
+        for (int s = 0; s < chip->layer[l].n_stages && !st; s++) {
+            chip_stage *cs = &chip->layer[l].stage[s];
+            if (cs->kind != OPTINC_STAGE_MESH)
+                continue;
+            int n = cs->n_mzi, modes = cs->modes_in;
+            size_t len = 2 * (size_t)n + (size_t)modes + 1;
+            optinc_phase *ph = malloc(sizeof *ph * len);
+            double *e = malloc(sizeof *e * len), *d = malloc(sizeof *d * len);
+            int rows, cols;
+            used_block(L, s, &rows, &cols);
+            if (!ph || !e || !d
+                || optinc_mesh_correct_block(L->stage[s].mesh, meas->layer[l].kappa[s], &cont,
+                                             REFIT_ITERS, rows, cols, ph, ph + n,
+                                             ph + 2 * n) < 0) {
+                st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+            } else {
+                for (int i = 0; i < n; i++) {
+                    e[2 * i] = ph[i].rad;
+                    e[2 * i + 1] = ph[n + i].rad;
+                }
+                for (int r = 0; r < modes; r++)
+                    e[2 * n + r] = ph[2 * n + r].rad;
+                solve_drives(cs, &q, e, meas->layer[l].offset[s], d);
+                for (int i = 0; i < n; i++) {
+                    cs->mzi[i].theta_drive = d[2 * i];
+                    cs->mzi[i].phi_drive = d[2 * i + 1];
+                }
+                for (int r = 0; r < modes; r++)
+                    cs->screen_drive[r] = d[2 * n + r];
+                optinc_chip_stage_realize(cs);
+            }
+            free(ph);
+            free(e);
+            free(d);
+        }
+    }
+    return st;
+}
+
+/* A programmed phase from a drive the recompilation chose (on the code
+ * grid when q has bits), keeping what the decomposition asked for. */
+static void set_programmed(const optinc_quantizer *q, double drive, optinc_phase *p)
+{
+    double target = p->target_rad;
+    optinc_quantize_phase(q, drive, p);
+    p->target_rad = target;
+}
+
+optinc_status optinc_recompile_circuit(optinc_circuit *c, const optinc_calibration *meas,
+                                       optinc_error *err)
+{
+    optinc_chip_options o;
+    optinc_chip_options_default(&o);
+    o.models = OPTINC_DEV_COUPLER | OPTINC_DEV_CROSSTALK;
+    o.couplers = meas;
+    optinc_chip *chip = NULL;
+    optinc_status st = optinc_chip_new(c, &o, 0, &chip, err);
+    if (!st)
+        st = optinc_chip_recompile(chip, meas, err);
+    for (int l = 0; !st && l < c->n_layers; l++) {
+        optinc_quantizer q;
+        optinc_quantizer_from_components(&q, &c->layers[l].components);
+        for (int s = 0; s < c->layers[l].n_stages; s++) {
+            const chip_stage *cs = &chip->layer[l].stage[s];
+            optinc_mesh *mesh = c->layers[l].stage[s].mesh;
+            if (cs->kind != OPTINC_STAGE_MESH)
+                continue;
+            for (int i = 0; i < mesh->n_mzi; i++) {
+                set_programmed(&q, cs->mzi[i].theta_drive, &mesh->mzi[i].theta);
+                set_programmed(&q, cs->mzi[i].phi_drive, &mesh->mzi[i].phi);
+            }
+            for (int r = 0; r < mesh->modes; r++)
+                set_programmed(&q, cs->screen_drive[r], &mesh->screen[r]);
+        }
+    }
+    optinc_chip_free(chip);
+    return st;
+}
