@@ -561,6 +561,8 @@ static void print_json(const opts *o, const optinc_train_result *r, const char *
     cli_json_field(stdout, "momentum", c->momentum);
     printf(", \"seed\": %llu, \"bits\": %d, \"block_size\": %d, \"checkpoint_every\": %ld",
            (unsigned long long)c->seed, c->bits, c->block_size, c->checkpoint_every);
+    printf(", \"error_feedback\": %s, \"stochastic_rounding\": %s",
+           c->error_feedback ? "true" : "false", c->stochastic_rounding ? "true" : "false");
     if (rep) {
         cli_json_field(stdout, "onn_accuracy", rep->accuracy);
         cli_json_field(stdout, "onn_weighted_accuracy", rep->weighted_accuracy);
@@ -589,8 +591,12 @@ static void print_text(const opts *o, const optinc_train_result *r, const char *
                        const optinc_onn_report *rep)
 {
     const optinc_train_config *c = &o->cfg;
-    printf("optinc train: %s all-reduce (%s), %d servers, %s backend\n",
-           c->allreduce->name, aggregator, c->servers, o->backend);
+    int quantizes = (c->allreduce->flags & OPTINC_AR_QUANTIZES) != 0;
+    printf("optinc train: %s all-reduce (%s%s%s), %d servers, %s backend\n",
+           c->allreduce->name, aggregator,
+           quantizes && c->error_feedback ? "; error feedback" : "",
+           quantizes && c->stochastic_rounding ? "; stochastic rounding" : "", c->servers,
+           o->backend);
     if (rep) {
         printf("ONN table: %llu of %llu P outputs exact (%.4f%%; %.4f%% of server inputs); "
                "errors (LSB: count):", (unsigned long long)rep->correct,
