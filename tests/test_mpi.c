@@ -12,6 +12,25 @@
 #include <string.h>
 #include "trainutil.h"
 
+/* The command lines of one training in process (args, *n words) and on 4
+ * MPI ranks (margs, *m words, up to "--backend mpi"): the words of `common`,
+ * then the extra options (NULL-terminated; NULL: none). */
+static void command_lines(const char *const *common, size_t k, const char *const *extra,
+                          const char **args, int *n, const char **margs, int *m)
+{
+    *n = *m = 0;
+    margs[(*m)++] = tr_mpirun();
+    margs[(*m)++] = "-np";
+    margs[(*m)++] = "4";
+    margs[(*m)++] = tu_optinc_path();
+    for (size_t i = 0; i < k; i++)
+        args[(*n)++] = margs[(*m)++] = common[i];
+    for (int i = 0; extra && extra[i]; i++)
+        args[(*n)++] = margs[(*m)++] = extra[i];
+    margs[(*m)++] = "--backend";
+    margs[(*m)++] = "mpi";
+}
+
 /* Runs the small training in process (on `threads` threads, NULL: the
  * default) and on 4 MPI ranks with the extra options (NULL-terminated);
  * compares. */
@@ -22,17 +41,8 @@ static void compare(const char *dir, const char *kind, const char *const *extra,
                             "--epochs", "2", "--seed", "3", "--json", "--quiet",
                             "--allreduce", kind};
     const char *args[32], *margs[40];
-    int n = 0, m = 0;
-    margs[m++] = tr_mpirun();
-    margs[m++] = "-np";
-    margs[m++] = "4";
-    margs[m++] = tu_optinc_path();
-    for (size_t i = 0; i < sizeof common / sizeof common[0]; i++)
-        args[n++] = margs[m++] = common[i];
-    for (int i = 0; extra && extra[i]; i++)
-        args[n++] = margs[m++] = extra[i];
-    margs[m++] = "--backend";
-    margs[m++] = "mpi";
+    int n, m;
+    command_lines(common, sizeof common / sizeof common[0], extra, args, &n, margs, &m);
     if (threads) {
         args[n++] = "--threads";
         args[n++] = threads;
@@ -101,15 +111,8 @@ Test(mpi, feedback_and_rounding_bit_identical_to_inproc)
                             "--allreduce", "quantized", "--error-feedback",
                             "--stochastic-rounding", "--out", cut, "--checkpoint-every", "5"};
     const char *margs[40], *args[40];
-    int m = 0, n = 0;
-    margs[m++] = tr_mpirun();
-    margs[m++] = "-np";
-    margs[m++] = "4";
-    margs[m++] = tu_optinc_path();
-    for (size_t i = 0; i < sizeof common / sizeof common[0]; i++)
-        args[n++] = margs[m++] = common[i];
-    margs[m++] = "--backend";
-    margs[m++] = "mpi";
+    int m, n;
+    command_lines(common, sizeof common / sizeof common[0], NULL, args, &n, margs, &m);
     margs[m++] = "--stop-after";
     margs[m++] = "23";
     margs[m] = NULL;
