@@ -13,7 +13,11 @@
  * arithmetic, so the in-process path may fuse quantization and indexing per
  * element without changing a value.  Injected errors come from one random
  * stream per (seed, step, chunk), so they do not depend on which process
- * aggregates a chunk, nor on history.
+ * aggregates a chunk, nor on history.  Error feedback and stochastic
+ * rounding (options of the plan) act on each server's own codes before the
+ * aggregation, in one function both backends call; the residuals are the
+ * caller's, the random fractions a counter-based draw of (seed, step,
+ * server, element).
  */
 #include <float.h>
 #include <math.h>
