@@ -60,8 +60,9 @@ static void fill(float *g, size_t n, uint64_t seed)
 
 static optinc_allreduce *plan(const char *name, int threads)
 {
-    optinc_ar_config c = {optinc_ar_find(name), SERVERS, OPTINC_AR_DEFAULT_BITS,
-                          OPTINC_AR_DEFAULT_BLOCK, NULL, NULL, 1, threads};
+    optinc_ar_config c = {.algorithm = optinc_ar_find(name), .servers = SERVERS,
+                          .bits = OPTINC_AR_DEFAULT_BITS, .block_size = OPTINC_AR_DEFAULT_BLOCK,
+                          .seed = 1, .threads = threads};
     optinc_allreduce *ar;
     optinc_error err;
     if (optinc_allreduce_new(&c, &ar, &err)) {
@@ -105,8 +106,9 @@ static int mpi_part(int argc, char **argv)
     double med[3];
     const char *kinds[3] = {"exact", "ring", "optinc"};
     for (int k = 0; k < 3; k++) {
-        optinc_ar_config c = {optinc_ar_find(kinds[k]), comm.servers, OPTINC_AR_DEFAULT_BITS,
-                              OPTINC_AR_DEFAULT_BLOCK, NULL, NULL, 1, 1};
+        optinc_ar_config c = {.algorithm = optinc_ar_find(kinds[k]), .servers = comm.servers,
+                              .bits = OPTINC_AR_DEFAULT_BITS,
+                              .block_size = OPTINC_AR_DEFAULT_BLOCK, .seed = 1, .threads = 1};
         optinc_allreduce *ar = NULL;
         if (k)
             optinc_allreduce_new(&c, &ar, &err);

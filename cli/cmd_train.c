@@ -41,7 +41,7 @@ typedef struct opts {
     int mpi, json, quiet, cost_model;
     int set_servers, set_epochs, set_batch, set_lr, set_momentum, set_hidden, set_allreduce,
         set_ckpt, set_bits, set_block, set_chip_seed, set_onn, set_phase_sigma, programmed,
-        set_chip, calibrate;
+        set_chip, calibrate, set_feedback, set_stochastic;
     const char *chip_path;         /* --chip: a chip file (the whole device model) */
     optinc_chip_spec chip;
     const char *backend, *spec, *onn, *inject;
@@ -116,6 +116,10 @@ static int parse(int argc, char **argv, opts *o)
                      "with --chip: recompile the ONN chip's drivers from its measurement"),
         CLI_OPT_STRING("inject-errors", 0, &o->inject, "HIST|onn",
                        "inject ONN output errors drawn from a histogram"),
+        CLI_OPT_FLAG("error-feedback", &o->set_feedback,
+                     "servers add their last quantization residual to their gradient"),
+        CLI_OPT_FLAG("stochastic-rounding", &o->set_stochastic,
+                     "servers round their codes up with probability the fraction"),
         {"checkpoint-every", 0, CLI_LONG, CLI_DST(long, &c->checkpoint_every), "K",
          "write DIR/checkpoint.bin every K steps, 0 never", .min = 0, .max = 0x7fffffff,
          .given = &o->set_ckpt},
@@ -229,6 +233,10 @@ static int refuse_ignored(const opts *o)
         {o->inject != NULL, quantizes, "--inject-errors", "injects errors into the codes of",
          quantizing},
         {o->set_bits, quantizes, "--bits", "sets the code width of", quantizing},
+        {o->set_feedback, quantizes, "--error-feedback", "feeds back the residuals of",
+         quantizing},
+        {o->set_stochastic, quantizes, "--stochastic-rounding", "rounds the codes of",
+         quantizing},
         {o->set_block, quantizes, "--block-size", "sets the scale blocks of", quantizing},
         {o->set_onn, onn, "--onn", "names the ONN of",
          "the optinc all-reduce or of --inject-errors onn"},
@@ -306,7 +314,7 @@ static int cost_model(const opts *o)
             g[i] = buf + (size_t)i * n;
         for (int k = 0; k < 3; k++) {
             optinc_ar_config ac = {optinc_ar_find(kinds[k]), N, o->cfg.bits,
-                                   OPTINC_AR_DEFAULT_BLOCK, NULL, NULL, 1, o->cfg.threads};
+                                   OPTINC_AR_DEFAULT_BLOCK, NULL, NULL, 1, o->cfg.threads, 0, 0};
             optinc_allreduce *ar;
             memset(&st[k], 0, sizeof st[k]);
             optinc_status s = optinc_allreduce_new(&ac, &ar, &err);
@@ -559,6 +567,8 @@ static void print_json(const opts *o, const optinc_train_result *r, const char *
     cli_json_field(stdout, "momentum", c->momentum);
     printf(", \"seed\": %llu, \"bits\": %d, \"block_size\": %d, \"checkpoint_every\": %ld",
            (unsigned long long)c->seed, c->bits, c->block_size, c->checkpoint_every);
+    printf(", \"error_feedback\": %s, \"stochastic_rounding\": %s",
+           c->error_feedback ? "true" : "false", c->stochastic_rounding ? "true" : "false");
     if (rep) {
         cli_json_field(stdout, "onn_accuracy", rep->accuracy);
         cli_json_field(stdout, "onn_weighted_accuracy", rep->weighted_accuracy);
@@ -587,8 +597,12 @@ static void print_text(const opts *o, const optinc_train_result *r, const char *
                        const optinc_onn_report *rep)
 {
     const optinc_train_config *c = &o->cfg;
-    printf("optinc train: %s all-reduce (%s), %d servers, %s backend\n",
-           c->allreduce->name, aggregator, c->servers, o->backend);
+    int quantizes = (c->allreduce->flags & OPTINC_AR_QUANTIZES) != 0;
+    printf("optinc train: %s all-reduce (%s%s%s), %d servers, %s backend\n",
+           c->allreduce->name, aggregator,
+           quantizes && c->error_feedback ? "; error feedback" : "",
+           quantizes && c->stochastic_rounding ? "; stochastic rounding" : "", c->servers,
+           o->backend);
     if (rep) {
         printf("ONN table: %llu of %llu P outputs exact (%.4f%%; %.4f%% of server inputs); "
                "errors (LSB: count):", (unsigned long long)rep->correct,
@@ -733,6 +747,8 @@ int cmd_train(int argc, char **argv)
         optinc_spec_free(spec);
         return rc;
     }
+    o.cfg.error_feedback |= o.set_feedback;         /* a flag turns on what a spec leaves off */
+    o.cfg.stochastic_rounding |= o.set_stochastic;
     if (!o.cfg.data_dir[0])
         cli_data_dir(o.cfg.data_dir, sizeof o.cfg.data_dir);
     optinc_comm comm;

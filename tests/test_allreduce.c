@@ -53,7 +53,7 @@ static void grads_free(float **g, int N)
 static optinc_allreduce *plan(const char *name, int N, const optinc_agg_lut *lut,
                               const optinc_err_hist *h)
 {
-    optinc_ar_config c = {optinc_ar_find(name), N, 8, 64, lut, h, 7, 1};
+    optinc_ar_config c = {optinc_ar_find(name), N, 8, 64, lut, h, 7, 1, 0, 0};
     optinc_allreduce *ar = NULL;
     optinc_error err;
     cr_assert_eq(optinc_allreduce_new(&c, &ar, &err), OPTINC_OK, "%s", err.message);
@@ -130,7 +130,7 @@ Test(allreduce, table_limits)
     cr_assert(strstr(err.message, "2..12"));
     cr_assert_eq(optinc_agg_lut_new(64, 12, &lut, &err), OPTINC_EINPUT);
     cr_assert(strstr(err.message, "2^26"));
-    optinc_ar_config c = {optinc_ar_find("optinc"), 4, 8, 64, NULL, NULL, 1, 1};
+    optinc_ar_config c = {optinc_ar_find("optinc"), 4, 8, 64, NULL, NULL, 1, 1, 0, 0};
     cr_assert_eq(optinc_agg_lut_exact(2, 8, &lut, &err), OPTINC_OK);
     c.lut = lut;
     optinc_allreduce *ar;
@@ -350,7 +350,7 @@ Test(allreduce, same_bytes_for_any_thread_count)
         src[0][4000] = NAN;
         for (int t = 1; t <= 3; t++) {
             optinc_ar_config c = {optinc_ar_find(cases[k].name), N, cases[k].bits, 100, NULL,
-                                  cases[k].inject ? h : NULL, 7, t};
+                                  cases[k].inject ? h : NULL, 7, t, 0, 0};
             optinc_allreduce *ar;
             cr_assert_eq(optinc_allreduce_new(&c, &ar, &err), OPTINC_OK, "%s", err.message);
             out[t - 1] = grads_copy(src, N, n);
@@ -371,7 +371,7 @@ Test(allreduce, same_bytes_for_any_thread_count)
     }
     optinc_err_hist_free(h);
     optinc_ar_config c = {optinc_ar_find("optinc"), 4, 8, 64, NULL, NULL, 1,
-                          OPTINC_AR_MAX_THREADS + 1};
+                          OPTINC_AR_MAX_THREADS + 1, 0, 0};
     optinc_allreduce *ar;
     cr_assert_eq(optinc_allreduce_new(&c, &ar, &err), OPTINC_EINPUT);
     cr_assert(strstr(err.message, "1..256"), "%s", err.message);
@@ -742,7 +742,7 @@ Test(allreduce, onn_table_equals_direct_simulation, .timeout = 60)
         cr_assert_eq(olut->size, lut->size);
         for (size_t i = 0; i < lut->size; i++)
             lut->code[i] = (uint16_t)olut->code[i];
-        optinc_ar_config cfg = {optinc_ar_find("optinc"), 4, 4, 64, lut, NULL, 1, 1};
+        optinc_ar_config cfg = {optinc_ar_find("optinc"), 4, 4, 64, lut, NULL, 1, 1, 0, 0};
         optinc_allreduce *ar;
         cr_assert_eq(optinc_allreduce_new(&cfg, &ar, &err), OPTINC_OK, "%s", err.message);
         enum { n = 400 };
@@ -778,4 +778,184 @@ Test(allreduce, onn_table_equals_direct_simulation, .timeout = 60)
     optinc_circuit_free(c);
     tu_rmtree(dir);
     free(dir);
+}
+
+/* A plan of `name` with error feedback and stochastic rounding as given. */
+static optinc_allreduce *own_plan(const char *name, int N, int bits, int block, int threads,
+                                  const optinc_err_hist *h, int feedback, int stochastic)
+{
+    optinc_ar_config c = {optinc_ar_find(name), N, bits, block, NULL, h, 7, threads,
+                          feedback, stochastic};
+    optinc_allreduce *ar = NULL;
+    optinc_error err;
+    cr_assert_eq(optinc_allreduce_new(&c, &ar, &err), OPTINC_OK, "%s", err.message);
+    return ar;
+}
+
+/* Error feedback and stochastic rounding give the same bytes, and leave
+ * the same residuals, on any number of threads, with and without injected
+ * errors, over steps that reuse the residuals; and they change the result. */
+Test(allreduce, feedback_and_rounding_same_bytes_for_any_thread_count)
+{
+    uint64_t counts[3] = {0, 2, 1};
+    optinc_err_hist *h;
+    optinc_error err;
+    cr_assert_eq(optinc_err_hist_from_counts(counts, 3, 1, &h, &err), OPTINC_OK);
+    h->p_error = 0.01;
+    const struct { const char *name; int N, feedback, stochastic, inject; } cases[] = {
+        {"optinc", 4, 1, 0, 0}, {"optinc", 4, 0, 1, 0}, {"optinc", 4, 1, 1, 1},
+        {"quantized", 5, 1, 1, 0}, {"quantized", 3, 1, 0, 1}};
+    size_t n = 9 * 1000 + 37;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int N = cases[k].N;
+        float **src = grads_new(N, n, 70 + k), **out[3], **res[3];
+        src[1][3000] = INFINITY;
+        src[0][4000] = NAN;
+        for (int t = 1; t <= 3; t++) {
+            optinc_allreduce *ar = own_plan(cases[k].name, N, 8, 100, t,
+                                            cases[k].inject ? h : NULL, cases[k].feedback,
+                                            cases[k].stochastic);
+            res[t - 1] = grads_copy(src, N, n);
+            for (int i = 0; i < N; i++)
+                memset(res[t - 1][i], 0, n * sizeof(float));
+            optinc_allreduce_set_residuals(ar, res[t - 1], N);
+            out[t - 1] = grads_copy(src, N, n);
+            optinc_ar_stats st = {0};
+            for (uint64_t s = 3; s < 6; s++) {
+                float **g = grads_copy(src, N, n);
+                run(ar, s, g, n, &st);
+                for (int i = 0; i < N; i++)
+                    memcpy(out[t - 1][i], g[i], n * sizeof(float));
+                grads_free(g, N);
+            }
+            cr_assert(!cases[k].inject || st.injected_errors > 0);
+            optinc_allreduce_free(ar);
+        }
+        for (int t = 1; t < 3; t++)
+            for (int i = 0; i < N; i++) {
+                cr_assert(!memcmp(out[t][i], out[0][i], n * sizeof(float)),
+                          "%s case %zu: %d threads differ from 1 at server %d", cases[k].name,
+                          k, t + 1, i);
+                cr_assert(!memcmp(res[t][i], res[0][i], n * sizeof(float)),
+                          "%s case %zu: %d threads leave other residuals at server %d",
+                          cases[k].name, k, t + 1, i);
+            }
+        /* against the plain plan: the options act */
+        optinc_allreduce *plain = own_plan(cases[k].name, N, 8, 100, 1,
+                                           cases[k].inject ? h : NULL, 0, 0);
+        float **g = grads_copy(src, N, n);
+        run(plain, 5, g, n, NULL);
+        cr_assert(memcmp(g[0], out[0][0], n * sizeof(float)), "case %zu changes nothing", k);
+        optinc_allreduce_free(plain);
+        grads_free(g, N);
+        for (int t = 0; t < 3; t++) {
+            grads_free(out[t], N);
+            grads_free(res[t], N);
+        }
+        grads_free(src, N);
+    }
+    optinc_err_hist_free(h);
+}
+
+/* The residual is carried: N servers with the same constant gradient send
+ * the same codes, so the output is the servers' own quantization; with
+ * error feedback its time average over T steps is the gradient within one
+ * step size / T (the sum of the outputs is T g minus the last residual),
+ * without it the rounding error stays (up to half a step). */
+Test(allreduce, error_feedback_time_average_is_the_gradient)
+{
+    int N = 4, T = 256;
+    size_t n = 3000;
+    float **src = grads_new(1, n, 5), **g = calloc((size_t)N, sizeof *g);
+    float **res = calloc((size_t)N, sizeof *res);
+    double *sum = calloc(n, sizeof *sum);
+    for (int i = 0; i < N; i++) {
+        g[i] = malloc(n * sizeof(float));
+        res[i] = calloc(n, sizeof(float));
+    }
+    for (int feedback = 0; feedback <= 1; feedback++) {
+        optinc_allreduce *ar = own_plan("optinc", N, 8, 1024, 1, NULL, feedback, 0);
+        optinc_allreduce_set_residuals(ar, res, N);
+        for (int i = 0; i < N; i++)
+            memset(res[i], 0, n * sizeof(float));
+        memset(sum, 0, n * sizeof *sum);
+        for (int s = 0; s < T; s++) {
+            for (int i = 0; i < N; i++)
+                memcpy(g[i], src[0], n * sizeof(float));
+            run(ar, (uint64_t)s, g, n, NULL);
+            for (int i = 1; i < N; i++)
+                cr_assert(!memcmp(g[i], g[0], n * sizeof(float)));
+            for (size_t j = 0; j < n; j++)
+                sum[j] += g[0][j];
+        }
+        double worst = 0.0, lsb = 0.0;
+        for (size_t lo = 0; lo < n; lo += 1024) {
+            double m = 0.0;
+            for (size_t j = lo; j < n && j < lo + 1024; j++)
+                m = fmax(m, fabs(src[0][j]));
+            lsb = fmax(lsb, m * 1.01 / 127.0);   /* the largest step, with the residual's room */
+        }
+        for (size_t j = 0; j < n; j++)
+            worst = fmax(worst, fabs(sum[j] / T - src[0][j]));
+        if (feedback)
+            cr_assert(worst <= lsb / T + 1e-7 * lsb, "average off by %g, step %g", worst, lsb);
+        else
+            cr_assert(worst > 0.3 * lsb, "without feedback, off by %g only", worst);
+        optinc_allreduce_free(ar);
+    }
+    /* error feedback without residual buffers, and on a float algorithm */
+    optinc_allreduce *ar = own_plan("quantized", N, 8, 64, 1, NULL, 1, 0);
+    optinc_error err;
+    cr_assert_eq(optinc_allreduce_inproc(ar, 0, g, n, NULL, &err), OPTINC_EINPUT);
+    cr_assert(strstr(err.message, "optinc_allreduce_set_residuals"), "%s", err.message);
+    optinc_allreduce_free(ar);
+    optinc_ar_config c = {optinc_ar_find("ring"), N, 8, 64, NULL, NULL, 7, 1, 1, 0};
+    cr_assert_eq(optinc_allreduce_new(&c, &ar, &err), OPTINC_EINPUT);
+    cr_assert(strstr(err.message, "not quantized"), "%s", err.message);
+    grads_free(g, N);
+    grads_free(res, N);
+    grads_free(src, 1);
+    free(sum);
+}
+
+/* Stochastic rounding is unbiased: one server's decoded codes are the
+ * floor or the ceiling of the value in steps, and their mean over T steps
+ * (independent draws per step) is the value within 5 standard deviations
+ * (at most step / (2 sqrt T) each); the mean over all elements of the
+ * signed errors is near 0, as the mean of n T independent draws. */
+Test(allreduce, stochastic_rounding_is_unbiased)
+{
+    int T = 2000;
+    size_t n = 512;
+    float **src = grads_new(1, n, 9), *g = malloc(n * sizeof *g);
+    double *sum = calloc(n, sizeof *sum);
+    optinc_allreduce *ar = own_plan("quantized", 1, 8, 1024, 1, NULL, 0, 1);
+    src[0][7] = 0.0f;
+    double m = 0.0;
+    for (size_t j = 0; j < n; j++)
+        m = fmax(m, fabs(src[0][j]));
+    double step = m / 127.0;
+    for (int s = 0; s < T; s++) {
+        memcpy(g, src[0], n * sizeof *g);
+        run(ar, (uint64_t)s, &g, n, NULL);
+        for (size_t j = 0; j < n; j++) {
+            double x = src[0][j] / step, q = g[j] / step;
+            cr_assert(q >= floor(x) - 1e-4 && q <= ceil(x) + 1e-4, "%g rounded to %g", x, q);
+            sum[j] += g[j];
+        }
+    }
+    double total = 0.0;
+    for (size_t j = 0; j < n; j++) {
+        double bias = sum[j] / T - src[0][j];
+        cr_assert(fabs(bias) <= 5.0 * step / (2.0 * sqrt(T)), "element %zu off by %g steps", j,
+                  bias / step);
+        total += bias;
+    }
+    cr_assert(fabs(total / (double)n) <= 5.0 * step / (2.0 * sqrt((double)T * (double)n)),
+              "mean error %g steps", total / (double)n / step);
+    cr_assert_eq(sum[7], 0.0);                   /* a zero stays zero */
+    optinc_allreduce_free(ar);
+    grads_free(src, 1);
+    free(g);
+    free(sum);
 }

@@ -12,6 +12,25 @@
 #include <string.h>
 #include "trainutil.h"
 
+/* The command lines of one training in process (args, *n words) and on 4
+ * MPI ranks (margs, *m words, up to "--backend mpi"): the words of `common`,
+ * then the extra options (NULL-terminated; NULL: none). */
+static void command_lines(const char *const *common, size_t k, const char *const *extra,
+                          const char **args, int *n, const char **margs, int *m)
+{
+    *n = *m = 0;
+    margs[(*m)++] = tr_mpirun();
+    margs[(*m)++] = "-np";
+    margs[(*m)++] = "4";
+    margs[(*m)++] = tu_optinc_path();
+    for (size_t i = 0; i < k; i++)
+        args[(*n)++] = margs[(*m)++] = common[i];
+    for (int i = 0; extra && extra[i]; i++)
+        args[(*n)++] = margs[(*m)++] = extra[i];
+    margs[(*m)++] = "--backend";
+    margs[(*m)++] = "mpi";
+}
+
 /* Runs the small training in process (on `threads` threads, NULL: the
  * default) and on 4 MPI ranks with the extra options (NULL-terminated);
  * compares. */
@@ -22,17 +41,8 @@ static void compare(const char *dir, const char *kind, const char *const *extra,
                             "--epochs", "2", "--seed", "3", "--json", "--quiet",
                             "--allreduce", kind};
     const char *args[32], *margs[40];
-    int n = 0, m = 0;
-    margs[m++] = tr_mpirun();
-    margs[m++] = "-np";
-    margs[m++] = "4";
-    margs[m++] = tu_optinc_path();
-    for (size_t i = 0; i < sizeof common / sizeof common[0]; i++)
-        args[n++] = margs[m++] = common[i];
-    for (int i = 0; extra && extra[i]; i++)
-        args[n++] = margs[m++] = extra[i];
-    margs[m++] = "--backend";
-    margs[m++] = "mpi";
+    int n, m;
+    command_lines(common, sizeof common / sizeof common[0], extra, args, &n, margs, &m);
     if (threads) {
         args[n++] = "--threads";
         args[n++] = threads;
@@ -76,6 +86,56 @@ Test(mpi, bit_identical_to_inproc)
     /* the in-process run on threads: still the MPI run's bits */
     compare(dir, "quantized", (const char *[]){"--inject-errors", hist, NULL}, "3");
     tu_rmtree(dir);
+    free(dir);
+}
+
+/* Error feedback and stochastic rounding: the MPI run's bits in process,
+ * on one thread and on several; and a checkpoint written under MPI (which
+ * gathers every rank's residual) resumes in process to the bits of the
+ * uninterrupted run. */
+Test(mpi, feedback_and_rounding_bit_identical_to_inproc)
+{
+    tr_need_mpi();
+    char *dir = tr_dataset(), *cut = tu_tempdir(), hist[4200], onn[4200];
+    cr_assert(dir && cut);
+    snprintf(hist, sizeof hist, "%s/errors.hist", dir);
+    cr_assert_eq(tu_write_file(hist, "p_error 0.01\n1 3\n-1 1\n2 1\n"), 0);
+    cr_assert_eq(tr_tiny_onn(dir, onn, sizeof onn), 0);
+    const char *both[] = {"--onn", onn, "--bits", "4", "--error-feedback",
+                          "--stochastic-rounding", "--inject-errors", hist, NULL};
+    compare(dir, "optinc", both, NULL);
+    compare(dir, "quantized", (const char *[]){"--error-feedback", NULL}, "3");
+    compare(dir, "quantized", (const char *[]){"--stochastic-rounding", NULL}, NULL);
+    const char *common[] = {"train", "--data", dir, "--hidden", "16", "--batch", "8",
+                            "--epochs", "2", "--seed", "3", "--json", "--quiet",
+                            "--allreduce", "quantized", "--error-feedback",
+                            "--stochastic-rounding", "--out", cut, "--checkpoint-every", "5"};
+    const char *margs[40], *args[40];
+    int m, n;
+    command_lines(common, sizeof common / sizeof common[0], NULL, args, &n, margs, &m);
+    margs[m++] = "--stop-after";
+    margs[m++] = "23";
+    margs[m] = NULL;
+    tu_run b = tr_start_mpi(margs);
+    cr_assert(tr_wait_within(&b, 300), "mpirun did not end within 300 s");
+    cr_assert_eq(b.status, 0, "%s", b.err);
+    args[n++] = "--resume";
+    args[n] = NULL;
+    tu_run c = tu_optinc(args);
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    cr_assert_str_eq(tr_json(c.out, "resumed_from"), "20");
+    args[n - 5] = NULL;                          /* uninterrupted, in process, no files */
+    tu_run a = tu_optinc(args);
+    cr_assert_eq(a.status, 0, "%s", a.err);
+    char *sa = strdup(tr_json(a.out, "weights_sha256"));
+    cr_assert_str_eq(sa, tr_json(c.out, "weights_sha256"));
+    free(sa);
+    tu_run_free(&a);
+    tu_run_free(&b);
+    tu_run_free(&c);
+    tu_rmtree(cut);
+    tu_rmtree(dir);
+    free(cut);
     free(dir);
 }
 

@@ -539,3 +539,64 @@ Test(train, spec_names_an_algorithm_of_the_table)
     tu_rmtree(dir);
     free(dir);
 }
+
+/* Error feedback and stochastic rounding: the spec's keys train as the
+ * options do; a run stopped and resumed from its checkpoint (which holds the
+ * servers' residuals) ends with the bits of the uninterrupted run; both are
+ * refused with the ring, whose floats they do not round. */
+Test(train, feedback_and_rounding_resume_and_spec_keys)
+{
+    char *dir = tr_dataset(), *full = tu_tempdir(), *cut = tu_tempdir(), spec[4200];
+    cr_assert(dir && full && cut);
+    snprintf(spec, sizeof spec, "%s/ef.yaml", dir);
+    cr_assert_eq(tu_write_file(spec, "schema_version: 1\nname: ef\n"
+                                     "train: {allreduce: quantized, error_feedback: true, "
+                                     "stochastic_rounding: true}\n"), 0);
+    const char *opts[] = {"--allreduce", "quantized", "--error-feedback",
+                          "--stochastic-rounding", "--checkpoint-every", "5"};
+    tu_run a = train(dir, (const char *[]){opts[0], opts[1], opts[2], opts[3], opts[4],
+                                           opts[5], "--out", full, NULL});
+    tu_run b = train(dir, (const char *[]){opts[0], opts[1], opts[2], opts[3], opts[4],
+                                           opts[5], "--out", cut, "--stop-after", "23", NULL});
+    cr_assert_eq(a.status + b.status, 0, "%s%s", a.err, b.err);
+    tu_run c = train(dir, (const char *[]){opts[0], opts[1], opts[2], opts[3], opts[4],
+                                           opts[5], "--out", cut, "--resume", NULL});
+    cr_assert_eq(c.status, 0, "%s", c.err);
+    cr_assert_str_eq(tr_json(c.out, "resumed_from"), "20");
+    cr_assert_str_eq(tr_json(a.out, "error_feedback"), "true");
+    cr_assert_str_eq(tr_json(a.out, "stochastic_rounding"), "true");
+    char *sa = sha_of(a.out), *sc = sha_of(c.out);
+    cr_assert_str_eq(sa, sc);
+    /* the plain run differs, the spec's keys are the options */
+    tu_run p = train(dir, (const char *[]){opts[0], opts[1], NULL});
+    tu_run s = train(dir, (const char *[]){spec, NULL});
+    cr_assert_eq(p.status + s.status, 0, "%s%s", p.err, s.err);
+    char *sp = sha_of(p.out), *ss = sha_of(s.out);
+    cr_assert_str_neq(sp, sa);
+    cr_assert_str_eq(ss, sa);
+    /* a checkpoint without the residuals is one of other settings */
+    tu_run d = train(dir, (const char *[]){opts[0], opts[1], opts[4], opts[5], "--out", cut,
+                                           "--resume", NULL});
+    cr_assert_eq(d.status, 2);
+    cr_assert(strstr(d.err, "other settings"), "%s", d.err);
+    tu_run e = train(dir, (const char *[]){"--allreduce", "ring", "--error-feedback", NULL});
+    cr_assert_eq(e.status, 2);
+    cr_assert(strstr(e.err, "--error-feedback"), "%s", e.err);
+    free(sa);
+    free(sc);
+    free(sp);
+    free(ss);
+    tu_run_free(&a);
+    tu_run_free(&b);
+    tu_run_free(&c);
+    tu_run_free(&d);
+    tu_run_free(&e);
+    tu_run_free(&p);
+    tu_run_free(&s);
+    tu_rmtree(dir);
+    tu_rmtree(full);
+    tu_rmtree(cut);
+    free(dir);
+    free(full);
+    free(cut);
+}

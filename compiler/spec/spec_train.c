@@ -51,7 +51,7 @@ optinc_status optinc_spec_parse_train(ctx *c, yaml_node_t *n)
 {
     static const char *const keys[] = {"dataset", "servers", "epochs", "batch", "lr",
                                        "momentum", "hidden", "allreduce", "checkpoint_every",
-                                       "onn", NULL};
+                                       "onn", "error_feedback", "stochastic_rounding", NULL};
 #define TF(f) offsetof(optinc_spec_train, f)
     static const field fields[] = {
         {"servers", 'i', TF(servers), 1, 65536, 0, 0, NULL},
@@ -77,7 +77,9 @@ optinc_status optinc_spec_parse_train(ctx *c, yaml_node_t *n)
         ((v = optinc_spec_get(c, n, "hidden")) &&
          (st = optinc_spec_read_int_list(c, v, "hidden", what, 1, OPTINC_MATRIX_DIM_MAX,
                                          t->hidden, OPTINC_MAX_HIDDEN, &t->n_hidden))) ||
-        (st = optinc_spec_read_string(c, n, "onn", what, onn, sizeof onn)))
+        (st = optinc_spec_read_string(c, n, "onn", what, onn, sizeof onn)) ||
+        (st = optinc_spec_read_bool(c, n, "error_feedback", what, &t->error_feedback)) ||
+        (st = optinc_spec_read_bool(c, n, "stochastic_rounding", what, &t->stochastic_rounding)))
         return st;
     snprintf(t->dataset, sizeof t->dataset, "%s", dataset_names[dataset]);
     position_of(c, n, "allreduce", &t->allreduce_line, &t->allreduce_column);

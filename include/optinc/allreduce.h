@@ -94,6 +94,11 @@ typedef struct optinc_ar_config {
     int threads;                   /* threads of the in-process run, the caller's included:
                                       0 or 1 runs it on the calling thread; the same
                                       results for any count */
+    int error_feedback;            /* quantizing: each server adds the residual of its last
+                                      quantization to its gradient first (residuals below) */
+    int stochastic_rounding;       /* quantizing: servers round x up with probability
+                                      x - floor(x), from the stream of (seed, step, server,
+                                      element), instead of half to even */
 } optinc_ar_config;
 
 /* Per-server counts of the modelled network, accumulated over runs. */
@@ -123,6 +128,17 @@ const optinc_ar_config *optinc_allreduce_config(const optinc_allreduce *ar);
  * stats (may be NULL) is accumulated. */
 optinc_status optinc_allreduce_inproc(optinc_allreduce *ar, uint64_t step, float *const *grads,
                                       size_t n, optinc_ar_stats *stats, optinc_error *err);
+
+/* Error feedback (cfg.error_feedback): the residual buffers of the next
+ * runs, residuals[q] (q < count) of n floats beside the gradient grads[q] of
+ * a call (count = N servers in process; under MPI count = 1, the rank's
+ * own server), zero when
+ * training starts.  A run adds residuals[q] to grads[q] before the block
+ * scales are taken, and leaves there what the server's own codes miss of
+ * that sum, g + e - decode(codes), for the next run: over many steps the
+ * rounding errors of each server cancel instead of adding up.  Borrowed (the
+ * caller keeps them, and checkpoints them with its run). */
+void optinc_allreduce_set_residuals(optinc_allreduce *ar, float *const *residuals, int count);
 
 /* ---- the algorithms ------------------------------------------------------ */
 
@@ -178,7 +194,9 @@ const char *optinc_ar_names(const char *sep, const char *last, char *buf, size_t
 void optinc_ar_block_absmax(const optinc_allreduce *ar, const float *g, size_t n, float *absmax);
 /* Codes of g[lo..hi) (g indexed from element 0, codes[0] is element lo)
  * under the shared block maxima: rint(g * (2^(b-1)-1)/max)
- * (round half to even) plus 2^(b-1), clamped to 1..2^b-1. */
+ * (round half to even) plus 2^(b-1), clamped to 1..2^b-1.  (With
+ * stochastic rounding or error feedback the servers quantize through the
+ * plan's run instead, which knows the step and the server.) */
 void optinc_ar_quantize(const optinc_allreduce *ar, const float *g, size_t lo, size_t hi,
                         const float *absmax, uint16_t *codes);
 /* Aggregates chunk c = [lo, hi): codes[i] points at server i's codes for

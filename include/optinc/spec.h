@@ -139,6 +139,8 @@ typedef struct optinc_spec_train {
     int hidden[OPTINC_MAX_HIDDEN];
     int n_hidden;
     double lr, momentum;
+    int error_feedback;                  /* servers keep their quantization residuals */
+    int stochastic_rounding;             /* servers round their codes stochastically */
     char allreduce[OPTINC_NAME_MAX];     /* an all-reduce algorithm's name (default ring);
                                           * the trainer checks it against its table */
     int allreduce_line, allreduce_column; /* where the spec names it (0: not given) */

@@ -12,7 +12,8 @@
  *
  * Everything random is a stream of the seed (initialization, the order of
  * each epoch, injected errors per step), and the state after step t is the
- * parameters, the velocities and the metric sums, so a checkpoint written
+ * parameters, the velocities, the metric sums and (with error feedback) the
+ * servers' residuals, so a checkpoint written
  * after any step and resumed gives the same bits as an uninterrupted run.
  *
  * Files under out_dir (all written atomically, by rank 0 under MPI):
@@ -53,6 +54,9 @@ typedef struct optinc_train_config {
     uint64_t seed;
     const optinc_ar_algorithm *allreduce;   /* an entry of optinc_ar_algorithms[] */
     int bits, block_size;          /* quantized all-reduce: b and scale block */
+    int error_feedback;            /* quantized all-reduce: servers keep their residuals
+                                      (optinc_ar_config; checkpointed with the run) */
+    int stochastic_rounding;       /* quantized all-reduce: servers round stochastically */
     const optinc_agg_lut *lut;     /* optinc: the ONN's table (borrowed), NULL: exact */
     const optinc_err_hist *inject; /* injected ONN output errors (borrowed), NULL: none */
     int limit_train, limit_test;   /* use the first samples only; 0: all */

@@ -55,7 +55,8 @@ class CErrHist(ctypes.Structure):      # optinc_err_hist (allreduce.h)
 class CArConfig(ctypes.Structure):     # optinc_ar_config (allreduce.h)
     _fields_ = [("algorithm", ctypes.POINTER(CAlgorithm)), ("servers", c_int),
                 ("bits", c_int), ("block_size", c_int), ("lut", ctypes.POINTER(CAggLut)),
-                ("inject", ctypes.POINTER(CErrHist)), ("seed", c_uint64), ("threads", c_int)]
+                ("inject", ctypes.POINTER(CErrHist)), ("seed", c_uint64), ("threads", c_int),
+                ("error_feedback", c_int), ("stochastic_rounding", c_int)]
 
 
 class CArStats(ctypes.Structure):      # optinc_ar_stats (allreduce.h)
@@ -94,6 +95,7 @@ _PROTOTYPES = {
     "optinc_ar_names": (c_char_p, [c_char_p, c_char_p, c_char_p, c_size_t]),
     "optinc_allreduce_new": (c_int, [P(CArConfig), P(c_void_p), P(CError)]),
     "optinc_allreduce_free": (None, [c_void_p]),
+    "optinc_allreduce_set_residuals": (None, [c_void_p, P(c_void_p), c_int]),
     "optinc_allreduce_inproc": (c_int, [c_void_p, c_uint64, P(c_void_p), c_size_t,
                                         P(CArStats), P(CError)]),
     "optinc_agg_lut_exact": (c_int, [c_int, c_int, P(P(CAggLut)), P(CError)]),

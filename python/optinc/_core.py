@@ -277,10 +277,15 @@ class Plan(_Owner):
     "quantized"); bits and block_size matter to the quantizing ones; table
     is the AggTable optinc aggregates through (None: the exact table);
     inject an ErrorHistogram, or the path of a histogram file, of output
-    errors drawn from the stream of (seed, step, chunk)."""
+    errors drawn from the stream of (seed, step, chunk).  error_feedback:
+    each server adds the residual of its last quantization (which run()
+    keeps in the residuals it is given) to its gradient first;
+    stochastic_rounding: servers round up with probability the fraction,
+    drawn from (seed, step, server, element).  Both for the quantizing
+    algorithms only."""
 
     def __init__(self, algorithm, servers, bits=8, block_size=1024, table=None, inject=None,
-                 seed=0):
+                 seed=0, error_feedback=False, stochastic_rounding=False):
         alg = _find_algorithm(algorithm)
         if isinstance(inject, (str, bytes, os.PathLike)):
             inject = ErrorHistogram.load(inject)
@@ -292,34 +297,58 @@ class Plan(_Owner):
         self.table, self.inject = table, inject      # borrowed by the C plan
         self.algorithm = _algorithm(alg)
         self.servers, self.bits, self.block_size, self.seed = servers, bits, block_size, seed
+        self.error_feedback = bool(error_feedback)
+        self.stochastic_rounding = bool(stochastic_rounding)
         cfg = _clib.CArConfig(alg, int(servers), int(bits), int(block_size),
                               table._ptr if table else None, inject._ptr if inject else None,
-                              int(seed))
+                              int(seed), 1, int(self.error_feedback),
+                              int(self.stochastic_rounding))
         out = ctypes.c_void_p()
         _call(lib.optinc_allreduce_new, ctypes.byref(cfg), ctypes.byref(out))
         self._own(out, lib.optinc_allreduce_free)
         self._stats = _clib.CArStats()
 
-    def run(self, grads, step=0):
+    def _addresses(self, grads, what):
+        rows = _rows(grads)
+        if len(rows) != self.servers:
+            raise ValueError("%d %s for a plan of %d servers: give one per server"
+                             % (len(rows), what, self.servers))
+        addrs, n = (ctypes.c_void_p * len(rows))(), None
+        for i, g in enumerate(rows):
+            a, length = _address(g, "the %s of server %d" % (what[:-1], i))
+            if n is not None and length != n:
+                raise ValueError("the %s of server %d has %d elements, server 0's %d: "
+                                 "every server reduces the same length"
+                                 % (what[:-1], i, length, n))
+            addrs[i], n = a, length
+        return addrs, n
+
+    def run(self, grads, step=0, residuals=None):
         """All-reduces the servers' gradients in place: grads is a sequence of
         `servers` 1-D float32 buffers of one length (NumPy arrays or torch
         CPU tensors), or a 2-D one with a row per server.  On return every
-        buffer holds the same average.  step seeds the injected errors.
-        Returns the number of errors injected by this call."""
-        rows = _rows(grads)
-        if len(rows) != self.servers:
-            raise ValueError("%d gradients for a plan of %d servers: give one per server"
-                             % (len(rows), self.servers))
-        addrs, n = (ctypes.c_void_p * len(rows))(), None
-        for i, g in enumerate(rows):
-            a, length = _address(g, "the gradient of server %d" % i)
-            if n is not None and length != n:
-                raise ValueError("the gradient of server %d has %d elements, server 0's %d: "
-                                 "every server reduces the same length" % (i, length, n))
-            addrs[i], n = a, length
+        buffer holds the same average.  step seeds the injected errors and
+        the stochastic rounding.  With error feedback, residuals holds each
+        server's residual in the same shape (zeros at the start), which the
+        run reads and updates; keep one per gradient you reduce.  Returns
+        the number of errors injected by this call."""
+        addrs, n = self._addresses(grads, "gradients")
+        if self.error_feedback:
+            if residuals is None:
+                raise ValueError("a plan with error feedback keeps each server's residual: "
+                                 "give run() residuals=, zeros shaped like the gradients")
+            res, rn = self._addresses(residuals, "residuals")
+            if rn != n:
+                raise ValueError("the residuals have %d elements, the gradients %d: give "
+                                 "one residual per gradient element" % (rn, n))
+            lib.optinc_allreduce_set_residuals(self._ptr, res, len(res))
         before = self._stats.injected_errors
-        _call(lib.optinc_allreduce_inproc, self._ptr, int(step), addrs, n,
-              ctypes.byref(self._stats))
+        try:
+            _call(lib.optinc_allreduce_inproc, self._ptr, int(step), addrs, n,
+                  ctypes.byref(self._stats))
+        finally:
+            if self.error_feedback:     # the plan keeps no pointer into Python's buffers
+                lib.optinc_allreduce_set_residuals(self._ptr, None, 0)
         return self._stats.injected_errors - before
 
     @property

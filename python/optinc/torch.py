@@ -23,6 +23,11 @@ are drawn once, when the state builds the ONN's table.
 Buckets may have any length, and DDP rebuilds its buckets after the first
 step: the plan takes whatever length it is given (its last scale block is
 partial), and the rebuild happens alike on every rank.
+
+Error feedback keeps each server's residual per bucket (state.residuals,
+by bucket index, a row per server, on every rank alike); a bucket whose
+length changes (the rebuild) starts again from zero residuals.  Stochastic
+rounding draws from (seed, plan step, server, element).
 """
 import os
 
@@ -63,11 +68,16 @@ class OptincHookState:
     inject: output errors to inject (a histogram path, an
     optinc.ErrorHistogram, or "onn" for the errors the ONN's chip makes).
     process_group: the group to reduce over (None: the default group, which
-    must be initialized).  Bad input raises optinc.Error here, on every
-    rank, before training starts."""
+    must be initialized).  error_feedback: each server adds the residual of
+    its last quantization of a bucket to its next gradient of that bucket;
+    stochastic_rounding: servers round their codes up with probability the
+    fraction (both for the quantizing algorithms, off by default, as in
+    `optinc train`).  Bad input raises optinc.Error here, on every rank,
+    before training starts."""
 
     def __init__(self, algorithm="optinc", onn="netlists/onn4x8.pnl.sp", bits=8,
-                 block_size=1024, chip=None, seed=0, inject=None, process_group=None):
+                 block_size=1024, chip=None, seed=0, inject=None, process_group=None,
+                 error_feedback=False, stochastic_rounding=False):
         if not dist.is_initialized():
             raise RuntimeError("torch.distributed is not initialized: call "
                                "init_process_group before making an OptincHookState")
@@ -89,7 +99,9 @@ class OptincHookState:
         if inject == "onn":
             inject = _core.ErrorHistogram.from_table(self.table)
         self.plan = _core.Plan(algorithm, self.world_size, bits, block_size,
-                               self.table if alg.onn else None, inject, seed)
+                               self.table if alg.onn else None, inject, seed,
+                               error_feedback, stochastic_rounding)
+        self.residuals = {}
 
     @property
     def stats(self):
@@ -129,7 +141,13 @@ def optinc_hook(state, bucket):
     # DDP down holds while it joins that thread: torch 1.13 deadlocks.  So
     # the state keeps them until the next exchange.
     state._last_exchange = (flat, rows, gathered)
-    state.plan.run(gathered, step=state.step * BUCKET_STREAMS + bucket.index())
+    residual = None
+    if state.plan.error_feedback:
+        residual = state.residuals.get(bucket.index())
+        if residual is None or residual.shape != gathered.shape:
+            residual = state.residuals[bucket.index()] = torch.zeros_like(gathered)
+    state.plan.run(gathered, step=state.step * BUCKET_STREAMS + bucket.index(),
+                   residuals=residual)
     buf.copy_(gathered[state.rank].view_as(buf))
     if bucket.is_last():
         state.step += 1

@@ -87,6 +87,13 @@ def main(rank, world, port, out):
         st = ot.OptincHookState(alg, block_size=BLOCK)
         res[alg] = train(rank, ot.optinc_hook, st)
         res[alg + "_bytes"] = st.stats._asdict()
+    # error feedback and stochastic rounding: through the ideal unit, the
+    # quantized algorithm's bits
+    for alg in ("optinc", "quantized"):
+        st = ot.OptincHookState(alg, block_size=BLOCK, error_feedback=True,
+                                stochastic_rounding=True)
+        res[alg + "_feedback"] = train(rank, ot.optinc_hook, st)
+        res[alg + "_residuals"] = len(st.residuals)
     # optinc through the shipped ideal unit, every bucket recorded
     st = ot.OptincHookState("optinc", block_size=BLOCK)
     calls = []

@@ -68,8 +68,16 @@ class TestHook(unittest.TestCase):
         self.assertFalse(torch.equal(self.res[0]["quantized"][0][0],
                                      self.res[0]["exact"][0][0]))
 
+    def test_feedback_and_rounding_options(self):
+        for r in range(WORLD):
+            q, o = self.res[r]["quantized_feedback"], self.res[r]["optinc_feedback"]
+            self.assertTrue(torch.equal(q[1], o[1]), "rank %d" % r)
+            self.assertGreater(self.res[r]["optinc_residuals"], 0)
+        self.assertFalse(torch.equal(self.res[0]["optinc_feedback"][1],
+                                     self.res[0]["optinc"][1]))
+
     def test_every_rank_holds_the_same_parameters(self):
-        for alg in ("builtin", "exact", "ring", "quantized", "optinc"):
+        for alg in ("builtin", "exact", "ring", "quantized", "optinc", "optinc_feedback"):
             p0 = self.res[0][alg][1].numpy().tobytes()
             for r in range(1, WORLD):
                 self.assertEqual(p0, self.res[r][alg][1].numpy().tobytes(), "%s rank %d"

@@ -139,6 +139,41 @@ class TestPlan(unittest.TestCase):
                          optinc.AggTable.onn(ONN, chip=dict(programmed=True, seed=5)).report)
 
 
+    def test_error_feedback_and_stochastic_rounding(self):
+        """Residuals kept by the caller: the time average of a constant
+        gradient is the gradient (with stochastic rounding the servers send
+        different codes, and the unit's rounding of their mean, which no
+        server feeds back, stays within half a step); stochastic rounding
+        changes the codes with the step, the same bits as a second plan;
+        misuse is an exception."""
+        g = gradients(1, 700, seed=4)[0]
+        plans = [optinc.Plan("optinc", 4, block_size=256, table=self.ideal,
+                             error_feedback=True, stochastic_rounding=sr) for sr in (0, 1)]
+        for sr, plan in enumerate(plans):
+            res, total, steps = np.zeros((4, g.size), np.float32), np.zeros(g.size), 128
+            for step in range(steps):
+                rows = np.tile(g, (4, 1))
+                plan.run(rows, step=step, residuals=res)
+                total += rows[0]
+            lsb = np.abs(g).max() * 1.01 / 127
+            self.assertLessEqual(np.abs(total / steps - g).max(), lsb / 2 if sr else lsb / steps)
+            self.assertTrue(np.any(res != 0))
+        a, b = gradients(4, 500, seed=5), gradients(4, 500, seed=5)
+        sr = [optinc.Plan("quantized", 4, stochastic_rounding=True) for _ in range(2)]
+        sr[0].run(a, step=3)
+        sr[1].run(b, step=3)
+        self.assertEqual(a.tobytes(), b.tobytes())
+        c = gradients(4, 500, seed=5)
+        sr[1].run(c, step=4)
+        self.assertNotEqual(a.tobytes(), c.tobytes())
+        with self.assertRaisesRegex(ValueError, "residuals="):
+            plans[0].run(gradients(4, 10))
+        with self.assertRaisesRegex(ValueError, "residuals have 9 elements"):
+            plans[0].run(gradients(4, 10), residuals=np.zeros((4, 9), np.float32))
+        with self.assertRaises(optinc.Error) as e:
+            optinc.Plan("ring", 4, error_feedback=True)
+        self.assertIn("not quantized", str(e.exception))
+
 class TestBadInput(unittest.TestCase):
     def test_buffers_are_refused_before_c_sees_them(self):
         import torch

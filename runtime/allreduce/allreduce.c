@@ -48,6 +48,11 @@ optinc_status optinc_allreduce_new(const optinc_ar_config *cfg, optinc_allreduce
     if (cfg->threads < 0 || cfg->threads > OPTINC_AR_MAX_THREADS)
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "%d threads: use 1..%d",
                            cfg->threads, OPTINC_AR_MAX_THREADS);
+    if (!quantizing && (cfg->error_feedback || cfg->stochastic_rounding))
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "%s is not quantized: error feedback and stochastic rounding act on "
+                           "the codes of a quantizing algorithm (optinc or quantized)",
+                           cfg->algorithm->name);
     optinc_allreduce *ar = calloc(1, sizeof *ar);
     if (!ar)
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
@@ -73,7 +78,16 @@ void optinc_allreduce_free(optinc_allreduce *ar)
     free(ar->own_table);
     free(ar->absmax);
     free(ar->codes);
+    free(ar->own_codes);
     free(ar);
+}
+
+void optinc_allreduce_set_residuals(optinc_allreduce *ar, float *const *residuals, int count)
+{
+    count = residuals && count > 0 ? count < ar->cfg.servers ? count : ar->cfg.servers : 0;
+    for (int i = 0; i < OPTINC_AR_MAX_SERVERS; i++)
+        ar->residual[i] = i < count ? residuals[i] : NULL;
+    ar->residuals = count;
 }
 
 const optinc_ar_config *optinc_allreduce_config(const optinc_allreduce *ar)

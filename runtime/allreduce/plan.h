@@ -48,11 +48,15 @@ struct optinc_allreduce {
     const uint16_t *table;        /* index -> output code */
     uint16_t *own_table;          /* the table, when prepare() built it */
     optinc_agg_lut *own_lut;      /* the exact aggregation table, when prepare() made it */
+    float *residual[OPTINC_AR_MAX_SERVERS]; /* error feedback: beside each gradient of a call */
+    int residuals;                /* how many were set */
     struct ar_workers *workers;   /* cfg.threads - 1 threads besides the caller's; NULL: none */
     /* scratch of the in-process quantizing path, sized on first use */
     float *absmax;                /* nblocks */
     uint16_t *codes;              /* n */
-    size_t cap_blocks, cap_n;
+    uint16_t *own_codes;          /* N x n: every server's own codes (error feedback or
+                                     stochastic rounding) */
+    size_t cap_blocks, cap_n, cap_own;
 };
 
 /* Chunk c of n elements split over N: [*lo, *hi), sizes differ by at most 1. */

@@ -13,7 +13,11 @@
  * arithmetic, so the in-process path may fuse quantization and indexing per
  * element without changing a value.  Injected errors come from one random
  * stream per (seed, step, chunk), so they do not depend on which process
- * aggregates a chunk, nor on history.
+ * aggregates a chunk, nor on history.  Error feedback and stochastic
+ * rounding (options of the plan) act on each server's own codes before the
+ * aggregation, in one function both backends call; the residuals are the
+ * caller's, the random fractions a counter-based draw of (seed, step,
+ * server, element).
  */
 #include <float.h>
 #include <math.h>
@@ -220,6 +224,62 @@ static uint64_t inject(const optinc_allreduce *ar, uint64_t step, int c, uint16_
     return count;
 }
 
+/* ---- a server's own codes: error feedback and stochastic rounding ---------
+ * Both act on one server's gradient before the aggregation, so both
+ * backends do them in the same function (own_block) on the same values.
+ * Stochastic rounding needs a random fraction per element that depends on
+ * nothing but (seed, step, server, element): a counter-based draw, so the
+ * bits are the same for any thread count and on MPI. */
+
+/* The key of server `server`'s draws in step `step`. */
+static uint64_t rounding_key(const optinc_allreduce *ar, uint64_t step, int server)
+{
+    optinc_rng rng;
+    optinc_rng_stream(&rng, ar->cfg.seed ^ 0x726f756e64696e67ULL,   /* "rounding" */
+                      step * OPTINC_AR_MAX_SERVERS + (uint64_t)server);
+    return optinc_rng_u64(&rng);
+}
+
+/* The fraction of element j under key, in [0, 1) in steps of 2^-24:
+ * splitmix64's finalizer over key + (j + 1) * golden ratio. */
+static inline double draw(uint64_t key, uint64_t j)
+{
+    uint64_t z = key + (j + 1) * 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    return (double)(z >> 40) * 0x1p-24;
+}
+
+/* One server's codes of g[lo..hi), a block under one scale (codes[0] is
+ * element lo): rounded half to even like optinc_ar_quantize, or
+ * stochastically, floor(x + u) with u the element's draw, which is x's
+ * floor or ceiling with the probabilities that make its mean x (the sum
+ * is exact in double: x has 24 significant bits below 2^7, u 24 bits below
+ * 1).  With a residual e, leaves e = g - decode(codes) over the block (0
+ * where that is not finite, so one bad gradient does not stay forever). */
+static void own_block(const optinc_allreduce *ar, uint64_t key, const float *g, size_t lo,
+                      size_t hi, float absmax, uint16_t *codes, float *e)
+{
+    uint32_t off = 1u << (ar->cfg.bits - 1);
+    float top = (float)(off - 1), inv, stp;
+    block_steps(ar, absmax, &inv, &stp);
+    if (!ar->cfg.stochastic_rounding)
+        quantize_span(g + lo, codes, hi - lo, inv, top, off);
+    else
+        for (size_t j = lo; j < hi; j++) {
+            float x = g[j] * inv;
+            x = x > -top ? x : -top;
+            x = x < top ? x : top;
+            codes[j - lo] = (uint16_t)((int)floor((double)x + draw(key, j)) + (int)off);
+        }
+    if (e)
+        for (size_t j = lo; j < hi; j++) {
+            float miss = g[j] - (float)((int)codes[j - lo] - (int)off) * stp;
+            e[j] = isfinite(miss) ? miss : 0.0f;
+        }
+}
+
 /* BODY for t < len: over a whole tile with a constant trip count (which
  * vectorizes), else element by element. */
 #define TILE_LOOP(BODY)                                                                \
@@ -367,6 +427,17 @@ uint64_t optinc_ar_aggregate(const optinc_allreduce *ar, uint64_t step, int c,
 static optinc_status scratch(optinc_allreduce *ar, size_t n, optinc_error *err)
 {
     size_t nb = optinc_ar_blocks(ar, n);
+    if (ar->cfg.error_feedback || ar->cfg.stochastic_rounding) {   /* every server's codes */
+        size_t all = n * (size_t)ar->cfg.servers;
+        if (n && all / n != (size_t)ar->cfg.servers)
+            return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+        if (all > ar->cap_own) {
+            free(ar->own_codes);
+            ar->cap_own = (ar->own_codes = malloc(all * sizeof *ar->own_codes)) ? all : 0;
+        }
+        if (ar->cap_own < all)
+            return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    }
     if (nb > ar->cap_blocks) {
         free(ar->absmax);
         ar->cap_blocks = (ar->absmax = malloc(nb * sizeof *ar->absmax)) ? nb : 0;
@@ -387,6 +458,7 @@ typedef struct codes_call {
     float *const *g;
     size_t n;
     int fused;                                /* no injected errors: decode at once */
+    uint64_t keys[OPTINC_AR_MAX_SERVERS];     /* stochastic rounding: each server's */
     uint64_t errors[OPTINC_AR_MAX_SERVERS];   /* injected, per chunk */
 } codes_call;
 
@@ -424,6 +496,53 @@ static void codes_part(void *ctx, int part, int parts)
     }
 }
 
+/* The same when the servers keep residuals or round stochastically: per
+ * block, each server's residual is added, the shared scale taken, and each
+ * server's codes made by own_block (which keeps its new residual) before
+ * the lookup. */
+static void own_part(void *ctx, int part, int parts)
+{
+    codes_call *call = ctx;
+    optinc_allreduce *ar = call->ar;
+    float *const *g = call->g;
+    int N = ar->cfg.servers, off = 1 << (ar->cfg.bits - 1), ef = ar->cfg.error_feedback;
+    size_t bs = (size_t)ar->cfg.block_size, n = call->n, nb = optinc_ar_blocks(ar, n);
+    const uint16_t *src[OPTINC_AR_MAX_SERVERS];
+    for (size_t k = nb * (size_t)part / (size_t)parts; k < nb * (size_t)(part + 1) / (size_t)parts;
+         k++) {
+        size_t lo = k * bs, hi = lo + bs < n ? lo + bs : n;
+        for (int i = 0; ef && i < N; i++)
+            optinc_ar_add(g[i] + lo, ar->residual[i] + lo, hi - lo);
+        uint32_t m = absmax_bits((const float *const *)g, N, lo, hi - lo);
+        memcpy(&ar->absmax[k], &m, sizeof m);
+        for (int i = 0; i < N; i++)
+            own_block(ar, call->keys[i], g[i], lo, hi, ar->absmax[k],
+                      ar->own_codes + (size_t)i * n + lo, ef ? ar->residual[i] : NULL);
+        float inv, stp;
+        block_steps(ar, ar->absmax[k], &inv, &stp);
+        for (size_t j = lo; j < hi; j += TILE) {
+            size_t len = hi - j < TILE ? hi - j : TILE;
+            for (int i = 0; i < N; i++)
+                src[i] = ar->own_codes + (size_t)i * n + j;
+            lookup_codes(ar, src, len, ar->codes + j);
+            if (call->fused)
+                for (int i = 0; i < N; i++)
+                    decode_span(ar->codes + j, g[i] + j, len, stp, off);
+        }
+    }
+}
+
+/* Error feedback needs a residual beside each gradient of the call. */
+static optinc_status check_residuals(const optinc_allreduce *ar, int count, optinc_error *err)
+{
+    if (!ar->cfg.error_feedback || ar->residuals >= count)
+        return OPTINC_OK;
+    return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                       "error feedback keeps a residual per server: %d of %d residual buffers "
+                       "given; set them with optinc_allreduce_set_residuals",
+                       ar->residuals, count);
+}
+
 /* With injected errors, after every block is looked up: part `part` takes
  * its share of the chunks, injects the errors of each (from the chunk's own
  * stream) and decodes and broadcasts it. */
@@ -449,12 +568,15 @@ static void inject_part(void *ctx, int part, int parts)
 optinc_status optinc_ar_codes_inproc(optinc_allreduce *ar, uint64_t step, float *const *g,
                                      size_t n, uint64_t *errors, optinc_error *err)
 {
-    optinc_status st = scratch(ar, n, err);
+    optinc_status st = check_residuals(ar, ar->cfg.servers, err);
     *errors = 0;
-    if (st)
+    if (st || (st = scratch(ar, n, err)))
         return st;
     codes_call call = {.ar = ar, .step = step, .g = g, .n = n, .fused = !injecting(ar)};
-    ar_workers_run(ar->workers, codes_part, &call);
+    int own = ar->cfg.error_feedback || ar->cfg.stochastic_rounding;
+    for (int i = 0; own && ar->cfg.stochastic_rounding && i < ar->cfg.servers; i++)
+        call.keys[i] = rounding_key(ar, step, i);
+    ar_workers_run(ar->workers, own ? own_part : codes_part, &call);
     if (call.fused)
         return OPTINC_OK;
     ar_workers_run(ar->workers, inject_part, &call);
@@ -478,18 +600,27 @@ optinc_status optinc_ar_codes_mpi(optinc_comm *comm, optinc_allreduce *ar, uint6
     float *absmax = malloc((nb + 1) * sizeof *absmax);
     uint16_t *codes = malloc((n + 1) * sizeof *codes);
     uint16_t *recv = malloc(((size_t)(N + 1) * len + 1) * sizeof *recv);
-    optinc_status st = OPTINC_OK;
+    optinc_status st = check_residuals(ar, 1, err);
+    float *e = ar->cfg.error_feedback ? ar->residual[0] : NULL;
     *errors = 0;
-    if (!absmax || !codes || !recv)
+    if (!st && (!absmax || !codes || !recv))
         st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory for the all-reduce");
     if (!st) {
+        if (e)
+            optinc_ar_add(g, e, n);
         optinc_ar_block_absmax(ar, g, n, absmax);
         st = optinc_mpi_max_u32(comm, absmax, nb, ar->what, err);
     }
-    if (!st) {
+    if (!st && (e || ar->cfg.stochastic_rounding)) {
+        uint64_t key = ar->cfg.stochastic_rounding ? rounding_key(ar, step, comm->rank) : 0;
+        size_t bs = (size_t)ar->cfg.block_size;
+        for (size_t k = 0; k < nb; k++)
+            own_block(ar, key, g, k * bs, (k + 1) * bs < n ? (k + 1) * bs : n, absmax[k],
+                      codes + k * bs, e);
+    } else if (!st)
         optinc_ar_quantize(ar, g, 0, n, absmax, codes);
+    if (!st)
         st = optinc_mpi_scatter_chunks(comm, codes, n, recv, OPTINC_MPI_U16, ar->what, err);
-    }
     if (!st) {
         const uint16_t *src[OPTINC_AR_MAX_SERVERS];
         for (int i = 0; i < N; i++)

@@ -11,6 +11,9 @@
  *   settings         32 bytes: SHA-256 of the settings it must resume with
  *   step, P          uint64 each: steps done, parameters
  *   w, v             P float32 each: the weights and the velocities
+ *   residuals        N x P float32, server by server: the error feedback
+ *                    residuals, only in a run with error feedback (whose
+ *                    settings say so, so the settings fix the layout)
  *   sums             3 doubles: the epoch's loss, correct and samples so far
  *   stats            optinc_ar_stats twice: whole run, and at the epoch's start
  *   n                int32: finished epochs, then their n metrics rows
@@ -50,10 +53,12 @@ int train_state_reserve(train_state *s, int n)
     return 0;
 }
 
-/* Bytes of a checkpoint of params weights and n finished epochs. */
-static size_t file_size(size_t params, size_t n)
+/* Bytes of a checkpoint of params weights, `resid` residuals and n
+ * finished epochs. */
+static size_t file_size(size_t params, size_t resid, size_t n)
 {
-    return 8 + 32 + 2 * sizeof(uint64_t) + 2 * params * sizeof(float) + 3 * sizeof(double) +
+    return 8 + 32 + 2 * sizeof(uint64_t) + (2 * params + resid) * sizeof(float) +
+           3 * sizeof(double) +
            2 * sizeof(optinc_ar_stats) + sizeof(int32_t) + n * sizeof(optinc_train_epoch) + 32;
 }
 
@@ -66,7 +71,7 @@ static unsigned char *put(unsigned char *p, const void *src, size_t n)
 optinc_status train_checkpoint_write(const char *path, const train_state *s, size_t params,
                                      const uint8_t settings[32], optinc_error *err)
 {
-    size_t len = file_size(params, (size_t)s->n_hist);
+    size_t len = file_size(params, s->n_resid, (size_t)s->n_hist);
     unsigned char *bytes = malloc(len), *p = bytes;
     if (!bytes)
         return optinc_fail(err, OPTINC_ERUN, path, 0, 0, "out of memory for the checkpoint");
@@ -81,6 +86,7 @@ optinc_status train_checkpoint_write(const char *path, const train_state *s, siz
     p = put(p, &P, sizeof P);
     p = put(p, s->w, params * sizeof(float));
     p = put(p, s->v, params * sizeof(float));
+    p = put(p, s->resid, s->n_resid * sizeof(float));
     p = put(p, sums, sizeof sums);
     p = put(p, &s->stats, sizeof s->stats);
     p = put(p, &s->epoch_start, sizeof s->epoch_start);
@@ -134,7 +140,7 @@ static optinc_status decode(const optinc_blob *b, size_t params, const uint8_t s
         return optinc_fail(err, OPTINC_EINPUT, b->name, 0, 0, "a checkpoint of format '%c', "
                            "which this optinc does not read: resume with the optinc that "
                            "wrote it, or remove it to start afresh", d[7]);
-    if (b->len < file_size(0, 0))
+    if (b->len < file_size(0, 0, 0))
         return refuse(b->name, "a checkpoint cut short: remove it to start afresh", err);
     optinc_sha256(d, b->len - 32, sum);
     if (memcmp(sum, d + b->len - 32, 32))
@@ -153,7 +159,7 @@ static optinc_status decode(const optinc_blob *b, size_t params, const uint8_t s
                       "(servers, batch, model, learning rate, seed, all-reduce, ONN or data): "
                       "rerun with the same options, or remove it to start afresh", err);
     int ok = !take(&c, s->w, params * sizeof(float)) && !take(&c, s->v, params * sizeof(float)) &&
-             !take(&c, sums, sizeof sums) && !take(&c, &s->stats, sizeof s->stats) &&
+             !take(&c, s->resid, s->n_resid * sizeof(float)) && !take(&c, sums, sizeof sums) && !take(&c, &s->stats, sizeof s->stats) &&
              !take(&c, &s->epoch_start, sizeof s->epoch_start) && !take(&c, &n, sizeof n) &&
              n >= 0 && n < HIST_MAX && c.left == (size_t)n * sizeof *s->hist;
     if (ok && train_state_reserve(s, n))
@@ -178,7 +184,7 @@ optinc_status train_checkpoint_read(const char *path, size_t params, const uint8
         return OPTINC_OK;
     /* Read whole and without blocking: a FIFO or a device is refused. */
     optinc_blob b;
-    optinc_status st = optinc_blob_read(path, file_size(params, HIST_MAX), "checkpoint", &b,
+    optinc_status st = optinc_blob_read(path, file_size(params, s->n_resid, HIST_MAX), "checkpoint", &b,
                                         err);
     if (st)
         return st;

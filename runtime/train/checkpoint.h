@@ -15,6 +15,8 @@
 typedef struct train_state {
     long step;
     float *w, *v;                       /* params each: the weights and the velocities */
+    float *resid;                       /* error feedback: N x params, server by server */
+    size_t n_resid;                     /* N x params with error feedback, else 0 */
     double loss_sum, correct, samples;  /* this epoch so far */
     optinc_ar_stats stats, epoch_start;
     optinc_train_epoch *hist;           /* the rows of the finished epochs */

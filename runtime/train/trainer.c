@@ -19,6 +19,7 @@
  */
 #include <cblas.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,8 @@ static void take_train(optinc_train_config *cfg, const optinc_spec_train *t,
     cfg->n_hidden = t->n_hidden;
     cfg->lr = t->lr;
     cfg->momentum = t->momentum;
+    cfg->error_feedback = t->error_feedback;
+    cfg->stochastic_rounding = t->stochastic_rounding;
 }
 
 /* The defaults of a spec's train: section applied to an empty configuration,
@@ -293,10 +296,11 @@ static void config_hash(const optinc_train_config *cfg, const mlp *m, int ntrain
     char text[4096];
     int k = snprintf(text, sizeof text,
                      "servers=%d batch=%d lr=%.17g momentum=%.17g seed=%llu allreduce=%s "
-                     "bits=%d block=%d train=%d test=%d dims=",
+                     "bits=%d block=%d train=%d test=%d ef=%d sr=%d dims=",
                      cfg->servers, cfg->batch, cfg->lr, cfg->momentum,
                      (unsigned long long)cfg->seed, cfg->allreduce->name,
-                     cfg->bits, cfg->block_size, ntrain, ntest);
+                     cfg->bits, cfg->block_size, ntrain, ntest, cfg->error_feedback != 0,
+                     cfg->stochastic_rounding != 0);
     for (int l = 0; l <= m->layers && k < (int)sizeof text - 16; l++)
         k += snprintf(text + k, sizeof text - (size_t)k, "%d,", m->dims[l]);
     uint8_t sub[32];
@@ -406,6 +410,7 @@ static void run_free(run *r)
     free(r->labels);
     free(r->s.w);
     free(r->s.v);
+    free(r->s.resid);
     free(r->s.hist);
 }
 
@@ -439,9 +444,19 @@ static optinc_status setup(const optinc_train_config *cfg, const optinc_comm *co
                            r->train->n, cfg->servers, cfg->batch);
     mlp_layout(m, r->train->features, cfg->hidden, cfg->n_hidden, classes);
     /* threads serve the servers of this process: none to share under MPI */
-    optinc_ar_config ac = {cfg->allreduce, cfg->servers, cfg->bits, cfg->block_size,
-                           cfg->lut,       cfg->inject,  cfg->seed,
-                           comm->count > 1 ? cfg->threads : 1};
+    /* a spec's error feedback and stochastic rounding serve the quantizing
+     * algorithms only, like its bits: a ring run of the same spec ignores them */
+    int quantizes = (cfg->allreduce->flags & OPTINC_AR_QUANTIZES) != 0;
+    optinc_ar_config ac = {cfg->allreduce,
+                           cfg->servers,
+                           cfg->bits,
+                           cfg->block_size,
+                           cfg->lut,
+                           cfg->inject,
+                           cfg->seed,
+                           comm->count > 1 ? cfg->threads : 1,
+                           quantizes && cfg->error_feedback,
+                           quantizes && cfg->stochastic_rounding};
     if ((st = optinc_allreduce_new(&ac, &r->ar, err)))
         return st;
     size_t P = m->params;
@@ -456,8 +471,20 @@ static optinc_status setup(const optinc_train_config *cfg, const optinc_comm *co
               work_alloc(&r->wk, m, rows) || train_state_reserve(&r->s, cfg->epochs);
     for (int k = 0; !bad && k < comm->count; k++)
         bad = !(r->grads[k] = malloc(P * sizeof(float)));
+    /* every server's residual, so that a checkpoint holds them all; this
+     * process's servers feed back through theirs */
+    if (!bad && ac.error_feedback) {
+        r->s.n_resid = (size_t)cfg->servers * P;
+        bad = !(r->s.resid = calloc(r->s.n_resid, sizeof(float)));
+    }
     if (bad)
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory for the model");
+    if (ac.error_feedback) {
+        float *own[OPTINC_AR_MAX_SERVERS];
+        for (int q = 0; q < comm->count; q++)
+            own[q] = r->s.resid + (size_t)(comm->first + q) * P;
+        optinc_allreduce_set_residuals(r->ar, own, comm->count);
+    }
     mlp_init(m, cfg->seed, r->s.w);
     return OPTINC_OK;
 }
@@ -559,12 +586,40 @@ static optinc_status rank0_write(optinc_comm *comm, optinc_status st, optinc_err
     return optinc_comm_agree(comm, comm->rank == 0 ? st : OPTINC_OK, err);
 }
 
+/* Under MPI each rank updates only its own server's residual: before a
+ * checkpoint, every rank gets all of them (exactly: floats through doubles). */
+static optinc_status share_residuals(optinc_comm *comm, train_state *s, size_t params,
+                                     optinc_error *err)
+{
+    if (!s->n_resid || comm->count == comm->servers)
+        return OPTINC_OK;
+    if (params > INT_MAX / 2)
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "too many parameters to exchange");
+    double *local = malloc(params * sizeof *local);
+    double *all = malloc(s->n_resid * sizeof *all);
+    optinc_status st = OPTINC_OK;
+    if (!local || !all)
+        st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory for the residuals");
+    for (size_t j = 0; !st && j < params; j++)
+        local[j] = s->resid[(size_t)comm->first * params + j];
+    if (!st)
+        st = optinc_comm_allgather(comm, local, all, (int)params, err);
+    for (size_t j = 0; !st && j < s->n_resid; j++)
+        s->resid[j] = (float)all[j];
+    free(local);
+    free(all);
+    return st;
+}
+
 /* checkpoint.bin of the state s, written by rank 0 (every rank agrees on
  * the outcome); *saved becomes its step. */
 static optinc_status save_checkpoint(const optinc_train_config *cfg, optinc_comm *comm,
-                                     const train_state *s, size_t params,
+                                     train_state *s, size_t params,
                                      const uint8_t hash[32], long *saved, optinc_error *err)
 {
+    optinc_status shared = optinc_comm_agree(comm, share_residuals(comm, s, params, err), err);
+    if (shared)
+        return shared;
     char path[1100];
     out_path(cfg->out_dir, CHECKPOINT_FILE, path, sizeof path);
     optinc_status st = rank0_write(comm, comm->rank ? OPTINC_OK
