@@ -17,8 +17,8 @@
 #   test_mpi, test_mpi_*         start mpirun (OpenMPI's own leaks and
 #                                uninitialised bytes need ~30 suppressions)
 #   allreduce/onn_table_equals*, simulate or verify every input of an ONN:
-#   onn/shipped_onn_verifies*    past their 60 s and 120 s timeouts at
-#                                memcheck's ~50x slowdown
+#   onn/shipped_onn_verifies*,   past their 60 s and 120 s timeouts at
+#   onn_chip/shipped_unit_on*    memcheck's ~50x slowdown
 #   atomic/compile_killed*,      kill programs at chosen moments: timing, not
 #   atomic/killed_at*,           memory, is what they test, and under valgrind
 #   atomic/readers*              each moment costs 30x longer
@@ -29,6 +29,10 @@
 #                                FMA code is not emulated bit for bit; natively
 #                                too when libm cannot use FMA), not a memory
 #                                error
+#   netlist/numbers_format_as*   a million doubles formatted and parsed against
+#                                printf and strtod: arithmetic on stack
+#                                buffers, minutes under memcheck; the SAN=1 run
+#                                checks its memory
 # Programs a test starts that are not optinc (mpirun, gnuplot, sh, klayout) are not
 # traced, nor the optinc programs test_netlist starts: its bad-fixture test
 # reads every fixture in process (checked) and then through the program,
@@ -52,7 +56,9 @@ for t in "$@"; do
         test_atomic) filter='atomic/!(compile_killed*|killed_at*|readers*)' ;;
         test_limits) filter='limits/!(yaml_node_count)' ;;
         test_onn) filter='onn/!(shipped_onn_verifies_exhaustively)' ;;
-        test_netlist) skip="$skip,*/optinc"; filter='netlist/!(golden_netlists_are_current)' ;;
+        test_onn_chip) filter='onn_chip/!(shipped_unit_on_chip_files)' ;;
+        test_netlist) skip="$skip,*/optinc"
+            filter='netlist/!(golden_netlists_are_current|numbers_format_as_printf_and_parse_as_strtod)' ;;
     esac
     logs=$build/valgrind/$name
     rm -rf "$logs"
