@@ -185,17 +185,23 @@ typedef double lanes_at __attribute__((vector_size(RL * sizeof(double)), aligned
 typedef long long lane_index __attribute__((vector_size(RL * sizeof(long long))));
 _Static_assert(RL == 4, "rows_colops lists its lanes in four-element initializers");
 
+/* Lanes i0..i3 of the eight lanes of x then y: GCC spells the two-vector
+ * permutation __builtin_shuffle, clang (the fuzz build) __builtin_shufflevector. */
+#if defined(__clang__)
+#define SHUFFLE(x, y, i0, i1, i2, i3) __builtin_shufflevector(x, y, i0, i1, i2, i3)
+#else
+#define SHUFFLE(x, y, i0, i1, i2, i3) __builtin_shuffle(x, y, (lane_index){i0, i1, i2, i3})
+#endif
+
 /* t[q] := lane q of the four vectors x[0..3] (a 4x4 transpose). */
 static inline void transpose4(const lanes x[RL], lanes t[RL])
 {
-    const lane_index lo = {0, 4, 2, 6}, hi = {1, 5, 3, 7}, front = {0, 1, 4, 5},
-                     back = {2, 3, 6, 7};
-    lanes a = __builtin_shuffle(x[0], x[1], lo), b = __builtin_shuffle(x[0], x[1], hi);
-    lanes c = __builtin_shuffle(x[2], x[3], lo), d = __builtin_shuffle(x[2], x[3], hi);
-    t[0] = __builtin_shuffle(a, c, front);
-    t[1] = __builtin_shuffle(b, d, front);
-    t[2] = __builtin_shuffle(a, c, back);
-    t[3] = __builtin_shuffle(b, d, back);
+    lanes a = SHUFFLE(x[0], x[1], 0, 4, 2, 6), b = SHUFFLE(x[0], x[1], 1, 5, 3, 7);
+    lanes c = SHUFFLE(x[2], x[3], 0, 4, 2, 6), d = SHUFFLE(x[2], x[3], 1, 5, 3, 7);
+    t[0] = SHUFFLE(a, c, 0, 1, 4, 5);
+    t[1] = SHUFFLE(b, d, 0, 1, 4, 5);
+    t[2] = SHUFFLE(a, c, 2, 3, 6, 7);
+    t[3] = SHUFFLE(b, d, 2, 3, 6, 7);
 }
 
 /* Rows p[0..3], columns col..col+3, as four vectors of lanes (one a column). */
