@@ -124,6 +124,7 @@ cal() {
 }
 cal empty '# nothing\n'
 cal bad_header 'optinc-calibration 9\nL1 V 0 0 0 0\n'
+cal nine_fields_v2 'optinc-calibration 2\nL1 V 0 0 0 0 0 0 9\n'
 cal few_fields 'optinc-calibration 1\nL1 V 0 0 0.01\n'
 cal many_fields 'optinc-calibration 1\nL1 V 0 0 0.01 0.02 0.03\n'
 cal no_layer 'optinc-calibration 1\n  L9 V 0 0 0 0\n'

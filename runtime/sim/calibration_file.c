@@ -324,11 +324,11 @@ static optinc_status read_lines(reader *r, const optinc_input *in)
 {
     optinc_lines lines;
     optinc_line l;
-    optinc_token t[8];
+    optinc_token t[9];     /* the widest line (8 fields) and one more, to name the extra */
     int header = 0;
     optinc_status st = optinc_lines_init(&lines, in, "calibration file", r->err);
     while (!st && optinc_lines_next(&lines, &l)) {
-        int n = optinc_tokens(&l, '#', t, 8);
+        int n = optinc_tokens(&l, '#', t, 9);
         if (n == 0)
             continue;
         if (header)
