@@ -226,6 +226,21 @@ optinc_status optinc_export_companion(const char *path, const char *suffix, char
     return OPTINC_OK;
 }
 
+/* The exports place stages on one row of modes per waveguide; a segmented
+ * layer's split and comb chains and block-diagonal mesh have no placement
+ * yet, so such a circuit is refused rather than exported wrongly. */
+static optinc_status refuse_segments(const optinc_circuit *c, optinc_error *err)
+{
+    for (int i = 0; i < c->n_layers; i++)
+        if (c->layers[i].seg_rows)
+            return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                               "layer '%s' is segmented (%dx%d blocks with fixed splitters and "
+                               "combiners), which the layout exports do not place yet; export "
+                               "a spec without 'segments:' or use the netlist",
+                               c->layers[i].name, c->layers[i].seg_rows, c->layers[i].seg_cols);
+    return OPTINC_OK;
+}
+
 optinc_status ex_check(const optinc_circuit *c, optinc_error *err)
 {
     if (c->n_layers < 1)
@@ -240,20 +255,6 @@ optinc_status ex_check(const optinc_circuit *c, optinc_error *err)
             return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                                "layer name '%s' is not a PNL name ([A-Za-z_][A-Za-z0-9_]*)",
                                c->layers[i].name);
-    return ex_refuse_segments(c, err);
+    return refuse_segments(c, err);
 }
 
-/* The exports place stages on one row of modes per waveguide; a segmented
- * layer's split and comb chains and block-diagonal mesh have no placement
- * yet, so such a circuit is refused rather than exported wrongly. */
-optinc_status ex_refuse_segments(const optinc_circuit *c, optinc_error *err)
-{
-    for (int i = 0; i < c->n_layers; i++)
-        if (c->layers[i].seg_rows)
-            return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
-                               "layer '%s' is segmented (%dx%d blocks with fixed splitters and "
-                               "combiners), which the layout exports do not place yet; export "
-                               "a spec without 'segments:' or use the netlist",
-                               c->layers[i].name, c->layers[i].seg_rows, c->layers[i].seg_cols);
-    return OPTINC_OK;
-}

@@ -282,18 +282,11 @@ static optinc_status check_layout(const optinc_layout *layout, optinc_error *err
     return OPTINC_OK;
 }
 
-/* Names the cells take must be distinct, and coordinates must fit in
- * GDSII's 32-bit integers of nm. */
+/* Beyond what every export checks (ex_check): the names the cells take must
+ * be distinct, and coordinates must fit in GDSII's 32-bit integers of nm. */
 static optinc_status check_circuit(const writer *w, optinc_error *err)
 {
     const optinc_circuit *c = w->c;
-    if (c->n_layers < 1)
-        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
-                           "circuit '%s' has no layers; a layout needs at least one", c->name);
-    if (!optinc_netlist_is_name(c->name))
-        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
-                           "circuit name '%s' is not a name ([A-Za-z_][A-Za-z0-9_]*); rename "
-                           "it in the spec", c->name);
     for (int k = 0; k < N_CELL_KINDS; k++)
         if (!strcmp(c->name, optinc_cards[CELL_KINDS[k]].name))
             return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
@@ -331,7 +324,7 @@ optinc_status optinc_export_gds(const optinc_circuit *c, const optinc_layout *la
                                 const char *path, optinc_error *err)
 {
     optinc_status st = check_layout(layout, err);
-    if (st || (st = ex_refuse_segments(c, err)))
+    if (st || (st = ex_check(c, err)))
         return st;
     writer w = {.c = c};
     w.grid = *layout;

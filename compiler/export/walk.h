@@ -65,10 +65,8 @@ void ex_number(FILE *f, double x);
 #define EX_IC_SCRIPT ".lsf"
 #define EX_PATH_MAX 1100
 
-/* The circuit must have layers and PNL names (the netlist's rule). */
+/* The circuit must have layers and PNL names (the netlist's rule), and no
+ * segmented layer (the exports do not place split and comb chains). */
 optinc_status ex_check(const optinc_circuit *c, optinc_error *err);
-/* OPTINC_EINPUT naming the first segmented layer (the exports do not place
- * split and comb chains); part of ex_check. */
-optinc_status ex_refuse_segments(const optinc_circuit *c, optinc_error *err);
 
 #endif
