@@ -377,6 +377,43 @@ Test(allreduce, same_bytes_for_any_thread_count)
     cr_assert(strstr(err.message, "1..256"), "%s", err.message);
 }
 
+/* Many calls in a row on a small gradient, where the caller often finishes
+ * a job alone before a woken worker gets the lock: such a worker must not
+ * take a part of the next job (a call with injected errors runs two) with
+ * the function of the finished one.  Every call's bytes equal those of one
+ * thread. */
+Test(allreduce, late_workers_stay_out_of_the_next_job)
+{
+    uint64_t counts[3] = {0, 2, 1};
+    optinc_err_hist *h;
+    optinc_error err;
+    cr_assert_eq(optinc_err_hist_from_counts(counts, 3, 1, &h, &err), OPTINC_OK);
+    h->p_error = 0.05;
+    int N = 4;
+    size_t n = 400;
+    optinc_allreduce *ar[2];
+    for (int k = 0; k < 2; k++) {
+        optinc_ar_config c = {optinc_ar_find("quantized"), N, 8, 50, NULL, h, 7, 1 + 2 * k, 0, 0};
+        cr_assert_eq(optinc_allreduce_new(&c, &ar[k], &err), OPTINC_OK, "%s", err.message);
+    }
+    float **src = grads_new(N, n, 11);
+    for (uint64_t step = 0; step < 3000; step++) {
+        float **one = grads_copy(src, N, n), **three = grads_copy(src, N, n);
+        run(ar[0], step, one, n, NULL);
+        run(ar[1], step, three, n, NULL);
+        for (int i = 0; i < N; i++)
+            cr_assert(!memcmp(one[i], three[i], n * sizeof(float)),
+                      "call %llu: 3 threads differ from 1 at server %d",
+                      (unsigned long long)step, i);
+        grads_free(one, N);
+        grads_free(three, N);
+    }
+    grads_free(src, N);
+    optinc_allreduce_free(ar[0]);
+    optinc_allreduce_free(ar[1]);
+    optinc_err_hist_free(h);
+}
+
 /* Training takes its threads from --threads or OPTINC_THREADS, and the
  * weights do not depend on them. */
 Test(allreduce, training_weights_same_for_any_thread_count)

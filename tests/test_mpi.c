@@ -61,7 +61,9 @@ static void compare(const char *dir, const char *kind, const char *const *extra,
                           "bytes_sent_per_server", "injected_errors", "steps"};
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
         char *va = strdup(tr_json(a.out, keys[k]));
-        cr_assert_str_eq(va, tr_json(b.out, keys[k]), "%s %s", kind, keys[k]);
+        cr_assert_str_eq(va, tr_json(b.out, keys[k]),
+                         "%s %s\nin process (threads %s): %s\nMPI: %s", kind, keys[k],
+                         threads ? threads : "1", a.out, b.out);
         free(va);
     }
     tu_run_free(&a);

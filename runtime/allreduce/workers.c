@@ -11,8 +11,9 @@
  * wait for it.  One mutex guards the job: `start` wakes the workers for a
  * new one (a generation number tells a new job from a spurious wake-up),
  * `done` wakes the caller when the last part is finished and no worker is
- * still inside the job, so that a late worker never takes a part of the next
- * job for this one's.
+ * still inside the job, and a worker that wakes to a finished job stays out
+ * of it, so that a late worker never takes a part of the next job for this
+ * one's.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -62,6 +63,12 @@ static void *worker_main(void *arg)
         if (w->quit)
             break;
         seen = w->generation;
+        /* The caller may have finished this job alone while this worker
+         * waited for the lock; joining now would count it inside the next
+         * job, whose counter the caller resets, and run that job's parts
+         * with this one's function. */
+        if (w->finished == ar_workers_parts(w))
+            continue;
         ar_job fn = w->fn;
         void *ctx = w->ctx;
         w->inside++;
