@@ -62,9 +62,12 @@ static size_t file_size(size_t params, size_t resid, size_t n)
            2 * sizeof(optinc_ar_stats) + sizeof(int32_t) + n * sizeof(optinc_train_epoch) + 32;
 }
 
+/* src may be NULL when n is 0 (a run without residuals), which memcpy
+ * does not allow. */
 static unsigned char *put(unsigned char *p, const void *src, size_t n)
 {
-    memcpy(p, src, n);
+    if (n)
+        memcpy(p, src, n);
     return p + n;
 }
 
@@ -113,7 +116,8 @@ static int take(cursor *c, void *dst, size_t n)
 {
     if (c->left < n)
         return -1;
-    memcpy(dst, c->p, n);
+    if (n)
+        memcpy(dst, c->p, n);
     c->p += n;
     c->left -= n;
     return 0;
