@@ -12,6 +12,12 @@
 #include "optinc/sim.h"
 #include "optinc/spec.h"
 
+/* What --help says besides the options. */
+static const cli_cmd compile_cmd = {"compile", "SPEC", NULL,
+    "Compiles the weight matrices of a YAML spec into MZI meshes and "
+    "attenuator columns,\nprints a per-layer summary and, with -o, writes "
+    "the photonic netlist."};
+
 static void print_text(const optinc_circuit *c, const optinc_calibration_report *rep)
 {
     printf("%-12s %9s %-8s %-6s %7s %7s %7s %4s %12s %10s\n", "layer", "shape", "mesh", "att",
@@ -79,11 +85,7 @@ int cmd_compile(int argc, char **argv)
         CLI_OPT_JSON(&json, "print the summary as JSON"),
         CLI_OPT_QUIET(&quiet, "print nothing but warnings and errors"),
         CLI_OPT_END};
-    const cli_cmd cmd = {"compile", "SPEC", NULL,
-                         "Compiles the weight matrices of a YAML spec into MZI meshes and "
-                         "attenuator columns,\nprints a per-layer summary and, with -o, writes "
-                         "the photonic netlist.", "optinc-compile(1)", opts};
-    int rc = cli_parse(&cmd, argc, argv, operand);
+    int rc = cli_parse(&compile_cmd, opts, argc, argv, operand);
     if (rc >= 0)
         return rc;
     const char *path = operand[0];

@@ -17,6 +17,15 @@
 #include "optinc/draw.h"
 #include "optinc/netlist.h"
 
+/* What --help says besides the options. */
+static const cli_cmd draw_cmd = {"draw", "SPEC|NET.sp", NULL,
+    "Draws each layer of the compiled circuit with Graphviz into DIR:\n"
+    "  CIRCUIT_LAYER.{svg,png,dot}           full detail (PNG up to 32 "
+    "modes, any up to 128)\n"
+    "  CIRCUIT_LAYER_overview.{svg,png,dot}  heat map (layers over 32 "
+    "modes)\n"
+    "  CIRCUIT_layers.{svg,png,dot}          one node per layer"};
+
 /* Refuses a drawing of c in dir that would land on a file this run reads.
  * Every name a drawing of c may get in the chosen formats is checked, in
  * both styles: the thresholds that pick the style are the library's, and a
@@ -60,15 +69,7 @@ int cmd_draw(int argc, char **argv)
         CLI_OPT_FLAG("overview", &opt.force_overview, "heat-map overview at any size"),
         CLI_OPT_FLAG("verbose", &verbose, "show Graphviz's warnings"),
         CLI_OPT_END};
-    const cli_cmd cmd = {"draw", "SPEC|NET.sp", NULL,
-                         "Draws each layer of the compiled circuit with Graphviz into DIR:\n"
-                         "  CIRCUIT_LAYER.{svg,png,dot}           full detail (PNG up to 32 "
-                         "modes, any up to 128)\n"
-                         "  CIRCUIT_LAYER_overview.{svg,png,dot}  heat map (layers over 32 "
-                         "modes)\n"
-                         "  CIRCUIT_layers.{svg,png,dot}          one node per layer",
-                         "optinc-draw(1)", opts};
-    int rc = cli_parse(&cmd, argc, argv, operand);
+    int rc = cli_parse(&draw_cmd, opts, argc, argv, operand);
     if (rc >= 0)
         return rc;
     const char *input = operand[0];

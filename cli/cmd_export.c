@@ -13,6 +13,12 @@
 #include "optinc/netlist.h"
 #include "optinc/spec.h"
 
+/* What --help says besides the options. */
+static const cli_cmd export_cmd = {"export", "NET.sp|SPEC", NULL,
+    "Writes a compiled circuit for another tool: a SAX netlist and its "
+    "models, a gdsfactory\nYAML netlist, a Lumerical INTERCONNECT "
+    "netlist or a GDSII layout."};
+
 #define FORMATS_MAX 16
 
 /* The circuit at path and the layout it is placed on. */
@@ -59,11 +65,7 @@ int cmd_export(int argc, char **argv)
         CLI_OPT_STRING("model-map", 0, &map_path, "FILE",
                        "the INTERCONNECT models of the cards (--format interconnect)"),
         CLI_OPT_END};
-    const cli_cmd cmd = {"export", "NET.sp|SPEC", NULL,
-                         "Writes a compiled circuit for another tool: a SAX netlist and its "
-                         "models, a gdsfactory\nYAML netlist, a Lumerical INTERCONNECT "
-                         "netlist or a GDSII layout.", "optinc-export(1)", opts};
-    int rc = cli_parse(&cmd, argc, argv, operand);
+    int rc = cli_parse(&export_cmd, opts, argc, argv, operand);
     if (rc >= 0)
         return rc;
     const optinc_export_format *fmt = &optinc_export_formats[format];

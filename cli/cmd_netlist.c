@@ -17,6 +17,11 @@
 #include "optinc/circuit.h"
 #include "optinc/netlist.h"
 
+/* What --help says besides the options. */
+static const cli_cmd netlist_cmd = {"netlist", "NET.sp", NULL,
+    "Reads and validates a netlist and writes it again, in the form the "
+    "options give;\na netlist optinc wrote comes back byte-identical."};
+
 int cmd_netlist(int argc, char **argv)
 {
     const char *output = NULL, *operand[CLI_MAX_OPERANDS];
@@ -28,11 +33,7 @@ int cmd_netlist(int argc, char **argv)
         CLI_OPT_HIERARCHICAL(&nopt.flatten),
         CLI_OPT_EXPAND_MZI(&nopt.expand_mzi),
         CLI_OPT_END};
-    const cli_cmd cmd = {"netlist", "NET.sp", NULL,
-                         "Reads and validates a netlist and writes it again, in the form the "
-                         "options give;\na netlist optinc wrote comes back byte-identical.",
-                         "optinc-netlist(1)", opts};
-    int rc = cli_parse(&cmd, argc, argv, operand);
+    int rc = cli_parse(&netlist_cmd, opts, argc, argv, operand);
     if (rc >= 0)
         return rc;
 

@@ -230,7 +230,7 @@ static optinc_status check_train_outputs(const optinc_onn *net, const char *spec
     return st ? st : cli_check_outputs(outputs, net->n_layers + 1, err);
 }
 
-static int onn_train(int argc, char **argv)
+static int onn_train(const cli_cmd *cmd, int argc, char **argv)
 {
     task_opts t;
     task_defaults(&t);
@@ -269,11 +269,7 @@ static int onn_train(int argc, char **argv)
          .dflt = "onnNxB"},
         CLI_OPT_QUIET(&quiet, "no summary"),
         CLI_OPT_END};
-    const cli_cmd cmd = {"onn train", NULL, NULL,
-                         "Trains the ONN of one OptINC unit (or cascade level L) on every P "
-                         "output and\nwrites it as a spec that 'optinc compile' turns into a "
-                         "netlist.", "optinc-onn(1)", opts};
-    int rc = cli_parse(&cmd, argc, argv, operand);
+    int rc = cli_parse(cmd, opts, argc, argv, operand);
     if (rc >= 0)
         return rc;
 
@@ -477,7 +473,7 @@ static optinc_status load_onn(const char *path, const task_opts *t, optinc_circu
     return st;
 }
 
-static int onn_verify(int argc, char **argv)
+static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
 {
     verify_cli v = {.chips = 1, .sample = 1000000};
     device_opts d;
@@ -493,11 +489,7 @@ static int onn_verify(int argc, char **argv)
         CLI_OPT_GROUP("The task of a netlist whose spec is gone:"),
         TASK_OPTIONS(&v.t, "the ONN's"),
         CLI_OPT_END};
-    const cli_cmd cmd = {"onn verify", "SPEC|NET", NULL,
-                         "Evaluates the compiled ONN on every P output and compares each decoded "
-                         "result\nwith the rounded average.  Ideal devices unless --programmed "
-                         "or --sigma.", "optinc-onn(1)", opts};
-    int rc = cli_parse(&cmd, argc, argv, operand);
+    int rc = cli_parse(cmd, opts, argc, argv, operand);
     if (rc >= 0)
         return rc;
     const char *path = operand[0];
@@ -651,7 +643,7 @@ static optinc_status write_hist(const char *path, const char *src, const char *d
     return st;
 }
 
-static int onn_export(int argc, char **argv)
+static int onn_export(const cli_cmd *cmd, int argc, char **argv)
 {
     device_opts d;
     device_defaults(&d);
@@ -667,10 +659,7 @@ static int onn_export(int argc, char **argv)
          "--hist: summed over K chips from --chip-seed (one chip for --lut)", .min = 1,
          .max = 1000},
         CLI_OPT_END};
-    const cli_cmd cmd = {"onn export", "SPEC|NET", NULL,
-                         "Writes what 'optinc train' needs from a compiled ONN on one chip.",
-                         "optinc-onn(1)", opts};
-    int rc = cli_parse(&cmd, argc, argv, operand);
+    int rc = cli_parse(cmd, opts, argc, argv, operand);
     if (rc >= 0)
         return rc;
     if (!hist && !lutp)
@@ -723,7 +712,7 @@ static int onn_export(int argc, char **argv)
 
 /* ---- cascade --------------------------------------------------------------- */
 
-static int onn_cascade(int argc, char **argv)
+static int onn_cascade(const cli_cmd *cmd, int argc, char **argv)
 {
     device_opts d;
     device_defaults(&d);
@@ -738,11 +727,7 @@ static int onn_cascade(int argc, char **argv)
         CLI_OPT_SEED(&seed, NULL, NULL, "seed of the end-to-end inputs"),
         DEVICE_OPTIONS(&d),
         CLI_OPT_END};
-    const cli_cmd cmd = {"onn cascade", "LEVEL1 LEVEL2", NULL,
-                         "Checks a two-level cascade: each level exhaustively, then N random "
-                         "end-to-end\ninputs of fan_in^2 servers, and reports the hardware "
-                         "overhead.", "optinc-onn(1)", opts};
-    int rc = cli_parse(&cmd, argc, argv, operand);
+    int rc = cli_parse(cmd, opts, argc, argv, operand);
     if (rc >= 0)
         return rc;
     optinc_error err = {0};
@@ -832,6 +817,27 @@ static int onn_cascade(int argc, char **argv)
     return 0;
 }
 
+/* The subcommands, and what their --help says besides the options. */
+static const struct onn_command {
+    cli_cmd cmd;
+    int (*run)(const cli_cmd *cmd, int argc, char **argv);
+} onn_commands[] = {
+    {{"onn train", NULL, NULL,
+      "Trains the ONN of one OptINC unit (or cascade level L) on every P "
+      "output and\nwrites it as a spec that 'optinc compile' turns into a "
+      "netlist."}, onn_train},
+    {{"onn verify", "SPEC|NET", NULL,
+      "Evaluates the compiled ONN on every P output and compares each decoded "
+      "result\nwith the rounded average.  Ideal devices unless --programmed "
+      "or --sigma."}, onn_verify},
+    {{"onn export", "SPEC|NET", NULL,
+      "Writes what 'optinc train' needs from a compiled ONN on one chip."}, onn_export},
+    {{"onn cascade", "LEVEL1 LEVEL2", NULL,
+      "Checks a two-level cascade: each level exhaustively, then N random "
+      "end-to-end\ninputs of fan_in^2 servers, and reports the hardware "
+      "overhead."}, onn_cascade},
+};
+
 int cmd_onn(int argc, char **argv)
 {
     if (argc < 2) {
@@ -843,13 +849,8 @@ int cmd_onn(int argc, char **argv)
         fputs(usage_text, stdout);
         return 0;
     }
-    if (!strcmp(sub, "train"))
-        return onn_train(argc - 1, argv + 1);
-    if (!strcmp(sub, "verify"))
-        return onn_verify(argc - 1, argv + 1);
-    if (!strcmp(sub, "export"))
-        return onn_export(argc - 1, argv + 1);
-    if (!strcmp(sub, "cascade"))
-        return onn_cascade(argc - 1, argv + 1);
+    for (size_t i = 0; i < sizeof onn_commands / sizeof onn_commands[0]; i++)
+        if (!strcmp(sub, onn_commands[i].cmd.name + strlen("onn ")))
+            return onn_commands[i].run(&onn_commands[i].cmd, argc - 1, argv + 1);
     return cli_usage_error("onn", "unknown command '%s' (train, verify, export or cascade)", sub);
 }

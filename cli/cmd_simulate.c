@@ -16,6 +16,11 @@
 #include "optinc/netlist.h"
 #include "optinc/sim.h"
 
+/* What --help says besides the options. */
+static const cli_cmd simulate_cmd = {"simulate", "NET.sp|SPEC", NULL,
+    "Runs a compiled circuit on K simulated chips with the device errors "
+    "of its\ncomponents table and prints per-layer fidelity."};
+
 typedef struct sim_args {
     const char *circuit, *input, *output, *matrix, *calibration, *save_calibration;
     long chips;
@@ -60,11 +65,7 @@ static int parse_args(int argc, char **argv, sim_args *a)
          "write the first chip's coupler errors as a calibration file"),
         CLI_OPT_JSON(&a->json, "print the report as JSON"),
         CLI_OPT_END};
-    const cli_cmd cmd = {"simulate", "NET.sp|SPEC", NULL,
-                         "Runs a compiled circuit on K simulated chips with the device errors "
-                         "of its\ncomponents table and prints per-layer fidelity.",
-                         "optinc-simulate(1)", opts};
-    int rc = cli_parse(&cmd, argc, argv, operand);
+    int rc = cli_parse(&simulate_cmd, opts, argc, argv, operand);
     if (rc >= 0)
         return rc;
     a->circuit = operand[0];

@@ -34,6 +34,14 @@
 #include "optinc/spec.h"
 #include "optinc/train.h"
 
+/* What --help says besides the options. */
+static const cli_cmd train_cmd = {"train", "[SPEC]",
+    "--cost-model [--bits B] [cost-model options]",
+    "Trains a 784-256-128-10 MLP on Fashion-MNIST over N emulated servers "
+    "whose gradients\nare averaged by ring all-reduce or by the OptINC "
+    "optical unit; under MPI run it as\n'mpirun -np N optinc train ... "
+    "--backend mpi'."};
+
 #define DEFAULT_ONN "netlists/onn4x8.pnl.sp"
 
 typedef struct opts {
@@ -155,13 +163,7 @@ static int parse(int argc, char **argv, opts *o)
         {"efficiency", 0, CLI_DOUBLE, CLI_DST(double, &c->cost.efficiency), "X",
          "utilization of the peak", .lo = 0, .hi = 1, .flags = CLI_ABOVE},
         CLI_OPT_END};
-    const cli_cmd cmd = {"train", "[SPEC]",
-                         "--cost-model [--bits B] [cost-model options]",
-                         "Trains a 784-256-128-10 MLP on Fashion-MNIST over N emulated servers "
-                         "whose gradients\nare averaged by ring all-reduce or by the OptINC "
-                         "optical unit; under MPI run it as\n'mpirun -np N optinc train ... "
-                         "--backend mpi'.", "optinc-train(1)", table};
-    int rc = cli_parse(&cmd, argc, argv, operand);
+    int rc = cli_parse(&train_cmd, table, argc, argv, operand);
     if (rc >= 0)
         return rc;
     o->spec = operand[0];

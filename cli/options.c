@@ -326,13 +326,13 @@ static void put_wrapped(FILE *f, const char *text, int col)
     fputc('\n', f);
 }
 
-static void print_help(const cli_cmd *cmd, char (*dflt)[VALUE_MAX])
+static void print_help(const cli_cmd *cmd, const cli_opt *opts, char (*dflt)[VALUE_MAX])
 {
     int width = (int)strlen("-h, --help");
     char left[200], text[600], range[120];
     printf("usage: optinc %s%s%s", cmd->name, cmd->operands ? " " : "",
            cmd->operands ? cmd->operands : "");
-    for (const cli_opt *o = cmd->opts; o->type != CLI_END; o++)
+    for (const cli_opt *o = opts; o->type != CLI_END; o++)
         if (o->flags & CLI_REQUIRED) {
             short_form(o, left, sizeof left);
             printf(" %s", left);
@@ -341,7 +341,7 @@ static void print_help(const cli_cmd *cmd, char (*dflt)[VALUE_MAX])
     if (cmd->more_usage)
         printf("       optinc %s %s\n", cmd->name, cmd->more_usage);
     printf("%s\n", cmd->about);
-    for (const cli_opt *o = cmd->opts; o->type != CLI_END; o++) {
+    for (const cli_opt *o = opts; o->type != CLI_END; o++) {
         if (o->type == CLI_GROUP)
             continue;
         left_column(o, left, sizeof left);
@@ -349,8 +349,8 @@ static void print_help(const cli_cmd *cmd, char (*dflt)[VALUE_MAX])
         if (n <= LEFT_MAX && n > width)
             width = n;
     }
-    for (const cli_opt *o = cmd->opts; o->type != CLI_END; o++) {
-        size_t i = (size_t)(o - cmd->opts);
+    for (const cli_opt *o = opts; o->type != CLI_END; o++) {
+        size_t i = (size_t)(o - opts);
         if (o->type == CLI_GROUP) {
             printf("%s\n", o->help);
             continue;
@@ -368,7 +368,7 @@ static void print_help(const cli_cmd *cmd, char (*dflt)[VALUE_MAX])
         put_wrapped(stdout, text, 4 + width);
     }
     printf("  %-*s  print this help and exit\n", width, "-h, --help");
-    printf("See %s.\n", cmd->page);
+    printf("See optinc-%.*s(1).\n", (int)strcspn(cmd->name, " "), cmd->name);
 }
 
 /* ---- parsing ------------------------------------------------------------- */
@@ -408,11 +408,11 @@ static int check_operands(const cli_cmd *cmd, char names[][80], int required, in
                            extra);
 }
 
-static int check_required(const cli_cmd *cmd, const char *given)
+static int check_required(const cli_cmd *cmd, const cli_opt *opts, const char *given)
 {
     char left[200];
-    for (const cli_opt *o = cmd->opts; o->type != CLI_END; o++)
-        if (o->flags & CLI_REQUIRED && !given[o - cmd->opts]) {
+    for (const cli_opt *o = opts; o->type != CLI_END; o++)
+        if (o->flags & CLI_REQUIRED && !given[o - opts]) {
             short_form(o, left, sizeof left);
             return cli_usage_error(cmd->name, "missing %s%s%s%s", left, o->what ? " (" : "",
                                    o->what ? o->what : "", o->what ? ")" : "");
@@ -420,10 +420,11 @@ static int check_required(const cli_cmd *cmd, const char *given)
     return 0;
 }
 
-int cli_parse(const cli_cmd *cmd, int argc, char **argv, const char *operands[CLI_MAX_OPERANDS])
+int cli_parse(const cli_cmd *cmd, const cli_opt *opts, int argc, char **argv,
+              const char *operands[CLI_MAX_OPERANDS])
 {
     size_t n = 0;
-    while (cmd->opts[n].type != CLI_END)
+    while (opts[n].type != CLI_END)
         n++;
     struct option *longs = calloc(n + 2, sizeof *longs);
     char (*dflt)[VALUE_MAX] = calloc(n + 1, sizeof *dflt);
@@ -437,7 +438,7 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, const char *operands[CL
     }
     size_t nl = 0, ns = 2;
     for (size_t i = 0; i < n; i++) {
-        const cli_opt *o = &cmd->opts[i];
+        const cli_opt *o = &opts[i];
         if (o->type == CLI_GROUP)
             continue;
         format_value(o, dflt[i], VALUE_MAX);
@@ -464,10 +465,10 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, const char *operands[CL
     opterr = 0;
     /* "-" in shorts hands back each operand in place (as 1) */
     while (rc < 0 && (ch = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
-        const cli_opt *o = ch >= 256 ? &cmd->opts[ch - 256] : NULL;
+        const cli_opt *o = ch >= 256 ? &opts[ch - 256] : NULL;
         for (size_t i = 0; !o && ch > 1 && ch != 'h' && i < n; i++)
-            if (cmd->opts[i].short_name == ch && cmd->opts[i].type != CLI_GROUP)
-                o = &cmd->opts[i];
+            if (opts[i].short_name == ch && opts[i].type != CLI_GROUP)
+                o = &opts[i];
         if (ch == 1) {
             if (count < allowed)
                 operands[count] = optarg;
@@ -475,7 +476,7 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, const char *operands[CL
                 extra = optarg;
             count++;
         } else if (ch == 'h') {
-            print_help(cmd, dflt);
+            print_help(cmd, opts, dflt);
             rc = 0;
         } else if (!o) {
             rc = cli_usage_error(cmd->name, "unknown or incomplete option '%s'",
@@ -483,7 +484,7 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, const char *operands[CL
         } else if (store(o, optarg)) {
             rc = bad_value(cmd->name, o, optarg);
         } else {
-            given[o - cmd->opts] = 1;
+            given[o - opts] = 1;
             if (o->given)
                 *o->given = 1;
         }
@@ -497,7 +498,7 @@ int cli_parse(const cli_cmd *cmd, int argc, char **argv, const char *operands[CL
     if (rc < 0) {
         rc = check_operands(cmd, names, required, allowed, count, extra);
         if (!rc)
-            rc = check_required(cmd, given);
+            rc = check_required(cmd, opts, given);
         if (!rc)
             rc = -1;
     }

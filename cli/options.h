@@ -71,24 +71,28 @@ typedef struct cli_opt {
     int (*parse)(const char *arg, void *dst);   /* CLI_CALLBACK */
 } cli_opt;
 
+/* What --help says of a command besides its options: a constant at the top
+ * of the command's file (for `optinc onn`, the table of its subcommands).
+ * The option table goes to cli_parse() beside it, since its entries point
+ * to the command's own variables. */
 typedef struct cli_cmd {
-    const char *name;           /* "compile", "onn verify": in messages and --help */
+    const char *name;           /* "compile", "onn verify": in messages and --help; its page
+                                   is optinc-FIRST_WORD(1) */
     const char *operands;       /* "SPEC", "NET.sp|SPEC", "[SPEC]", "LEVEL1 LEVEL2", or NULL:
                                    one word per operand, optional ones in [ ] */
     const char *more_usage;     /* another form of the command for --help, or NULL */
     const char *about;          /* what the command does, for --help */
-    const char *page;           /* "optinc-compile(1)" */
-    const cli_opt *opts;        /* ends with a CLI_END entry */
 } cli_cmd;
 
 /* The most operands a command takes. */
 #define CLI_MAX_OPERANDS 4
 
-/* Parses argv[1..argc-1] (argv[0] is the command's name) into the table's
- * variables and the operands (in order, the missing ones NULL).  Returns -1
- * to go on, or the exit status: 0 after printing --help, 2 after printing
- * a usage error. */
-int cli_parse(const cli_cmd *cmd, int argc, char **argv, const char *operands[CLI_MAX_OPERANDS]);
+/* Parses argv[1..argc-1] (argv[0] is the command's name) into the variables
+ * of the option table opts (which ends with a CLI_END entry) and the
+ * operands (in order, the missing ones NULL).  Returns -1 to go on, or the
+ * exit status: 0 after printing --help, 2 after printing a usage error. */
+int cli_parse(const cli_cmd *cmd, const cli_opt *opts, int argc, char **argv,
+              const char *operands[CLI_MAX_OPERANDS]);
 
 /* dst, checked at compile time to point to T. */
 #define CLI_DST(T, p) ((void *)(1 ? (p) : (T *)NULL))

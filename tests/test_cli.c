@@ -182,8 +182,8 @@ static int parse_test(parsed *p, const char *const *args, const char *operand[CL
         {"ints", 0, CLI_INTS, CLI_DST(int, p->ints), "LIST", "ints", .min = 1, .max = 9, .size = 4,
          .count = &p->n_ints},
         CLI_OPT_END};
-    const cli_cmd cmd = {"test", "A [B]", NULL, "A test.", "nothing(1)", opts};
-    return cli_parse(&cmd, argc, argv, operand);
+    const cli_cmd cmd = {"test", "A [B]", NULL, "A test."};
+    return cli_parse(&cmd, opts, argc, argv, operand);
 }
 
 Test(cli, option_table_parses_every_type)
