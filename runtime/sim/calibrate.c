@@ -278,9 +278,7 @@ static int refit(const optinc_mesh *mesh, const double *kappa, const optinc_quan
             }
         }
     }
-    free(nt);
-    free(buf);
-    free(x);
+    OPTINC_FREE_ALL(nt, buf, x);
     return st;
 }
 

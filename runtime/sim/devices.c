@@ -88,10 +88,7 @@ int optinc_chip_prog_alloc(chip_prog *p, int n_mzi, int modes)
 
 void optinc_chip_prog_free(chip_prog *p)
 {
-    free(p->m);
-    free(p->mf);
-    free(p->screen);
-    free(p->screenf);
+    OPTINC_FREE_ALL(p->m, p->mf, p->screen, p->screenf);
     memset(p, 0, sizeof *p);
 }
 
