@@ -4,8 +4,10 @@
  * does not inflate), the machine's own limits measured in the same run (the
  * memory bandwidth of a STREAM triad, the dense BLAS rate of zgemm and
  * cgemm), the load average, and the one line format of a target that
- * `make bench` collects into its closing table.  Static, so each benchmark
- * takes only what it uses.
+ * `make bench` collects into its closing table; and the two chores of the
+ * benchmarks that compile and write: a spec in memory compiled as the
+ * program compiles it, and a scratch file name of this process.  Static, so
+ * each benchmark takes only what it uses.
  *
  * Limits, not datasheet figures: a kernel is judged against what this
  * machine does at the same moment, on the same cores, with the same other
@@ -22,6 +24,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "optinc/circuit.h"
+#include "optinc/spec.h"
 
 /* Seconds on clock id. */
 static inline double bench_seconds(clockid_t id)
@@ -39,6 +43,34 @@ static inline int bench_cores(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (int)n : 1;
+}
+
+/* The circuit of the spec text yaml (display name name), parsed and
+ * compiled as the program does; on an error, "who: message" on stderr and
+ * exit status 1, since a benchmark without its circuit measures nothing. */
+static inline optinc_circuit *bench_compile_text(const char *who, const char *name,
+                                                 const char *yaml)
+{
+    optinc_input in = {name, yaml, strlen(yaml)};
+    optinc_spec *spec = NULL;
+    optinc_circuit *c = NULL;
+    optinc_error err = {0};
+    if (optinc_spec_parse(&in, NULL, &spec, &err) || optinc_compile(spec, &c, &err)) {
+        fprintf(stderr, "%s: %s\n", who, err.message);
+        exit(1);
+    }
+    optinc_spec_free(spec);
+    return c;
+}
+
+/* A scratch file of this process, "$TMPDIR/stem.PID<suffix>" (/tmp without
+ * TMPDIR), into buf. */
+static inline const char *bench_scratch_path(char *buf, size_t size, const char *stem,
+                                             const char *suffix)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(buf, size, "%s/%s.%d%s", tmp && *tmp ? tmp : "/tmp", stem, (int)getpid(), suffix);
+    return buf;
 }
 
 /* The three load averages, "1.23 0.98 0.50", into buf. */

@@ -23,16 +23,7 @@ static optinc_circuit *unitary_circuit(int n)
     snprintf(text, sizeof text, "schema_version: 1\nname: bench\nmatrices:\n  U: {shape: [%d, %d], "
              "dtype: complex, generate: {kind: haar_unitary, seed: 4242}}\nlayers:\n"
              "  - {name: L1, matrix: U, attenuators: none}\n", n, n);
-    optinc_input in = {"bench.yaml", text, strlen(text)};
-    optinc_spec *spec = NULL;
-    optinc_circuit *c = NULL;
-    optinc_error err = {0};
-    if (optinc_spec_parse(&in, NULL, &spec, &err) || optinc_compile(spec, &c, &err)) {
-        fprintf(stderr, "bench_export: %s\n", err.message);
-        exit(1);
-    }
-    optinc_spec_free(spec);
-    return c;
+    return bench_compile_text("bench_export", "bench.yaml", text);
 }
 
 int main(int argc, char **argv)
@@ -41,7 +32,6 @@ int main(int argc, char **argv)
     if (argc > 1)
         for (ns = 0; ns < argc - 1 && ns < 16; ns++)
             sizes[ns] = atoi(argv[ns + 1]);
-    const char *tmp = getenv("TMPDIR");
     optinc_layout layout = OPTINC_LAYOUT_DEFAULT;
     printf("export throughput: one Clements mesh of an N x N Haar unitary\n");
     printf("%6s %-13s %9s %8s %11s %11s\n", "N", "format", "size_MB", "write_s", "MB/s_wall",
@@ -51,8 +41,7 @@ int main(int argc, char **argv)
         for (const optinc_export_format *f = optinc_export_formats; f->name; f++) {
             char path[1024];
             optinc_error err = {0};
-            snprintf(path, sizeof path, "%s/bench_export.%d%s", tmp && *tmp ? tmp : "/tmp",
-                     (int)getpid(), f->extension);
+            bench_scratch_path(path, sizeof path, "bench_export", f->extension);
             double w0 = bench_wall(), c0 = bench_cpu();
             if (f->write(c, &layout, path, &err)) {
                 fprintf(stderr, "bench_export: %s: %s\n", f->name, err.message);

@@ -11,7 +11,6 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "bench/bench.h"
@@ -26,25 +25,14 @@ static optinc_circuit *mesh_circuit(int n)
              "matrices:\n  U:\n    shape: [%d, %d]\n    dtype: complex\n"
              "    generate: {kind: haar_unitary, seed: %d}\n"
              "layers:\n  - {name: L1, matrix: U, attenuators: none}\n", n, n, n, 4242 + n);
-    optinc_input in = {"bench_gds.yaml", text, strlen(text)};
-    optinc_spec *spec = NULL;
-    optinc_circuit *c = NULL;
-    optinc_error err;
-    if (optinc_spec_parse(&in, NULL, &spec, &err) || optinc_compile(spec, &c, &err)) {
-        fprintf(stderr, "bench_gds: %s\n", err.message);
-        exit(1);
-    }
-    optinc_spec_free(spec);
-    return c;
+    return bench_compile_text("bench_gds", "bench_gds.yaml", text);
 }
 
 int main(int argc, char **argv)
 {
     int n = argc > 1 ? atoi(argv[1]) : 256;
-    const char *tmp = getenv("TMPDIR");
     char path[1024];
-    snprintf(path, sizeof path, "%s/bench_gds.%d.gds", tmp && *tmp ? tmp : "/tmp",
-             (int)getpid());
+    bench_scratch_path(path, sizeof path, "bench_gds", ".gds");
     optinc_layout layout = OPTINC_LAYOUT_DEFAULT;
     optinc_circuit *c = mesh_circuit(n);
     optinc_error err;

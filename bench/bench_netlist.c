@@ -54,10 +54,8 @@ int main(int argc, char **argv)
     if (argc > 1)
         for (ns = 0; ns < argc - 1 && ns < 16; ns++)
             sizes[ns] = atoi(argv[ns + 1]);
-    const char *tmp = getenv("TMPDIR");
     char path[1024];
-    snprintf(path, sizeof path, "%s/bench_netlist.%d.pnl.sp", tmp && *tmp ? tmp : "/tmp",
-             (int)getpid());
+    bench_scratch_path(path, sizeof path, "bench_netlist", ".pnl.sp");
     printf("PNL netlist throughput: one Clements mesh of an N x N Haar unitary\n");
     printf("%6s %9s %8s %8s %11s %11s %8s %11s %11s\n", "N", "MZIs", "size_MB", "write_s",
            "write_MB/s", "(cpu MB/s)", "read_s", "read_MB/s", "(cpu MB/s)");

@@ -9,6 +9,9 @@
  * reader libFuzzer's bytes and a table of files in memory: nothing is
  * written anywhere, and no environment variable is read or set.
  *
+ * The matrix readers of fileio.h (.npy, .csv) share one signature, and so
+ * one body: fz_matrix_reader.
+ *
  * The soft resource limits are lowered for fuzzing (optinc-limits(7)): a
  * 64-mode matrix exercises every code path a 1024-mode one does, and keeps
  * each execution in the microseconds, so the fuzzer spends its time on
@@ -21,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "optinc/fileio.h"
 #include "optinc/limits.h"
 #include "optinc/text.h"
 
@@ -71,6 +75,25 @@ static inline optinc_status fz_resolve(void *ctx, const char *from, const char *
     }
     return optinc_fail(err, OPTINC_EINPUT, rel, 0, 0, "cannot open %s '%s': No such file or "
                        "directory", what, rel);
+}
+
+/* A matrix reader of fileio.h (optinc_npy_parse, optinc_csv_parse). */
+typedef optinc_status (*fz_matrix_parse)(const optinc_input *in, optinc_cmat **out,
+                                         int *is_complex, optinc_error *err);
+
+/* The body of a matrix reader's target: parse on libFuzzer's bytes as they
+ * are (no file, no terminating NUL) under the display name name, the
+ * matrix freed when it reads. */
+static inline int fz_matrix_reader(fz_matrix_parse parse, const char *name, const uint8_t *data,
+                                   size_t size)
+{
+    optinc_input in = {name, (const char *)data, size};
+    optinc_cmat *m = NULL;
+    optinc_error err;
+    int is_complex;
+    if (parse(&in, &m, &is_complex, &err) == OPTINC_OK)
+        optinc_cmat_free(m);
+    return 0;
 }
 
 #endif

@@ -13,6 +13,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "compiler/core/freeall.h"
 #include "compiler/export/walk.h"
 #include "compiler/netlist/dialect.h"
 #include "optinc/fileio.h"
@@ -182,9 +183,8 @@ optinc_status ex_layer_build(const optinc_circuit *c, int layer, ex_layer *x, op
 
 void ex_layer_free(ex_layer *x)
 {
-    free(x->el);
-    free(x->end);
-    free(x->boundary);    /* boundary_mode is its second half */
+    /* boundary_mode is the second half of boundary's block */
+    OPTINC_FREE_ALL(x->el, x->end, x->boundary);
     memset(x, 0, sizeof *x);
 }
 

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "compiler/core/freeall.h"
 #include "optinc/circuit.h"
 
 #define ENTRY_MAX 1e140
@@ -43,15 +44,14 @@
 optinc_circuit *optinc_circuit_new(const char *name, int n_layers)
 {
     optinc_circuit *c = calloc(1, sizeof *c);
-    if (!c)
-        return NULL;
-    snprintf(c->name, sizeof c->name, "%s", name);
-    c->n_layers = n_layers;
-    c->layers = calloc((size_t)n_layers + 1, sizeof *c->layers);
-    if (!c->layers) {
-        free(c);
+    optinc_layer *layers = calloc((size_t)n_layers + 1, sizeof *layers);
+    if (!c || !layers) {
+        OPTINC_FREE_ALL(c, layers);
         return NULL;
     }
+    snprintf(c->name, sizeof c->name, "%s", name);
+    c->n_layers = n_layers;
+    c->layers = layers;
     return c;
 }
 
@@ -69,9 +69,7 @@ void optinc_circuit_free(optinc_circuit *c)
     }
     for (int i = 0; i < c->n_warnings; i++)
         free(c->warnings[i]);
-    free(c->warnings);
-    free(c->layers);
-    free(c);
+    OPTINC_FREE_ALL(c->warnings, c->layers, c);
 }
 
 void optinc_circuit_warn(optinc_circuit *c, const char *fmt, ...)
@@ -496,9 +494,7 @@ static optinc_status compile_segmented(const optinc_spec *spec, const optinc_spe
         if (mesh)
             optinc_mesh_free(mesh[b]);
     }
-    free(U);
-    free(mesh);
-    free(sigma);
+    OPTINC_FREE_ALL(U, mesh, sigma);
     optinc_cmat_free(X);
     return st;
 }

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "compiler/core/bigmem.h"
+#include "compiler/core/freeall.h"
 #include "optinc/mesh.h"
 
 typedef struct telem { int mode; double theta, phi; } telem;
@@ -508,11 +509,8 @@ optinc_mesh *optinc_mesh_new(optinc_mesh_kind kind, int modes)
 
 void optinc_mesh_free(optinc_mesh *m)
 {
-    if (m) {
-        free(m->mzi);
-        free(m->screen);
-        free(m);
-    }
+    if (m)
+        OPTINC_FREE_ALL(m->mzi, m->screen, m);
 }
 
 /* Columns, sort, physical settings with the carried phase, quantization.
@@ -577,10 +575,7 @@ optinc_status optinc_mesh_decompose(const optinc_cmat *U, optinc_mesh_kind kind,
     double *screen = calloc((size_t)n, sizeof *screen);
     if (!mesh || !W.re || !W.im || !el || !screen) {
         optinc_mesh_free(mesh);
-        free(W.re);
-        free(W.im);
-        free(el);
-        free(screen);
+        OPTINC_FREE_ALL(W.re, W.im, el, screen);
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory decomposing %dx%d", n, n);
     }
     /* Reck works on V = U^H (see reck_null): its row elements, taken in
@@ -600,10 +595,7 @@ optinc_status optinc_mesh_decompose(const optinc_cmat *U, optinc_mesh_kind kind,
      * slots of 12 bytes mesh_from_elements sorts. */
     _Static_assert(sizeof(slot) <= 2 * sizeof(double), "a plane holds the slots");
     int rc = mesh_from_elements(mesh, el, screen, q, (slot *)W.re, (slot *)W.im);
-    free(W.re);
-    free(W.im);
-    free(el);
-    free(screen);
+    OPTINC_FREE_ALL(W.re, W.im, el, screen);
     if (rc) {
         optinc_mesh_free(mesh);
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory decomposing %dx%d", n, n);
@@ -730,10 +722,7 @@ optinc_status optinc_mesh_apply(const optinc_mesh *mesh, optinc_cmat *M)
     int *mode = malloc(sizeof *mode * ((size_t)nz + 1));
     if (!t || !planes || !order || !mode
         || sweep_order(mesh, order)) {
-        free(t);
-        free(planes);
-        free(order);
-        free(mode);
+        OPTINC_FREE_ALL(t, planes, order, mode);
         return OPTINC_ERUN;
     }
     double *scr = t + 8 * (size_t)nz;
@@ -760,10 +749,7 @@ optinc_status optinc_mesh_apply(const optinc_mesh *mesh, optinc_cmat *M)
         mesh_chunk(&w, re, im, lo, hi);
         chunk_store_mesh(M, b0, re, im);
     }
-    free(t);
-    free(planes);
-    free(order);
-    free(mode);
+    OPTINC_FREE_ALL(t, planes, order, mode);
     return OPTINC_OK;
 }
 

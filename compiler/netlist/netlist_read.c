@@ -24,6 +24,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include "compiler/core/freeall.h"
 #include "compiler/netlist/read.h"
 
 /* The circuit the checked netlist describes: layers from the header, then
@@ -83,26 +84,11 @@ static optinc_status build(reader *r, optinc_circuit **out)
 
 static void reader_free(reader *r)
 {
-    for (int i = 0; i < r->nfiles; i++) {
-        free(r->files[i].name);
-        free(r->files[i].data);
-        free(r->files[i].key);
-    }
-    free(r->files);
-    free(r->toks);
-    free(r->stmts);
-    free(r->metas);
-    free(r->cells);
+    for (int i = 0; i < r->nfiles; i++)
+        OPTINC_FREE_ALL(r->files[i].name, r->files[i].data, r->files[i].key);
     nl_ht_free(&r->cell_names);
-    free(r->insts);
-    free(r->pool);
-    free(r->cparams);
-    free(r->globals);
-    free(r->prims);
-    free(r->frames);
-    free(r->end0);
-    free(r->end1);
-    free(r->stk);
+    OPTINC_FREE_ALL(r->files, r->toks, r->stmts, r->metas, r->cells, r->insts, r->pool,
+                    r->cparams, r->globals, r->prims, r->frames, r->end0, r->end1, r->stk);
 }
 
 optinc_status optinc_netlist_parse(const optinc_input *in, const optinc_read_opts *opts,

@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "compiler/core/freeall.h"
 #include "compiler/netlist/dialect.h"
 #include "compiler/netlist/read.h"
 
@@ -527,14 +528,7 @@ int nl_trace(reader *r, optinc_circuit *c, layer_meta *lm)
         }
     rc = 0;
 out:
-    free(net);
-    free(from);
-    free(t.net);
-    free(t.from);
-    free(t.last);
-    free(t.pm);
-    free(t.pmode);
-    free(t.pcol);
+    OPTINC_FREE_ALL(net, from, t.net, t.from, t.last, t.pm, t.pmode, t.pcol);
     return rc;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "compiler/core/bigmem.h"
+#include "compiler/core/freeall.h"
 #include "compiler/core/numtext.h"
 #include "compiler/netlist/read.h"
 
@@ -289,9 +290,7 @@ uint32_t nl_ht_hash(const char *p, int n)
 
 void nl_ht_free(htab *h)
 {
-    free(h->slot);
-    free(h->key);
-    free(h->klen);
+    OPTINC_FREE_ALL(h->slot, h->key, h->klen);
     memset(h, 0, sizeof *h);
 }
 

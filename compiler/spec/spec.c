@@ -34,6 +34,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <yaml.h>
+#include "compiler/core/freeall.h"
 #include "optinc/fileio.h"
 #include "optinc/limits.h"
 #include "optinc/spec.h"
@@ -330,14 +331,9 @@ void optinc_spec_free(optinc_spec *spec)
 {
     if (!spec)
         return;
-    for (int i = 0; i < spec->n_info; i++) {
-        free(spec->info[i].key);
-        free(spec->info[i].value);
-    }
-    free(spec->info);
+    for (int i = 0; i < spec->n_info; i++)
+        OPTINC_FREE_ALL(spec->info[i].key, spec->info[i].value);
     for (int i = 0; i < spec->n_matrices; i++)
         free(spec->matrices[i].data);
-    free(spec->matrices);
-    free(spec->layers);
-    free(spec);
+    OPTINC_FREE_ALL(spec->info, spec->matrices, spec->layers, spec);
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "compiler/core/freeall.h"
 #include "optinc/allreduce.h"
 #include "runtime/allreduce/plan.h"
 #include "runtime/allreduce/workers.h"
@@ -75,11 +76,7 @@ void optinc_allreduce_free(optinc_allreduce *ar)
         return;
     ar_workers_free(ar->workers);
     optinc_agg_lut_free(ar->own_lut);
-    free(ar->own_table);
-    free(ar->absmax);
-    free(ar->codes);
-    free(ar->own_codes);
-    free(ar);
+    OPTINC_FREE_ALL(ar->own_table, ar->absmax, ar->codes, ar->own_codes, ar);
 }
 
 void optinc_allreduce_set_residuals(optinc_allreduce *ar, float *const *residuals, int count)

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "compiler/core/freeall.h"
 #include "optinc/comm.h"
 #include "runtime/allreduce/backend.h"
 #include "runtime/allreduce/plan.h"
@@ -223,12 +224,7 @@ static void wd_free(watchdog *wd)
 {
     if (!wd)
         return;
-    free(wd->seen);
-    free(wd->inbox);
-    free(wd->recv);
-    free(wd->send);
-    free(wd->done);
-    free(wd);
+    OPTINC_FREE_ALL(wd->seen, wd->inbox, wd->recv, wd->send, wd->done, wd);
 }
 
 

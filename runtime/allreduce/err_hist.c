@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "compiler/core/freeall.h"
 #include "optinc/allreduce.h"
 #include "optinc/text.h"
 
@@ -206,7 +207,5 @@ void optinc_err_hist_free(optinc_err_hist *h)
 {
     if (!h)
         return;
-    free(h->delta);
-    free(h->cdf);
-    free(h);
+    OPTINC_FREE_ALL(h->delta, h->cdf, h);
 }

@@ -23,6 +23,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "compiler/core/freeall.h"
 #include "optinc/allreduce.h"
 #include "optinc/rng.h"
 #include "runtime/allreduce/plan.h"
@@ -631,9 +632,7 @@ optinc_status optinc_ar_codes_mpi(optinc_comm *comm, optinc_allreduce *ar, uint6
     }
     if (!st)
         optinc_ar_decode(ar, codes, 0, n, absmax, g);
-    free(absmax);
-    free(codes);
-    free(recv);
+    OPTINC_FREE_ALL(absmax, codes, recv);
     return st;
 }
 #endif

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "compiler/core/freeall.h"
 #include "optinc/onn.h"
 #include "optinc/onn_aggregate.h"
 
@@ -103,9 +104,7 @@ void optinc_agg_lut_free(optinc_agg_lut *lut)
 {
     if (!lut)
         return;
-    free(lut->code);
-    free(lut->weight);
-    free(lut);
+    OPTINC_FREE_ALL(lut->code, lut->weight, lut);
 }
 
 size_t optinc_agg_lut_index(const optinc_agg_lut *lut, const uint16_t *codes)

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "compiler/core/freeall.h"
 #include "optinc/onn.h"
 #include "optinc/rng.h"
 
@@ -232,9 +233,7 @@ static void trainer_free(trainer *t)
         }
         free(T->seg);
     }
-    free(t->layer);
-    free(t->dH0);
-    free(t->dH1);
+    OPTINC_FREE_ALL(t->layer, t->dH0, t->dH1);
 }
 
 static int trainer_init(trainer *t, optinc_onn *net, const optinc_onn_train_opts *o, int resume)

@@ -36,6 +36,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "compiler/core/freeall.h"
 #include "compiler/core/lbfgs.h"
 #include "optinc/calibration.h"
 #include "runtime/sim/chip.h"
@@ -277,9 +278,7 @@ static int refit(const optinc_mesh *mesh, const double *kappa, const optinc_quan
             }
         }
     }
-    free(nt);
-    free(buf);
-    free(x);
+    OPTINC_FREE_ALL(nt, buf, x);
     return st;
 }
 
@@ -457,10 +456,7 @@ optinc_status optinc_calibrate_circuit(optinc_circuit *c, const optinc_calibrati
     }
     for (int l = 0; ref && l < n; l++)
         optinc_cmat_free(ref[l]);
-    free(ref);
-    free(before);
-    free(unreach);
-    free(tmp);
+    OPTINC_FREE_ALL(ref, before, unreach, tmp);
     return st;
 }
 

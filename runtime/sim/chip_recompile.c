@@ -28,6 +28,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include "compiler/core/freeall.h"
 #include "optinc/calibration.h"
 #include "runtime/sim/chip.h"
 
@@ -184,9 +185,7 @@ optinc_status optinc_chip_recompile(optinc_chip *chip, const optinc_calibration 
                     cs->screen_drive[r] = d[2 * n + r];
                 optinc_chip_stage_realize(cs);
             }
-            free(ph);
-            free(e);
-            free(d);
+            OPTINC_FREE_ALL(ph, e, d);
         }
     }
     return st;

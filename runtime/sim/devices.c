@@ -38,6 +38,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "compiler/core/freeall.h"
 #include "chip.h"
 
 enum { STREAM_PHASE = 0, STREAM_COUPLER = 1 };
@@ -87,10 +88,7 @@ int optinc_chip_prog_alloc(chip_prog *p, int n_mzi, int modes)
 
 void optinc_chip_prog_free(chip_prog *p)
 {
-    free(p->m);
-    free(p->mf);
-    free(p->screen);
-    free(p->screenf);
+    OPTINC_FREE_ALL(p->m, p->mf, p->screen, p->screenf);
     memset(p, 0, sizeof *p);
 }
 
@@ -439,17 +437,11 @@ void optinc_chip_free(optinc_chip *chip)
     for (int l = 0; chip->layer && l < chip->n_layers; l++)
         for (int s = 0; s < chip->layer[l].n_stages; s++) {
             chip_stage *cs = &chip->layer[l].stage[s];
-            free(cs->mzi);
-            free(cs->screen_drive);
-            free(cs->work);
-            free(cs->att);
-            free(cs->branch);
-            free(cs->pad_in);
-            free(cs->pad_out);
             optinc_chip_prog_free(&cs->prog);
+            OPTINC_FREE_ALL(cs->mzi, cs->screen_drive, cs->work, cs->att, cs->branch,
+                            cs->pad_in, cs->pad_out);
         }
-    free(chip->layer);
-    free(chip);
+    OPTINC_FREE_ALL(chip->layer, chip);
 }
 
 /* ------------------------------------------------------------------ inspection */

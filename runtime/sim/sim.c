@@ -24,6 +24,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "compiler/core/freeall.h"
 #include "chip.h"
 
 #define SIM_BC 64
@@ -272,10 +273,7 @@ void optinc_mc_result_free(optinc_mc_result *r)
 {
     if (!r)
         return;
-    free(r->before);
-    free(r->after);
-    free(r->samples);
-    free(r);
+    OPTINC_FREE_ALL(r->before, r->after, r->samples, r);
 }
 
 static void fid_values(const optinc_fidelity *f, double x[3])

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "compiler/core/freeall.h"
 #include "optinc/dataset.h"
 
 #define IDX_IMAGES 0x00000803u
@@ -196,7 +197,5 @@ void optinc_dataset_free(optinc_dataset *ds)
 {
     if (!ds)
         return;
-    free(ds->images);
-    free(ds->labels);
-    free(ds);
+    OPTINC_FREE_ALL(ds->images, ds->labels, ds);
 }

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "compiler/core/freeall.h"
 #include "optinc/dataset.h"
 #include "optinc/fileio.h"
 #include "optinc/rng.h"
@@ -404,14 +405,7 @@ static void run_free(run *r)
     if (r->grads)
         for (int k = 0; r->grads[k]; k++)
             free(r->grads[k]);
-    free(r->grads);
-    free(r->order);
-    free(r->idx);
-    free(r->labels);
-    free(r->s.w);
-    free(r->s.v);
-    free(r->s.resid);
-    free(r->s.hist);
+    OPTINC_FREE_ALL(r->grads, r->order, r->idx, r->labels, r->s.w, r->s.v, r->s.resid, r->s.hist);
 }
 
 static optinc_status setup(const optinc_train_config *cfg, const optinc_comm *comm, run *r,
