@@ -60,6 +60,19 @@ static optinc_allreduce *plan(const char *name, int N, const optinc_agg_lut *lut
     return ar;
 }
 
+/* Injected output errors from the counts 0, 2, 1 of the deltas -1, 0, +1, at
+ * rate p_error. */
+static optinc_err_hist *errors_at_rate(double p_error)
+{
+    uint64_t counts[3] = {0, 2, 1};
+    optinc_err_hist *h;
+    optinc_error err;
+    cr_assert_eq(optinc_err_hist_from_counts(counts, 3, 1, &h, &err), OPTINC_OK, "%s",
+                 err.message);
+    h->p_error = p_error;
+    return h;
+}
+
 static void run(optinc_allreduce *ar, uint64_t step, float **g, size_t n, optinc_ar_stats *st)
 {
     optinc_error err;
@@ -328,11 +341,8 @@ Test(allreduce, zero_and_extreme_blocks)
  * take the clamp (zero, subnormal, infinite, NaN) and a last short block. */
 Test(allreduce, same_bytes_for_any_thread_count)
 {
-    uint64_t counts[3] = {0, 2, 1};
-    optinc_err_hist *h;
+    optinc_err_hist *h = errors_at_rate(0.01);
     optinc_error err;
-    cr_assert_eq(optinc_err_hist_from_counts(counts, 3, 1, &h, &err), OPTINC_OK);
-    h->p_error = 0.01;
     const struct { const char *name; int N, bits, inject; } cases[] = {
         {"ring", 5, 8, 0}, {"exact", 5, 8, 0}, {"optinc", 4, 8, 0}, {"optinc", 6, 8, 0},
         {"optinc", 4, 10, 0}, {"quantized", 3, 8, 0}, {"optinc", 4, 8, 1},
@@ -384,11 +394,8 @@ Test(allreduce, same_bytes_for_any_thread_count)
  * thread. */
 Test(allreduce, late_workers_stay_out_of_the_next_job)
 {
-    uint64_t counts[3] = {0, 2, 1};
-    optinc_err_hist *h;
+    optinc_err_hist *h = errors_at_rate(0.05);
     optinc_error err;
-    cr_assert_eq(optinc_err_hist_from_counts(counts, 3, 1, &h, &err), OPTINC_OK);
-    h->p_error = 0.05;
     int N = 4;
     size_t n = 400;
     optinc_allreduce *ar[2];
@@ -834,11 +841,7 @@ static optinc_allreduce *own_plan(const char *name, int N, int bits, int block, 
  * errors, over steps that reuse the residuals; and they change the result. */
 Test(allreduce, feedback_and_rounding_same_bytes_for_any_thread_count)
 {
-    uint64_t counts[3] = {0, 2, 1};
-    optinc_err_hist *h;
-    optinc_error err;
-    cr_assert_eq(optinc_err_hist_from_counts(counts, 3, 1, &h, &err), OPTINC_OK);
-    h->p_error = 0.01;
+    optinc_err_hist *h = errors_at_rate(0.01);
     const struct { const char *name; int N, feedback, stochastic, inject; } cases[] = {
         {"optinc", 4, 1, 0, 0}, {"optinc", 4, 0, 1, 0}, {"optinc", 4, 1, 1, 1},
         {"quantized", 5, 1, 1, 0}, {"quantized", 3, 1, 0, 1}};
