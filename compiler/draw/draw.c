@@ -604,7 +604,7 @@ static void put_chains(builder *b, const optinc_stage *s, int start)
         Agnode_t *prev = NULL;
         int run = split ? x : optinc_combine_source(s, x, 0);
         for (int k = 0; k + 1 < s->fan; k++) {
-            double tap = split ? optinc_split_tap(s->fan, k) : optinc_combine_tap(s->fan, k);
+            double tap = optinc_chain_tap(s, k);
             snprintf(name, sizeof name, "%s_%s_%c_c%d_r%d", optinc_cards[kind].prefix,
                      b->L->name, s->tag, k, x);
             snprintf(tip, sizeof tip, "%s: link %d of the %s chain of %s %d, tap %.6g", name, k,

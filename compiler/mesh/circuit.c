@@ -120,8 +120,10 @@ void optinc_att_channel(const optinc_stage *s, int k, int *in, int *out)
     *out = b * s->block_out + kk;
 }
 
-double optinc_split_tap(int fan, int k) { return 1.0 / (fan - k); }
-double optinc_combine_tap(int fan, int k) { (void)fan; return 1.0 / (k + 2); }
+double optinc_chain_tap(const optinc_stage *s, int k)
+{
+    return s->kind == OPTINC_STAGE_SPLIT ? 1.0 / (s->fan - k) : 1.0 / (k + 2);
+}
 
 int optinc_segment_plan(int rows, int cols, int R, int G, optinc_stage plan[OPTINC_STAGES_MAX])
 {

@@ -385,8 +385,8 @@ static void put_att(writer *w, const optinc_stage *s, int last)
  * out along fan-1 split cards (link k taps block row k, its out1 feeds link
  * k+1, the last out1 is block row fan-1); COMBINE adds the fan block
  * columns of output y along fan-1 comb cards (link k adds block column k+1
- * on in1 to the running sum on in0).  Taps are optinc_split_tap and
- * optinc_combine_tap, so every branch carries 1/sqrt(fan). */
+ * on in1 to the running sum on in0).  Taps are optinc_chain_tap's, so every
+ * branch carries 1/sqrt(fan). */
 static void put_chains(writer *w, const optinc_stage *s, int last)
 {
     int split = s->kind == OPTINC_STAGE_SPLIT, n = split ? s->modes_in : s->modes_out;
@@ -408,7 +408,7 @@ static void put_chains(writer *w, const optinc_stage *s, int last)
                              optinc_split_target(s, x, k + 1));
                 else
                     nl_grid_name(out, sizeof out, w->prefix, NULL, w->L->name, s->tag, k, 'x', x);
-                set_value(&cl, TAP_POWER, optinc_split_tap(s->fan, k));
+                set_value(&cl, TAP_POWER, optinc_chain_tap(s, k));
                 put_card(w->f, OPTINC_CARD_SPLIT, name, (const char *[]){run, tap, out}, &cl);
                 memcpy(next[optinc_split_target(s, x, k)], tap, NET_MAX);
             } else {
@@ -418,7 +418,7 @@ static void put_chains(writer *w, const optinc_stage *s, int last)
                     snprintf(out, sizeof out, "%s%s_C_m%d", w->prefix, w->L->name, x);
                 else
                     nl_grid_name(out, sizeof out, w->prefix, NULL, w->L->name, s->tag, k, 'x', x);
-                set_value(&cl, TAP_POWER, optinc_combine_tap(s->fan, k));
+                set_value(&cl, TAP_POWER, optinc_chain_tap(s, k));
                 put_card(w->f, OPTINC_CARD_COMB, name,
                          (const char *[]){run, w->cur[optinc_combine_source(s, x, k + 1)], out},
                          &cl);

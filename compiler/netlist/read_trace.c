@@ -362,7 +362,7 @@ static int chain_link(tracer *t, const optinc_stage *s, int e, int x, int k)
                          split ? "input" : "output", x, t->where, k, card);
     }
     int q = e >> 2;
-    double want = split ? optinc_split_tap(s->fan, k) : optinc_combine_tap(s->fan, k);
+    double want = optinc_chain_tap(s, k);
     if (!(fabs(r->prims[q].v[TAP_POWER] - want) <= 1e-9))
         return fail_prim(r, q, "has tap=%g, but link %d of a chain of %d in %s taps %.17g "
                          "(every branch carries 1/sqrt(%d)); write tap=%.17g", 

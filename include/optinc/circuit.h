@@ -67,11 +67,11 @@ typedef struct optinc_stage {
  * b = k / min(block_in, block_out), channel k joins mode b*block_in + k' to
  * mode b*block_out + k' (k' = k mod that minimum). */
 void optinc_att_channel(const optinc_stage *s, int k, int *in, int *out);
-/* Ideal power tap of link k (0-based) of a fan-g chain: the splitter that
- * sends 1/(g-k) of what reaches it to its tap, the combiner that adds
- * 1/(k+2) of its new input; with these every branch carries 1/sqrt(g). */
-double optinc_split_tap(int fan, int k);
-double optinc_combine_tap(int fan, int k);
+/* Ideal power tap of link k (0-based) of the fan-g chains of a SPLIT or
+ * COMBINE stage: the splitter that sends 1/(g-k) of what reaches it to its
+ * tap, the combiner that adds 1/(k+2) of its new input; with these every
+ * branch carries 1/sqrt(g). */
+double optinc_chain_tap(const optinc_stage *s, int k);
 /* The four stages of a rows x cols layer cut into an R x G grid (kind, tag,
  * modes, fan, block, channels filled; mesh and att NULL).  Returns 4. */
 int optinc_segment_plan(int rows, int cols, int R, int G, optinc_stage plan[OPTINC_STAGES_MAX]);

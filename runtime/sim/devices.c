@@ -359,7 +359,7 @@ static int init_chain_stage(chip_stage *cs, const optinc_stage *st, const optinc
     for (int x = 0; x < n; x++) {
         double *b = cs->branch + (size_t)x * g;
         for (int k = 0; k + 1 < g; k++) {
-            double ideal = split ? optinc_split_tap(g, k) : optinc_combine_tap(g, k);
+            double ideal = optinc_chain_tap(st, k);
             tap[k] = sigma > 0 ? clamp01(ideal + sigma * optinc_rng_normal(&rng)) : ideal;
         }
         double pass = 1;     /* split: what reaches link i; comb: set from the end */
