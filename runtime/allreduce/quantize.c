@@ -106,14 +106,19 @@ static void block_steps(const optinc_allreduce *ar, float absmax, float *inv, fl
  * read a code from the low 8 bits of the word, or subtract the bias. */
 #define CODE_BIAS 0x4b400000u
 
-/* CODE_BIAS + rint(g * inv) + off, x = g * inv clamped to [-top, top] (which
- * also maps NaN to the lowest code). */
-static inline uint32_t code_bits_clamped(float g, float inv, float top, float magic)
+/* g * inv, the value in LSBs, clamped to [-top, top] (which also maps NaN
+ * to -top, the lowest code). */
+static inline float scaled_clamped(float g, float inv, float top)
 {
     float x = g * inv;
     x = x > -top ? x : -top;
-    x = x < top ? x : top;
-    float y = x + magic;
+    return x < top ? x : top;
+}
+
+/* CODE_BIAS + rint(x) + off for x = scaled_clamped(g, inv, top). */
+static inline uint32_t code_bits_clamped(float g, float inv, float top, float magic)
+{
+    float y = scaled_clamped(g, inv, top) + magic;
     uint32_t b;
     memcpy(&b, &y, sizeof b);
     return b;
@@ -268,12 +273,9 @@ static void own_block(const optinc_allreduce *ar, uint64_t key, const float *g, 
     if (!ar->cfg.stochastic_rounding)
         quantize_span(g + lo, codes, hi - lo, inv, top, off);
     else
-        for (size_t j = lo; j < hi; j++) {
-            float x = g[j] * inv;
-            x = x > -top ? x : -top;
-            x = x < top ? x : top;
-            codes[j - lo] = (uint16_t)((int)floor((double)x + draw(key, j)) + (int)off);
-        }
+        for (size_t j = lo; j < hi; j++)
+            codes[j - lo] = (uint16_t)((int)floor((double)scaled_clamped(g[j], inv, top) +
+                                                 draw(key, j)) + (int)off);
     if (e)
         for (size_t j = lo; j < hi; j++) {
             float miss = g[j] - (float)((int)codes[j - lo] - (int)off) * stp;
