@@ -137,9 +137,7 @@ static optinc_status device_finish(device_opts *d, optinc_onn_devices *out, opti
         optinc_status st = optinc_chip_spec_load(d->chip_path, cli_read_opts(), &d->chip, err);
         if (st)
             return st;
-        d->dev.chip = &d->chip.components;
-        d->dev.measure_phase_sigma_rad = d->chip.calibration.phase_sigma_rad;
-        d->dev.measure_splitter_sigma = d->chip.calibration.splitter_sigma;
+        optinc_onn_devices_use_chip(&d->dev, &d->chip, d->dev.calibrate);
     } else if (d->dev.calibrate) {
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "--calibrate recompiles a chip "
                            "from its measurement; give the chip with --chip CHIP.yaml");

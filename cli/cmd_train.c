@@ -647,10 +647,7 @@ static optinc_status onn_table(opts *o, optinc_agg_lut **lut, optinc_onn_report 
         cli_input(o->chip_path, "chip file");
         if ((st = optinc_chip_spec_load(o->chip_path, cli_read_opts(), &o->chip, err)))
             return st;
-        dev.chip = &o->chip.components;
-        dev.calibrate = o->calibrate;
-        dev.measure_phase_sigma_rad = o->chip.calibration.phase_sigma_rad;
-        dev.measure_splitter_sigma = o->chip.calibration.splitter_sigma;
+        optinc_onn_devices_use_chip(&dev, &o->chip, o->calibrate);
     }
     cli_input(path, "ONN");
     st = optinc_agg_lut_onn(path, cli_read_opts(), o->cfg.servers, o->cfg.bits, &dev, lut, rep,

@@ -13,6 +13,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "compiler/spec/spec_internal.h"
 
@@ -100,4 +101,24 @@ optinc_status optinc_chip_spec_load(const char *path, const optinc_read_opts *op
     memset(out, 0, sizeof *out);
     return optinc_read_whole(path, OPTINC_CHIP_SPEC_FILE_MAX, opts, "chip file", parse_into, out,
                              err);
+}
+
+optinc_status optinc_chip_spec_open(const char *path, const optinc_read_opts *opts,
+                                    optinc_chip_spec **out, optinc_error *err)
+{
+    optinc_chip_spec *chip = malloc(sizeof *chip);
+    *out = NULL;
+    if (!chip)
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    optinc_status st = optinc_chip_spec_load(path, opts, chip, err);
+    if (st)
+        free(chip);
+    else
+        *out = chip;
+    return st;
+}
+
+void optinc_chip_spec_free(optinc_chip_spec *chip)
+{
+    free(chip);
 }

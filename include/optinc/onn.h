@@ -347,6 +347,13 @@ typedef struct optinc_onn_devices {
 
 #define OPTINC_ONN_CONTINUOUS 2
 
+/* dev evaluates the chip of a chip file: its components (chip is borrowed,
+ * so it must outlive dev's use) and, when calibrate is 1, the recompilation
+ * from a measurement with the errors of its calibration: table (0 when the
+ * file has none: a perfect measurement). */
+void optinc_onn_devices_use_chip(optinc_onn_devices *dev, const optinc_chip_spec *chip,
+                                 int calibrate);
+
 /* Evaluates circuit c (with meta m) on every reachable P output, or on
  * `sample` random ones when the box is bigger (0: always exhaustive), on the
  * chip dev describes.  codes (may be NULL) receives the decoded result of

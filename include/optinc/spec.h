@@ -229,6 +229,12 @@ optinc_status optinc_chip_spec_parse(const optinc_input *in, const optinc_read_o
 /* optinc_chip_spec_parse() on the regular file at path. */
 optinc_status optinc_chip_spec_load(const char *path, const optinc_read_opts *opts,
                                     optinc_chip_spec *out, optinc_error *err);
+/* optinc_chip_spec_load() into a chip of its own, for callers that cannot
+ * size the struct (the Python package); *out is NULL on failure.  Free it
+ * with optinc_chip_spec_free(). */
+optinc_status optinc_chip_spec_open(const char *path, const optinc_read_opts *opts,
+                                    optinc_chip_spec **out, optinc_error *err);
+void optinc_chip_spec_free(optinc_chip_spec *chip);
 
 /* The defaults every components table starts from. */
 void optinc_components_defaults(optinc_components *c);

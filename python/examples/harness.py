@@ -61,6 +61,10 @@ def parser(description, epochs, train_subset, lr):
     p.add_argument("--onn", default=None, metavar="PATH",
                    help="the ONN optinc aggregates through, or exact (default: the shipped "
                         "4-server unit netlists/onn4x8.pnl.sp with 4 servers, exact otherwise)")
+    p.add_argument("--chip", default=None, metavar="CHIP.yaml",
+                   help="a chip file: every device error of the ONN's chip (optinc-onn(1))")
+    p.add_argument("--calibrate", action="store_true",
+                   help="with --chip: recompile the chip's drivers from its measurement")
     p.add_argument("--inject", default=None, metavar="HIST",
                    help="output errors to inject into optinc (a histogram file, or onn)")
     p.add_argument("--csv", default=None, help="metrics file (default NAME-ALLREDUCE-sSEED.csv)")
@@ -104,8 +108,9 @@ def attach_hook(model, args, rank):
         model.register_comm_hook(counter, ring_hook)
         return lambda: counter.sent
     onn = args.onn or ("netlists/onn4x8.pnl.sp" if args.servers == 4 else "exact")
+    chip = dict(file=args.chip, calibrate=args.calibrate) if args.chip else None
     state = optinc.torch.OptincHookState(algorithm=args.allreduce, onn=onn, seed=args.seed,
-                                         inject=args.inject)
+                                         chip=chip, inject=args.inject)
     model.register_comm_hook(state, optinc.torch.optinc_hook)
     return lambda: state.bytes_sent
 
@@ -216,6 +221,12 @@ def fmt(v):
 
 def run(workload, args, name):
     """Trains workload on args.servers processes; writes the CSV (and the plot)."""
+    if args.calibrate and not args.chip:
+        sys.exit("%s: --calibrate recompiles a chip from its measurement; give the chip with "
+                 "--chip CHIP.yaml" % name)
+    if args.chip and args.allreduce != "optinc":
+        sys.exit("%s: --chip is the chip of the ONN that optinc aggregates through; use it "
+                 "with --allreduce optinc" % name)
     if args.csv is None:
         args.csv = "%s-%s-s%d.csv" % (name, args.allreduce, args.seed)
     mp.spawn(worker, args=(workload, args, free_port()), nprocs=args.servers)

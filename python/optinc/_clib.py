@@ -106,6 +106,9 @@ _PROTOTYPES = {
     "optinc_err_hist_from_counts": (c_int, [P(c_uint64), c_int, c_int, P(P(CErrHist)),
                                             P(CError)]),
     "optinc_err_hist_free": (None, [P(CErrHist)]),
+    "optinc_chip_spec_open": (c_int, [c_char_p, c_void_p, P(c_void_p), P(CError)]),
+    "optinc_chip_spec_free": (None, [c_void_p]),
+    "optinc_onn_devices_use_chip": (None, [P(COnnDevices), c_void_p, c_int]),
 }
 
 

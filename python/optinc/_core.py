@@ -90,6 +90,27 @@ def algorithm(name):
 
 # ---- chips and aggregation tables ------------------------------------------
 
+class _Owner:
+    """Holds a C pointer and frees it once."""
+
+    def _own(self, ptr, free):
+        self._ptr = ptr
+        self._finalizer = weakref.finalize(self, free, ptr)
+
+    def close(self):
+        """Frees the C object now (it is freed when collected otherwise)."""
+        self._finalizer()
+
+
+class _ChipFile(_Owner):
+    """A chip file read by the library (optinc_chip_spec)."""
+
+    def __init__(self, path):
+        out = ctypes.c_void_p()
+        _call(lib.optinc_chip_spec_open, _path(path), None, ctypes.byref(out))
+        self._own(out, lib.optinc_chip_spec_free)
+
+
 class Chip:
     """The devices an ONN is simulated on (optinc_onn_devices).
 
@@ -97,13 +118,25 @@ class Chip:
     uses the phase drivers' codes; phase_sigma (radians) adds a static phase
     error to every phase shifter (and implies programmed, as `optinc train
     --phase-sigma` does); continuous=True keeps the continuous phases with
-    that error.  seed draws the errors (None: the seed of the run)."""
+    that error.  file names a chip file (optinc-onn(1), CHIP FILES) with the
+    whole device model instead of those three, and calibrate=True recompiles
+    each chip's drivers from a lab's measurement of it (`--chip FILE
+    --calibrate`).  seed draws the errors (None: the seed of the run)."""
 
-    def __init__(self, programmed=False, phase_sigma=0.0, seed=None, continuous=False):
+    def __init__(self, programmed=False, phase_sigma=0.0, seed=None, continuous=False,
+                 file=None, calibrate=False):
         if phase_sigma < 0:
             raise ValueError("phase_sigma %r: give a standard deviation >= 0 rad" % phase_sigma)
+        if file is not None and (programmed or phase_sigma or continuous):
+            raise ValueError("a chip file gives the whole device model: leave out programmed, "
+                             "phase_sigma and continuous (put phase_error_sigma_rad in the file)")
+        if calibrate and file is None:
+            raise ValueError("calibrate recompiles a chip from its measurement: give the chip "
+                             "file with file=")
         self.programmed = bool(programmed or phase_sigma > 0 or continuous)
         self.phase_sigma, self.seed, self.continuous = float(phase_sigma), seed, continuous
+        self.file, self.calibrate = file, bool(calibrate)
+        self._spec = _ChipFile(file) if file is not None else None
 
     @classmethod
     def of(cls, chip):
@@ -123,9 +156,16 @@ class Chip:
     def devices(self, run_seed=0):
         ideal = _clib.ONN_CONTINUOUS if self.continuous else int(not self.programmed)
         seed = run_seed if self.seed is None else self.seed
-        return _clib.COnnDevices(ideal, self.phase_sigma, seed)
+        dev = _clib.COnnDevices(ideal, self.phase_sigma, seed)
+        if self._spec is not None:
+            lib.optinc_onn_devices_use_chip(ctypes.byref(dev), self._spec._ptr,
+                                            int(self.calibrate))
+        return dev
 
     def __repr__(self):
+        if self.file is not None:
+            return "Chip(file=%r, calibrate=%r, seed=%r)" % (self.file, self.calibrate,
+                                                            self.seed)
         return ("Chip(programmed=%r, phase_sigma=%r, seed=%r, continuous=%r)"
                 % (self.programmed, self.phase_sigma, self.seed, self.continuous))
 
@@ -134,18 +174,6 @@ Report = collections.namedtuple("Report", "checked correct accuracy weighted_acc
 Report.__doc__ = """How a chip's ONN table compares with the exact average: points of P's
 output space checked and correct, their ratio, the ratio over server inputs, and errors, a
 dict {delta in LSBs: count} without the 0 bin (the end bins hold everything beyond)."""
-
-
-class _Owner:
-    """Holds a C pointer and frees it once."""
-
-    def _own(self, ptr, free):
-        self._ptr = ptr
-        self._finalizer = weakref.finalize(self, free, ptr)
-
-    def close(self):
-        """Frees the C object now (it is freed when collected otherwise)."""
-        self._finalizer()
 
 
 class AggTable(_Owner):
@@ -173,7 +201,8 @@ class AggTable(_Owner):
         loaded) simulated on chip (see Chip.of; its errors drawn from seed
         unless the chip has its own) on every point of P's output space; its
         accuracy against the exact target is in .report."""
-        dev = Chip.of(chip).devices(seed)
+        chip = Chip.of(chip)        # kept: dev borrows the chip file it read
+        dev = chip.devices(seed)
         out, rep = ctypes.POINTER(_clib.CAggLut)(), _clib.COnnReport()
         _call(lib.optinc_agg_lut_onn, _path(path), None, int(servers), int(bits),
               ctypes.byref(dev), ctypes.byref(out), ctypes.byref(rep))

@@ -138,6 +138,30 @@ class TestPlan(unittest.TestCase):
         self.assertEqual(optinc.AggTable.onn(ONN, chip="programmed", seed=5).report,
                          optinc.AggTable.onn(ONN, chip=dict(programmed=True, seed=5)).report)
 
+    def test_chip_file_table_is_what_optinc_onn_verify_measures(self):
+        """A chip file, as drawn and recompiled from its measurement (a chip
+        without coupler errors, so the recompilation takes a second): the
+        numbers of `optinc onn verify --chip FILE [--calibrate]`."""
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "chip.yaml")
+            with open(path, "w") as f:
+                f.write("components:\n"
+                        "  mzi: {insertion_loss_dB: 0.1, phase_error_sigma_rad: 0.01}\n"
+                        "  phase_shifter: {bits: 12, thermal_crosstalk: 0.005}\n"
+                        "calibration: {phase_sigma_rad: 0.001}\n")
+            for calibrate in (False, True):
+                table = optinc.AggTable.onn(ONN, chip=dict(file=path, calibrate=calibrate),
+                                            seed=3)
+                cmd = [PROG, "onn", "verify", ONN, "--chip", path, "--chip-seed", "3", "--json"]
+                cli = json.loads(subprocess.run(cmd + ["--calibrate"] * calibrate, check=True,
+                                                capture_output=True, text=True).stdout)
+                self.assertEqual(table.report.correct, cli["correct"])
+                self.assertEqual(table.report.accuracy, cli["accuracy"])
+                accuracy = table.report.accuracy
+            # the drawn chip is far off, its recompiled drivers nearly exact
+            self.assertGreater(accuracy, 0.9)
+            self.assertEqual(repr(optinc.Chip(file=path, seed=2)),
+                             "Chip(file=%r, calibrate=False, seed=2)" % path)
 
     def test_error_feedback_and_stochastic_rounding(self):
         """Residuals kept by the caller: the time average of a constant
@@ -216,6 +240,17 @@ class TestBadInput(unittest.TestCase):
             optinc.Chip(phase_sigma=-1)
         with self.assertRaisesRegex(ValueError, "chip 'broken'"):
             optinc.AggTable.onn(ONN, chip="broken")
+        with self.assertRaisesRegex(ValueError, "whole device model"):
+            optinc.Chip(file="chip.yaml", programmed=True)
+        with self.assertRaisesRegex(ValueError, "give the chip file"):
+            optinc.Chip(calibrate=True)
+        with tempfile.NamedTemporaryFile("w", suffix=".yaml") as c:
+            c.write("components:\n  mzi: {insertion_loss_dB: -1}\n")
+            c.flush()
+            with self.assertRaises(optinc.Error) as e:
+                optinc.Chip(file=c.name)
+        self.assertEqual((e.exception.status, e.exception.file, e.exception.line),
+                         (2, c.name, 2))
 
 
 if __name__ == "__main__":

@@ -88,6 +88,18 @@ class TestWorkloads(unittest.TestCase):
     def test_llama_text(self):
         self.check("llama_text")
 
+    def test_chip_options_are_checked_before_any_process_starts(self):
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+        script = os.path.join(EXAMPLES, "resnet_fmnist.py")
+        for opts, text in ((["--calibrate"], "give the chip with --chip CHIP.yaml"),
+                           (["--chip", "c.yaml", "--allreduce", "ring"],
+                            "use it with --allreduce optinc")):
+            p = subprocess.run([sys.executable, script] + opts, cwd=self.tmp.name, env=env,
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 1, p.stderr)
+            self.assertIn(text, p.stderr)
+            self.assertEqual(os.listdir(self.tmp.name).count("resnet_fmnist-ring-s1.csv"), 0)
+
     @unittest.skipUnless(have("matplotlib"), "python3-matplotlib is not installed")
     def test_plot(self):
         sys.path.insert(0, EXAMPLES)

@@ -310,3 +310,12 @@ void optinc_onn_lut_free(optinc_onn_lut *lut)
         free(lut);
     }
 }
+
+void optinc_onn_devices_use_chip(optinc_onn_devices *dev, const optinc_chip_spec *chip,
+                                 int calibrate)
+{
+    dev->chip = &chip->components;
+    dev->calibrate = calibrate;
+    dev->measure_phase_sigma_rad = chip->calibration.phase_sigma_rad;
+    dev->measure_splitter_sigma = chip->calibration.splitter_sigma;
+}
