@@ -404,7 +404,15 @@ optinc_status optinc_chip_new(const optinc_circuit *c, const optinc_chip_options
     int bad = !chip->layer;
     for (int l = 0; !bad && l < c->n_layers; l++) {
         const optinc_layer *L = &c->layers[l];
-        chip->layer[l].n_stages = L->n_stages;
+        chip_layer *cl = &chip->layer[l];
+        cl->n_stages = L->n_stages;
+        cl->pass_through = L->pass_through;
+        cl->cols = L->cols;
+        cl->rows = L->rows;
+        cl->input_scale = L->input_scale;
+        cl->park = L->cols > L->rows ? L->cols : L->rows;
+        for (int s = 0; s < L->n_stages; s++)
+            cl->park = L->stage[s].modes_out > cl->park ? L->stage[s].modes_out : cl->park;
         for (int s = 0; !bad && s < L->n_stages; s++) {
             const optinc_stage *st = &L->stage[s];
             chip_stage *cs = &chip->layer[l].stage[s];
