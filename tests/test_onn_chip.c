@@ -139,12 +139,7 @@ Test(onn_chip, drivers_round_the_targets_to_the_chips_codes)
 {
     optinc_circuit *c = su_mesh_circuit(8, OPTINC_MESH_CLEMENTS, 4, NULL);
     c->layers[0].components.phase_shifter.bits = 5;
-    optinc_chip_options o;
-    optinc_chip_options_default(&o);
-    o.models = OPTINC_DEV_NONE;
-    o.drive_targets = OPTINC_DRIVE_REQUANTIZE;
-    optinc_chip *chip;
-    cr_assert_eq(optinc_chip_new(c, &o, 1, &chip, NULL), OPTINC_OK);
+    optinc_chip *chip = su_chip_driven(c, OPTINC_DEV_NONE, OPTINC_DRIVE_REQUANTIZE, 1);
     optinc_quantizer q = {5, 0, 2 * M_PI};
     const optinc_mesh *mesh = c->layers[0].stage[0].mesh;
     for (int i = 0; i < mesh->n_mzi; i++) {

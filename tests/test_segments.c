@@ -44,23 +44,37 @@ static void make_w(double w[ROWS][COLS])
         }
 }
 
-/* The spec text of W with `extra` under the layer (segments:, components:). */
-static char *spec_text(const char *extra)
+/* Spec text (in a buffer of cap bytes, *n of them used) of one rows x cols
+ * matrix W1 whose entry (r, c) is entry(r, c), up to its layers: line. */
+static char *matrix_spec(int rows, int cols, double (*entry)(int r, int c), size_t cap, size_t *n)
+{
+    char *t = malloc(cap);
+    *n = (size_t)snprintf(t, cap, "schema_version: 1\nname: seg\nsettings:\n  seed: 1\n"
+                          "matrices:\n  W1:\n    shape: [%d, %d]\n    dtype: real\n    data:\n",
+                          rows, cols);
+    for (int r = 0; r < rows; r++) {
+        *n += (size_t)snprintf(t + *n, cap - *n, "      - [");
+        for (int c = 0; c < cols; c++)
+            *n += (size_t)snprintf(t + *n, cap - *n, "%s%.17g", c ? ", " : "", entry(r, c));
+        *n += (size_t)snprintf(t + *n, cap - *n, "]\n");
+    }
+    *n += (size_t)snprintf(t + *n, cap - *n, "layers:\n  - name: L1\n    matrix: W1\n");
+    return t;
+}
+
+static double w_entry(int r, int c)
 {
     double w[ROWS][COLS];
     make_w(w);
-    size_t cap = 16384, n = 0;
-    char *t = malloc(cap);
-    n += (size_t)snprintf(t + n, cap - n, "schema_version: 1\nname: seg\nsettings:\n  seed: 1\n"
-                          "matrices:\n  W1:\n    shape: [%d, %d]\n    dtype: real\n    data:\n",
-                          ROWS, COLS);
-    for (int r = 0; r < ROWS; r++) {
-        n += (size_t)snprintf(t + n, cap - n, "      - [");
-        for (int c = 0; c < COLS; c++)
-            n += (size_t)snprintf(t + n, cap - n, "%s%.17g", c ? ", " : "", w[r][c]);
-        n += (size_t)snprintf(t + n, cap - n, "]\n");
-    }
-    snprintf(t + n, cap - n, "layers:\n  - name: L1\n    matrix: W1\n%s", extra);
+    return w[r][c];
+}
+
+/* The spec text of W with `extra` under the layer (segments:, components:). */
+static char *spec_text(const char *extra)
+{
+    size_t n, cap = 16384;
+    char *t = matrix_spec(ROWS, COLS, w_entry, cap, &n);
+    snprintf(t + n, cap - n, "%s", extra);
     return t;
 }
 
@@ -108,6 +122,17 @@ static double chip_error(const optinc_circuit *c, unsigned models)
     return worst;
 }
 
+/* The counts of the 2 x 3 grid of the test's W, and its exact form. */
+static void expect_grid_counts_and_exact(const optinc_layer *L)
+{
+    cr_expect_eq(optinc_layer_mzis(L), GRID_R * GRID_G * BC * (BC - 1) / 2);
+    cr_expect_eq(optinc_layer_attenuators(L), GRID_R * GRID_G * BR);
+    cr_expect_eq(optinc_layer_splitters(L), COLS * (GRID_R - 1));
+    cr_expect_eq(optinc_layer_combiners(L), ROWS * (GRID_G - 1));
+    cr_expect_lt(L->approximation_error, 1e-12);
+    cr_expect_lt(L->reconstruction_error, 1e-12, "%g", L->reconstruction_error);
+}
+
 Test(segments, compile_counts_and_exact_form)
 {
     char *spec = spec_text("    segments: [2, 3]\n");
@@ -116,12 +141,7 @@ Test(segments, compile_counts_and_exact_form)
     cr_expect_eq(L->seg_rows, GRID_R);
     cr_expect_eq(L->seg_cols, GRID_G);
     cr_expect_eq(L->n_stages, 4);
-    cr_expect_eq(optinc_layer_mzis(L), GRID_R * GRID_G * BC * (BC - 1) / 2);
-    cr_expect_eq(optinc_layer_attenuators(L), GRID_R * GRID_G * BR);
-    cr_expect_eq(optinc_layer_splitters(L), COLS * (GRID_R - 1));
-    cr_expect_eq(optinc_layer_combiners(L), ROWS * (GRID_G - 1));
-    cr_expect_lt(L->approximation_error, 1e-12);
-    cr_expect_lt(L->reconstruction_error, 1e-12, "%g", L->reconstruction_error);
+    expect_grid_counts_and_exact(L);
     cr_expect_lt(chip_error(c, OPTINC_DEV_NONE), 1e-10);
     optinc_circuit_free(c);
     free(spec);
@@ -235,41 +255,40 @@ Test(segments, spec_refuses_a_grid_that_does_not_fit)
 /* The input drive scale of grid input k. */
 static double drive(int k) { return 0.25 + 0.05 * k; }
 
-/* W = [W'' diag(d) 0; 0 I] of PROWS x PCOLS as spec text, with the grid on
- * W'', its last PASS modes waveguides; bad_at >= 0 puts 0.5 at that entry
- * (row-major) of the pass-through rows and columns. */
+/* Entry (r, c) of W = [W'' diag(d) 0; 0 I] (PROWS x PCOLS): the grid on
+ * W'', the last PASS modes waveguides; 0.5 at the entry bad_entry
+ * (row-major) when it is >= 0. */
+static int bad_entry = -1;
+
+static double pass_entry(int r, int c)
+{
+    if (r * PCOLS + c == bad_entry)
+        return 0.5;
+    return r < ROWS && c < COLS ? w_entry(r, c) * drive(c) : (double)(r - ROWS == c - COLS);
+}
+
+/* The spec text of that W with the grid, its pass-through and input scale;
+ * bad_at >= 0 spoils that entry. */
 static char *pass_spec_text(const char *extra, int bad_at)
 {
-    double w[ROWS][COLS];
-    make_w(w);
-    size_t cap = 32768, n = 0;
-    char *t = malloc(cap);
-    n += (size_t)snprintf(t + n, cap - n, "schema_version: 1\nname: seg\nsettings:\n  seed: 1\n"
-                          "matrices:\n  W1:\n    shape: [%d, %d]\n    dtype: real\n    data:\n",
-                          PROWS, PCOLS);
-    for (int r = 0; r < PROWS; r++) {
-        n += (size_t)snprintf(t + n, cap - n, "      - [");
-        for (int c = 0; c < PCOLS; c++) {
-            double v = r < ROWS && c < COLS ? w[r][c] * drive(c) : r - ROWS == c - COLS;
-            if (r * PCOLS + c == bad_at)
-                v = 0.5;
-            n += (size_t)snprintf(t + n, cap - n, "%s%.17g", c ? ", " : "", v);
-        }
-        n += (size_t)snprintf(t + n, cap - n, "]\n");
-    }
-    n += (size_t)snprintf(t + n, cap - n, "layers:\n  - name: L1\n    matrix: W1\n"
-                          "    segments: [2, 3]\n    pass_through: %d\n    input_scale: [", PASS);
+    size_t n, cap = 32768;
+    bad_entry = bad_at;
+    char *t = matrix_spec(PROWS, PCOLS, pass_entry, cap, &n);
+    bad_entry = -1;
+    n += (size_t)snprintf(t + n, cap - n, "    segments: [2, 3]\n    pass_through: %d\n"
+                          "    input_scale: [", PASS);
     for (int c = 0; c < COLS; c++)
         n += (size_t)snprintf(t + n, cap - n, "%s%.17g", c ? ", " : "", drive(c));
     snprintf(t + n, cap - n, "]\n%s", extra);
     return t;
 }
 
-/* max |W - s.T'| / s of layer l of chip (ideal devices unless models), the
- * gain on the rows the stages give; W as the spec gives it. */
-static double layer_error(const optinc_circuit *c, int l, const optinc_cmat *W, unsigned models)
+/* max |W - s.T'| / s of layer l on a chip with these device models and
+ * drivers, the gain on the rows the stages give; W as the spec gives it. */
+static double layer_error(const optinc_circuit *c, int l, const optinc_cmat *W, unsigned models,
+                          int drive)
 {
-    optinc_chip *chip = su_chip(c, models, 7);
+    optinc_chip *chip = su_chip_driven(c, models, drive, 7);
     optinc_cmat *T = optinc_chip_layer_transfer(chip, l);
     cr_assert_not_null(T);
     const optinc_layer *L = &c->layers[l];
@@ -287,13 +306,10 @@ static double layer_error(const optinc_circuit *c, int l, const optinc_cmat *W, 
 
 static optinc_cmat *pass_w(void)
 {
-    double w[ROWS][COLS];
-    make_w(w);
     optinc_cmat *W = optinc_cmat_new(PROWS, PCOLS);
     for (int r = 0; r < PROWS; r++)
         for (int c = 0; c < PCOLS; c++)
-            OPTINC_AT(W, r, c) = r < ROWS && c < COLS ? w[r][c] * drive(c)
-                                                      : (double)(r - ROWS == c - COLS);
+            OPTINC_AT(W, r, c) = pass_entry(r, c);
     return W;
 }
 
@@ -313,13 +329,8 @@ Test(segments, pass_through_round_trip_byte_for_byte)
     const optinc_layer *L = &c->layers[0];
     cr_expect_eq(L->pass_through, PASS);
     /* the waveguides cost nothing: the grid's counts alone */
-    cr_expect_eq(optinc_layer_mzis(L), GRID_R * GRID_G * BC * (BC - 1) / 2);
-    cr_expect_eq(optinc_layer_attenuators(L), GRID_R * GRID_G * BR);
-    cr_expect_eq(optinc_layer_splitters(L), COLS * (GRID_R - 1));
-    cr_expect_eq(optinc_layer_combiners(L), ROWS * (GRID_G - 1));
-    cr_expect_lt(L->approximation_error, 1e-12);
-    cr_expect_lt(L->reconstruction_error, 1e-12, "%g", L->reconstruction_error);
-    cr_expect_lt(layer_error(c, 0, W, OPTINC_DEV_NONE), 1e-10);
+    expect_grid_counts_and_exact(L);
+    cr_expect_lt(layer_error(c, 0, W, OPTINC_DEV_NONE, OPTINC_DRIVE_CODES), 1e-10);
     for (int flatten = 0; flatten < 2; flatten++) {
         char *a = netlist_text(c, flatten);
         cr_expect_eq(count_of(a, " thru\n"), PASS, "flatten=%d: %s", flatten, a);
@@ -331,7 +342,7 @@ Test(segments, pass_through_round_trip_byte_for_byte)
         cr_expect_str_eq(a, b, "flatten=%d: the netlist does not read back byte for byte",
                          flatten);
         cr_expect_eq(back->layers[0].pass_through, PASS);
-        cr_expect_lt(layer_error(back, 0, W, OPTINC_DEV_NONE), 1e-10);
+        cr_expect_lt(layer_error(back, 0, W, OPTINC_DEV_NONE, OPTINC_DRIVE_CODES), 1e-10);
         optinc_circuit_free(back);
         free(a);
         free(b);
@@ -477,23 +488,8 @@ Test(segments, shipped_netlist_rebuilds_every_layer_on_an_ideal_chip)
     for (int l = 0; l < c->n_layers; l++) {
         const optinc_spec_matrix *sm = &spec->matrices[spec->layers[l].matrix];
         optinc_cmat W = {.rows = sm->rows, .cols = sm->cols, .a = sm->data};
-        optinc_chip_options o;
-        optinc_chip_options_default(&o);
-        o.models = OPTINC_DEV_NONE;
-        o.drive_targets = OPTINC_DRIVE_TARGETS;
-        optinc_chip *chip;
-        cr_assert_eq(optinc_chip_new(c, &o, 1, &chip, NULL), OPTINC_OK);
-        optinc_cmat *T = optinc_chip_layer_transfer(chip, l);
-        const optinc_layer *L = &c->layers[l];
-        optinc_layer_apply_gain(L, L->gain, T);
-        double worst = 0;
-        for (int i = 0; i < W.rows * W.cols; i++) {
-            double d = cabs(W.a[i] - T->a[i]) / L->gain;
-            worst = d > worst ? d : worst;
-        }
-        cr_expect_lt(worst, 1e-12, "layer %s: max|W - s.T| / s = %g", L->name, worst);
-        optinc_cmat_free(T);
-        optinc_chip_free(chip);
+        double worst = layer_error(c, l, &W, OPTINC_DEV_NONE, OPTINC_DRIVE_TARGETS);
+        cr_expect_lt(worst, 1e-12, "layer %s: max|W - s.T| / s = %g", c->layers[l].name, worst);
     }
     optinc_spec_free(spec);
     optinc_circuit_free(c);
