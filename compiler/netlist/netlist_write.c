@@ -13,7 +13,9 @@
  *     the runtime needs to use it as one (`*! onn`).  Other SPICE tools read
  *     these lines as comments.
  *   - One `.subckt layer_NAME` per layer holds its stages in propagation
- *     order; a top `.subckt` named after the circuit chains the layers; the
+ *     order (then a segmented layer's pass-through modes, one thru card
+ *     each: a net cannot join two ports of a cell by itself); a top
+ *     `.subckt` named after the circuit chains the layers; the
  *     top instance line and `.end` close the file.  --flatten writes the same
  *     elements into the top cell, names joined with "__".
  *   - Every number is written as %.17g writes it (optinc_num_format, the

@@ -5,7 +5,8 @@
  * attenuator columns.  A mesh is MZIs (each on two adjacent modes, in0 on
  * the lower index) closed by one ps per mode; an attenuator column is one
  * att per channel, a term on each extra input, and a term starting each
- * extra (unlit) output.
+ * extra (unlit) output.  A segmented layer's pass-through modes wait while
+ * its stages are traced and then take one thru card each to their outputs.
  *
  * Why trace the connectivity instead of trusting instance names: the names
  * are a convenience for people; the wiring is the circuit.  Tracing makes
