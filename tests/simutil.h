@@ -70,14 +70,23 @@ static inline optinc_circuit *su_spec_circuit(const char *yaml)
     return c;
 }
 
-static inline optinc_chip *su_chip(const optinc_circuit *c, unsigned models, uint64_t seed)
+/* A chip of c with the device models given and its drivers set to `drive`
+ * (OPTINC_DRIVE_*). */
+static inline optinc_chip *su_chip_driven(const optinc_circuit *c, unsigned models, int drive,
+                                          uint64_t seed)
 {
     optinc_chip_options o;
     optinc_chip_options_default(&o);
     o.models = models;
+    o.drive_targets = drive;
     optinc_chip *chip;
     cr_assert_eq(optinc_chip_new(c, &o, seed, &chip, NULL), OPTINC_OK);
     return chip;
+}
+
+static inline optinc_chip *su_chip(const optinc_circuit *c, unsigned models, uint64_t seed)
+{
+    return su_chip_driven(c, models, OPTINC_DRIVE_CODES, seed);
 }
 
 #endif

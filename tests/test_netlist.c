@@ -145,6 +145,14 @@ static void assert_same_circuit(const optinc_circuit *c, const optinc_circuit *r
                   "layer %s: components differ", A->name);
         cr_assert_null(B->target);
         cr_assert_eq(B->reconstruction_error, -1);
+        cr_assert_eq(B->seg_rows, A->seg_rows);
+        cr_assert_eq(B->seg_cols, A->seg_cols);
+        cr_assert_eq(B->pass_through, A->pass_through);
+        cr_assert_eq(!B->input_scale, !A->input_scale);
+        if (A->input_scale)
+            cr_assert(!memcmp(B->input_scale, A->input_scale,
+                              sizeof *A->input_scale * (size_t)(A->cols - A->pass_through)),
+                      "layer %s: input scales differ", A->name);
         cr_assert_eq(B->n_stages, A->n_stages);
         for (int s = 0; s < A->n_stages; s++) {
             const optinc_stage *x = &A->stage[s], *y = &B->stage[s];
@@ -152,6 +160,11 @@ static void assert_same_circuit(const optinc_circuit *c, const optinc_circuit *r
             cr_assert_eq(y->tag, x->tag);
             cr_assert_eq(y->modes_in, x->modes_in);
             cr_assert_eq(y->modes_out, x->modes_out);
+            if (x->kind == OPTINC_STAGE_SPLIT || x->kind == OPTINC_STAGE_COMBINE) {
+                cr_assert_eq(y->fan, x->fan);
+                cr_assert_eq(y->block, x->block);
+                continue;
+            }
             if (x->kind == OPTINC_STAGE_ATT) {
                 cr_assert_eq(y->n_att, x->n_att);
                 cr_assert(!memcmp(y->att, x->att, sizeof *x->att * (size_t)x->n_att),

@@ -3,7 +3,9 @@
  * block form diag(t).Q compiled onto one block-diagonal mesh with fixed
  * split and comb chains, the netlist round trip byte for byte, the ideal
  * simulator rebuilding W, the counts, the device model of the fixed cards,
- * the drawings, and the spec's and the exports' refusals.
+ * the drawings, and the spec's and the exports' refusals; pass-through
+ * waveguides and the input drive scale; the shipped ONN unit, compiled from
+ * its trained segments.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -11,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "optinc/netlist.h"
+#include "optinc/onn.h"
 #include "simutil.h"
 #include "testutil.h"
 
@@ -41,23 +44,37 @@ static void make_w(double w[ROWS][COLS])
         }
 }
 
-/* The spec text of W with `extra` under the layer (segments:, components:). */
-static char *spec_text(const char *extra)
+/* Spec text (in a buffer of cap bytes, *n of them used) of one rows x cols
+ * matrix W1 whose entry (r, c) is entry(r, c), up to its layers: line. */
+static char *matrix_spec(int rows, int cols, double (*entry)(int r, int c), size_t cap, size_t *n)
+{
+    char *t = malloc(cap);
+    *n = (size_t)snprintf(t, cap, "schema_version: 1\nname: seg\nsettings:\n  seed: 1\n"
+                          "matrices:\n  W1:\n    shape: [%d, %d]\n    dtype: real\n    data:\n",
+                          rows, cols);
+    for (int r = 0; r < rows; r++) {
+        *n += (size_t)snprintf(t + *n, cap - *n, "      - [");
+        for (int c = 0; c < cols; c++)
+            *n += (size_t)snprintf(t + *n, cap - *n, "%s%.17g", c ? ", " : "", entry(r, c));
+        *n += (size_t)snprintf(t + *n, cap - *n, "]\n");
+    }
+    *n += (size_t)snprintf(t + *n, cap - *n, "layers:\n  - name: L1\n    matrix: W1\n");
+    return t;
+}
+
+static double w_entry(int r, int c)
 {
     double w[ROWS][COLS];
     make_w(w);
-    size_t cap = 16384, n = 0;
-    char *t = malloc(cap);
-    n += (size_t)snprintf(t + n, cap - n, "schema_version: 1\nname: seg\nsettings:\n  seed: 1\n"
-                          "matrices:\n  W1:\n    shape: [%d, %d]\n    dtype: real\n    data:\n",
-                          ROWS, COLS);
-    for (int r = 0; r < ROWS; r++) {
-        n += (size_t)snprintf(t + n, cap - n, "      - [");
-        for (int c = 0; c < COLS; c++)
-            n += (size_t)snprintf(t + n, cap - n, "%s%.17g", c ? ", " : "", w[r][c]);
-        n += (size_t)snprintf(t + n, cap - n, "]\n");
-    }
-    snprintf(t + n, cap - n, "layers:\n  - name: L1\n    matrix: W1\n%s", extra);
+    return w[r][c];
+}
+
+/* The spec text of W with `extra` under the layer (segments:, components:). */
+static char *spec_text(const char *extra)
+{
+    size_t n, cap = 16384;
+    char *t = matrix_spec(ROWS, COLS, w_entry, cap, &n);
+    snprintf(t + n, cap - n, "%s", extra);
     return t;
 }
 
@@ -105,6 +122,17 @@ static double chip_error(const optinc_circuit *c, unsigned models)
     return worst;
 }
 
+/* The counts of the 2 x 3 grid of the test's W, and its exact form. */
+static void expect_grid_counts_and_exact(const optinc_layer *L)
+{
+    cr_expect_eq(optinc_layer_mzis(L), GRID_R * GRID_G * BC * (BC - 1) / 2);
+    cr_expect_eq(optinc_layer_attenuators(L), GRID_R * GRID_G * BR);
+    cr_expect_eq(optinc_layer_splitters(L), COLS * (GRID_R - 1));
+    cr_expect_eq(optinc_layer_combiners(L), ROWS * (GRID_G - 1));
+    cr_expect_lt(L->approximation_error, 1e-12);
+    cr_expect_lt(L->reconstruction_error, 1e-12, "%g", L->reconstruction_error);
+}
+
 Test(segments, compile_counts_and_exact_form)
 {
     char *spec = spec_text("    segments: [2, 3]\n");
@@ -113,12 +141,7 @@ Test(segments, compile_counts_and_exact_form)
     cr_expect_eq(L->seg_rows, GRID_R);
     cr_expect_eq(L->seg_cols, GRID_G);
     cr_expect_eq(L->n_stages, 4);
-    cr_expect_eq(optinc_layer_mzis(L), GRID_R * GRID_G * BC * (BC - 1) / 2);
-    cr_expect_eq(optinc_layer_attenuators(L), GRID_R * GRID_G * BR);
-    cr_expect_eq(optinc_layer_splitters(L), COLS * (GRID_R - 1));
-    cr_expect_eq(optinc_layer_combiners(L), ROWS * (GRID_G - 1));
-    cr_expect_lt(L->approximation_error, 1e-12);
-    cr_expect_lt(L->reconstruction_error, 1e-12, "%g", L->reconstruction_error);
+    expect_grid_counts_and_exact(L);
     cr_expect_lt(chip_error(c, OPTINC_DEV_NONE), 1e-10);
     optinc_circuit_free(c);
     free(spec);
@@ -221,4 +244,253 @@ Test(segments, spec_refuses_a_grid_that_does_not_fit)
     }
     tu_rmtree(dir);
     free(dir);
+}
+
+/* ---------------------------------------------------- pass-through modes */
+
+#define PASS 2
+#define PROWS (ROWS + PASS)
+#define PCOLS (COLS + PASS)
+
+/* The input drive scale of grid input k. */
+static double drive(int k) { return 0.25 + 0.05 * k; }
+
+/* Entry (r, c) of W = [W'' diag(d) 0; 0 I] (PROWS x PCOLS): the grid on
+ * W'', the last PASS modes waveguides; 0.5 at the entry bad_entry
+ * (row-major) when it is >= 0. */
+static int bad_entry = -1;
+
+static double pass_entry(int r, int c)
+{
+    if (r * PCOLS + c == bad_entry)
+        return 0.5;
+    return r < ROWS && c < COLS ? w_entry(r, c) * drive(c) : (double)(r - ROWS == c - COLS);
+}
+
+/* The spec text of that W with the grid, its pass-through and input scale;
+ * bad_at >= 0 spoils that entry. */
+static char *pass_spec_text(const char *extra, int bad_at)
+{
+    size_t n, cap = 32768;
+    bad_entry = bad_at;
+    char *t = matrix_spec(PROWS, PCOLS, pass_entry, cap, &n);
+    bad_entry = -1;
+    n += (size_t)snprintf(t + n, cap - n, "    segments: [2, 3]\n    pass_through: %d\n"
+                          "    input_scale: [", PASS);
+    for (int c = 0; c < COLS; c++)
+        n += (size_t)snprintf(t + n, cap - n, "%s%.17g", c ? ", " : "", drive(c));
+    snprintf(t + n, cap - n, "]\n%s", extra);
+    return t;
+}
+
+/* max |W - s.T'| / s of layer l on a chip with these device models and
+ * drivers, the gain on the rows the stages give; W as the spec gives it. */
+static double layer_error(const optinc_circuit *c, int l, const optinc_cmat *W, unsigned models,
+                          int drive)
+{
+    optinc_chip *chip = su_chip_driven(c, models, drive, 7);
+    optinc_cmat *T = optinc_chip_layer_transfer(chip, l);
+    cr_assert_not_null(T);
+    const optinc_layer *L = &c->layers[l];
+    cr_assert(T->rows == W->rows && T->cols == W->cols);
+    optinc_layer_apply_gain(L, L->gain, T);
+    double worst = 0;
+    for (int i = 0; i < W->rows * W->cols; i++) {
+        double d = cabs(W->a[i] - T->a[i]) / L->gain;
+        worst = d > worst ? d : worst;
+    }
+    optinc_cmat_free(T);
+    optinc_chip_free(chip);
+    return worst;
+}
+
+static optinc_cmat *pass_w(void)
+{
+    optinc_cmat *W = optinc_cmat_new(PROWS, PCOLS);
+    for (int r = 0; r < PROWS; r++)
+        for (int c = 0; c < PCOLS; c++)
+            OPTINC_AT(W, r, c) = pass_entry(r, c);
+    return W;
+}
+
+static int count_of(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p++)
+        n++;
+    return n;
+}
+
+Test(segments, pass_through_round_trip_byte_for_byte)
+{
+    char *spec = pass_spec_text("", -1);
+    optinc_circuit *c = su_spec_circuit(spec);
+    optinc_cmat *W = pass_w();
+    const optinc_layer *L = &c->layers[0];
+    cr_expect_eq(L->pass_through, PASS);
+    /* the waveguides cost nothing: the grid's counts alone */
+    expect_grid_counts_and_exact(L);
+    cr_expect_lt(layer_error(c, 0, W, OPTINC_DEV_NONE, OPTINC_DRIVE_CODES), 1e-10);
+    for (int flatten = 0; flatten < 2; flatten++) {
+        char *a = netlist_text(c, flatten);
+        cr_expect_eq(count_of(a, " thru\n"), PASS, "flatten=%d: %s", flatten, a);
+        cr_expect(strstr(a, "*! layer.L1.segments = rows=2 cols=3 pass_through=2\n"), "%s", a);
+        cr_expect(strstr(a, "*! layer.L1.input_scale = in0=0.25 in1=0.29999999999999999 "), "%s",
+                  a);
+        optinc_circuit *back = read_text(a);
+        char *b = netlist_text(back, flatten);
+        cr_expect_str_eq(a, b, "flatten=%d: the netlist does not read back byte for byte",
+                         flatten);
+        cr_expect_eq(back->layers[0].pass_through, PASS);
+        cr_expect_lt(layer_error(back, 0, W, OPTINC_DEV_NONE, OPTINC_DRIVE_CODES), 1e-10);
+        optinc_circuit_free(back);
+        free(a);
+        free(b);
+    }
+    /* the waveguides keep their light on a chip with every device error */
+    optinc_chip *chip = su_chip(c, OPTINC_DEV_ALL, 3);
+    optinc_cmat *T = optinc_chip_layer_transfer(chip, 0);
+    for (int r = ROWS; r < PROWS; r++)
+        for (int k = 0; k < PCOLS; k++)
+            cr_expect_eq(OPTINC_AT(T, r, k), (double)(r - ROWS == k - COLS), "T[%d][%d]", r, k);
+    optinc_cmat_free(T);
+    optinc_chip_free(chip);
+    optinc_cmat_free(W);
+    optinc_circuit_free(c);
+    free(spec);
+}
+
+/* Loads spec text; the status, and the message in err. */
+static optinc_status load_text(const char *text, optinc_error *err)
+{
+    char *dir = tu_tempdir(), path[4200];
+    snprintf(path, sizeof path, "%s/bad.yaml", dir);
+    cr_assert_eq(tu_write_file(path, text), 0);
+    optinc_spec *s = NULL;
+    optinc_status st = optinc_spec_load(path, NULL, &s, err);
+    optinc_spec_free(s);
+    tu_rmtree(dir);
+    free(dir);
+    return st;
+}
+
+Test(segments, spec_refuses_a_pass_through_w_does_not_have)
+{
+    optinc_error err;
+    /* an entry off the waveguides' identity: a pass row, a pass column, the diagonal */
+    static const int bad[] = {ROWS * PCOLS + 0, 0 * PCOLS + COLS + 1,
+                              (PROWS - 1) * PCOLS + PCOLS - 1};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char *text = pass_spec_text("", bad[i]);
+        cr_expect_eq(load_text(text, &err), OPTINC_EINPUT, "entry %d", bad[i]);
+        cr_expect(strstr(err.message, "passes its last 2 modes through"), "%s", err.message);
+        cr_expect_gt(err.line, 0, "no position: %s", err.message);
+        free(text);
+    }
+    /* pass_through without segments, one too many, a scale of the wrong length or sign */
+    static const char *const texts[][2] = {
+        {"  - {name: L1, matrix: W1, pass_through: 1}\n", "needs 'segments'"},
+        {"  - {name: L1, matrix: W1, segments: [1, 1], pass_through: 2}\n", "'pass_through'"},
+        {"  - {name: L1, matrix: W1, segments: [1, 1], input_scale: [1]}\n", "2 positive"},
+        {"  - {name: L1, matrix: W1, segments: [1, 1], input_scale: [1, 0]}\n", "above 0"},
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, "schema_version: 1\nname: p\nmatrices:\n  W1: {shape: [2, 2], "
+                 "dtype: real, data: [[1, 0], [0, 1]]}\nlayers:\n%s", texts[i][0]);
+        cr_expect_eq(load_text(text, &err), OPTINC_EINPUT, "%s", texts[i][0]);
+        cr_expect(strstr(err.message, texts[i][1]), "%s: %s", texts[i][0], err.message);
+        cr_expect_gt(err.line, 0, "no position: %s", err.message);
+    }
+}
+
+/* Replaces the first `from` in text by `to` (a new string). */
+static char *edited(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    cr_assert_not_null(at, "'%s' is not in the netlist", from);
+    size_t n = strlen(text) + strlen(to) + 1, head = (size_t)(at - text);
+    char *e = malloc(n);
+    snprintf(e, n, "%.*s%s%s", (int)head, text, to, at + strlen(from));
+    return e;
+}
+
+Test(segments, netlist_refuses_a_malformed_pass_through)
+{
+    char *spec = pass_spec_text("", -1);
+    optinc_circuit *c = su_spec_circuit(spec);
+    char *good = netlist_text(c, 0);
+    static const char *const cases[][3] = {
+        /* a waveguide missing, two crossed, one of the wrong card, bad headers */
+        {"TH_L1_r6 in12 out6 thru\n", "", "dangling port"},
+        {"TH_L1_r6 in12 out6 thru\nTH_L1_r7 in13 out7 thru",
+         "TH_L1_r6 in12 out7 thru\nTH_L1_r7 in13 out6 thru", "does not reach port out6"},
+        {"TH_L1_r7 in13 out7 thru", "TH_L1_r7 in13 out7 ps phase_rad=0", "thru card"},
+        {"pass_through=2", "pass_through=3", "less 3 pass-through modes"},
+        {" in11=", " in12=", "input_scale"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *bad = edited(good, cases[i][0], cases[i][1]);
+        optinc_input in = {"bad.pnl.sp", bad, strlen(bad)};
+        optinc_circuit *r = NULL;
+        optinc_error err;
+        cr_expect_eq(optinc_netlist_parse(&in, NULL, &r, &err), OPTINC_EINPUT, "case %zu", i);
+        cr_expect(strstr(err.message, cases[i][2]), "case %zu: %s", i, err.message);
+        cr_expect_gt(err.line, 0, "case %zu: no position: %s", i, err.message);
+        cr_expect_str_eq(err.file, "bad.pnl.sp");
+        optinc_circuit_free(r);
+        free(bad);
+    }
+    free(good);
+    optinc_circuit_free(c);
+    free(spec);
+}
+
+/* ---------------------------------------------------------- the shipped unit */
+
+#define SHIPPED "netlists/onn4x8.pnl.sp"
+
+Test(segments, shipped_netlist_holds_the_design_the_area_counts)
+{
+    optinc_circuit *c = NULL;
+    optinc_onn_meta m;
+    optinc_error err;
+    cr_assert_eq(optinc_onn_load(SHIPPED, NULL, &c, &m, &err), OPTINC_OK, "%s", err.message);
+    optinc_onn_area a;
+    optinc_onn_area_of(c, &m, &a);
+    long mzis = 0, att = 0, split = 0, comb = 0;
+    for (int l = 0; l < c->n_layers; l++) {
+        mzis += optinc_layer_mzis(&c->layers[l]);
+        att += optinc_layer_attenuators(&c->layers[l]);
+        split += optinc_layer_splitters(&c->layers[l]);
+        comb += optinc_layer_combiners(&c->layers[l]);
+        cr_expect_gt(c->layers[l].seg_rows, 0, "layer %d is not segmented", l + 1);
+        cr_expect_eq(c->layers[l].pass_through, c->n_layers - l - 1, "layer %d", l + 1);
+    }
+    cr_expect_eq(mzis, (long)a.model.meshes);
+    cr_expect_eq(att, (long)a.model.attenuators);
+    cr_expect_eq(split, (long)a.model.splitters);
+    cr_expect_eq(comb, (long)a.model.combiners);
+    cr_expect_eq(mzis + att + split + comb, (long)a.model.total);
+    cr_expect_eq((long)a.model.total, 17068);
+    cr_expect_leq(a.ratio, 0.393, "area ratio %g", a.ratio);
+    optinc_circuit_free(c);
+}
+
+Test(segments, shipped_netlist_rebuilds_every_layer_on_an_ideal_chip)
+{
+    optinc_circuit *c = NULL;
+    optinc_spec *spec = NULL;
+    optinc_error err;
+    cr_assert_eq(optinc_circuit_load(SHIPPED, NULL, &c, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(optinc_spec_load("specs/onn4x8.yaml", NULL, &spec, &err), OPTINC_OK, "%s",
+                 err.message);
+    for (int l = 0; l < c->n_layers; l++) {
+        const optinc_spec_matrix *sm = &spec->matrices[spec->layers[l].matrix];
+        optinc_cmat W = {.rows = sm->rows, .cols = sm->cols, .a = sm->data};
+        double worst = layer_error(c, l, &W, OPTINC_DEV_NONE, OPTINC_DRIVE_TARGETS);
+        cr_expect_lt(worst, 1e-12, "layer %s: max|W - s.T| / s = %g", c->layers[l].name, worst);
+    }
+    optinc_spec_free(spec);
+    optinc_circuit_free(c);
 }

@@ -388,7 +388,7 @@ static const struct bad_spec {
     {"unknown_top_key.yaml", NULL, 4, 1, "unknown key 'layer' in the spec; expected one of"},
     {"unknown_nested_key.yaml", NULL, 8, 5,
      "unknown key 'mesh_kind' in layer 'L1'; expected one of: name, matrix, mesh, "
-     "attenuators, gain, activation, components, segments (extensions start with 'x-')"},
+     "attenuators, gain, activation, components, segments, pass_through, input_scale (extensions start with 'x-')"},
     {"unknown_component.yaml", NULL, 4, 3, "unknown key 'laser' in components"},
     {"duplicate_key.yaml", NULL, 6, 3, "duplicate key 'seed' in settings (first given at line 4)"},
     {"wrong_type.yaml", NULL, 4, 18, "'wavelength_um' in settings must be a number, not a list"},

@@ -52,6 +52,7 @@
 #include <sys/stat.h>
 #include <graphviz/gvc.h>
 #include <graphviz/gvplugin.h>
+#include "compiler/core/freeall.h"
 #include "optinc/draw.h"
 #include "optinc/fileio.h"
 #include "optinc/netlist.h"
@@ -688,6 +689,9 @@ static void layer_title(const optinc_circuit *c, const optinc_layer *L, int deta
         else
             n += (size_t)snprintf(buf + n, size - n, "%sΣ: %d attenuators", sep, s->n_att);
     }
+    if (L->pass_through && n < size)
+        n += (size_t)snprintf(buf + n, size - n, "  +  %d pass-through waveguide%s",
+                              L->pass_through, L->pass_through == 1 ? "" : "s");
     if (n < size)
         snprintf(buf + n, size - n, "%s", detail
                  ? "\\lMZI fill by θ: blue 0 (cross), green π/2 (50:50), red π (bar)\\l"
@@ -764,6 +768,18 @@ static Agraph_t *build_layer(const optinc_circuit *c, const optinc_layer *L,
 
     if (b.detail)
         put_ports(&b, "in", L->cols, 0);
+    /* A pass-through mode is a waveguide from its input port to its output
+     * port: its input node waits while the stages draw the others. */
+    int K = L->pass_through;
+    Agnode_t **pass = calloc((size_t)K + 1, sizeof *pass);
+    if (!pass) {
+        agclose(b.g);
+        free(b.cur);
+        free(b.port);
+        return NULL;
+    }
+    memcpy(pass, b.cur + L->cols - K, sizeof *pass * (size_t)K);
+    memset(b.cur + L->cols - K, 0, sizeof *pass * (size_t)K);
     int column = 1;
     for (int i = 0; i < L->n_stages; i++) {
         const optinc_stage *s = &L->stage[i];
@@ -782,11 +798,14 @@ static Agraph_t *build_layer(const optinc_circuit *c, const optinc_layer *L,
         }
     }
     if (b.detail) {
-        mode_ends(&b, L->rows, column, "out");
+        mode_ends(&b, L->rows - K, column, "out");
+        for (int k = 0; k < K; k++) {
+            b.cur[L->rows - K + k] = pass[k];
+            b.port[L->rows - K + k] = "";
+        }
         put_ports(&b, "out", L->rows, column);
     }
-    free(b.cur);
-    free(b.port);
+    OPTINC_FREE_ALL(pass, b.cur, b.port);
     return b.g;
 }
 

@@ -66,6 +66,7 @@ void optinc_circuit_free(optinc_circuit *c)
             free(L->stage[s].att);
         }
         optinc_cmat_free(L->target);
+        free(L->input_scale);
     }
     for (int i = 0; i < c->n_warnings; i++)
         free(c->warnings[i]);
@@ -233,9 +234,10 @@ optinc_status optinc_stage_apply(const optinc_stage *s, const optinc_cmat *in, o
 
 optinc_cmat *optinc_layer_transfer(const optinc_layer *L)
 {
-    optinc_cmat *M = optinc_cmat_identity(L->cols);
+    int K = L->pass_through, cols = L->cols - K;
+    optinc_cmat *M = optinc_cmat_identity(cols);
     for (int s = 0; M && s < L->n_stages; s++) {
-        optinc_cmat *next = optinc_cmat_new(L->stage[s].modes_out, L->cols);
+        optinc_cmat *next = optinc_cmat_new(L->stage[s].modes_out, cols);
         if (next && optinc_stage_apply(&L->stage[s], M, next) != OPTINC_OK) {
             optinc_cmat_free(next);
             next = NULL;
@@ -243,7 +245,40 @@ optinc_cmat *optinc_layer_transfer(const optinc_layer *L)
         optinc_cmat_free(M);
         M = next;
     }
-    return M;
+    for (int i = 0; M && L->input_scale && i < M->rows; i++)
+        for (int j = 0; j < cols; j++)
+            OPTINC_AT(M, i, j) *= L->input_scale[j];
+    if (!M || !K)
+        return M;
+    optinc_cmat *T = optinc_cmat_new(L->rows, L->cols);
+    for (int i = 0; T && i < L->rows - K; i++)
+        memcpy(&OPTINC_AT(T, i, 0), &OPTINC_AT(M, i, 0), sizeof *T->a * (size_t)cols);
+    for (int k = 0; T && k < K; k++)
+        OPTINC_AT(T, L->rows - K + k, cols + k) = 1;
+    optinc_cmat_free(M);
+    return T;
+}
+
+double optinc_layer_reconstruction(const optinc_layer *L)
+{
+    optinc_cmat *T = optinc_layer_transfer(L);
+    if (!T)
+        return NAN;
+    optinc_layer_apply_gain(L, L->gain, T);
+    double worst = 0;
+    for (size_t i = 0; i < (size_t)L->rows * (size_t)L->cols; i++) {
+        double d = cabs(L->target->a[i] - T->a[i]);
+        worst = d > worst ? d : worst;
+    }
+    optinc_cmat_free(T);
+    return worst / L->gain;
+}
+
+void optinc_layer_apply_gain(const optinc_layer *L, double gain, optinc_cmat *y)
+{
+    size_t n = (size_t)(L->rows - L->pass_through) * (size_t)y->cols;
+    for (size_t i = 0; i < n; i++)
+        y->a[i] *= gain;
 }
 
 /* ------------------------------------------------------------------ forms */
@@ -451,10 +486,18 @@ static optinc_status compile_segmented(const optinc_spec *spec, const optinc_spe
                                        optinc_layer *L, optinc_error *err)
 {
     int R = sl->segments[0], G = sl->segments[1], B = R * G;
-    int br = L->rows / R, bc = L->cols / G;
+    int br = (L->rows - sl->pass_through) / R, bc = (L->cols - sl->pass_through) / G;
     L->seg_rows = R;
     L->seg_cols = G;
-    L->n_stages = optinc_segment_plan(L->rows, L->cols, R, G, L->stage);
+    L->pass_through = sl->pass_through;
+    if (sl->input_scale) {
+        size_t bytes = sizeof *L->input_scale * (size_t)(L->cols - L->pass_through);
+        if (!(L->input_scale = malloc(bytes)))
+            return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+        memcpy(L->input_scale, sl->input_scale, bytes);
+    }
+    L->n_stages = optinc_segment_plan(L->rows - L->pass_through, L->cols - L->pass_through, R,
+                                      G, L->stage);
     optinc_cmat **U = calloc((size_t)B, sizeof *U);
     optinc_mesh **mesh = calloc((size_t)B, sizeof *mesh);
     double *sigma = calloc((size_t)B * bc + 1, sizeof *sigma);
@@ -467,7 +510,8 @@ static optinc_status compile_segmented(const optinc_spec *spec, const optinc_spe
         memset(X->a, 0, sizeof *X->a * (size_t)bc * bc);
         for (int r = 0; r < br; r++)
             for (int c = 0; c < bc; c++)
-                OPTINC_AT(X, r, c) = OPTINC_AT(L->target, i * br + r, j * bc + c);
+                OPTINC_AT(X, r, c) = OPTINC_AT(L->target, i * br + r, j * bc + c)
+                                     / (L->input_scale ? L->input_scale[j * bc + c] : 1.0);
         st = diag_unitary(X, sigma + (size_t)b * bc, &U[b], err);
         for (int r = 0; !st && r < bc; r++)
             for (int c = 0; c < bc; c++) {
@@ -599,18 +643,9 @@ static optinc_status compile_layer(const optinc_spec *spec, const optinc_spec_la
         L->approximation_error = worst / L->gain;
     }
 
-    optinc_cmat *T = optinc_layer_transfer(L);
-    if (!T) {
+    L->reconstruction_error = optinc_layer_reconstruction(L);
+    if (isnan(L->reconstruction_error))
         st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
-        goto out;
-    }
-    double worst = 0;
-    for (size_t i = 0; i < (size_t)m * (size_t)n; i++) {
-        double d = cabs(L->target->a[i] - L->gain * T->a[i]);
-        worst = d > worst ? d : worst;
-    }
-    L->reconstruction_error = worst / L->gain;
-    optinc_cmat_free(T);
 out:
     optinc_cmat_free(U);
     optinc_cmat_free(Vh);

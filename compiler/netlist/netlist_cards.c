@@ -68,6 +68,8 @@ const optinc_card optinc_cards[OPTINC_CARD_COUNT] = {
         "comb", "CB", 3, {"in0", "in1", "out"}, 1,
         {[TAP_POWER] = {"tap", "", 'd', 0, 1, 1, -1}}, {TAP_POWER},
     },
+    /* out = in: no element on the chip, a mode that passes the layer by */
+    [OPTINC_CARD_THRU] = {"thru", "TH", 2, {"in", "out"}, 0, {{0}}, {0}},
 };
 
 int optinc_card_find(const char *name, size_t n)

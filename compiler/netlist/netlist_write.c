@@ -13,7 +13,9 @@
  *     the runtime needs to use it as one (`*! onn`).  Other SPICE tools read
  *     these lines as comments.
  *   - One `.subckt layer_NAME` per layer holds its stages in propagation
- *     order; a top `.subckt` named after the circuit chains the layers; the
+ *     order (then a segmented layer's pass-through modes, one thru card
+ *     each: a net cannot join two ports of a cell by itself); a top
+ *     `.subckt` named after the circuit chains the layers; the
  *     top instance line and `.end` close the file.  --flatten writes the same
  *     elements into the top cell, names joined with "__".
  *   - Every number is written as %.17g writes it (optinc_num_format, the
@@ -455,6 +457,15 @@ static void put_layer_elements(writer *w)
         else
             put_chains(w, st, s == last);
     }
+    /* The pass-through modes: input cols-K+k is a waveguide to output rows-K+k. */
+    for (int k = 0; k < L->pass_through; k++) {
+        char in[NET_MAX], out[NET_MAX], name[NET_MAX];
+        int o = L->rows - L->pass_through + k;
+        port_net(w, 0, L->cols - L->pass_through + k, in);
+        port_net(w, 1, o, out);
+        nl_element_name(name, sizeof name, w->prefix, OPTINC_CARD_THRU, L->name, 0, 0, o);
+        put_card(w->f, OPTINC_CARD_THRU, name, (const char *[]){in, out}, &(card_line){.has = 0});
+    }
 }
 
 /* "in0 .. in{n-1} out0 .. out{m-1}" */
@@ -533,8 +544,18 @@ static void put_header(const writer *w)
                 optinc_activation_names[L->activation], L->approximation_error,
                 L->n_warnings_capped);
         if (L->seg_rows)
-            fprintf(f, "*! layer.%s.segments = rows=%d cols=%d\n", L->name, L->seg_rows,
+            fprintf(f, "*! layer.%s.segments = rows=%d cols=%d", L->name, L->seg_rows,
                     L->seg_cols);
+        if (L->pass_through)
+            fprintf(f, " pass_through=%d", L->pass_through);
+        if (L->seg_rows)
+            fputc('\n', f);
+        if (L->input_scale) {
+            fprintf(f, "*! layer.%s.input_scale =", L->name);
+            for (int k = 0; k < L->cols - L->pass_through; k++)
+                fprintf(f, " in%d=%.17g", k, L->input_scale[k]);
+            fputc('\n', f);
+        }
         const char *section = NULL;
         for (int k = 0; k < optinc_netlist_n_fields; k++) {
             const optinc_netlist_field *fd = &optinc_netlist_fields[k];

@@ -90,6 +90,7 @@ typedef struct htab {       /* (ptr, len) -> id, open addressing */
 /* A layer of the circuit and the `*! layer.NAME` line it was read from. */
 typedef struct layer_meta {
     int meta;
+    int scale_meta;         /* its input_scale line, when it has one */
     optinc_layer *L;
 } layer_meta;
 

@@ -134,11 +134,13 @@ static int meta_layer(reader *r, const meta *m, optinc_layer *L)
     return 0;
 }
 
-/* *! layer.NAME.segments = rows=R cols=G: the layer's grid of blocks
- * (optinc-netlist(5)); it must divide the layer into blocks of no more rows
- * than columns, each a mesh and its attenuators (attenuators=output). */
+/* *! layer.NAME.segments = rows=R cols=G [pass_through=K]: the layer's grid
+ * of blocks (optinc-netlist(5)); it must divide the layer, less its last K
+ * rows and columns, into blocks of no more rows than columns, each a mesh
+ * and its attenuators (attenuators=output). */
 static int meta_segments(reader *r, const meta *m, optinc_layer *L)
 {
+    static const char *const keys[] = {"rows", "cols", "pass_through"};
     size_t first, n;
     int file = m->file, seen = 0;
     if (meta_tokens(r, m, &first, &n))
@@ -146,22 +148,80 @@ static int meta_segments(reader *r, const meta *m, optinc_layer *L)
     for (size_t i = first; i < first + n; i++) {
         tok k = {0, 0}, v = {0, 0};
         long long x;
+        int j = 0;
         nl_split_param(r, file, r->toks[i], &k, &v);
-        if (!teq(r, file, k, "rows") && !teq(r, file, k, "cols"))
-            return unknown_key(r, file, k, "segments", "rows cols");
-        if (nl_int_value(r, file, v, 1, 65536, &x))
+        while (j < 3 && !teq(r, file, k, keys[j]))
+            j++;
+        if (j == 3)
+            return unknown_key(r, file, k, "segments", "rows cols pass_through");
+        if (nl_int_value(r, file, v, j == 2 ? 0 : 1, 65536, &x))
             return -1;
-        *(teq(r, file, k, "rows") ? &L->seg_rows : &L->seg_cols) = (int)x;
-        seen |= teq(r, file, k, "rows") ? 1 : 2;
+        *(j == 0 ? &L->seg_rows : j == 1 ? &L->seg_cols : &L->pass_through) = (int)x;
+        seen |= 1 << j;
     }
     r->ntoks = first;
-    if (seen != 3 || L->rows % L->seg_rows || L->cols % L->seg_cols
-        || L->rows / L->seg_rows > L->cols / L->seg_cols || L->attenuators != OPTINC_ATT_OUTPUT)
-        return nl_fail_at(r, file, m->key.off, "the segments of layer '%s' (%dx%d, "
-                          "attenuators=%s) need rows=R cols=G dividing it into blocks of no more "
-                          "rows than columns, and attenuators=output", L->name, L->rows, L->cols,
+    int K = L->pass_through, rows = L->rows - K, cols = L->cols - K;
+    char less[48] = "";
+    if (K)
+        snprintf(less, sizeof less, " less %d pass-through mode%s", K, K == 1 ? "" : "s");
+    if ((seen & 3) != 3 || rows < 1 || cols < 1 || rows % L->seg_rows || cols % L->seg_cols
+        || rows / L->seg_rows > cols / L->seg_cols || L->attenuators != OPTINC_ATT_OUTPUT)
+        return nl_fail_at(r, file, m->key.off, "the segments of layer '%s' (%dx%d%s, "
+                          "attenuators=%s) need rows=R cols=G dividing it into blocks of no "
+                          "more rows than columns, and attenuators=output", L->name, L->rows,
+                          L->cols, less,
                           optinc_att_position_names[L->attenuators]);
     return 0;
+}
+
+/* *! layer.NAME.input_scale = in0=D0 in1=D1 ...: the drive amplitude of
+ * each input of a segmented layer's grid, all of them, each once (checked
+ * against the grid in check_input_scale when the header is read). */
+static int meta_input_scale(reader *r, const meta *m, optinc_layer *L)
+{
+    size_t first, n;
+    int file = m->file;
+    if (meta_tokens(r, m, &first, &n))
+        return -1;
+    if (!L->input_scale && !(L->input_scale = calloc((size_t)L->cols + 1,
+                                                     sizeof *L->input_scale)))
+        return nl_fail_run(r, "reading the header");
+    for (size_t i = first; i < first + n; i++) {
+        tok k = {0, 0}, v = {0, 0};
+        long long x;
+        nl_split_param(r, file, r->toks[i], &k, &v);
+        tok digits = {k.off + 2, k.len - 2};
+        if (k.len < 3 || memcmp(tp(r, file, k), "in", 2)
+            || nl_int_value(r, file, digits, 0, L->cols - 1, &x))
+            return nl_fail_at(r, file, k.off, "key '%.*s' of the input_scale line of layer '%s' "
+                              "must be an input in0..in%d", (int)k.len, tp(r, file, k), L->name,
+                              L->cols - 1);
+        if (L->input_scale[x] > 0)
+            return nl_fail_at(r, file, k.off, "in%lld is given twice in the input_scale line of "
+                              "layer '%s'", x, L->name);
+        if (number_in(r, file, v, 0, 1, INFINITY, 1, "input_scale", &L->input_scale[x]))
+            return -1;
+    }
+    r->ntoks = first;
+    return 0;
+}
+
+/* An input_scale line belongs to a segmented layer and names each input of
+ * its grid (not the pass-through modes), once. */
+static int check_input_scale(reader *r, const meta *m, const optinc_layer *L)
+{
+    int cols = L->cols - L->pass_through, given = 0;
+    for (int k = 0; k < L->cols; k++)
+        given += L->input_scale[k] > 0 && k < cols;
+    if (L->seg_rows && given == cols)
+        for (int k = cols; k < L->cols; k++)
+            if (L->input_scale[k] > 0)
+                given = -1;
+    if (L->seg_rows && given == cols)
+        return 0;
+    return nl_fail_at(r, m->file, m->key.off, "the input_scale of layer '%s' must give in0..in%d, "
+                      "the inputs of its segments (a '*! layer.%s.segments' line), each once",
+                      L->name, cols - 1, L->name);
 }
 
 /* *! layer.NAME.SECTION = key=value ... (optinc_netlist_fields) */
@@ -421,7 +481,7 @@ int nl_header(reader *r, optinc_circuit *c, layer_meta *lm)
                 L->name[name.len] = '\0';
                 optinc_components_defaults(&L->components);
                 L->reconstruction_error = -1;
-                lm[nl] = (layer_meta){i, L};
+                lm[nl] = (layer_meta){.meta = i, .L = L};
                 if (meta_layer(r, m, L))
                     return -1;
                 nl++;
@@ -441,14 +501,21 @@ int nl_header(reader *r, optinc_circuit *c, layer_meta *lm)
                                           "line; give each device section of a layer once",
                                           klen, k);
                 tok section = {name.off + name.len + 1, m->key.len - 7 - name.len};
-                if (teq(r, m->file, section, "segments") ? meta_segments(r, m, lm[j].L)
-                                                         : meta_section(r, m, section, lm[j].L))
+                int bad = teq(r, m->file, section, "segments") ? meta_segments(r, m, lm[j].L)
+                          : teq(r, m->file, section, "input_scale")
+                              ? meta_input_scale(r, m, lm[j].L)
+                              : meta_section(r, m, section, lm[j].L);
+                if (bad)
                     return -1;
+                if (teq(r, m->file, section, "input_scale"))
+                    lm[j].scale_meta = i;
             }
         }
     /* A dense layer with its attenuators beside one mesh is square. */
     for (int j = 0; j < nl; j++) {
         const optinc_layer *L = lm[j].L;
+        if (L->input_scale && check_input_scale(r, &r->metas[lm[j].scale_meta], L))
+            return -1;
         if (L->attenuators != OPTINC_ATT_MIDDLE && !L->seg_rows && L->rows != L->cols)
             return nl_fail_at(r, r->metas[lm[j].meta].file, r->metas[lm[j].meta].key.off,
                               "layer '%s' is %dx%d but attenuators=%s needs a square layer",

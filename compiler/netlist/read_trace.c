@@ -5,7 +5,8 @@
  * attenuator columns.  A mesh is MZIs (each on two adjacent modes, in0 on
  * the lower index) closed by one ps per mode; an attenuator column is one
  * att per channel, a term on each extra input, and a term starting each
- * extra (unlit) output.
+ * extra (unlit) output.  A segmented layer's pass-through modes wait while
+ * its stages are traced and then take one thru card each to their outputs.
  *
  * Why trace the connectivity instead of trusting instance names: the names
  * are a convenience for people; the wiring is the circuit.  Tracing makes
@@ -222,7 +223,7 @@ static int trace_mesh(tracer *t, optinc_layer *L, optinc_stage *s)
         return fail_prim(r, t->pm[t->np - 1], "%s has more than %d MZIs, the most an %d-mode "
                          "mesh has", t->where, n * (n - 1) / 2, n);
     /* A segmented layer's mesh is block-diagonal: no MZI joins two blocks. */
-    int block = L->seg_rows ? L->cols / L->seg_cols : n;
+    int block = L->seg_rows ? (L->cols - L->pass_through) / L->seg_cols : n;
     for (int i = 0; i < t->np; i++)
         if (t->pmode[i] % block == block - 1)
             return fail_prim(r, t->pm[i], "joins modes %d and %d of %s, which belong to two "
@@ -412,6 +413,35 @@ static int trace_chains(tracer *t, const optinc_stage *s, int *net, int *from)
     return 0;
 }
 
+/* The K pass-through modes of a segmented layer, whose inputs cols-K+k
+ * were on net[k] (reached from from[k]) before its stages: one thru card each,
+ * to output rows-K+k. */
+static int trace_pass(tracer *t, const optinc_layer *L, const int *net, const int *from)
+{
+    reader *r = t->r;
+    int K = L->pass_through;
+    for (int k = 0; k < K; k++) {
+        int in = L->cols - K + k, o = L->rows - K + k;
+        int e = net[k] < 0 ? INT_MIN : nl_other_end(r, net[k], from[k]);
+        if (net[k] < 0)
+            return meta_fail(r, t->lm, "pass-through input %d of layer %s is unlit", in,
+                             L->name);
+        if (!nl_driver_kind(r, e, OPTINC_CARD_THRU, 0)) {
+            if (e >= 0)
+                return fail_prim(r, e >> 2, "found where pass-through input %d of layer %s "
+                                 "needs its thru card (to output %d)", in, L->name, o);
+            return meta_fail(r, t->lm, "pass-through input %d of layer %s reaches a port "
+                             "without its thru card", in, L->name);
+        }
+        prim *p = &r->prims[e >> 2];
+        p->used = 1;
+        t->net[o] = p->pin[1];
+        t->from[o] = (e >> 2) * 4 + 1;
+    }
+    t->n = L->rows;
+    return 0;
+}
+
 int nl_top_ports(reader *r)
 {
     const cell *c = &r->cells[r->top_cell];
@@ -450,11 +480,13 @@ int nl_trace(reader *r, optinc_circuit *c, layer_meta *lm)
     }
     tracer t = {.r = r, .n = r->nin};
     int *net = malloc(sizeof *net * (size_t)widest), *from = malloc(sizeof *from * (size_t)widest);
+    int *pass_net = malloc(sizeof *pass_net * (size_t)widest);
+    int *pass_from = malloc(sizeof *pass_from * (size_t)widest);
     t.net = malloc(sizeof *t.net * (size_t)widest);
     t.from = malloc(sizeof *t.from * (size_t)widest);
     t.last = malloc(sizeof *t.last * (size_t)widest);
     int rc = -1;
-    if (!t.net || !t.from || !t.last || !net || !from) {
+    if (!t.net || !t.from || !t.last || !net || !from || !pass_net || !pass_from) {
         nl_fail_run(r, "tracing the netlist");
         goto out;
     }
@@ -470,10 +502,14 @@ int nl_trace(reader *r, optinc_circuit *c, layer_meta *lm)
                       L->cols, t.n, i ? "the rows of the layer before" : "the top cell's inputs");
             goto out;
         }
-        L->n_stages = L->seg_rows ? optinc_segment_plan(L->rows, L->cols, L->seg_rows,
+        int K = L->pass_through;
+        L->n_stages = L->seg_rows ? optinc_segment_plan(L->rows - K, L->cols - K, L->seg_rows,
                                                         L->seg_cols, L->stage)
                                   : optinc_netlist_stage_plan(L->attenuators, L->rows, L->cols,
                                                               L->stage);
+        /* the pass-through modes wait while the stages trace the others */
+        memcpy(pass_net, t.net + L->cols - K, sizeof *pass_net * (size_t)K);
+        memcpy(pass_from, t.from + L->cols - K, sizeof *pass_from * (size_t)K);
         t.capped = 0;
         for (int s = 0; s < L->n_stages; s++) {
             optinc_stage *st = &L->stage[s];
@@ -487,6 +523,8 @@ int nl_trace(reader *r, optinc_circuit *c, layer_meta *lm)
             if (bad)
                 goto out;
         }
+        if (K && trace_pass(&t, L, pass_net, pass_from))
+            goto out;
         if (t.capped != L->n_warnings_capped) {
             meta_fail(r, &lm[i], "layer '%s' says attenuators_capped=%d, but %d of its att "
                       "cards have a t_target beyond max_attenuation_dB; write the count of "
@@ -528,7 +566,8 @@ int nl_trace(reader *r, optinc_circuit *c, layer_meta *lm)
         }
     rc = 0;
 out:
-    OPTINC_FREE_ALL(net, from, t.net, t.from, t.last, t.pm, t.pmode, t.pcol);
+    OPTINC_FREE_ALL(net, from, pass_net, pass_from, t.net, t.from, t.last, t.pm, t.pmode,
+                    t.pcol);
     return rc;
 }
 

@@ -335,5 +335,7 @@ void optinc_spec_free(optinc_spec *spec)
         OPTINC_FREE_ALL(spec->info[i].key, spec->info[i].value);
     for (int i = 0; i < spec->n_matrices; i++)
         free(spec->matrices[i].data);
+    for (int i = 0; i < spec->n_layers; i++)
+        free(spec->layers[i].input_scale);
     OPTINC_FREE_ALL(spec->info, spec->matrices, spec->layers, spec);
 }

@@ -43,8 +43,10 @@ static optinc_status count_cards(ctx *c, yaml_node_t *v, const optinc_spec_layer
     const optinc_spec_matrix *m = &c->spec->matrices[L->matrix];
     long long r = m->rows, k = m->cols, n = r > k ? r : k;
     if (L->segments[0] > 0) {
-        long long R = L->segments[0], G = L->segments[1], bc = k / G;
-        c->cards += R * G * (bc * (bc + 1) / 2 + bc) + k * (R - 1) + r * (G - 1);
+        long long K = L->pass_through, R = L->segments[0], G = L->segments[1];
+        long long bc = (k - K) / G;
+        c->cards += R * G * (bc * (bc + 1) / 2 + bc) + (k - K) * (R - 1) + (r - K) * (G - 1)
+                    + K;
     } else if (L->attenuators == OPTINC_ATT_MIDDLE)
         c->cards += r * (r + 1) / 2 + k * (k + 1) / 2 + (r < k ? r : k);
     else
@@ -58,28 +60,88 @@ static optinc_status count_cards(ctx *c, yaml_node_t *v, const optinc_spec_layer
                             optinc_limits_text(c->lim, OPTINC_LIMIT_CARDS, lim, sizeof lim));
 }
 
+/* input_scale: [d_0, ...] of a segmented layer: one positive number per
+ * input of its grid, the amplitude the modulators that put the inputs on
+ * light give each (electronic, like the gain), so that W' = W''.diag(d)
+ * with the grid on W''. */
+static optinc_status parse_input_scale(ctx *c, yaml_node_t *n, const char *what,
+                                       optinc_spec_layer *L, int cols)
+{
+    char buf[80];
+    yaml_node_t *v = optinc_spec_get(c, n, "input_scale");
+    if (!v)
+        return OPTINC_OK;
+    if (v->type != YAML_SEQUENCE_NODE || seq_len(v) != cols)
+        return optinc_spec_fail(c, v, "'input_scale' of %s must be a list of %d positive "
+                                "numbers, one per input of its segments, not %s", what, cols,
+                                optinc_spec_describe(v, buf, sizeof buf));
+    if (!(L->input_scale = calloc((size_t)cols, sizeof *L->input_scale)))
+        return optinc_fail(c->err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    for (int k = 0; k < cols; k++) {
+        yaml_node_t *x = seq_item(c, v, k);
+        optinc_status st = optinc_spec_number(c, x, "input_scale", what, &L->input_scale[k]);
+        if (!st && !(L->input_scale[k] > 0))
+            st = optinc_spec_fail(c, x, "entry %d of 'input_scale' in %s is %g; an amplitude "
+                                  "scale must be above 0", k + 1, what, L->input_scale[k]);
+        if (st)
+            return st;
+    }
+    return OPTINC_OK;
+}
+
 /* segments: [R, G] cuts the layer's matrix into an R x G grid of blocks,
  * each diag(t).Q on one mesh of the block's columns (circuit.h), so the
- * grid must divide the matrix and a block have no more rows than columns. */
+ * grid must divide the matrix and a block have no more rows than columns.
+ * pass_through: K takes the last K modes out of the grid: they are
+ * waveguides, so the matrix must be [W' 0; 0 I] with the grid on W'. */
 static optinc_status parse_segments(ctx *c, yaml_node_t *n, const char *what,
                                     optinc_spec_layer *L)
 {
-    yaml_node_t *v = optinc_spec_get(c, n, "segments");
+    static const field fields[] = {{"pass_through", 'i', offsetof(optinc_spec_layer,
+                                    pass_through), 0, OPTINC_MATRIX_DIM_MAX, 0, 0, NULL},
+                                   FIELDS_END};
+    yaml_node_t *v = optinc_spec_get(c, n, "segments"), *pass = optinc_spec_get(c, n,
+                                                                                "pass_through");
+    yaml_node_t *scale = optinc_spec_get(c, n, "input_scale");
     int count = 0;
     optinc_status st;
+    if ((pass || scale) && !v)
+        return optinc_spec_fail(c, pass ? pass : scale, "'%s' of %s needs 'segments': only a "
+                                "segmented layer has it; add 'segments: [R, G]' or remove '%s'",
+                                pass ? "pass_through" : "input_scale", what,
+                                pass ? "pass_through" : "input_scale");
     if (!v)
         return OPTINC_OK;
     if ((st = optinc_spec_read_int_list(c, v, "segments", what, 1, OPTINC_MATRIX_DIM_MAX,
-                                        L->segments, 2, &count)))
+                                        L->segments, 2, &count)) ||
+        (st = optinc_spec_read_fields(c, n, what, fields, L)))
         return st;
     const optinc_spec_matrix *m = &c->spec->matrices[L->matrix];
+    int K = L->pass_through, rows = m->rows - K, cols = m->cols - K;
+    if (K >= m->rows || K >= m->cols)
+        return optinc_spec_fail(c, pass, "'pass_through' of %s is %d, but its matrix is %d x %d; "
+                                "at least one row and one column must stay in the segments",
+                                what, K, m->rows, m->cols);
     int R = L->segments[0], G = count == 2 ? L->segments[1] : 0;
-    if (count != 2 || m->rows % R || m->cols % G || m->rows / R > m->cols / G)
+    if (count != 2 || rows % R || cols % G || rows / R > cols / G)
         return optinc_spec_fail(c, v, "'segments' of %s must be [R, G], a grid of R x G blocks "
-                                "that divides its %d x %d matrix into blocks with no more rows "
-                                "than columns (rows/R <= cols/G)", what, m->rows, m->cols);
+                                "that divides its %d x %d matrix%s into blocks with no more rows "
+                                "than columns (rows/R <= cols/G)", what, rows, cols,
+                                K ? " (without the pass-through modes)" : "");
+    for (int i = 0; i < m->rows; i++)
+        for (int j = i < rows ? cols : 0; j < m->cols; j++) {
+            double complex want = i >= rows && j - cols == i - rows;
+            double complex w = m->data[(size_t)i * m->cols + j];
+            if (w != want)
+                return optinc_spec_fail(c, pass, "%s passes its last %d modes through, but "
+                                        "matrix '%s' has %.17g%+.17gi at row %d, column %d "
+                                        "where a waveguide gives %g; the last %d rows and "
+                                        "columns must be 0 but for 1 on their diagonal",
+                                        what, K, m->name, creal(w), cimag(w), i + 1, j + 1,
+                                        creal(want), K);
+        }
     L->attenuators = OPTINC_ATT_OUTPUT;     /* every block is diag(t).Q: mesh, attenuators */
-    return OPTINC_OK;
+    return parse_input_scale(c, n, what, L, cols);
 }
 
 /* A layer's matrix must take what the layer before it gives. */
@@ -101,7 +163,8 @@ static optinc_status check_widths(ctx *c, yaml_node_t *v, const char *what, int 
 static optinc_status parse_layer(ctx *c, yaml_node_t *n, int index)
 {
     static const char *const keys[] = {"name", "matrix", "mesh", "attenuators", "gain",
-                                       "activation", "components", "segments", NULL};
+                                       "activation", "components", "segments", "pass_through",
+                                       "input_scale", NULL};
     static const field fields[] = {{"gain", 'd', offsetof(optinc_spec_layer, gain), 0,
                                     INFINITY, 0, 0, "(0 = the largest singular value)"},
                                    FIELDS_END};
@@ -147,11 +210,12 @@ static optinc_status parse_layer(ctx *c, yaml_node_t *n, int index)
     L->mesh = (optinc_mesh_kind)mesh;
     L->attenuators = (optinc_att_position)att;
     L->activation = (optinc_activation)act;
-    if ((st = parse_segments(c, n, what, L)))
-        return st;
-    if ((st = count_cards(c, v, L)))
-        return st;
-    return index > 0 ? check_widths(c, v, what, index) : OPTINC_OK;
+    if ((st = parse_segments(c, n, what, L)) || (st = count_cards(c, v, L))
+        || (index > 0 && (st = check_widths(c, v, what, index)))) {
+        free(L->input_scale);       /* the spec frees the layers it has counted */
+        L->input_scale = NULL;
+    }
+    return st;
 }
 
 optinc_status optinc_spec_parse_layers(ctx *c, yaml_node_t *n)

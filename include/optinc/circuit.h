@@ -29,6 +29,15 @@
  *               G-1 fixed combiners).
  * So out = gain . T . in = W . in for the ideal circuit: the 1/sqrt(R.G) of
  * the fixed optics is absorbed by the gain.
+ *
+ * A segmented layer may also pass its last K = pass_through modes straight
+ * through (`pass_through: K`): W = [W' 0; 0 I_K], the stages realize W' on
+ * the first rows-K outputs and cols-K inputs, and input cols-K+k is a
+ * waveguide to output rows-K+k (no element, no electronic gain: light that
+ * is not detected, as an ONN's carriers are).  Its inputs may also carry an
+ * input scale d (`input_scale`, one per input of the grid): the amplitude
+ * the modulators that put them on light give each, electronic like the gain,
+ * so W' = W''.diag(d) with the grid on W''; T includes diag(d).
  */
 #ifndef OPTINC_CIRCUIT_H
 #define OPTINC_CIRCUIT_H
@@ -88,6 +97,8 @@ typedef struct optinc_layer {
     optinc_activation activation;
     double gain;                    /* s */
     int seg_rows, seg_cols;         /* the R x G grid of blocks; 0 0 for a dense layer */
+    int pass_through;               /* K: last K inputs -> last K outputs, waveguides */
+    double *input_scale;            /* cols-K input amplitudes d, or NULL (all 1) */
     int n_stages;
     optinc_stage stage[OPTINC_STAGES_MAX];
     optinc_components components;   /* device parameters in force */
@@ -156,8 +167,16 @@ int optinc_layer_combiners(const optinc_layer *L);
 int optinc_layer_columns(const optinc_layer *L);
 
 /* T of a layer (rows x cols) rebuilt from the programmed physical elements
- * only; W ~= gain . T.  NULL when out of memory. */
+ * only (its pass-through modes an identity block); W ~= gain . T with the
+ * gain on the rows the stages give (optinc_layer_apply_gain).  NULL when out
+ * of memory. */
 optinc_cmat *optinc_layer_transfer(const optinc_layer *L);
+/* y (rows x B, a layer's output) times gain, but for the pass-through rows,
+ * which are waveguides outside the electronic gain. */
+void optinc_layer_apply_gain(const optinc_layer *L, double gain, optinc_cmat *y);
+/* max|target - gain.T| / gain of the programmed layer (its
+ * reconstruction_error; L->target must be set); NAN when out of memory. */
+double optinc_layer_reconstruction(const optinc_layer *L);
 /* Applies one stage to a batch: out (modes_out x B) = stage . in (modes_in x B).
  * OPTINC_ERUN when out of memory. */
 optinc_status optinc_stage_apply(const optinc_stage *s, const optinc_cmat *in, optinc_cmat *out);

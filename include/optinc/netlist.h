@@ -62,6 +62,7 @@ typedef enum optinc_card_kind {
     OPTINC_CARD_TERM,     /* terminator: the end or the dark start of a waveguide */
     OPTINC_CARD_SPLIT,    /* fixed 1x2 splitter: a link of a segmented layer's fan-out chain */
     OPTINC_CARD_COMB,     /* fixed 2x1 combiner: a link of its fan-in chain */
+    OPTINC_CARD_THRU,       /* waveguide straight through: a pass-through mode of a segmented layer */
     OPTINC_CARD_COUNT
 } optinc_card_kind;
 

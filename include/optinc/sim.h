@@ -21,7 +21,8 @@
  *   phase error       static N(0, sigma^2) per phase shifter, per chip
  *   phase noise       dynamic N(0, sigma^2) per phase shifter, per evaluation
  *   loss              insertion loss of every MZI and attenuator (dB); with
- *                     balance_loss also of every idle slot of a mesh
+ *                     balance_loss also of every idle slot of a mesh and of
+ *                     the cards a branch of a split or comb chain skips
  *   coupler           each 50:50 coupler splits kappa = 0.5 + delta,
  *                     delta ~ N(0, sigma^2) per coupler, per chip
  *   crosstalk         a fraction of each heater's phase leaks to its
@@ -84,8 +85,10 @@ typedef struct optinc_chip_options {
                                              draws (only with OPTINC_DEV_COUPLER); NULL */
     int balance_loss;                     /* 1: every idle waveguide slot of a mesh (a
                                              column a mode crosses without an MZI) carries
-                                             one MZI's insertion loss, so every path
-                                             through a mesh loses the same; default 0 */
+                                             one MZI's insertion loss, and every branch of
+                                             a split or comb chain the loss of the fan-1
+                                             cards of its longest branch, so every path
+                                             through a layer loses the same; default 0 */
 } optinc_chip_options;
 
 void optinc_chip_options_default(optinc_chip_options *o);
@@ -129,8 +132,10 @@ void optinc_mzi_device_matrix(double theta, double phi, double kappa_in, double 
 
 /* The amplitude every path through layer `layer` keeps on a chip drawn with
  * balance_loss: the product over its meshes of amplitude^depth (depth: the
- * mesh's columns) and over its attenuator columns of their insertion loss;
- * 1 without OPTINC_DEV_LOSS.  The balanced layer's T' is this factor times
+ * mesh's columns), over its attenuator columns of their insertion loss and
+ * over its split and comb chains of fan-1 cards' loss (half an MZI's each);
+ * 1 without OPTINC_DEV_LOSS.  A pass-through mode is a waveguide outside
+ * this and outside the gain.  The balanced layer's T' is this factor times
  * its loss-free T', so a gain divided by it trims the loss away.  NAN when
  * there is no such layer. */
 double optinc_chip_layer_path_amplitude(const optinc_chip *chip, int layer);

@@ -89,6 +89,8 @@ typedef struct optinc_spec_layer {
     optinc_activation activation;
     optinc_components components;        /* global table merged with the layer's overrides */
     int segments[2];                     /* segments: [R, G] grid of blocks; 0 0 = dense */
+    int pass_through;                    /* pass_through: K, last K inputs to last K outputs */
+    double *input_scale;                 /* input_scale: one per segmented input; NULL = 1s */
     int line, column;
 } optinc_spec_layer;
 

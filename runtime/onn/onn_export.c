@@ -7,12 +7,15 @@
  * matrix, so the ONN's biases must be carried by light: the circuit takes
  * one carrier mode per layer (amplitude 1, split from the unit's laser),
  * layer l consumes the first carrier it receives as its bias input and passes
- * the others through with weight 1.  A hidden layer whose model is a single
- * square unitary-diagonal segment, diag(s).U on (h, carrier), then stays of
- * that form with the pass-through carriers added (U gains an identity block,
- * Sigma ones), which is what `attenuators: output` compiles exactly; other
- * layers (segmented into several blocks, or dense) compile by SVD, which
- * realizes the same matrix.  The ONN's input normalization (p_k times
+ * the others through with weight 1.  A segmented layer is written with its
+ * grid (`segments: [R, G]`, R = rows / segment rows, G = cols / segment
+ * columns of the model layer) and its carriers as `pass_through: K`
+ * (circuit.h: the last K inputs are waveguides to the last K outputs), so
+ * the compiler builds exactly the segments the ONN was trained in and the
+ * netlist holds the design the area model counts; the first layer's segments
+ * see the inputs times in_scale and the carrier, which its `input_scale`
+ * says (the drive of the modulators, electronic like the gain, so no
+ * element).  A dense layer compiles by SVD, which realizes the same matrix.  The ONN's input normalization (p_k times
  * in_scale) is folded into the first layer, so the circuit's inputs are the
  * P outputs in PAM4 level units.
  *
@@ -56,12 +59,6 @@ static double *circuit_matrix(const optinc_onn *net, int l, int *rows, int *cols
     for (int k = 0; k < K - 1; k++)
         M[(size_t)(L->rows + k) * *cols + din + 1 + k] = 1.0;
     return M;
-}
-
-/* A single square segment compiles exactly as attenuators: output. */
-static int is_unitary_diagonal(const optinc_onn_layer *L)
-{
-    return L->seg_rows == L->rows && L->seg_cols == L->cols && L->rows == L->cols;
 }
 
 static void put_yaml_string(FILE *f, const char *s)
@@ -207,10 +204,21 @@ optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
     int approx[OPTINC_ONN_MAX_LAYERS], n_approx = 0;
     for (int l = 0; l < net->n_layers; l++) {
         const optinc_onn_layer *L = &net->layers[l];
-        fprintf(f, "  - {name: L%d, matrix: W%d, attenuators: %s, activation: relu_eo}\n", l + 1,
-                l + 1, is_unitary_diagonal(L) ? "output" : "middle");
-        if (L->seg_rows > 0)
+        fprintf(f, "  - {name: L%d, matrix: W%d, attenuators: %s, activation: relu_eo", l + 1,
+                l + 1, L->seg_rows > 0 ? "output" : "middle");
+        if (L->seg_rows > 0) {
+            fprintf(f, ", segments: [%d, %d]", L->rows / L->seg_rows, L->cols / L->seg_cols);
+            if (net->n_layers - l - 1)
+                fprintf(f, ", pass_through: %d", net->n_layers - l - 1);
+            if (l == 0) {   /* the inputs' normalization beside the carrier: the drive */
+                fputs(", input_scale: [", f);
+                for (int j = 0; j < data_in(net, 0); j++)
+                    fprintf(f, "%.17g, ", net->in_scale);
+                fprintf(f, "%.17g]", net->carrier);
+            }
             approx[n_approx++] = l + 1;
+        }
+        fputs("}\n", f);
     }
     int servers = o->level ? o->fan_in * o->fan_in : o->fan_in;
     fprintf(f, "allreduce:\n  servers: %d\n  gradient_bits: %d\n  symbol: pam4\n"

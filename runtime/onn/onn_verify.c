@@ -145,8 +145,7 @@ static void evaluator_run(evaluator *e, int n, double *out)
         const optinc_layer *Y = &e->c->layers[l];
         optinc_cmat_mul(e->T[l], e->x[l], e->x[l + 1]);
         optinc_cmat *y = e->x[l + 1];
-        for (size_t i = 0; i < (size_t)y->rows * (size_t)y->cols; i++)
-            y->a[i] *= e->gain[l];
+        optinc_layer_apply_gain(Y, e->gain[l], y);
         optinc_activation_apply(Y->activation, y);
     }
     const optinc_cmat *y = e->x[L];

@@ -424,18 +424,11 @@ optinc_status optinc_calibrate_circuit(optinc_circuit *c, const optinc_calibrati
         }
         if (!st && L->target) {
             /* The ideal-device reconstruction now includes the pre-distortion. */
-            optinc_cmat *T = optinc_layer_transfer(L);
-            if (!T) {
+            L->reconstruction_error = optinc_layer_reconstruction(L);
+            if (isnan(L->reconstruction_error)) {
                 st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
                 break;
             }
-            double worst = 0;
-            for (size_t i = 0; i < (size_t)L->rows * (size_t)L->cols; i++) {
-                double d = cabs(L->target->a[i] - L->gain * T->a[i]);
-                worst = d > worst ? d : worst;
-            }
-            L->reconstruction_error = worst / L->gain;
-            optinc_cmat_free(T);
         }
         if (!st && unreach[l])
             optinc_circuit_warn(c, "layer '%s': %d of %d MZIs cannot reach their target "

@@ -64,6 +64,11 @@ typedef struct chip_stage {
 typedef struct chip_layer {
     int n_stages;
     chip_stage stage[OPTINC_STAGES_MAX];
+    int pass_through;                /* K waveguides: input cols-K+k -> output rows-K+k */
+    int cols, rows;                  /* the layer's own modes (beside the stages') */
+    const double *input_scale;       /* the circuit layer's (NULL: none) */
+    int park;                        /* first plane row above every stage's modes, where
+                                        the waveguides' light waits while they run */
 } chip_layer;
 
 struct optinc_chip {

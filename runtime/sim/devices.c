@@ -28,6 +28,10 @@
  * factor.  An idle stretch of a mode commutes with nothing but itself, so it
  * is folded into the input of the next MZI on that mode, or after the mode's
  * last MZI into the output screen, and propagation stays 2x2 matrices.
+ * The split and comb chains of a segmented layer are balanced the same way:
+ * a branch that passes fewer than the chain's fan-1 fixed cards gets a
+ * padding element for each one it skips, so every branch loses the chain's
+ * full length.
  *
  * Crosstalk model: a heater's phase above its zero-power point (drive - lo
  * of the driver range) leaks, times the coefficient, into the heaters of the
@@ -374,6 +378,11 @@ static int init_chain_stage(chip_stage *cs, const optinc_stage *st, const optinc
                 pass *= j ? sqrt(1 - tap[j - 1]) * loss : 1;
             }
         }
+        /* split branch i passes min(i+1, g-1) cards, comb branch j g-max(j, 1) */
+        for (int i = 0; o->balance_loss && loss != 1 && i < g; i++) {
+            int cards = split ? (i + 1 < g ? i + 1 : g - 1) : g - (i ? i : 1);
+            b[i] *= pow(loss, g - 1 - cards);
+        }
     }
     free(tap);
     return 0;
@@ -404,7 +413,15 @@ optinc_status optinc_chip_new(const optinc_circuit *c, const optinc_chip_options
     int bad = !chip->layer;
     for (int l = 0; !bad && l < c->n_layers; l++) {
         const optinc_layer *L = &c->layers[l];
-        chip->layer[l].n_stages = L->n_stages;
+        chip_layer *cl = &chip->layer[l];
+        cl->n_stages = L->n_stages;
+        cl->pass_through = L->pass_through;
+        cl->cols = L->cols;
+        cl->rows = L->rows;
+        cl->input_scale = L->input_scale;
+        cl->park = L->cols > L->rows ? L->cols : L->rows;
+        for (int s = 0; s < L->n_stages; s++)
+            cl->park = L->stage[s].modes_out > cl->park ? L->stage[s].modes_out : cl->park;
         for (int s = 0; !bad && s < L->n_stages; s++) {
             const optinc_stage *st = &L->stage[s];
             chip_stage *cs = &chip->layer[l].stage[s];
@@ -501,6 +518,8 @@ double optinc_chip_layer_path_amplitude(const optinc_chip *chip, int layer)
             a *= pow(cs->amplitude, cs->depth);
         else if (cs->kind == OPTINC_STAGE_ATT && (chip->opt.models & OPTINC_DEV_LOSS))
             a *= pow(10, -L->components.attenuator.insertion_loss_dB / 20);
+        else if (cs->kind != OPTINC_STAGE_ATT && (chip->opt.models & OPTINC_DEV_LOSS))
+            a *= pow(10, -L->components.mzi.insertion_loss_dB / 40 * (cs->fan - 1));
     }
     return a;
 }

@@ -98,6 +98,7 @@ optinc_status optinc_chip_layer_apply(optinc_chip *chip, int layer, const optinc
             progs[s] = &noisy[s];
         }
     }
+    modes = cl->park + cl->pass_through > modes ? cl->park + cl->pass_through : modes;
     size_t plane = (size_t)modes * SIM_BC;
     size_t bytes = (prec == OPTINC_FLOAT ? sizeof(float) : sizeof(double)) * 2 * plane;
     void *buf = bad ? NULL : aligned_alloc(64, (bytes + 63) / 64 * 64);
@@ -144,8 +145,7 @@ optinc_status optinc_chip_circuit_matrix(optinc_chip *chip, optinc_cmat **out,
     for (int l = 0; l < c->n_layers; l++) {
         optinc_cmat *T = optinc_chip_layer_transfer(chip, l), *P = T;
         if (T) {
-            for (size_t i = 0; i < (size_t)T->rows * (size_t)T->cols; i++)
-                T->a[i] *= c->layers[l].gain;
+            optinc_layer_apply_gain(&c->layers[l], c->layers[l].gain, T);
             if (M) {
                 P = optinc_cmat_new(T->rows, M->cols);
                 if (P)
@@ -219,8 +219,7 @@ optinc_status optinc_chip_eval(optinc_chip *chip, const optinc_cmat *in, optinc_
         optinc_cmat_free(x);
         x = y;
         if (!st) {
-            for (size_t i = 0; i < (size_t)y->rows * (size_t)y->cols; i++)
-                y->a[i] *= L->gain;
+            optinc_layer_apply_gain(L, L->gain, y);
             if (opt->activation)
                 st = opt->activation(opt->activation_ctx, L, l, y, err);
             else

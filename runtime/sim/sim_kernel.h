@@ -86,13 +86,31 @@ SIM_CLONES static void FN(run_chunk)(const chip_layer *cl, const chip_prog *cons
     }
 }
 
-/* out = layer . in, chunk by chunk; re, im have room for max-modes x SIM_BC. */
+/* Moves n mode rows of a chunk from row `from` to row `to` (no overlap). */
+static void FN(move_rows)(REAL *restrict re, REAL *restrict im, int from, int to, int n)
+{
+    size_t bytes = (size_t)n * SIM_BC * sizeof *re;
+    memcpy(re + (size_t)to * SIM_BC, re + (size_t)from * SIM_BC, bytes);
+    memcpy(im + (size_t)to * SIM_BC, im + (size_t)from * SIM_BC, bytes);
+}
+
+/* out = layer . in, chunk by chunk; re, im have room for park + K modes x
+ * SIM_BC.  The inputs of the stages take their input scale (the modulators'
+ * drive); the K pass-through modes wait above the stages' modes (at park)
+ * while the stages run, then take the last K outputs: a waveguide. */
 static void FN(run)(const chip_layer *cl, const chip_prog *const *progs, const optinc_cmat *in,
                     optinc_cmat *out, REAL *restrict re, REAL *restrict im)
 {
+    int K = cl->pass_through;
     for (int b0 = 0; b0 < in->cols; b0 += SIM_BC) {
         FN(chunk_load)(in, b0, re, im);
+        for (int r = 0; cl->input_scale && r < cl->cols - K; r++)
+            FN(scale)(re + (size_t)r * SIM_BC, im + (size_t)r * SIM_BC, (REAL)cl->input_scale[r]);
+        if (K)
+            FN(move_rows)(re, im, cl->cols - K, cl->park, K);
         FN(run_chunk)(cl, progs, re, im);
+        if (K)
+            FN(move_rows)(re, im, cl->park, cl->rows - K, K);
         FN(chunk_store)(out, b0, re, im);
     }
 }
