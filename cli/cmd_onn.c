@@ -536,6 +536,11 @@ static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
     double ge2 = total.raw_inputs > 0 ? total.ge2_weight / total.raw_inputs : 0;
     uint64_t per_chip = total.checked / (uint64_t)v.chips;
     char dt[1500];
+    long splitters = 0, combiners = 0;    /* the fixed cards of segmented layers */
+    for (int l = 0; l < c->n_layers; l++) {
+        splitters += optinc_layer_splitters(&c->layers[l]);
+        combiners += optinc_layer_combiners(&c->layers[l]);
+    }
     if (v.json) {
         printf("{\"circuit\": ");
         cli_json_string(stdout, c->name);
@@ -557,11 +562,6 @@ static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
                "\"p_outputs\": %d}", m.fan_in, m.bits, m.level,
                m.task.rounding == OPTINC_ROUND_HALF_UP ? "half_up" : "half_even",
                optinc_onn_task_inputs(&m.task));
-        long splitters = 0, combiners = 0;    /* the fixed cards of segmented layers */
-        for (int l = 0; l < c->n_layers; l++) {
-            splitters += optinc_layer_splitters(&c->layers[l]);
-            combiners += optinc_layer_combiners(&c->layers[l]);
-        }
         printf(", \"mzis\": %ld, \"attenuators\": %ld, \"splitters\": %ld, \"combiners\": %ld, "
                "\"padding_slots\": %ld", a.netlist_mzis, a.netlist_attenuators, splitters,
                combiners, a.netlist_padding);
@@ -591,9 +591,10 @@ static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
             if (total.hist[b])
                 printf("  %s%d: %llu", b == 0 ? "<=" : b == 2 * OPTINC_ONN_HIST ? ">=" : "",
                        b - OPTINC_ONN_HIST, (unsigned long long)total.hist[b]);
-        printf("\nhardware: netlist %ld MZIs + %ld attenuators; segmented design %.0f "
-               "MZI-equivalents = %.1f%% of its SVD realization (%.0f)\n", a.netlist_mzis,
-               a.netlist_attenuators, a.model.total, 100 * a.ratio, a.svd.total);
+        printf("\nhardware: netlist %ld MZIs + %ld attenuators + %ld splitters + %ld "
+               "combiners; segmented design %.0f MZI-equivalents = %.1f%% of its SVD "
+               "realization (%.0f)\n", a.netlist_mzis, a.netlist_attenuators, splitters,
+               combiners, a.model.total, 100 * a.ratio, a.svd.total);
     }
     optinc_circuit_free(c);
     return 0;
