@@ -36,9 +36,11 @@ void cli_input(const char *path, const char *what);
  * and other spellings of its path too).  NULL entries of outputs[0 .. n)
  * are skipped. */
 optinc_status cli_check_outputs(const char *const *outputs, int n, optinc_error *err);
-/* Prints err as "FILE:LINE:COL: error: MESSAGE" on stderr; returns its status
- * (the exit code). */
-int cli_report(const optinc_error *err, optinc_status status);
+struct cli_cmd;
+/* Prints err as "FILE:LINE:COL: error: MESSAGE" on stderr, or as "optinc
+ * CMD: error: MESSAGE" when it names no file; returns its status (the exit
+ * code). */
+int cli_report(const struct cli_cmd *cmd, const optinc_error *err, optinc_status status);
 /* Prints "optinc CMD: error: MESSAGE\nTry 'optinc CMD --help'." and returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints a warning line "optinc: warning: MESSAGE" on stderr. */

@@ -102,7 +102,7 @@ int cmd_compile(int argc, char **argv)
         st = optinc_compile(spec, &c, &err);
     if (st) {
         optinc_spec_free(spec);
-        return cli_report(&err, st);
+        return cli_report(&compile_cmd, &err, st);
     }
     optinc_calibration_report rep = {0};
     if (cal_path) {
@@ -116,7 +116,7 @@ int cmd_compile(int argc, char **argv)
         if (st) {
             optinc_circuit_free(c);
             optinc_spec_free(spec);
-            return cli_report(&err, st);
+            return cli_report(&compile_cmd, &err, st);
         }
     }
     for (int i = 0; i < c->n_warnings; i++)
@@ -124,7 +124,7 @@ int cmd_compile(int argc, char **argv)
     if (output && (st = optinc_netlist_write(c, output, &nopt, &err))) {
         optinc_circuit_free(c);
         optinc_spec_free(spec);
-        return cli_report(&err, st);
+        return cli_report(&compile_cmd, &err, st);
     }
     if (json)
         print_json(c, cal_path ? &rep : NULL);

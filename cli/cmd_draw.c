@@ -85,7 +85,7 @@ int cmd_draw(int argc, char **argv)
                                                 : OPTINC_DRAW_SVG | OPTINC_DRAW_PNG, &err);
     if (st) {
         optinc_circuit_free(c);
-        return cli_report(&err, st);
+        return cli_report(&draw_cmd, &err, st);
     }
     for (int i = 0; i < c->n_warnings; i++)
         cli_warn("%s", c->warnings[i]);
@@ -98,5 +98,5 @@ int cmd_draw(int argc, char **argv)
         printf("%s\n", optinc_drawer_written(d, i));
     optinc_drawer_free(d);
     optinc_circuit_free(c);
-    return st ? cli_report(&err, st) : 0;
+    return st ? cli_report(&draw_cmd, &err, st) : 0;
 }

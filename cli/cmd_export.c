@@ -100,5 +100,5 @@ int cmd_export(int argc, char **argv)
         st = interconnect ? optinc_export_interconnect_mapped(c, &layout, &map, output, &err)
                           : fmt->write(c, &layout, output, &err);
     optinc_circuit_free(c);
-    return st ? cli_report(&err, st) : 0;
+    return st ? cli_report(&export_cmd, &err, st) : 0;
 }

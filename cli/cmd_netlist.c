@@ -47,5 +47,5 @@ int cmd_netlist(int argc, char **argv)
     if (!st)
         st = optinc_netlist_write(c, output, &nopt, &err);
     optinc_circuit_free(c);
-    return st ? cli_report(&err, st) : 0;
+    return st ? cli_report(&netlist_cmd, &err, st) : 0;
 }

@@ -280,11 +280,11 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
     if (resume) {
         optinc_spec *spec;
         if ((st = optinc_spec_load(resume, cli_read_opts(), &spec, &err)))
-            return cli_report(&err, st);
+            return cli_report(cmd, &err, st);
         st = optinc_onn_from_spec(spec, &net, &meta, &err);
         optinc_spec_free(spec);
         if (st)
-            return cli_report(&err, st);
+            return cli_report(cmd, &err, st);
         if (segments) {
             if (parse_segments(segments, &net, seg))
                 return optinc_onn_free(&net),
@@ -297,9 +297,9 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
         }
     } else {
         if ((st = task_apply(&t, &meta, &err)))
-            return cli_report(&err, st);
+            return cli_report(cmd, &err, st);
         if ((st = optinc_onn_alloc(&net, &meta.task, hidden, n_hidden, NULL, &err)))
-            return cli_report(&err, st);
+            return cli_report(cmd, &err, st);
         if (parse_segments(segments ? segments : "auto", &net, seg)) {
             optinc_onn_free(&net);
             return cli_usage_error("onn train", "--segments takes auto, none or one RxC per "
@@ -307,7 +307,7 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
         }
         optinc_onn_free(&net);
         if ((st = optinc_onn_alloc(&net, &meta.task, hidden, n_hidden, seg, &err)))
-            return cli_report(&err, st);
+            return cli_report(cmd, &err, st);
     }
     char dflt[OPTINC_NAME_MAX], prov[512];
     if (!name) {
@@ -322,7 +322,7 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
                                  meta.bits, prov};
     if ((st = check_train_outputs(&net, output, &eo, &err))) {
         optinc_onn_free(&net);
-        return cli_report(&err, st);
+        return cli_report(cmd, &err, st);
     }
     progress pr = {!quiet && isatty(2), o.max_epochs};
     o.progress = show_progress;
@@ -339,7 +339,7 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
         st = optinc_onn_check(&net, 1000000, &rep, &err);
     if (st) {
         optinc_onn_free(&net);
-        return cli_report(&err, st);
+        return cli_report(cmd, &err, st);
     }
     snprintf(prov, sizeof prov, "optinc %s onn train: seed %llu, %d epochs, lr %g, batch %d, "
              "margin %g, boost %d, noise %g%s%s; model accuracy %.6f (%llu/%llu P outputs)",
@@ -351,7 +351,7 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
     double ratio = optinc_onn_area_ratio(&net, &model, &svd);
     optinc_onn_free(&net);
     if (st)
-        return cli_report(&err, st);
+        return cli_report(cmd, &err, st);
     if (!quiet) {
         printf("%s: %d epochs, %.1f min wall, %.1f min CPU\n", output, res.epochs,
                ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)) / 60,
@@ -498,7 +498,7 @@ static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
     if (!st)
         st = load_onn(path, &v.t, &c, &m, &err);
     if (st)
-        return cli_report(&err, st);
+        return cli_report(cmd, &err, st);
     optinc_onn_report total;
     memset(&total, 0, sizeof total);
     double acc_min = 1, acc_max = 0, acc_sum = 0, wacc_sum = 0, mae_max = 0, ge2_max = 0;
@@ -527,7 +527,7 @@ static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
     }
     if (st) {
         optinc_circuit_free(c);
-        return cli_report(&err, st);
+        return cli_report(cmd, &err, st);
     }
     optinc_onn_area a;
     optinc_onn_area_of(c, &m, &a);
@@ -706,7 +706,7 @@ static int onn_export(const cli_cmd *cmd, int argc, char **argv)
         optinc_onn_lut_free(luts[k]);
     free(luts);
     optinc_circuit_free(c);
-    return st ? cli_report(&err, st) : 0;
+    return st ? cli_report(cmd, &err, st) : 0;
 }
 
 /* ---- cascade --------------------------------------------------------------- */
@@ -751,7 +751,7 @@ static int onn_cascade(const cli_cmd *cmd, int argc, char **argv)
             optinc_onn_lut_free(lut[i]);
             optinc_circuit_free(c[i]);
         }
-        return cli_report(&err, st);
+        return cli_report(cmd, &err, st);
     }
     /* End to end: fan_in groups of fan_in random codes. */
     int F = m[0].fan_in, bits = m[0].bits, D = bits / 2;

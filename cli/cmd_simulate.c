@@ -281,7 +281,7 @@ int cmd_simulate(int argc, char **argv)
     if (!st && (st = cli_check_outputs(outputs, 3, &err)))
         optinc_circuit_free(c);
     if (st)
-        return cli_report(&err, st);
+        return cli_report(&simulate_cmd, &err, st);
     for (int i = 0; i < c->n_warnings; i++)
         cli_warn("%s", c->warnings[i]);
     uint64_t seed = a.have_seed ? a.seed : c->seed;
@@ -319,5 +319,5 @@ int cmd_simulate(int argc, char **argv)
     free(has_target);
     optinc_calibration_free(cal);
     optinc_circuit_free(c);
-    return st ? cli_report(&err, st) : 0;
+    return st ? cli_report(&simulate_cmd, &err, st) : 0;
 }

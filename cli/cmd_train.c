@@ -306,7 +306,7 @@ static int cost_model(const opts *o)
     float *buf = malloc(16 * n * sizeof *buf);
     float *g[16];
     if (!buf)
-        return cli_report(&err, optinc_fail(&err, OPTINC_ERUN, NULL, 0, 0, "out of memory"));
+        return cli_report(&train_cmd, &err, optinc_fail(&err, OPTINC_ERUN, NULL, 0, 0, "out of memory"));
     for (size_t j = 0; j < 16 * n; j++)
         buf[j] = (float)((j * 2654435761u) % 2001) / 1000.0f - 1.0f;
     for (int N = 2; N <= 16; N++) {
@@ -325,7 +325,7 @@ static int cost_model(const opts *o)
             optinc_allreduce_free(ar);
             if (s) {
                 free(buf);
-                return cli_report(&err, s);
+                return cli_report(&train_cmd, &err, s);
             }
         }
         printf("%3d %14llu %14llu %9.6f %10.6f %14llu %9llu\n", N,
@@ -737,10 +737,10 @@ int cmd_train(int argc, char **argv)
     optinc_status st = OPTINC_OK;
     cli_input(o.spec, "spec");
     if (o.spec && (st = optinc_spec_load(o.spec, cli_read_opts(), &spec, &err)))
-        return cli_report(&err, st);
+        return cli_report(&train_cmd, &err, st);
     if (spec && (st = apply_spec(&o, spec, &err))) {
         optinc_spec_free(spec);
-        return cli_report(&err, st);
+        return cli_report(&train_cmd, &err, st);
     }
     if ((rc = refuse_ignored(&o)) >= 0) {
         optinc_spec_free(spec);
@@ -753,7 +753,7 @@ int cmd_train(int argc, char **argv)
     optinc_comm comm;
     if ((st = optinc_comm_backend_check(o.backend, &err))) {
         optinc_spec_free(spec);
-        return cli_report(&err, st);
+        return cli_report(&train_cmd, &err, st);
     }
     int mpirun_rank, ranks = cli_mpirun_ranks(&mpirun_rank);
     if (ranks > 1 && !o.mpi) {   /* each copy would train alone */
@@ -841,7 +841,7 @@ int cmd_train(int argc, char **argv)
             say_stopped(&o, &res, sig);
         rc = 128 + (sig > 0 ? sig : SIGTERM);
     } else if (st && root && !failed) {
-        rc = cli_report(&err, st);
+        rc = cli_report(&train_cmd, &err, st);
     } else {
         rc = (int)st;
     }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "cli/options.h"
 #include "optinc/matrix.h"
 
 static const struct command {
@@ -55,10 +56,13 @@ int main(int argc, char **argv)
     return 2;
 }
 
-int cli_report(const optinc_error *err, optinc_status status)
+int cli_report(const struct cli_cmd *cmd, const optinc_error *err, optinc_status status)
 {
     char buf[2300];
-    fprintf(stderr, "%s\n", optinc_error_format(err, buf, sizeof buf));
+    /* An error of no file (an option, the MPI job, memory) says which
+     * command it comes from, as the usage errors do; one write, as there. */
+    fprintf(stderr, "%s%s%s%s\n", err->file[0] ? "" : "optinc ", err->file[0] ? "" : cmd->name,
+            err->file[0] ? "" : ": ", optinc_error_format(err, buf, sizeof buf));
     return (int)status;
 }
 

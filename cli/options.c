@@ -26,12 +26,19 @@ enum { HELP_WIDTH = 80, LEFT_MAX = 24, VALUE_MAX = 128 };
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
+    /* One write of the whole message: stderr is unbuffered, and under
+     * mpirun the lines of several ranks and of mpirun itself interleave
+     * piece by piece. */
+    char msg[2048];
+    int n = snprintf(msg, sizeof msg, "optinc %s: error: ", cmd);
     va_list ap;
-    fprintf(stderr, "optinc %s: error: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    if (n >= 0 && (size_t)n < sizeof msg)
+        n += vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\nTry 'optinc %s --help'.\n", cmd);
+    if (n >= 0 && (size_t)n < sizeof msg)
+        snprintf(msg + n, sizeof msg - (size_t)n, "\nTry 'optinc %s --help'.\n", cmd);
+    fputs(msg, stderr);
     return 2;
 }
 
