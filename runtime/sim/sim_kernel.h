@@ -5,9 +5,15 @@
  * The batch is processed in chunks of SIM_BC vectors with the planar chunk
  * operations of compiler/core/chunk_kernel.h (shared with the compiler's
  * reconstruction); the whole layer (every MZI of every stage) runs over one
- * chunk while it sits in L1/L2 cache.
+ * chunk while it sits in L1/L2 cache.  A mesh runs the program of chip.h:
+ * most MZIs are a pivot step below, two complex multiply-adds per vector
+ * (8 real multiplies, 8 adds) where a general 2x2 (rotate) needs 16
+ * multiplies and 12 adds, so a mesh of N(N-1)/2 MZIs does the multiplies of
+ * a dense N x N product; the rest of each element lives in per-mode factors
+ * folded into the output screen.
  */
 
+#define SIM_BC (SIM_ROW / (int)sizeof(REAL))
 #define CHUNK SIM_BC
 #include "compiler/core/chunk_kernel.h"
 #undef CHUNK
@@ -16,6 +22,60 @@
 #define SIM_CAT(a, b) SIM_CAT_(a, b)
 #define FN(name) SIM_CAT(name, SFX)
 
+/* (x, y) := (x + a y, b x + y) on one chunk; t = re, im of a, b. */
+static inline void FN(pivot_diag)(REAL *restrict xr, REAL *restrict xi, REAL *restrict yr,
+                                  REAL *restrict yi, const REAL *restrict t)
+{
+    const REAL ar = t[0], ai = t[1], br = t[2], bi = t[3];
+    for (int j = 0; j < SIM_BC; j++) {
+        REAL ur = xr[j], ui = xi[j], vr = yr[j], vi = yi[j];
+        xr[j] = ur + (ar * vr - ai * vi);
+        xi[j] = ui + (ar * vi + ai * vr);
+        yr[j] = vr + (br * ur - bi * ui);
+        yi[j] = vi + (br * ui + bi * ur);
+    }
+}
+
+/* (x, y) := (a x + y, x + b y) on one chunk; t = re, im of a, b. */
+static inline void FN(pivot_anti)(REAL *restrict xr, REAL *restrict xi, REAL *restrict yr,
+                                  REAL *restrict yi, const REAL *restrict t)
+{
+    const REAL ar = t[0], ai = t[1], br = t[2], bi = t[3];
+    for (int j = 0; j < SIM_BC; j++) {
+        REAL ur = xr[j], ui = xi[j], vr = yr[j], vi = yi[j];
+        xr[j] = vr + (ar * ur - ai * ui);
+        xi[j] = vi + (ar * ui + ai * ur);
+        yr[j] = ur + (br * vr - bi * vi);
+        yi[j] = ui + (br * vi + bi * vr);
+    }
+}
+
+/* The program of one mesh stage (chip.h) on one chunk. */
+SIM_CLONES static void FN(mesh_chunk)(const chip_stage *cs, const chip_prog *prog,
+                                  REAL *restrict re, REAL *restrict im)
+{
+    const REAL *mat = PROG_MAT(prog);
+    const REAL *scr = PROG_SCREEN(prog);
+    for (int k = 0; k < cs->n_mzi; k++) {
+        size_t off = (size_t)cs->mzi[cs->sweep[k]].mode * SIM_BC;
+        REAL *xr = re + off, *xi = im + off, *yr = xr + SIM_BC, *yi = xi + SIM_BC;
+        const REAL *t = mat + 8 * (size_t)k;
+        int step = prog->step[k];
+        if ((step & CHIP_STEP_FORM) == CHIP_STEP_DIAG)
+            FN(pivot_diag)(xr, xi, yr, yi, t);
+        else if ((step & CHIP_STEP_FORM) == CHIP_STEP_ANTI)
+            FN(pivot_anti)(xr, xi, yr, yi, t);
+        else
+            FN(rotate)(xr, xi, yr, yi, t);
+        if (step & CHIP_STEP_SCALE_X)
+            FN(scale)(xr, xi, t[4]);
+        if (step & CHIP_STEP_SCALE_Y)
+            FN(scale)(yr, yi, t[6]);
+    }
+    for (int r = 0; r < cs->modes_in; r++)
+        FN(phase)(re + (size_t)r * SIM_BC, im + (size_t)r * SIM_BC, scr[2 * r], scr[2 * r + 1]);
+}
+
 /* Every stage of a layer on one chunk (planes of max-modes x SIM_BC). */
 SIM_CLONES static void FN(run_chunk)(const chip_layer *cl, const chip_prog *const *progs,
                                      REAL *restrict re, REAL *restrict im)
@@ -23,16 +83,7 @@ SIM_CLONES static void FN(run_chunk)(const chip_layer *cl, const chip_prog *cons
     for (int s = 0; s < cl->n_stages; s++) {
         const chip_stage *cs = &cl->stage[s];
         if (cs->kind == OPTINC_STAGE_MESH) {
-            const REAL *mat = PROG_MAT(progs[s]);
-            const REAL *scr = PROG_SCREEN(progs[s]);
-            for (int i = 0; i < cs->n_mzi; i++) {
-                size_t off = (size_t)cs->mzi[i].mode * SIM_BC;
-                FN(rotate)(re + off, im + off, re + off + SIM_BC, im + off + SIM_BC,
-                           mat + 8 * (size_t)i);
-            }
-            for (int r = 0; r < cs->modes_in; r++)
-                FN(phase)(re + (size_t)r * SIM_BC, im + (size_t)r * SIM_BC, scr[2 * r],
-                          scr[2 * r + 1]);
+            FN(mesh_chunk)(cs, progs[s], re, im);
         } else if (cs->kind == OPTINC_STAGE_SPLIT) {
             /* Block row i of input x is mode i*modes_in + x (optinc_split_target);
              * row 0 last, in place. */
@@ -98,3 +149,4 @@ static void FN(run)(const chip_layer *cl, const chip_prog *const *progs, const o
 }
 
 #undef FN
+#undef SIM_BC
