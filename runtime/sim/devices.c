@@ -156,22 +156,29 @@ static double settle(double complex *p)
     return ldexp(1, e);
 }
 
+static double largest_entry(const double complex m[4])
+{
+    double big = 0;
+    for (int k = 0; k < 4; k++)
+        big = cabs(m[k]) > big ? cabs(m[k]) : big;
+    return big;
+}
+
 /* The step (chip.h) of the element e (row-major) on two modes whose pending
  * factors are p[0], p[1], which it updates; t gets its 4 coefficients.  The
  * larger pivot product makes both ratios together at most 1 in modulus (tan
- * and cot of the splitting for a lossless element).  A pivot that is zero,
- * or too small against the element, or an element so dark that the factor
- * would leave the range a float scale can express, takes the general form. */
+ * and cot of the splitting for a lossless element).  A pivot that is zero
+ * or tiny against the element, or an element darker than 2^-60 (360 dB),
+ * takes the general form: so a new factor is at least 2^-114 and its
+ * power-of-two rescale a normal float. */
 static unsigned char step_of(const double complex e[4], double complex p[2],
                              double complex t[4])
 {
     double complex f[4] = {e[0] * p[0], e[1] * p[1], e[2] * p[0], e[3] * p[1]};
-    double big = 0;
-    for (int k = 0; k < 4; k++)
-        big = cabs(f[k]) > big ? cabs(f[k]) : big;
+    double big = largest_entry(f);
     int anti = cabs(f[0]) * cabs(f[3]) < cabs(f[1]) * cabs(f[2]);
     double complex u = anti ? f[1] : f[0], w = anti ? f[2] : f[3];
-    if (!(big >= 0x1p-60) || cabs(u) < 0x1p-30 * big || cabs(w) < 0x1p-30 * big) {
+    if (!(largest_entry(e) >= 0x1p-60) || cabs(u) < 0x1p-30 * big || cabs(w) < 0x1p-30 * big) {
         memcpy(t, f, sizeof f);
         p[0] = p[1] = 1;
         return CHIP_STEP_FULL;
