@@ -35,8 +35,8 @@ typedef struct chip_mzi {
  *                  a = f01/f00, b = f10/f11, new p = (f00, f11);
  *   CHIP_STEP_ANTI otherwise:               (x, y) := (a x + y, x + b y),
  *                  a = f00/f01, b = f11/f10, new p = (f01, f10);
- *   CHIP_STEP_FULL when the pivots are (nearly) zero: (x, y) := F (x, y),
- *                  new p = (1, 1).
+ *   CHIP_STEP_FULL when a pivot is (nearly) zero or the element nearly
+ *                  black: (x, y) := F (x, y), new p = (1, 1).
  * The first two are two complex multiply-adds per vector, half a general
  * 2x2.  p only shrinks through passive elements, so v grows: when |p_m|
  * leaves [2^-24, 2^24] the step also rescales row m by a power of two
@@ -47,7 +47,7 @@ enum {
     CHIP_STEP_SCALE_X = 4, CHIP_STEP_SCALE_Y = 8
 };
 
-typedef struct chip_prog {                /* entries in chip_stage.sweep order */
+typedef struct chip_prog {       /* per-MZI entries in chip_stage.sweep order */
     unsigned char *step;             /* per MZI: CHIP_STEP_* */
     double complex *m;               /* 4 per MZI: a, b, the scales of rows x, y (DIAG,
                                         ANTI) or F row-major (FULL) */
