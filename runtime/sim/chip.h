@@ -64,6 +64,8 @@ typedef struct chip_stage {
     chip_mzi *mzi;
     int *sweep;                      /* the MZIs in the order propagation runs them
                                         (devices.c), which the program follows */
+    int *sweep_mode;                 /* ... and their modes, in that order (in sweep's
+                                        allocation): the kernel reads them in sequence */
     double *screen_drive, *screen_err, *screen_eff;   /* per mode */
     double amplitude;                /* per-MZI insertion loss, as amplitude */
     int depth;                       /* columns of the mesh */

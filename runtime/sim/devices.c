@@ -318,7 +318,7 @@ static int sweep_order(chip_stage *cs, int modes)
 {
     int n = cs->n_mzi;
     long long *key = malloc(sizeof *key * ((size_t)n + 1));
-    cs->sweep = malloc(sizeof *cs->sweep * ((size_t)n + 1));
+    cs->sweep = malloc(sizeof *cs->sweep * (2 * (size_t)n + 1));
     if (!key || !cs->sweep) {
         free(key);
         return -1;
@@ -329,8 +329,11 @@ static int sweep_order(chip_stage *cs, int modes)
         key[i] = (diagonal * SWEEP_BAND + c) * n + i;
     }
     qsort(key, (size_t)n, sizeof *key, cmp_key);
-    for (int k = 0; k < n; k++)
+    cs->sweep_mode = cs->sweep + n;
+    for (int k = 0; k < n; k++) {
         cs->sweep[k] = (int)(key[k] % n);
+        cs->sweep_mode[k] = cs->mzi[cs->sweep[k]].mode;
+    }
     free(key);
     return 0;
 }

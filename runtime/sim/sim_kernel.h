@@ -94,13 +94,13 @@ SIM_CLONES static void FN(mesh_chunk)(const chip_stage *cs, const chip_prog *pro
     const REAL *mat = PROG_MAT(prog);
     const REAL *scr = PROG_SCREEN(prog);
     for (int k = 0; k < cs->n_mzi; k++) {
-        int mode = cs->mzi[cs->sweep[k]].mode, step = prog->step[k];
+        int mode = cs->sweep_mode[k], step = prog->step[k];
         REAL *xr = re + (size_t)mode * SIM_BC, *xi = im + (size_t)mode * SIM_BC;
         REAL *yr = xr + SIM_BC, *yi = xi + SIM_BC;
         const REAL *t = mat + 8 * (size_t)k;
         int next = k + 1 < cs->n_mzi ? prog->step[k + 1] : CHIP_STEP_FULL;
         if ((step & ~CHIP_STEP_ANTI) == 0 && (next & CHIP_STEP_FORM) != CHIP_STEP_FULL
-            && cs->mzi[cs->sweep[k + 1]].mode == mode - 1) {
+            && cs->sweep_mode[k + 1] == mode - 1) {
             REAL *wr = xr - SIM_BC, *wi = xi - SIM_BC;
             const REAL *u = t + 8;
             switch (step * 2 + (next & CHIP_STEP_ANTI)) {
