@@ -3,15 +3,16 @@
  * one cblas_zgemm with the mesh's reconstructed matrix, on the same batch, in
  * the same run: B = 1024 input vectors through N = 64 and N = 256 modes.
  *
- * A mesh does about 1.75x the flops of the dense product (N(N-1)/2 MZIs of
- * 28 real flops per vector against 8 N^2), and its 2x2 products are plain
- * multiplies and adds (no FMA, so every build gives the same bits) where
- * BLAS fuses them: on a core with two FMA pipes and two add pipes (Zen 3)
- * a general complex 2x2 costs 16 multiply-pipe operations per vector, so
- * mesh/gemm cannot go below 2.0 there.  The float path (the ONN's and the
- * trainer's) is compared with cgemm, the double path (the exact one) with
- * zgemm.  Each figure is the process CPU time of one thread, best of
- * several repetitions: CPU time is not inflated by other jobs on the cores.
+ * A mesh's program (runtime/sim/chip.h) is two complex multiply-adds per
+ * MZI and vector, N(N-1) in all against the dense product's N^2: the same
+ * multiplies, as plain multiplies and adds (no FMA, so every build gives the
+ * same bits) where BLAS fuses them; on a core with two FMA pipes and two add
+ * pipes (Zen) the adds run beside the multiplies, so what bounds the ratio
+ * is the rows' loads and stores and the per-MZI overhead.  The float path
+ * (the ONN's and the trainer's) is compared with cgemm, the double path (the
+ * exact one) with zgemm.  Each figure is the process CPU time of one
+ * thread, best of several repetitions: CPU time is not inflated by other
+ * jobs on the cores.
  */
 #include <cblas.h>
 #include <stdio.h>

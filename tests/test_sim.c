@@ -1,6 +1,8 @@
 /*
  * test_sim.c - the simulator: ideal chips against the compiler's
- * reconstruction, batch propagation against zgemm (double and float),
+ * reconstruction, batch propagation against zgemm (double and float), the
+ * pivot program of a mesh against its matrix multiplied out by hand (ideal,
+ * every device error, cross and bar states, rescaled, dark, noisy),
  * whole-circuit evaluation with activations, fidelity metrics, Monte-Carlo
  * determinism, error-aware calibration, the calibration file (round trip
  * and bad inputs) and the `optinc simulate` command.
@@ -83,6 +85,181 @@ Test(sim, batch_propagation_matches_the_transfer_matrix)
         for (int i = 0; i < 5; i++)
             optinc_cmat_free(arr[i]);
     }
+    optinc_chip_free(chip);
+    optinc_circuit_free(c);
+}
+
+/* ---- the pivot program of a mesh (runtime/sim/chip.h) against the mesh's
+ * matrix multiplied out from its MZIs' 2x2 matrices in double. */
+
+static optinc_cmat *mesh_by_hand(const optinc_chip *chip, int n)
+{
+    optinc_cmat *T = optinc_cmat_identity(n);
+    optinc_chip_mzi z;
+    for (int i = 0; optinc_chip_mzi_get(chip, 0, 0, i, &z, NULL) == OPTINC_OK; i++) {
+        double complex e[4];
+        optinc_mzi_device_matrix(z.theta_rad, z.phi_rad, z.kappa_in, z.kappa_out, z.amplitude,
+                                 e);
+        for (int c = 0; c < n; c++) {
+            double complex *x = &T->a[(size_t)z.mode * n + c], *y = x + n, u = *x, v = *y;
+            *x = e[0] * u + e[1] * v;
+            *y = e[2] * u + e[3] * v;
+        }
+    }
+    for (int r = 0; r < n; r++)
+        for (int c = 0; c < n; c++)
+            T->a[(size_t)r * n + c] *= cexp(I * optinc_chip_screen_rad(chip, 0, 0, r));
+    return T;
+}
+
+/* Largest error of the double and of the float batch path on B random
+ * vectors, relative to the largest output. */
+static void mesh_errors(optinc_chip *chip, int n, double err[2])
+{
+    optinc_rng rng;
+    optinc_rng_seed(&rng, 12);
+    int B = 131;    /* full and partial chunks of both precisions */
+    optinc_cmat *X = optinc_cmat_gaussian(n, B, 1, &rng), *R = optinc_cmat_new(n, B);
+    optinc_cmat *Y = optinc_cmat_new(n, B), *T = mesh_by_hand(chip, n);
+    optinc_cmat_mul(T, X, R);
+    double scale = optinc_cmat_max_abs(R);
+    cr_assert_gt(scale, 0);
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(optinc_chip_layer_apply(chip, 0, X, Y, k ? OPTINC_FLOAT : OPTINC_DOUBLE,
+                                             NULL), OPTINC_OK);
+        err[k] = optinc_cmat_max_abs_diff(Y, R) / scale;
+    }
+    optinc_cmat *m[] = {X, R, Y, T};
+    for (int i = 0; i < 4; i++)
+        optinc_cmat_free(m[i]);
+}
+
+static void assert_mesh_propagates(const optinc_circuit *c, unsigned models)
+{
+    optinc_chip *chip = su_chip(c, models, 7);
+    double err[2];
+    mesh_errors(chip, c->layers[0].rows, err);
+    cr_assert_leq(err[0], 1e-12, "double: %g", err[0]);
+    cr_assert_leq(err[1], 1e-5, "float: %g", err[1]);
+    optinc_chip_free(chip);
+}
+
+static optinc_components device_errors(double loss_dB)
+{
+    optinc_components cp;
+    optinc_components_defaults(&cp);
+    cp.mzi.insertion_loss_dB = loss_dB;
+    cp.mzi.phase_error_sigma_rad = 0.03;
+    cp.mzi.splitter_error_sigma = 0.04;
+    cp.phase_shifter.bits = 10;
+    cp.phase_shifter.thermal_crosstalk = 0.02;
+    return cp;
+}
+
+Test(sim, pivot_program_of_an_ideal_mesh_is_its_matrix)
+{
+    for (int kind = 0; kind < 2; kind++) {
+        optinc_circuit *c = su_mesh_circuit(40, kind, 3, NULL);
+        assert_mesh_propagates(c, OPTINC_DEV_NONE);
+        optinc_circuit_free(c);
+    }
+}
+
+Test(sim, pivot_program_with_every_device_error_is_the_meshs_matrix)
+{
+    optinc_components cp = device_errors(0.3);
+    for (int kind = 0; kind < 2; kind++) {
+        optinc_circuit *c = su_mesh_circuit(33, kind, 4, &cp);
+        assert_mesh_propagates(c, OPTINC_DEV_ALL);
+        optinc_circuit_free(c);
+    }
+}
+
+/* theta = 0 is the exact cross state (both diagonal entries exactly 0, so
+ * the step must take the anti-diagonal pivots), theta = pi the bar state. */
+Test(sim, pivot_program_switches_form_at_cross_and_bar_states)
+{
+    optinc_circuit *c = su_mesh_circuit(16, OPTINC_MESH_CLEMENTS, 5, NULL);
+    optinc_mesh *mesh = c->layers[0].stage[0].mesh;
+    for (int i = 0; i < mesh->n_mzi; i++)
+        if (i % 3 < 2)
+            mesh->mzi[i].theta.rad = i % 3 ? M_PI : 0;
+    assert_mesh_propagates(c, OPTINC_DEV_NONE);
+    optinc_circuit_free(c);
+}
+
+/* Every element a 50:50 splitter with loss: each mode's pending factor
+ * shrinks by 0.94 / sqrt 2 per MZI, past 2^-150 across 300 of them, which
+ * only the power-of-two rescale keeps the float path from overflowing. */
+Test(sim, pivot_program_rescales_a_long_lossy_mesh)
+{
+    optinc_components cp = device_errors(0.5);
+    optinc_circuit *c = su_mesh_circuit(300, OPTINC_MESH_CLEMENTS, 6, &cp);
+    optinc_mesh *mesh = c->layers[0].stage[0].mesh;
+    for (int i = 0; i < mesh->n_mzi; i++)
+        mesh->mzi[i].theta.rad = M_PI / 2;
+    assert_mesh_propagates(c, OPTINC_DEV_LOSS);
+    optinc_circuit_free(c);
+}
+
+/* Elements too dark for a pivot take the general 2x2 form (double only: the
+ * float path underflows at 400 dB per MZI); a black mesh gives zeros, not
+ * the NaN of a zero pivot. */
+Test(sim, pivot_program_runs_dark_elements_as_general_matrices)
+{
+    optinc_components cp = device_errors(400);
+    optinc_circuit *c = su_mesh_circuit(6, OPTINC_MESH_CLEMENTS, 8, &cp);
+    optinc_chip *chip = su_chip(c, OPTINC_DEV_ALL, 7);
+    double err[2];
+    mesh_errors(chip, 6, err);
+    cr_assert_leq(err[0], 1e-12, "double: %g", err[0]);
+    optinc_chip_free(chip);
+    c->layers[0].components.mzi.insertion_loss_dB = INFINITY;
+    chip = su_chip(c, OPTINC_DEV_ALL, 7);
+    optinc_cmat *X = optinc_cmat_identity(6), *Y = optinc_cmat_new(6, 6);
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(optinc_chip_layer_apply(chip, 0, X, Y, k ? OPTINC_FLOAT : OPTINC_DOUBLE,
+                                             NULL), OPTINC_OK);
+        for (int i = 0; i < 36; i++)
+            cr_assert(Y->a[i] == 0, "entry %d: %g%+gi", i, creal(Y->a[i]), cimag(Y->a[i]));
+    }
+    optinc_cmat_free(X);
+    optinc_cmat_free(Y);
+    optinc_chip_free(chip);
+    optinc_circuit_free(c);
+}
+
+/* A noisy chip builds a fresh program per evaluation: one evaluation of
+ * [I | X] must give T'' and T'' X for the same noise draw T''. */
+Test(sim, pivot_program_of_a_noisy_chip_is_one_matrix_per_evaluation)
+{
+    optinc_components cp = device_errors(0.3);
+    cp.phase_shifter.noise_sigma_rad = 0.05;
+    int n = 20, B = 70;
+    optinc_circuit *c = su_mesh_circuit(n, OPTINC_MESH_CLEMENTS, 9, &cp);
+    optinc_chip *chip = su_chip(c, OPTINC_DEV_ALL, 7);
+    optinc_rng rng;
+    optinc_rng_seed(&rng, 13);
+    optinc_cmat *X = optinc_cmat_gaussian(n, B, 1, &rng), *IX = optinc_cmat_new(n, n + B);
+    optinc_cmat *Y = optinc_cmat_new(n, n + B), *T = optinc_cmat_new(n, n);
+    optinc_cmat *TX = optinc_cmat_new(n, B), *R = optinc_cmat_new(n, B);
+    for (int r = 0; r < n; r++) {
+        IX->a[(size_t)r * (n + B) + r] = 1;
+        for (int b = 0; b < B; b++)
+            IX->a[(size_t)r * (n + B) + n + b] = X->a[(size_t)r * B + b];
+    }
+    cr_assert_eq(optinc_chip_layer_apply(chip, 0, IX, Y, OPTINC_DOUBLE, NULL), OPTINC_OK);
+    for (int r = 0; r < n; r++) {
+        for (int k = 0; k < n; k++)
+            T->a[(size_t)r * n + k] = Y->a[(size_t)r * (n + B) + k];
+        for (int b = 0; b < B; b++)
+            TX->a[(size_t)r * B + b] = Y->a[(size_t)r * (n + B) + n + b];
+    }
+    optinc_cmat_mul(T, X, R);
+    cr_assert_leq(optinc_cmat_max_abs_diff(TX, R), 1e-12 * optinc_cmat_max_abs(R));
+    optinc_cmat *m[] = {X, IX, Y, T, TX, R};
+    for (int i = 0; i < 6; i++)
+        optinc_cmat_free(m[i]);
     optinc_chip_free(chip);
     optinc_circuit_free(c);
 }

@@ -8,9 +8,9 @@
  *
  * A chip mirrors its circuit stage by stage.  For every MZI it keeps what the
  * drivers are set to, the chip's static errors, the resulting effective
- * phases, and the element's 2x2 matrix twice: double complex for the exact
- * path and as 8 floats (re, im of m00 m01 m10 m11) for the single-precision
- * batch path, so propagation never evaluates a sine or a cosine.
+ * phases, and the program propagation runs (chip_prog, below) twice: double
+ * complex for the exact path and as floats for the single-precision batch
+ * path, so propagation never evaluates a sine or a cosine.
  */
 #ifndef OPTINC_RUNTIME_CHIP_H
 #define OPTINC_RUNTIME_CHIP_H
@@ -26,11 +26,33 @@ typedef struct chip_mzi {
     double theta, phi;               /* effective, without dynamic noise */
 } chip_mzi;
 
-/* The matrices propagation reads for one mesh stage. */
-typedef struct chip_prog {
-    double complex *m;               /* 4 per MZI */
-    float *mf;                       /* 8 per MZI */
-    double complex *screen;          /* e^{i screen phase}, per mode */
+/* What propagation runs for one mesh stage (devices.c builds it, sim.c runs
+ * it).  The chunk holds v with the true field a_m = p_m v_m, where the
+ * pending factor p_m of mode m is one complex number for the whole batch,
+ * known when the program is built; p starts at 1.  Each MZI's matrix E, with
+ * every device error folded in, becomes F = E diag(p_m, p_m+1) and one step:
+ *   CHIP_STEP_DIAG (|f00 f11| >= |f01 f10|): (x, y) := (x + a y, b x + y),
+ *                  a = f01/f00, b = f10/f11, new p = (f00, f11);
+ *   CHIP_STEP_ANTI otherwise:               (x, y) := (a x + y, x + b y),
+ *                  a = f00/f01, b = f11/f10, new p = (f01, f10);
+ *   CHIP_STEP_FULL when a pivot is (nearly) zero or the element nearly
+ *                  black: (x, y) := F (x, y), new p = (1, 1).
+ * The first two are two complex multiply-adds per vector, half a general
+ * 2x2.  p only shrinks through passive elements, so v grows: when |p_m|
+ * leaves [2^-24, 2^24] the step also rescales row m by a power of two
+ * (CHIP_STEP_SCALE_X, _Y for rows mode, mode+1), exact in floating point.
+ * The output screen is e^{i psi_m} p_m, so the stage ends on the field. */
+enum {
+    CHIP_STEP_DIAG = 0, CHIP_STEP_ANTI = 1, CHIP_STEP_FULL = 2, CHIP_STEP_FORM = 3,
+    CHIP_STEP_SCALE_X = 4, CHIP_STEP_SCALE_Y = 8
+};
+
+typedef struct chip_prog {       /* per-MZI entries in chip_stage.sweep order */
+    unsigned char *step;             /* per MZI: CHIP_STEP_* */
+    double complex *m;               /* 4 per MZI: a, b, the scales of rows x, y (DIAG,
+                                        ANTI) or F row-major (FULL) */
+    float *mf;                       /* the same as 8 floats (re, im) per MZI */
+    double complex *screen;          /* e^{i screen phase} p, per mode */
     float *screenf;                  /* 2 per mode */
 } chip_prog;
 
@@ -40,6 +62,10 @@ typedef struct chip_stage {
     /* mesh */
     int n_mzi;
     chip_mzi *mzi;
+    int *sweep;                      /* the MZIs in the order propagation runs them
+                                        (devices.c), which the program follows */
+    int *sweep_mode;                 /* ... and their modes, in that order (in sweep's
+                                        allocation): the kernel reads them in sequence */
     double *screen_drive, *screen_err, *screen_eff;   /* per mode */
     double amplitude;                /* per-MZI insertion loss, as amplitude */
     int depth;                       /* columns of the mesh */

@@ -10,7 +10,9 @@
  * the splitting of every coupler, the loss of every element, the extinction
  * floor of every attenuator.  Realizing it folds those, plus thermal
  * crosstalk, into one 2x2 matrix per MZI and one phase factor per screen
- * mode, so that propagation (sim.c) is nothing but complex multiply-adds.
+ * mode, and turns them into the program propagation runs (chip.h: two
+ * complex multiply-adds per MZI and vector, the rest folded into per-mode
+ * factors), so that propagation (sim.c) is nothing but multiply-adds.
  *
  * Randomness: every model of every stage draws from its own stream,
  * optinc_rng_stream(seed, ((layer * 4 + stage) * 4 + model)), so switching a
@@ -80,11 +82,12 @@ void optinc_mzi_device_matrix(double theta, double phi, double kappa_in, double 
 
 int optinc_chip_prog_alloc(chip_prog *p, int n_mzi, int modes)
 {
+    p->step = malloc(sizeof *p->step * ((size_t)n_mzi + 1));
     p->m = malloc(sizeof *p->m * (4 * (size_t)n_mzi + 1));
     p->mf = malloc(sizeof *p->mf * (8 * (size_t)n_mzi + 1));
     p->screen = malloc(sizeof *p->screen * ((size_t)modes + 1));
     p->screenf = malloc(sizeof *p->screenf * (2 * (size_t)modes + 1));
-    if (p->m && p->mf && p->screen && p->screenf)
+    if (p->step && p->m && p->mf && p->screen && p->screenf)
         return 0;
     optinc_chip_prog_free(p);
     return -1;
@@ -92,7 +95,7 @@ int optinc_chip_prog_alloc(chip_prog *p, int n_mzi, int modes)
 
 void optinc_chip_prog_free(chip_prog *p)
 {
-    OPTINC_FREE_ALL(p->m, p->mf, p->screen, p->screenf);
+    OPTINC_FREE_ALL(p->step, p->m, p->mf, p->screen, p->screenf);
     memset(p, 0, sizeof *p);
 }
 
@@ -142,27 +145,87 @@ static void effective(const chip_stage *s, optinc_rng *rng, double *th, double *
     }
 }
 
+/* Keeps a pending factor within [2^-24, 2^24] (chip.h): returns the power of
+ * two its row is multiplied by, 1 when it stays.  Powers of two keep
+ * p . v exact, and 2^24 of headroom keeps v far from overflow even in
+ * float. */
+static double settle(double complex *p)
+{
+    double a = cabs(*p);
+    if (a >= 0x1p-24 && a <= 0x1p24)
+        return 1;
+    int e;
+    frexp(a, &e);
+    *p = CMPLX(ldexp(creal(*p), -e), ldexp(cimag(*p), -e));
+    return ldexp(1, e);
+}
+
+static double largest_entry(const double complex m[4])
+{
+    double big = 0;
+    for (int k = 0; k < 4; k++)
+        big = cabs(m[k]) > big ? cabs(m[k]) : big;
+    return big;
+}
+
+/* The step (chip.h) of the element e (row-major) on two modes whose pending
+ * factors are p[0], p[1], which it updates; t gets its 4 coefficients.  The
+ * larger pivot product makes both ratios together at most 1 in modulus (tan
+ * and cot of the splitting for a lossless element).  A pivot that is zero
+ * or tiny against the element, or an element darker than 2^-60 (360 dB),
+ * takes the general form: so a new factor is at least 2^-114 and its
+ * power-of-two rescale a normal float. */
+static unsigned char step_of(const double complex e[4], double complex p[2],
+                             double complex t[4])
+{
+    double complex f[4] = {e[0] * p[0], e[1] * p[1], e[2] * p[0], e[3] * p[1]};
+    double big = largest_entry(f);
+    int anti = cabs(f[0]) * cabs(f[3]) < cabs(f[1]) * cabs(f[2]);
+    double complex u = anti ? f[1] : f[0], w = anti ? f[2] : f[3];
+    if (!(largest_entry(e) >= 0x1p-60) || cabs(u) < 0x1p-30 * big || cabs(w) < 0x1p-30 * big) {
+        memcpy(t, f, sizeof f);
+        p[0] = p[1] = 1;
+        return CHIP_STEP_FULL;
+    }
+    t[0] = (anti ? f[0] : f[1]) / u;
+    t[1] = (anti ? f[3] : f[2]) / w;
+    p[0] = u;
+    p[1] = w;
+    t[2] = settle(&p[0]);
+    t[3] = settle(&p[1]);
+    return (unsigned char)((anti ? CHIP_STEP_ANTI : CHIP_STEP_DIAG)
+                           | (t[2] != 1 ? CHIP_STEP_SCALE_X : 0)
+                           | (t[3] != 1 ? CHIP_STEP_SCALE_Y : 0));
+}
+
+/* The program of a mesh stage from its effective phases: O(n_mzi), so a
+ * fresh one per noisy evaluation stays cheap. */
 static void build(const chip_stage *s, const double *th, const double *ph, const double *sc,
                   chip_prog *p)
 {
-    for (int i = 0; i < s->n_mzi; i++) {
-        double complex *m = p->m + 4 * (size_t)i;
-        float *f = p->mf + 8 * (size_t)i;
+    double complex *pending = p->screen;    /* until the screen is written */
+    for (int r = 0; r < s->modes_in; r++)
+        pending[r] = 1;
+    for (int k = 0; k < s->n_mzi; k++) {
+        int i = s->sweep[k];
+        double complex e[4], *t = p->m + 4 * (size_t)k;
+        float *f = p->mf + 8 * (size_t)k;
         optinc_mzi_device_matrix(th[i], ph[i], s->mzi[i].kappa[0], s->mzi[i].kappa[1],
-                                 s->amplitude, m);
+                                 s->amplitude, e);
         if (s->pad_in) {             /* row-major: input k is column k */
-            m[0] *= s->pad_in[2 * i];
-            m[2] *= s->pad_in[2 * i];
-            m[1] *= s->pad_in[2 * i + 1];
-            m[3] *= s->pad_in[2 * i + 1];
+            e[0] *= s->pad_in[2 * i];
+            e[2] *= s->pad_in[2 * i];
+            e[1] *= s->pad_in[2 * i + 1];
+            e[3] *= s->pad_in[2 * i + 1];
         }
-        for (int k = 0; k < 4; k++) {
-            f[2 * k] = (float)creal(m[k]);
-            f[2 * k + 1] = (float)cimag(m[k]);
+        p->step[k] = step_of(e, pending + s->mzi[i].mode, t);
+        for (int j = 0; j < 4; j++) {
+            f[2 * j] = (float)creal(t[j]);
+            f[2 * j + 1] = (float)cimag(t[j]);
         }
     }
     for (int r = 0; r < s->modes_in; r++) {
-        p->screen[r] = (s->pad_out ? s->pad_out[r] : 1.0) * cexp(I * sc[r]);
+        p->screen[r] *= (s->pad_out ? s->pad_out[r] : 1.0) * cexp(I * sc[r]);
         p->screenf[2 * r] = (float)creal(p->screen[r]);
         p->screenf[2 * r + 1] = (float)cimag(p->screen[r]);
     }
@@ -239,6 +302,46 @@ static int balance_mesh(chip_stage *cs, int modes)
     return 0;
 }
 
+/* The order propagation runs the MZIs in (chip.h): bands of SWEEP_BAND
+ * columns, each swept down the modes along its diagonals (by mode + column,
+ * then column).  MZI (c, m) needs (c - 1, m - 1) and (c - 1, m + 1) first,
+ * whose keys are smaller or equal with a smaller column, so the results are
+ * those of column order; but a band touches a window of SWEEP_BAND + 1 rows
+ * of the chunk that slides down by one row per diagonal, so the chunk
+ * crosses L2 once per band instead of once per column.  16 columns of a
+ * 64-vector chunk keep about 17 KiB of doubles in L1. */
+enum { SWEEP_BAND = 16 };
+
+static int cmp_key(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+static int sweep_order(chip_stage *cs, int modes)
+{
+    int n = cs->n_mzi;
+    long long *key = malloc(sizeof *key * ((size_t)n + 1));
+    cs->sweep = malloc(sizeof *cs->sweep * (2 * (size_t)n + 1));
+    if (!key || !cs->sweep) {
+        free(key);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        long long band = cs->mzi[i].column / SWEEP_BAND, c = cs->mzi[i].column % SWEEP_BAND;
+        long long diagonal = band * (modes + SWEEP_BAND) + cs->mzi[i].mode + c;
+        key[i] = (diagonal * SWEEP_BAND + c) * n + i;
+    }
+    qsort(key, (size_t)n, sizeof *key, cmp_key);
+    cs->sweep_mode = cs->sweep + n;
+    for (int k = 0; k < n; k++) {
+        cs->sweep[k] = (int)(key[k] % n);
+        cs->sweep_mode[k] = cs->mzi[cs->sweep[k]].mode;
+    }
+    free(key);
+    return 0;
+}
+
 static int init_mesh_stage(chip_stage *cs, const optinc_stage *st, const optinc_layer *L,
                            const optinc_chip_options *o, uint64_t seed, int l, int s,
                            const double *kappa)
@@ -298,7 +401,8 @@ static int init_mesh_stage(chip_stage *cs, const optinc_stage *st, const optinc_
         if (sigma_ph > 0)
             cs->screen_err[r] = sigma_ph * optinc_rng_normal(&rph);
     }
-    if (o->balance_loss && cs->amplitude != 1 && balance_mesh(cs, modes))
+    if ((o->balance_loss && cs->amplitude != 1 && balance_mesh(cs, modes))
+        || sweep_order(cs, modes))
         return -1;
     optinc_chip_stage_realize(cs);
     return 0;
@@ -455,7 +559,7 @@ void optinc_chip_free(optinc_chip *chip)
         for (int s = 0; s < chip->layer[l].n_stages; s++) {
             chip_stage *cs = &chip->layer[l].stage[s];
             optinc_chip_prog_free(&cs->prog);
-            OPTINC_FREE_ALL(cs->mzi, cs->screen_drive, cs->work, cs->att, cs->branch,
+            OPTINC_FREE_ALL(cs->mzi, cs->sweep, cs->screen_drive, cs->work, cs->att, cs->branch,
                             cs->pad_in, cs->pad_out);
         }
     OPTINC_FREE_ALL(chip->layer, chip);

@@ -3,14 +3,19 @@
  * evaluation with activations and detection, fidelity metrics, Monte-Carlo.
  *
  * Propagation is the hot loop of the ONN and the trainer, so it is built to
- * be within a small factor of a dense zgemm although a mesh does about twice
- * the flops: every MZI is a precomputed 2x2 (devices.c), the batch is cut
- * into chunks of SIM_BC vectors held as real/imaginary planes (a whole layer
- * runs on a chunk while it is in cache, each MZI streams two contiguous
- * rows), and the same kernel (sim_kernel.h) is compiled for double and for
- * float.  On x86-64 with GCC it is also cloned for x86-64-v3 (AVX2) and the
- * loader picks the clone the CPU runs; results are bit-identical either way
- * (ISO C mode does not contract to FMA).
+ * run at dense zgemm speed although a mesh is N(N-1)/2 dependent 2x2
+ * elements: devices.c turns each MZI into a pivot step of two complex
+ * multiply-adds per vector, with the rest of the element carried in one
+ * factor per mode for the whole batch and folded into the output screen
+ * (chip.h), so the mesh does the multiplies of the dense product where a
+ * general 2x2 per element would do twice as many; the MZIs run in bands of
+ * columns swept along diagonals (devices.c), so the rows they touch stay in
+ * L1; the batch is cut into chunks of SIM_ROW bytes per row, real and
+ * imaginary planes, a whole layer running on one chunk while it is in cache;
+ * and the same kernel (sim_kernel.h) is compiled for double and for float.
+ * On x86-64 with GCC it is also cloned for x86-64-v3 (AVX2) and the loader
+ * picks the clone the CPU runs; results are bit-identical either way (ISO C
+ * mode does not contract to FMA).
  *
  * Dynamic phase noise is drawn once per layer evaluation (one call of
  * optinc_chip_layer_apply), i.e. all B vectors of a batch see the same noise
@@ -27,7 +32,11 @@
 #include "compiler/core/freeall.h"
 #include "chip.h"
 
-#define SIM_BC 64
+/* Bytes of one mode's real (or imaginary) parts in a chunk: 64 doubles or
+ * 128 floats, so a chunk's row costs the float path no more per MZI than the
+ * double path (the per-MZI overhead is paid on twice the vectors) and a
+ * mesh's sweep band (devices.c) stays in L1 for both. */
+#define SIM_ROW 512
 
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
 #define SIM_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
@@ -99,14 +108,13 @@ optinc_status optinc_chip_layer_apply(optinc_chip *chip, int layer, const optinc
         }
     }
     modes = cl->park + cl->pass_through > modes ? cl->park + cl->pass_through : modes;
-    size_t plane = (size_t)modes * SIM_BC;
-    size_t bytes = (prec == OPTINC_FLOAT ? sizeof(float) : sizeof(double)) * 2 * plane;
-    void *buf = bad ? NULL : aligned_alloc(64, (bytes + 63) / 64 * 64);
+    size_t plane = (size_t)modes * SIM_ROW;
+    char *buf = bad ? NULL : aligned_alloc(64, 2 * plane + 64);
     if (buf) {
         if (prec == OPTINC_FLOAT)
-            run_f(cl, progs, in, out, buf, (float *)buf + plane);
+            run_f(cl, progs, in, out, (float *)buf, (float *)(buf + plane));
         else
-            run_d(cl, progs, in, out, buf, (double *)buf + plane);
+            run_d(cl, progs, in, out, (double *)buf, (double *)(buf + plane));
     }
     free(buf);
     for (int s = 0; s < cl->n_stages; s++)
