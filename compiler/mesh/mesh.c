@@ -24,7 +24,8 @@
  * anti-diagonal are applied row by row instead: each row receives the whole
  * sequence of rotations as one sweep along contiguous memory, four rows at a
  * time as the lanes of a vector, and the rows the nulling front has not
- * reached yet receive them later, several diagonals per visit.
+ * reached yet receive them later, every pending diagonal in one visit to a
+ * block of rows transposed once into lanes.
  *
  * Exact-zero tests decide the degenerate angles (as Strawberry Fields does),
  * so identity and permutation matrices give exact phases and no NaN.
@@ -337,21 +338,115 @@ HOT static void rows_T_chain(planar *W, int r, int j0, telem *out)
  * above it keep a backlog, and a block of BLOCK rows gets every pending
  * diagonal in one visit when the front reaches it.  The rows above
  * active_top have received no column operation at all, so that backlog is
- * every even diagonal computed so far, and their ops are kept for it. */
-enum { BLOCK = 16 };
+ * every even diagonal computed so far, and their ops are kept for it.
+ *
+ * A block's visit is half of all the column operations, and it reuses the
+ * block for every pending diagonal, so the block is transposed once into
+ * lanes (column c of group h of RL rows is the vector re[c * GROUPS + h])
+ * instead of once per diagonal by rows_colops: the ops then need no
+ * shuffles, and the GROUPS groups' chains interleave.  The ops go in tiles
+ * (ops j of diagonal d with U - TILE < j - d <= U, tile after tile with U
+ * descending): op j of diagonal d+1 needs op j-1 of diagonal d, which the
+ * tile holds, so every element gets the same ops in the same order as
+ * diagonal after diagonal, and the columns a tile works on stay in L1. */
+enum { BLOCK = 16, GROUPS = BLOCK / RL, TILE = 64 };
 typedef struct lazy {
     planar *W;
     colops *diag;        /* diag[k/2]: ops j = 0..k of even diagonal k */
     int n_done;          /* even diagonals computed */
     int active_top;      /* rows >= active_top are up to date (a block boundary) */
+    lanes *re, *im;      /* the block being visited, GROUPS vectors per column */
 } lazy;
+
+/* Ops jhi..jlo (descending) of o on the block in lanes, the same arithmetic
+ * as rows_colops. */
+HOT static void block_colops(lanes *restrict re, lanes *restrict im, int jhi, int jlo,
+                             const colops *o)
+{
+    const double *restrict oc = o->c, *restrict os = o->s, *restrict oer = o->er,
+                 *restrict oei = o->ei;
+    lanes vr[GROUPS], vi[GROUPS];
+    for (int h = 0; h < GROUPS; h++) {
+        vr[h] = re[(size_t)(jhi + 1) * GROUPS + h];
+        vi[h] = im[(size_t)(jhi + 1) * GROUPS + h];
+    }
+    for (int j = jhi; j >= jlo; j--) {
+        double c = oc[j], s = os[j], er = oer[j], ei = oei[j];
+        lanes *ur = re + (size_t)j * GROUPS, *ui = im + (size_t)j * GROUPS;
+        for (int h = 0; h < GROUPS; h++) {
+            lanes xr = er * ur[h] - ei * ui[h], xi = er * ui[h] + ei * ur[h];
+            ur[GROUPS + h] = s * xr + c * vr[h];
+            ui[GROUPS + h] = s * xi + c * vi[h];
+            vr[h] = c * xr - s * vr[h];
+            vi[h] = c * xi - s * vi[h];
+        }
+    }
+    for (int h = 0; h < GROUPS; h++) {
+        re[(size_t)jlo * GROUPS + h] = vr[h];
+        im[(size_t)jlo * GROUPS + h] = vi[h];
+    }
+}
+
+/* Columns 0..cols-1 (a multiple of RL, inside the padded rows) of rows
+ * r0..r0+rows-1 between W and the block's lanes; rows beyond `rows` are
+ * copies of the block's first row on the way in and are not written back. */
+static void block_move(lazy *z, int r0, int rows, int cols, int to_lanes)
+{
+    planar *W = z->W;
+    for (int h = 0; h < GROUPS; h++) {
+        double *pr[RL], *pi[RL];
+        int live = rows - h * RL < 0 ? 0 : rows - h * RL < RL ? rows - h * RL : RL;
+        for (int l = 0; l < RL; l++) {
+            size_t row = (size_t)(r0 + (l < live ? h * RL + l : 0)) * W->ld;
+            pr[l] = W->re + row;
+            pi[l] = W->im + row;
+        }
+        for (int c = 0; c < cols; c += RL) {
+            lanes tr[RL], ti[RL];
+            if (to_lanes) {
+                load_columns(pr, c, tr);
+                load_columns(pi, c, ti);
+                for (int q = 0; q < RL; q++) {
+                    z->re[(size_t)(c + q) * GROUPS + h] = tr[q];
+                    z->im[(size_t)(c + q) * GROUPS + h] = ti[q];
+                }
+                continue;
+            }
+            for (int q = 0; q < RL; q++) {
+                tr[q] = z->re[(size_t)(c + q) * GROUPS + h];
+                ti[q] = z->im[(size_t)(c + q) * GROUPS + h];
+            }
+            if (live == RL) {
+                store_columns(pr, c, tr);
+                store_columns(pi, c, ti);
+            } else {
+                for (int l = 0; l < live; l++)
+                    for (int q = 0; q < RL; q++) {
+                        pr[l][c + q] = tr[q][l];
+                        pi[l][c + q] = ti[q][l];
+                    }
+            }
+        }
+    }
+}
 
 static void bring_up_to(lazy *z, int row)
 {
     while (z->active_top > row) {
-        int r0 = (z->active_top - 1) / BLOCK * BLOCK;
-        for (int d = 0; d < z->n_done; d++)
-            rows_colops(z->W, r0, z->active_top - r0, 2 * d, 0, &z->diag[d]);
+        int r0 = (z->active_top - 1) / BLOCK * BLOCK, rows = z->active_top - r0;
+        /* Diagonal d touches columns 0..2d+1. */
+        int cols = (2 * z->n_done + RL - 1) / RL * RL;
+        if (z->n_done > 0) {
+            block_move(z, r0, rows, cols, 1);
+            for (int U = z->n_done - 1; U > -z->n_done; U -= TILE)
+                for (int d = 0; d < z->n_done; d++) {
+                    int jhi = U + d < 2 * d ? U + d : 2 * d;
+                    int jlo = U - TILE + 1 + d > 0 ? U - TILE + 1 + d : 0;
+                    if (jhi >= jlo)
+                        block_colops(z->re, z->im, jhi, jlo, &z->diag[d]);
+                }
+            block_move(z, r0, rows, cols, 0);
+        }
         z->active_top = r0;
     }
 }
@@ -391,19 +486,27 @@ static void clements_column_diagonal(lazy *z, int k, telem *out)
 
 /* Nulls W in Clements order.  Fills `out` with the n(n-1)/2 forward elements
  * in propagation order and `screen` with the output phase screen (Eq. 5 form:
- * U = diag(e^{i screen}) . T_K ... T_1). */
-static void clements_null(planar *W, telem *out, double *screen)
+ * U = diag(e^{i screen}) . T_K ... T_1).  -1 when out of memory. */
+static int clements_null(planar *W, telem *out, double *screen)
 {
     int n = W->n, nl = 0, nr = 0, total = n * (n - 1) / 2, ndiag = n / 2 + 1;
     /* The row elements fill `out` from the end (right[i] = out[total-1-i]):
      * pushing the screen through them below rewrites each in its own slot. */
     telem *right = out + total - 1;
-    lazy z = {W, calloc((size_t)ndiag, sizeof(colops)), 0, n};
+    /* The block's lanes: columns up to n rounded to RL, plus the one a
+     * chain reads before its first op. */
+    size_t lane_bytes = sizeof(lanes) * GROUPS * ((size_t)(n + RL - 1) / RL * RL + 1);
+    lazy z = {W, calloc((size_t)ndiag, sizeof(colops)), 0, n,
+              aligned_alloc(sizeof(lanes), lane_bytes), aligned_alloc(sizeof(lanes), lane_bytes)};
     /* One block for the ops of all even diagonals: 4 arrays of k+1 each. */
     size_t need = 0;
     for (int k = 0; k <= n - 2; k += 2)
         need += 4 * (size_t)(k + 1);
     double *store = optinc_zalloc_large(sizeof(double) * (need + 1)), *p = store;
+    if (!z.diag || !store || !z.re || !z.im) {
+        OPTINC_FREE_ALL(store, z.diag, z.re, z.im);
+        return -1;
+    }
     for (int k = 0; k <= n - 2; k += 2) {
         colops *o = &z.diag[k / 2];
         o->c = p; o->s = p + k + 1; o->er = p + 2 * (k + 1); o->ei = p + 3 * (k + 1);
@@ -441,8 +544,8 @@ static void clements_null(planar *W, telem *out, double *screen)
         out[nl++] = (telem){e.mode, e.theta, remainder(alpha - beta + M_PI, 2 * M_PI)};
         screen[e.mode] = remainder(beta - e.phi + M_PI, 2 * M_PI);
     }
-    free(store);
-    free(z.diag);
+    OPTINC_FREE_ALL(store, z.diag, z.re, z.im);
+    return 0;
 }
 
 /* Reck on V = U^H: S_K..S_1 . V = D, so U = conj(D) . S_K ... S_1. */
@@ -587,14 +690,16 @@ optinc_status optinc_mesh_decompose(const optinc_cmat *U, optinc_mesh_kind kind,
             W.re[(size_t)r * ld + c] = creal(z);
             W.im[(size_t)r * ld + c] = cimag(z);
         }
+    int rc = 0;
     if (kind == OPTINC_MESH_RECK)
         reck_null(&W, el, screen);
     else
-        clements_null(&W, el, screen);
+        rc = clements_null(&W, el, screen);
     /* A plane holds n * ld >= n^2 doubles, more than the n(n-1)/2 + 1
      * slots of 12 bytes mesh_from_elements sorts. */
     _Static_assert(sizeof(slot) <= 2 * sizeof(double), "a plane holds the slots");
-    int rc = mesh_from_elements(mesh, el, screen, q, (slot *)W.re, (slot *)W.im);
+    if (rc == 0)
+        rc = mesh_from_elements(mesh, el, screen, q, (slot *)W.re, (slot *)W.im);
     OPTINC_FREE_ALL(W.re, W.im, el, screen);
     if (rc) {
         optinc_mesh_free(mesh);
