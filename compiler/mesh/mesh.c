@@ -133,13 +133,21 @@ static int planar_stride(int n)
 #define HOT
 #endif
 
-/* Rows (xr,xi), (yr,yi) := T(theta, phi) . rows, for `len` columns. */
-HOT static void rows_apply_T(double *restrict xr, double *restrict xi, double *restrict yr,
-                             double *restrict yi, int len, double theta, double phi)
+/* T(theta, phi) = [[a + ib, -s], [p + iq, c]]: a + ib = e^{i phi} cos theta,
+ * p + iq = e^{i phi} sin theta, c = cos theta, s = sin theta. */
+typedef struct tcoef { double a, b, p, q, c, s; } tcoef;
+
+static tcoef tcoef_of(double theta, double phi)
 {
     double c = cos(theta), s = sin(theta);
-    double a = cos(phi) * c, b = sin(phi) * c;      /* e^{i phi} cos theta */
-    double p = cos(phi) * s, q = sin(phi) * s;      /* e^{i phi} sin theta */
+    return (tcoef){cos(phi) * c, sin(phi) * c, cos(phi) * s, sin(phi) * s, c, s};
+}
+
+/* Rows (xr,xi), (yr,yi) := T . rows, for `len` columns. */
+HOT static void rows_apply_T(double *restrict xr, double *restrict xi, double *restrict yr,
+                             double *restrict yi, int len, tcoef t)
+{
+    double a = t.a, b = t.b, p = t.p, q = t.q, c = t.c, s = t.s;
     for (int k = 0; k < len; k++) {
         double ur = xr[k], ui = xi[k], vr = yr[k], vi = yi[k];
         xr[k] = a * ur - b * ui - s * vr;
@@ -152,7 +160,7 @@ HOT static void rows_apply_T(double *restrict xr, double *restrict xi, double *r
 static void planar_rows_T(planar *W, int m, int c0, double theta, double phi)
 {
     size_t x = (size_t)m * W->ld + c0, y = x + W->ld;
-    rows_apply_T(W->re + x, W->im + x, W->re + y, W->im + y, W->n - c0, theta, phi);
+    rows_apply_T(W->re + x, W->im + x, W->re + y, W->im + y, W->n - c0, tcoef_of(theta, phi));
 }
 
 static double complex planar_at(const planar *W, int r, int c)
@@ -290,11 +298,10 @@ HOT static void rows_T_chain(planar *W, int r, int j0, telem *out)
         double theta, phi;
         angles_row(planar_at(W, x + 1, j), planar_at(W, x, j), &theta, &phi);
         size_t ox = (size_t)x * W->ld + j, oy = ox + W->ld;
-        rows_apply_T(W->re + ox, W->im + ox, W->re + oy, W->im + oy, RL - t, theta, phi);
+        tcoef tc = tcoef_of(theta, phi);
+        rows_apply_T(W->re + ox, W->im + ox, W->re + oy, W->im + oy, RL - t, tc);
         out[t] = (telem){x, theta, phi};
-        c[t] = cos(theta), s[t] = sin(theta);   /* as rows_apply_T makes them */
-        a[t] = cos(phi) * c[t], b[t] = sin(phi) * c[t];
-        p[t] = cos(phi) * s[t], q[t] = sin(phi) * s[t];
+        a[t] = tc.a, b[t] = tc.b, p[t] = tc.p, q[t] = tc.q, c[t] = tc.c, s[t] = tc.s;
     }
     double *re[RL + 1], *im[RL + 1];
     for (int t = 0; t <= RL; t++) {
