@@ -250,7 +250,7 @@ static double recompiled_distance(const optinc_circuit *c, uint64_t seed, double
         *before = distance_to_ideal(chip, c);
     optinc_calibration *meas;
     cr_assert_eq(optinc_calibration_measure(chip, 0, 0, seed, &meas, NULL), OPTINC_OK);
-    cr_assert_eq(optinc_chip_recompile(chip, meas, NULL), OPTINC_OK);
+    cr_assert_eq(optinc_chip_recompile(chip, meas, NULL, NULL), OPTINC_OK);
     double after = distance_to_ideal(chip, c);
     optinc_calibration_free(meas);
     optinc_chip_free(chip);

@@ -112,8 +112,13 @@ optinc_status optinc_chip_calibrate(optinc_chip *chip, const optinc_calibration 
  * coefficient c and the neighbour pattern being the chip model's, sim.h),
  * then rounded onto the chip's driver codes in the same sweeps so each
  * neighbour's rounding is compensated too.  The circuit is not changed. */
+typedef struct optinc_recompile_data {
+    const optinc_cmat *inputs;      /* the first layer's inputs: its cols x P */
+    const double *weight;           /* weight of each input (its multiplicity); NULL: 1 */
+    const double *output_weight;    /* weight of each output of the last layer; NULL: 1 */
+} optinc_recompile_data;
 optinc_status optinc_chip_recompile(optinc_chip *chip, const optinc_calibration *meas,
-                                    optinc_error *err);
+                                    const optinc_recompile_data *data, optinc_error *err);
 /* The same recompilation written into the circuit's programmed phases (the
  * netlist of one measured chip): the chip is c's drivers with the measured
  * couplers and c's own thermal crosstalk (layer components); the phases'
