@@ -37,6 +37,19 @@
 #define SOLVE_SWEEPS 40
 /* L-BFGS iterations of the re-fit of a mesh with couplers out of reach. */
 #define REFIT_ITERS 300
+/* Work of a data-aware fit, in MZI x column updates per evaluation times
+ * iterations: a mesh of K MZIs fitted on k columns gets WORK / (K k)
+ * iterations, within [REFIT_ITERS, MAX_FIT_ITERS]; the fit is far from
+ * converged at 300 on the big meshes, and small ones cost next to nothing. */
+#define DATA_FIT_WORK 2.4e8
+#define MAX_FIT_ITERS 3000
+
+static int data_fit_iters(int n_mzi, int k)
+{
+    double it = DATA_FIT_WORK / ((double)n_mzi * k + 1);
+    return it < REFIT_ITERS ? REFIT_ITERS : it > MAX_FIT_ITERS ? MAX_FIT_ITERS : (int)it;
+}
+
 /* Rounding sweeps: the second sees every neighbour at its final code. */
 #define ROUND_SWEEPS 2
 
@@ -162,7 +175,7 @@ optinc_status optinc_chip_program_mesh(optinc_chip *chip, int l, int s,
               || optinc_mesh_correct_block(mesh, kappa, &cont, sd ? 0 : REFIT_ITERS, rows, cols,
                                            ph, ph + n, ph + 2 * n) < 0
               || (sd && sd->k > 0
-                  && optinc_mesh_fit(mesh, kappa, &cont, REFIT_ITERS, rows, sd->k, sd->A, sd->T,
+                  && optinc_mesh_fit(mesh, kappa, &cont, data_fit_iters(n, sd->k), rows, sd->k, sd->A, sd->T,
                                      sd->w, ph, ph + n, ph + 2 * n) < 0);
     if (!bad) {
         for (int i = 0; i < n; i++) {
