@@ -25,6 +25,9 @@
  *   3. the same sweeps once more with every drive rounded to the chip's
  *      codes as it is updated: a neighbour rounded earlier is seen through
  *      its real leak, so rounding errors do not add up through crosstalk.
+ *
+ * With data (recompile_data.c) step 1 fits each mesh to what the data need
+ * of it instead of to its matrix; steps 2 and 3 are the same.
  */
 #include <math.h>
 #include <stdlib.h>
