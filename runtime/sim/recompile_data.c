@@ -83,9 +83,10 @@ static optinc_cmat *stages_transfer(optinc_chip *chip, int l, int from, int to)
  * most MZIs whose downstream (an attenuator column, a mesh with one mode
  * per output, either or both) the fit can see through exactly: a lossless
  * mesh is unitary and an attenuator column diagonal, so
- * |U.S.Y - T|^2 = sum_k a_k^2 |Y_k - (U^H T)_k / a_k|^2 + const.  Otherwise
- * the last mesh: nothing after it is fitted. */
-static int absorbing_mesh(const optinc_layer *L)
+ * |U.S.Y - T|^2 = sum_k a_k^2 |Y_k - (U^H T)_k / a_k|^2 + const; *pull is
+ * then 1 when there is a downstream.  Otherwise the last mesh, *pull 0: it
+ * is fitted to its own ideal fields. */
+static int absorbing_mesh(const optinc_layer *L, int *pull)
 {
     int best = -1, last = -1;
     for (int s = 0; s < L->n_stages; s++) {
@@ -104,6 +105,7 @@ static int absorbing_mesh(const optinc_layer *L)
         if (ok && (best < 0 || st->mesh->n_mzi > L->stage[best].mesh->n_mzi))
             best = s;
     }
+    *pull = best >= 0 && best + 1 < L->n_stages;
     return best >= 0 ? best : last;
 }
 
@@ -232,7 +234,8 @@ static optinc_status fit_stage(optinc_chip *chip, optinc_chip *mc, optinc_chip *
 {
     const optinc_layer *L = &chip->circuit->layers[l];
     int n = chip->layer[l].stage[s].modes_in, c = L->cols;
-    int pull = s == absorbing_mesh(L) && s + 1 < L->n_stages;
+    int pull, a = absorbing_mesh(L, &pull);
+    pull = pull && s == a;
     optinc_cmat *Mm = s ? stages_transfer(mc, l, 0, s) : optinc_cmat_identity(c);
     optinc_cmat *Mi = stages_transfer(ic, l, 0, pull ? L->n_stages : s + 1);
     int m = Mi ? Mi->rows : 0, big = (m > n ? m : n) > c ? (m > n ? m : n) : c;
@@ -341,7 +344,7 @@ optinc_status optinc_chip_recompile_data(optinc_chip *chip, const optinc_calibra
             st = oom(err);
         /* The meshes before the absorbing one against the ideal fields, those
          * after it against their ideal matrices, then the absorbing one. */
-        int a = absorbing_mesh(&c->layers[l]);
+        int pull, a = absorbing_mesh(&c->layers[l], &pull);
         for (int s = 0; !st && s < chip->layer[l].n_stages; s++) {
             if (chip->layer[l].stage[s].kind != OPTINC_STAGE_MESH || s == a)
                 continue;
