@@ -24,15 +24,21 @@
  *   4. drives for the measured offsets and the crosstalk, rounded to the
  *      codes (chip_recompile.c): the next stage sees the rounding in its X.
  *
+ * Within a layer the biggest mesh absorbs the others' errors: the meshes
+ * before it go first (against their ideal fields), the mesh after it (an
+ * output-layer V S U with a small U) is fitted to its matrix, the big mesh
+ * to the layer's ideal output seen back through it (absorbing_mesh), and
+ * the small mesh once more to the fields the big one really gives it.
+ *
  * Only Gram matrices travel through a layer: with X_in, X_ideal a layer's
  * inputs, G_in = X_in W X_in^H and C_in = X_ideal W X_in^H, and M, M0 the
  * measured and ideal transfers of the stages before, G = M G_in M^H and
  * T W X^H = M0' C_in M^H (M0' through the stage itself), so each stage
  * costs O(n^3); the batch itself is propagated once per layer.  The
  * transfers of the first s stages of a layer are the simulator's, run on a
- * view of the chip cut after stage s.  Row weights (the significance of the
- * outputs) enter the fit of the last stage of the last layer when it is a
- * mesh.
+ * view of the chip holding those stages.  Row weights (the significance of
+ * the outputs) enter the fit of the last stage of the last layer when it is
+ * a mesh.
  */
 #include <cblas.h>
 #include <lapacke.h>
@@ -45,8 +51,8 @@
 
 /* Input directions of less than this fraction of the strongest's power
  * carry no data worth fitting: a mesh a few percent off along a direction
- * of relative amplitude sqrt(1e-5) moves the outputs by about 1e-5, well
- * below what the fit leaves, while every column dropped makes the fit
+ * of relative amplitude sqrt(1e-5) = 3e-3 moves the outputs by about 1e-4
+ * of their size, below what the fit leaves, while every column dropped makes the fit
  * cheaper (on the shipped unit k falls from 87, 114, 126 to 41, 51, 92). */
 #define EIG_TOL 1e-5
 
@@ -343,7 +349,10 @@ optinc_status optinc_chip_recompile_data(optinc_chip *chip, const optinc_calibra
         if (!G || layer_grams(X, Xi, data->weight, G, G + (size_t)n * n))
             st = oom(err);
         /* The meshes before the absorbing one against the ideal fields, those
-         * after it against their ideal matrices, then the absorbing one. */
+         * after it against their ideal matrices, then the absorbing one, and
+         * those after it once more against the fields it really gives them
+         * (its rounding included; on the output layer with the outputs'
+         * weights). */
         int pull, a = absorbing_mesh(&c->layers[l], &pull);
         for (int s = 0; !st && s < chip->layer[l].n_stages; s++) {
             if (chip->layer[l].stage[s].kind != OPTINC_STAGE_MESH || s == a)
@@ -355,9 +364,10 @@ optinc_status optinc_chip_recompile_data(optinc_chip *chip, const optinc_calibra
                 measured_follows(chip, mc, l, s);
             }
         }
-        if (!st && a >= 0)
-            st = fit_stage(chip, mc, ic, l, a, meas, G, G + (size_t)n * n, data->output_weight,
-                           err);
+        for (int s = a; !st && a >= 0 && s < chip->layer[l].n_stages; s++)
+            if (chip->layer[l].stage[s].kind == OPTINC_STAGE_MESH)
+                st = fit_stage(chip, mc, ic, l, s, meas, G, G + (size_t)n * n,
+                               data->output_weight, err);
         free(G);
         if (!st && l + 1 < c->n_layers) {
             optinc_cmat *Xn = layer_forward(mc, l, X), *Xin = layer_forward(ic, l, Xi);
