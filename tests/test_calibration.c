@@ -214,8 +214,8 @@ static optinc_circuit *error_circuit(double phase_sigma, double splitter_sigma, 
     return su_mesh_circuit(16, OPTINC_MESH_CLEMENTS, 11, &cp);
 }
 
-/* The chip's T' against the mesh's ideal transfer (continuous targets). */
-static double distance_to_ideal(optinc_chip *chip, const optinc_circuit *c)
+/* The chip's T' minus the mesh's ideal transfer (continuous targets). */
+static optinc_cmat *transfer_error(optinc_chip *chip, const optinc_circuit *c)
 {
     optinc_cmat *T = optinc_chip_layer_transfer(chip, 0);
     optinc_chip *ideal = NULL;
@@ -225,12 +225,19 @@ static double distance_to_ideal(optinc_chip *chip, const optinc_circuit *c)
     o.drive_targets = OPTINC_DRIVE_TARGETS;
     cr_assert_eq(optinc_chip_new(c, &o, 1, &ideal, NULL), OPTINC_OK);
     optinc_cmat *R = optinc_chip_layer_transfer(ideal, 0);
-    double d = 0;
     for (int i = 0; i < T->rows * T->cols; i++)
-        d = fmax(d, cabs(T->a[i] - R->a[i]));
-    optinc_cmat_free(T);
+        T->a[i] -= R->a[i];
     optinc_cmat_free(R);
     optinc_chip_free(ideal);
+    return T;
+}
+
+/* The chip's T' against the mesh's ideal transfer: max |T' - T|. */
+static double distance_to_ideal(optinc_chip *chip, const optinc_circuit *c)
+{
+    optinc_cmat *E = transfer_error(chip, c);
+    double d = optinc_cmat_max_abs(E);
+    optinc_cmat_free(E);
     return d;
 }
 
@@ -347,16 +354,7 @@ Test(calibration, recompile_circuit_programs_the_measured_chip)
  * the identity, i.e. the distance of the matrices). */
 static double data_residual(optinc_chip *chip, const optinc_circuit *c, const optinc_cmat *X)
 {
-    optinc_cmat *T = optinc_chip_layer_transfer(chip, 0);
-    optinc_chip *ideal = NULL;
-    optinc_chip_options o;
-    optinc_chip_options_default(&o);
-    o.models = OPTINC_DEV_NONE;
-    o.drive_targets = OPTINC_DRIVE_TARGETS;
-    cr_assert_eq(optinc_chip_new(c, &o, 1, &ideal, NULL), OPTINC_OK);
-    optinc_cmat *R = optinc_chip_layer_transfer(ideal, 0);
-    for (int i = 0; i < T->rows * T->cols; i++)
-        T->a[i] -= R->a[i];
+    optinc_cmat *T = transfer_error(chip, c);
     double d;
     if (X) {
         optinc_cmat *E = optinc_cmat_new(T->rows, X->cols);
@@ -367,8 +365,6 @@ static double data_residual(optinc_chip *chip, const optinc_circuit *c, const op
         d = optinc_cmat_frobenius(T);
     }
     optinc_cmat_free(T);
-    optinc_cmat_free(R);
-    optinc_chip_free(ideal);
     return d;
 }
 
