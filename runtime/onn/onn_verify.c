@@ -80,7 +80,7 @@ static void evaluator_free(evaluator *e)
 /* Data points a recompilation fits against: every P output (a sample of
  * them past this many), as the verifier loads them, weighted by their
  * multiplicity. */
-#define RECOMPILE_POINTS (1u << 17)
+#define RECOMPILE_POINTS (1u << 16)
 
 /* The P outputs as the first layer's input batch (cols x P) with their
  * multiplicities, and a weight per output digit: its significance, 4^j for
