@@ -214,8 +214,8 @@ static optinc_circuit *error_circuit(double phase_sigma, double splitter_sigma, 
     return su_mesh_circuit(16, OPTINC_MESH_CLEMENTS, 11, &cp);
 }
 
-/* The chip's T' against the mesh's ideal transfer (continuous targets). */
-static double distance_to_ideal(optinc_chip *chip, const optinc_circuit *c)
+/* The chip's T' minus the mesh's ideal transfer (continuous targets). */
+static optinc_cmat *transfer_error(optinc_chip *chip, const optinc_circuit *c)
 {
     optinc_cmat *T = optinc_chip_layer_transfer(chip, 0);
     optinc_chip *ideal = NULL;
@@ -225,12 +225,19 @@ static double distance_to_ideal(optinc_chip *chip, const optinc_circuit *c)
     o.drive_targets = OPTINC_DRIVE_TARGETS;
     cr_assert_eq(optinc_chip_new(c, &o, 1, &ideal, NULL), OPTINC_OK);
     optinc_cmat *R = optinc_chip_layer_transfer(ideal, 0);
-    double d = 0;
     for (int i = 0; i < T->rows * T->cols; i++)
-        d = fmax(d, cabs(T->a[i] - R->a[i]));
-    optinc_cmat_free(T);
+        T->a[i] -= R->a[i];
     optinc_cmat_free(R);
     optinc_chip_free(ideal);
+    return T;
+}
+
+/* The chip's T' against the mesh's ideal transfer: max |T' - T|. */
+static double distance_to_ideal(optinc_chip *chip, const optinc_circuit *c)
+{
+    optinc_cmat *E = transfer_error(chip, c);
+    double d = optinc_cmat_max_abs(E);
+    optinc_cmat_free(E);
     return d;
 }
 
@@ -250,7 +257,7 @@ static double recompiled_distance(const optinc_circuit *c, uint64_t seed, double
         *before = distance_to_ideal(chip, c);
     optinc_calibration *meas;
     cr_assert_eq(optinc_calibration_measure(chip, 0, 0, seed, &meas, NULL), OPTINC_OK);
-    cr_assert_eq(optinc_chip_recompile(chip, meas, NULL), OPTINC_OK);
+    cr_assert_eq(optinc_chip_recompile(chip, meas, NULL, NULL), OPTINC_OK);
     double after = distance_to_ideal(chip, c);
     optinc_calibration_free(meas);
     optinc_chip_free(chip);
@@ -338,5 +345,89 @@ Test(calibration, recompile_circuit_programs_the_measured_chip)
     cr_assert_lt(after, 1e-12, "after %g", after);
     optinc_calibration_free(meas);
     optinc_chip_free(chip);
+    optinc_circuit_free(c);
+}
+
+/* ---- data-aware recompilation -------------------------------------------- */
+
+/* |(T'_chip - T_ideal) X|_F of chip's single layer on inputs X (X NULL:
+ * the identity, i.e. the distance of the matrices). */
+static double data_residual(optinc_chip *chip, const optinc_circuit *c, const optinc_cmat *X)
+{
+    optinc_cmat *T = transfer_error(chip, c);
+    double d;
+    if (X) {
+        optinc_cmat *E = optinc_cmat_new(T->rows, X->cols);
+        optinc_cmat_mul(T, X, E);
+        d = optinc_cmat_frobenius(E);
+        optinc_cmat_free(E);
+    } else {
+        d = optinc_cmat_frobenius(T);
+    }
+    optinc_cmat_free(T);
+    return d;
+}
+
+/* The chip of c drawn from seed, recompiled from a perfect measurement
+ * against inputs X (NULL: no data, the plain recompilation): its residual
+ * on the inputs `on`. */
+static double recompiled_residual(const optinc_circuit *c, uint64_t seed, const optinc_cmat *X,
+                                  const optinc_cmat *on)
+{
+    optinc_chip *chip = targets_chip(c, seed);
+    optinc_calibration *meas;
+    cr_assert_eq(optinc_calibration_measure(chip, 0, 0, seed, &meas, NULL), OPTINC_OK);
+    optinc_recompile_data data = {X, NULL, NULL};
+    optinc_error err;
+    cr_assert_eq(optinc_chip_recompile(chip, meas, X ? &data : NULL, &err), OPTINC_OK, "%s",
+                 err.message);
+    double d = data_residual(chip, c, on);
+    optinc_calibration_free(meas);
+    optinc_chip_free(chip);
+    return d;
+}
+
+/* Data that excite every input alike (the identity) make the data-aware fit
+ * the plain one's objective: it ends no worse than the plain re-fit on a
+ * mesh whose couplers leave MZIs out of reach, and far better than none. */
+Test(calibration, data_fit_on_identity_inputs_is_the_matrix_fit)
+{
+    optinc_circuit *c = error_circuit(0.01, 0.05, 0.005);
+    optinc_cmat *I16 = optinc_cmat_identity(16);
+    optinc_chip *raw = targets_chip(c, 3);
+    double before = data_residual(raw, c, NULL);
+    optinc_chip_free(raw);
+    double plain = recompiled_residual(c, 3, NULL, NULL);
+    double data = recompiled_residual(c, 3, I16, NULL);
+    cr_assert_lt(plain, 0.2 * before, "plain %g before %g", plain, before);
+    cr_assert_lt(data, 1.05 * plain, "data %g plain %g", data, plain);
+    optinc_cmat_free(I16);
+    optinc_circuit_free(c);
+}
+
+/* Inputs of rank 3 leave the fit freedom the matrix fit spends on the other
+ * 13 directions: on those inputs the data-aware chip is far closer. */
+Test(calibration, data_fit_on_low_rank_inputs_beats_the_matrix_fit)
+{
+    optinc_circuit *c = error_circuit(0.01, 0.05, 0.005);
+    optinc_rng rng;
+    optinc_rng_seed(&rng, 21);
+    optinc_cmat *X = optinc_cmat_gaussian(16, 3, 1, &rng);
+    double plain = recompiled_residual(c, 3, NULL, X);
+    double data = recompiled_residual(c, 3, X, X);
+    cr_assert_lt(data, 0.1 * plain, "data %g plain %g", data, plain);
+    optinc_cmat_free(X);
+    optinc_circuit_free(c);
+}
+
+/* With every MZI in reach and a perfect measurement the data-aware fit
+ * starts at the exact solution and stays there. */
+Test(calibration, data_fit_keeps_an_exact_recompilation)
+{
+    optinc_circuit *c = error_circuit(0.01, 0.002, 0.005);
+    optinc_cmat *I16 = optinc_cmat_identity(16);
+    double after = recompiled_residual(c, 9, I16, NULL);
+    cr_assert_lt(after, 1e-12, "after %g", after);
+    optinc_cmat_free(I16);
     optinc_circuit_free(c);
 }

@@ -111,9 +111,21 @@ optinc_status optinc_chip_calibrate(optinc_chip *chip, const optinc_calibration 
  * d + c . sum_neighbours (d_j - lo) = target - offset, the crosstalk
  * coefficient c and the neighbour pattern being the chip model's, sim.h),
  * then rounded onto the chip's driver codes in the same sweeps so each
- * neighbour's rounding is compensated too.  The circuit is not changed. */
+ * neighbour's rounding is compensated too.  The circuit is not changed.
+ * With data (NULL: none), the recompilation is sequential and data-aware
+ * (recompile_data.c): stage by stage in propagation order each mesh is
+ * fitted, in the least-squares sense over the data's inputs (weighted), to
+ * the ideal circuit's fields, fed the fields the chip as measured (every
+ * stage upstream recompiled and rounded, the layers' gains and activations
+ * in between) gives it; in each layer its biggest mesh absorbs the others'
+ * errors.  Only the light the data carry is fitted. */
+typedef struct optinc_recompile_data {
+    const optinc_cmat *inputs;      /* the first layer's inputs: its cols x P */
+    const double *weight;           /* weight of each input (its multiplicity); NULL: 1 */
+    const double *output_weight;    /* weight of each output of the last layer; NULL: 1 */
+} optinc_recompile_data;
 optinc_status optinc_chip_recompile(optinc_chip *chip, const optinc_calibration *meas,
-                                    optinc_error *err);
+                                    const optinc_recompile_data *data, optinc_error *err);
 /* The same recompilation written into the circuit's programmed phases (the
  * netlist of one measured chip): the chip is c's drivers with the measured
  * couplers and c's own thermal crosstalk (layer components); the phases'

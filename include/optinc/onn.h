@@ -339,8 +339,8 @@ typedef struct optinc_onn_devices {
     const optinc_components *chip;   /* NULL: the fields above describe the chip */
     /* With chip: 1 recompiles the drivers of every chip drawn from what a lab
      * measures on it (optinc_calibration_measure with the two errors below,
-     * seeded by chip_seed; then optinc_chip_recompile), evaluated on the true
-     * chip. */
+     * seeded by chip_seed; then optinc_chip_recompile against the P outputs,
+     * weighted by multiplicity), evaluated on the true chip. */
     int calibrate;
     double measure_phase_sigma_rad, measure_splitter_sigma;
 } optinc_onn_devices;

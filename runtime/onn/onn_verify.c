@@ -77,16 +77,65 @@ static void evaluator_free(evaluator *e)
         optinc_cmat_free(e->x[l]);
 }
 
-/* The chip's drivers recompiled from its measurement (a lab's calibration). */
-static optinc_status recompile(optinc_chip *chip, const optinc_onn_devices *dev,
+/* Data points a recompilation fits against: every P output (a sample of
+ * them past this many), as the verifier loads them, weighted by their
+ * multiplicity. */
+#define RECOMPILE_POINTS (1u << 16)
+
+/* The P outputs as the first layer's input batch (cols x P) with their
+ * multiplicities, and a weight per output digit: its significance, 4^j for
+ * digit j, so what the fit cannot make exact lands in the low digits. */
+static optinc_status recompile_data(const optinc_circuit *c, const optinc_onn_meta *m,
+                                    uint64_t seed, optinc_cmat **X, double **w, double *dw,
+                                    optinc_error *err)
+{
+    optinc_onn_domain d;
+    optinc_status st = optinc_onn_domain_init(&d, &m->task, err);
+    if (st)
+        return st;
+    optinc_onn_walk walk;
+    optinc_onn_walk_init(&walk, &d, RECOMPILE_POINTS, seed);
+    int np = optinc_onn_task_inputs(&m->task), cols = c->layers[0].cols;
+    *X = optinc_cmat_new(cols, (int)walk.left);
+    *w = malloc(sizeof **w * (walk.left + 1));
+    if (!*X || !*w) {
+        optinc_onn_domain_free(&d);
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    }
+    uint64_t idx;
+    int p[OPTINC_ONN_MAX_DIGITS];
+    for (int b = 0; optinc_onn_walk_next(&walk, &idx, p, &(*w)[b]); b++)
+        for (int k = 0; k < cols; k++)
+            OPTINC_AT(*X, k, b) = k < np ? (double)p[k] : 1.0;
+    double sum = 0;
+    for (int j = 0; j < m->task.out_digits; j++)
+        sum += dw[j] = ldexp(1.0, 2 * j);
+    for (int j = 0; j < m->task.out_digits; j++)
+        dw[j] *= m->task.out_digits / sum;
+    optinc_onn_domain_free(&d);
+    return OPTINC_OK;
+}
+
+/* The chip's drivers recompiled from its measurement (a lab's calibration)
+ * against the P outputs it will compute. */
+static optinc_status recompile(optinc_chip *chip, const optinc_circuit *c,
+                               const optinc_onn_meta *m, const optinc_onn_devices *dev,
                                optinc_error *err)
 {
     optinc_calibration *meas = NULL;
+    optinc_cmat *X = NULL;
+    double *w = NULL, dw[OPTINC_ONN_MAX_DIGITS];
     optinc_status st = optinc_calibration_measure(chip, dev->measure_phase_sigma_rad,
                                                   dev->measure_splitter_sigma, dev->chip_seed,
                                                   &meas, err);
     if (!st)
-        st = optinc_chip_recompile(chip, meas, err);
+        st = recompile_data(c, m, dev->chip_seed, &X, &w, dw, err);
+    if (!st) {
+        optinc_recompile_data data = {X, w, dw};
+        st = optinc_chip_recompile(chip, meas, &data, err);
+    }
+    optinc_cmat_free(X);
+    free(w);
     optinc_calibration_free(meas);
     return st;
 }
@@ -114,7 +163,7 @@ static optinc_status evaluator_init(evaluator *e, const optinc_circuit *c,
     optinc_chip *chip = NULL;
     optinc_status st = optinc_chip_new(dc, &o, dev->chip_seed, &chip, err);
     if (!st && dev->chip && dev->calibrate)
-        st = recompile(chip, dev, err);
+        st = recompile(chip, c, m, dev, err);
     if (st) {
         optinc_chip_free(chip);
         without_devices(dc);

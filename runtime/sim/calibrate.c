@@ -137,15 +137,18 @@ static void rows2(double complex *A, int n, int m, const double complex e[4], in
 typedef struct fit {
     const optinc_mesh *mesh;
     const double *kappa;
+    const double complex *A;    /* the inputs, n x nc; NULL: the first nc unit vectors */
     const double complex *T;    /* target, n x nc */
+    const double *w;            /* weight of each output row; NULL: 1 */
     double complex *Q, *L;      /* n x nc scratch: partial products, adjoint */
     int n, nr, nc;
 } fit;
 
-/* f(x) = min over output screens D of |P (D.M'(x) - T)|_F^2 (M' the mesh
- * on the used inputs with the measured couplers, P keeps the used outputs,
- * x = theta_0, phi_0, theta_1, ...) and, when g is not NULL, its gradient
- * by one backward sweep (reverse mode: Q walks back through the partial
+/* f(x) = min over output screens D of sum_r w_r |(D.M'(x).A - T)_r|^2 over
+ * the used outputs r < nr (M' the mesh with the measured couplers, A its
+ * inputs: the used unit vectors, or a data set's compressed fields, x =
+ * theta_0, phi_0, theta_1, ...) and, when g is not NULL, its gradient by
+ * one backward sweep (reverse mode: Q walks back through the partial
  * products, L carries the adjoint). */
 static double fit_eval(const double *x, double *g, void *ctx)
 {
@@ -153,9 +156,13 @@ static double fit_eval(const double *x, double *g, void *ctx)
     int n = F->n, nc = F->nc, K = F->mesh->n_mzi;
     double complex *Q = F->Q, *L = F->L, E[4];
     const double complex *T = F->T;
-    memset(Q, 0, sizeof *Q * (size_t)n * nc);
-    for (int r = 0; r < nc; r++)
-        Q[(size_t)r * nc + r] = 1;
+    if (F->A) {
+        memcpy(Q, F->A, sizeof *Q * (size_t)n * nc);
+    } else {
+        memset(Q, 0, sizeof *Q * (size_t)n * nc);
+        for (int r = 0; r < nc; r++)
+            Q[(size_t)r * nc + r] = 1;
+    }
     for (int i = 0; i < K; i++) {
         optinc_mzi_device_matrix(x[2 * i], x[2 * i + 1], F->kappa[2 * i], F->kappa[2 * i + 1],
                                  1, E);
@@ -166,14 +173,15 @@ static double fit_eval(const double *x, double *g, void *ctx)
     for (int r = 0; r < F->nr; r++) {
         const double complex *q = Q + (size_t)r * nc, *t = T + (size_t)r * nc;
         double complex z = 0;
+        double w = F->w ? F->w[r] : 1, ss = 0;
         for (int c = 0; c < nc; c++) {
             z += conj(t[c]) * q[c];
-            f += creal(q[c] * conj(q[c])) + creal(t[c] * conj(t[c]));
+            ss += creal(q[c] * conj(q[c])) + creal(t[c] * conj(t[c]));
         }
-        f -= 2 * cabs(z);
+        f += w * (ss - 2 * cabs(z));
         double complex d = cabs(z) > 0 ? z / cabs(z) : 1;   /* the best screen is conj(d) */
         for (int c = 0; c < nc; c++)
-            L[(size_t)r * nc + c] = q[c] - d * t[c];
+            L[(size_t)r * nc + c] = w * (q[c] - d * t[c]);
     }
     for (int i = K - 1; g && i >= 0; i--) {
         int m = F->mesh->mzi[i].mode;
@@ -229,24 +237,21 @@ static void mesh_target(const optinc_mesh *mesh, int nc, double complex *T)
     }
 }
 
-/* Global re-fit of a locally corrected mesh: from the local solution's
- * continuous phases, L-BFGS on every theta and phi; kept only when, once
- * quantized, it beats the local solution.  Returns -1 when out of memory. */
-static int refit(const optinc_mesh *mesh, const double *kappa, const optinc_quantizer *q,
-                 int iters, int nr, int nc, optinc_phase *th, optinc_phase *ph,
-                 optinc_phase *screen)
+int optinc_mesh_fit(const optinc_mesh *mesh, const double *kappa, const optinc_quantizer *q,
+                    int iters, int nr, int nc, const double complex *A,
+                    const double complex *T, const double *w, optinc_phase *th,
+                    optinc_phase *ph, optinc_phase *screen)
 {
     int n = mesh->modes, K = mesh->n_mzi;
     size_t nn = (size_t)n * nc;
-    double complex *buf = malloc(sizeof *buf * 3 * nn);
+    double complex *buf = malloc(sizeof *buf * 2 * nn);
     double *x = malloc(sizeof *x * (4 * (size_t)K + 1));
     if (!buf || !x) {
         free(buf);
         free(x);
         return -1;
     }
-    fit F = {mesh, kappa, buf, buf + nn, buf + 2 * nn, n, nr, nc};
-    mesh_target(mesh, nc, buf);
+    fit F = {mesh, kappa, A, T, w, buf, buf + nn, n, nr, nc};
     double *xq = x + 2 * K;
     for (int i = 0; i < K; i++) {
         x[2 * i] = th[i].target_rad;
@@ -254,7 +259,7 @@ static int refit(const optinc_mesh *mesh, const double *kappa, const optinc_quan
         xq[2 * i] = th[i].rad;
         xq[2 * i + 1] = ph[i].rad;
     }
-    double f_local = fit_eval(xq, NULL, &F);
+    double f_start = fit_eval(xq, NULL, &F);
     int st = optinc_lbfgs(fit_eval, &F, x, 2 * K, iters, NULL);
     optinc_phase *nt = st ? NULL : malloc(sizeof *nt * (2 * (size_t)K + 1));
     if (!st && !nt)
@@ -266,19 +271,34 @@ static int refit(const optinc_mesh *mesh, const double *kappa, const optinc_quan
             xq[2 * i] = nt[i].rad;
             xq[2 * i + 1] = nt[K + i].rad;
         }
-        if (fit_eval(xq, NULL, &F) < f_local) {
+        if (fit_eval(xq, NULL, &F) < f_start) {
             memcpy(th, nt, sizeof *th * (size_t)K);
             memcpy(ph, nt + K, sizeof *ph * (size_t)K);
             /* F.Q holds the refit mesh: each screen phase aligns its row with T. */
             for (int r = 0; r < nr; r++) {
                 double complex z = 0;
                 for (int c = 0; c < nc; c++)
-                    z += conj(F.T[(size_t)r * nc + c]) * F.Q[(size_t)r * nc + c];
+                    z += conj(T[(size_t)r * nc + c]) * F.Q[(size_t)r * nc + c];
                 optinc_quantize_phase(q, -carg(z), &screen[r]);
             }
         }
     }
     OPTINC_FREE_ALL(nt, buf, x);
+    return st;
+}
+
+/* Global re-fit of a locally corrected mesh against the ideal mesh on its
+ * used block.  Returns -1 when out of memory. */
+static int refit(const optinc_mesh *mesh, const double *kappa, const optinc_quantizer *q,
+                 int iters, int nr, int nc, optinc_phase *th, optinc_phase *ph,
+                 optinc_phase *screen)
+{
+    double complex *T = malloc(sizeof *T * (size_t)mesh->modes * nc);
+    if (!T)
+        return -1;
+    mesh_target(mesh, nc, T);
+    int st = optinc_mesh_fit(mesh, kappa, q, iters, nr, nc, NULL, T, NULL, th, ph, screen);
+    free(T);
     return st;
 }
 

@@ -127,6 +127,39 @@ int optinc_mesh_correct_block(const optinc_mesh *mesh, const double *kappa,
                               const optinc_quantizer *q, int refit_iters, int rows, int cols,
                               optinc_phase *th, optinc_phase *ph, optinc_phase *screen);
 
+/* calibrate.c: fits every phase of mesh (couplers kappa) from th/ph's
+ * continuous phases (target_rad) so that D.M'.A matches T on the first nr
+ * output rows, row r weighted by w[r] (w NULL: 1), over the best output
+ * screen D: A and T are n x nc (n the mesh's modes; A NULL: the first nc
+ * unit vectors, i.e. the mesh's used block).  The result, quantized with q,
+ * replaces th, ph and the first nr screen phases only when it beats the
+ * start quantized.  Returns -1 when out of memory, else 0. */
+int optinc_mesh_fit(const optinc_mesh *mesh, const double *kappa, const optinc_quantizer *q,
+                    int iters, int nr, int nc, const double complex *A,
+                    const double complex *T, const double *w, optinc_phase *th,
+                    optinc_phase *ph, optinc_phase *screen);
+
+/* What a data-aware recompilation fits one mesh stage to
+ * (recompile_data.c): the stage's inputs compressed to A and its ideal
+ * outputs T', both modes x k, the output rows weighted by w (NULL: alike). */
+typedef struct chip_stage_data {
+    double complex *A, *T;
+    const double *w;
+    int k;
+} chip_stage_data;
+
+/* chip_recompile.c: recompiles mesh stage s of layer l of chip from the
+ * measurement: phases for the measured couplers (against the ideal mesh,
+ * or against the stage's data when sd is not NULL), then drives for the
+ * measured offsets and the crosstalk, rounded to the chip's codes. */
+optinc_status optinc_chip_program_mesh(optinc_chip *chip, int l, int s,
+                                       const optinc_calibration *meas,
+                                       const chip_stage_data *sd, optinc_error *err);
+/* recompile_data.c: optinc_chip_recompile with data (meas checked). */
+optinc_status optinc_chip_recompile_data(optinc_chip *chip, const optinc_calibration *meas,
+                                         const optinc_recompile_data *data,
+                                         optinc_error *err);
+
 /* calibration_file.c: OPTINC_EINPUT unless cal has the shape of circuit c. */
 optinc_status optinc_calibration_check(const optinc_calibration *cal, const optinc_circuit *c,
                                        optinc_error *err);

@@ -25,6 +25,9 @@
  *   3. the same sweeps once more with every drive rounded to the chip's
  *      codes as it is updated: a neighbour rounded earlier is seen through
  *      its real leak, so rounding errors do not add up through crosstalk.
+ *
+ * With data (recompile_data.c) step 1 fits each mesh to what the data need
+ * of it instead of to its matrix; steps 2 and 3 are the same.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -37,6 +40,21 @@
 #define SOLVE_SWEEPS 40
 /* L-BFGS iterations of the re-fit of a mesh with couplers out of reach. */
 #define REFIT_ITERS 300
+/* Work of a data-aware fit, in MZI x column updates per evaluation times
+ * iterations: a mesh of K MZIs fitted on k columns gets WORK / (K k)
+ * iterations, within [REFIT_ITERS, MAX_FIT_ITERS]; the fit is far from
+ * converged at 300 on the big meshes, and small ones cost next to nothing.
+ * 2.0e8 keeps the shipped unit's chip near 30 s of one core (2.4e8 was no
+ * more accurate on the realistic chip). */
+#define DATA_FIT_WORK 2.0e8
+#define MAX_FIT_ITERS 3000
+
+static int data_fit_iters(int n_mzi, int k)
+{
+    double it = DATA_FIT_WORK / ((double)n_mzi * k + 1);
+    return it < REFIT_ITERS ? REFIT_ITERS : it > MAX_FIT_ITERS ? MAX_FIT_ITERS : (int)it;
+}
+
 /* Rounding sweeps: the second sees every neighbour at its final code. */
 #define ROUND_SWEEPS 2
 
@@ -139,55 +157,61 @@ static void used_block(const optinc_layer *L, int s, int *rows, int *cols)
         *cols = L->stage[s - 1].n_att;
 }
 
-optinc_status optinc_chip_recompile(optinc_chip *chip, const optinc_calibration *meas,
-                                    optinc_error *err)
+optinc_status optinc_chip_program_mesh(optinc_chip *chip, int l, int s,
+                                       const optinc_calibration *meas,
+                                       const chip_stage_data *sd, optinc_error *err)
 {
-    const optinc_circuit *c = chip->circuit;
-    optinc_status st = optinc_calibration_check(meas, c, err);
-    if (st)
-        return st;
-    for (int l = 0; l < chip->n_layers && !st; l++) {
-        const optinc_layer *L = &c->layers[l];
-        optinc_quantizer q;
-        optinc_quantizer_from_components(&q, &L->components);
-        if (chip->opt.drive_targets == OPTINC_DRIVE_TARGETS)
-            q.bits = 0;
-        optinc_quantizer cont = q;
-        cont.bits = 0;
-        for (int s = 0; s < chip->layer[l].n_stages && !st; s++) {
-            chip_stage *cs = &chip->layer[l].stage[s];
-            if (cs->kind != OPTINC_STAGE_MESH)
-                continue;
-            int n = cs->n_mzi, modes = cs->modes_in;
-            size_t len = 2 * (size_t)n + (size_t)modes + 1;
-            optinc_phase *ph = malloc(sizeof *ph * len);
-            double *e = malloc(sizeof *e * len), *d = malloc(sizeof *d * len);
-            int rows, cols;
-            used_block(L, s, &rows, &cols);
-            if (!ph || !e || !d
-                || optinc_mesh_correct_block(L->stage[s].mesh, meas->layer[l].kappa[s], &cont,
-                                             REFIT_ITERS, rows, cols, ph, ph + n,
-                                             ph + 2 * n) < 0) {
-                st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
-            } else {
-                for (int i = 0; i < n; i++) {
-                    e[2 * i] = ph[i].rad;
-                    e[2 * i + 1] = ph[n + i].rad;
-                }
-                for (int r = 0; r < modes; r++)
-                    e[2 * n + r] = ph[2 * n + r].rad;
-                solve_drives(cs, &q, e, meas->layer[l].offset[s], d);
-                for (int i = 0; i < n; i++) {
-                    cs->mzi[i].theta_drive = d[2 * i];
-                    cs->mzi[i].phi_drive = d[2 * i + 1];
-                }
-                for (int r = 0; r < modes; r++)
-                    cs->screen_drive[r] = d[2 * n + r];
-                optinc_chip_stage_realize(cs);
-            }
-            OPTINC_FREE_ALL(ph, e, d);
+    const optinc_layer *L = &chip->circuit->layers[l];
+    chip_stage *cs = &chip->layer[l].stage[s];
+    optinc_quantizer q;
+    optinc_quantizer_from_components(&q, &L->components);
+    if (chip->opt.drive_targets == OPTINC_DRIVE_TARGETS)
+        q.bits = 0;
+    optinc_quantizer cont = q;
+    cont.bits = 0;
+    const optinc_mesh *mesh = L->stage[s].mesh;
+    const double *kappa = meas->layer[l].kappa[s];
+    int n = cs->n_mzi, modes = cs->modes_in, rows, cols;
+    size_t len = 2 * (size_t)n + (size_t)modes + 1;
+    optinc_phase *ph = malloc(sizeof *ph * len);
+    double *e = malloc(sizeof *e * len), *d = malloc(sizeof *d * len);
+    used_block(L, s, &rows, &cols);
+    int bad = !ph || !e || !d
+              || optinc_mesh_correct_block(mesh, kappa, &cont, sd ? 0 : REFIT_ITERS, rows, cols,
+                                           ph, ph + n, ph + 2 * n) < 0
+              || (sd && sd->k > 0
+                  && optinc_mesh_fit(mesh, kappa, &cont, data_fit_iters(n, sd->k), rows, sd->k, sd->A, sd->T,
+                                     sd->w, ph, ph + n, ph + 2 * n) < 0);
+    if (!bad) {
+        for (int i = 0; i < n; i++) {
+            e[2 * i] = ph[i].rad;
+            e[2 * i + 1] = ph[n + i].rad;
         }
+        for (int r = 0; r < modes; r++)
+            e[2 * n + r] = ph[2 * n + r].rad;
+        solve_drives(cs, &q, e, meas->layer[l].offset[s], d);
+        for (int i = 0; i < n; i++) {
+            cs->mzi[i].theta_drive = d[2 * i];
+            cs->mzi[i].phi_drive = d[2 * i + 1];
+        }
+        for (int r = 0; r < modes; r++)
+            cs->screen_drive[r] = d[2 * n + r];
+        optinc_chip_stage_realize(cs);
     }
+    OPTINC_FREE_ALL(ph, e, d);
+    return bad ? optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory") : OPTINC_OK;
+}
+
+optinc_status optinc_chip_recompile(optinc_chip *chip, const optinc_calibration *meas,
+                                    const optinc_recompile_data *data, optinc_error *err)
+{
+    optinc_status st = optinc_calibration_check(meas, chip->circuit, err);
+    if (!st && data)
+        return optinc_chip_recompile_data(chip, meas, data, err);
+    for (int l = 0; l < chip->n_layers && !st; l++)
+        for (int s = 0; s < chip->layer[l].n_stages && !st; s++)
+            if (chip->layer[l].stage[s].kind == OPTINC_STAGE_MESH)
+                st = optinc_chip_program_mesh(chip, l, s, meas, NULL, err);
     return st;
 }
 
@@ -210,7 +234,7 @@ optinc_status optinc_recompile_circuit(optinc_circuit *c, const optinc_calibrati
     optinc_chip *chip = NULL;
     optinc_status st = optinc_chip_new(c, &o, 0, &chip, err);
     if (!st)
-        st = optinc_chip_recompile(chip, meas, err);
+        st = optinc_chip_recompile(chip, meas, NULL, err);
     for (int l = 0; !st && l < c->n_layers; l++) {
         optinc_quantizer q;
         optinc_quantizer_from_components(&q, &c->layers[l].components);
