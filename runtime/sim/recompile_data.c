@@ -63,7 +63,8 @@ static optinc_status oom(optinc_error *err)
 
 /* The transfer of stages [from, to) of layer l of chip (modes out of stage
  * to - 1 x modes into stage from): the layer run on a view of the chip that
- * holds those stages alone. */
+ * holds those stages alone, without the layer's pass-through waveguides and
+ * with its input scale only when the view starts at the layer's input. */
 static optinc_cmat *stages_transfer(optinc_chip *chip, int l, int from, int to)
 {
     optinc_layer L = chip->circuit->layers[l];
@@ -73,8 +74,13 @@ static optinc_cmat *stages_transfer(optinc_chip *chip, int l, int from, int to)
         L.stage[s - from] = L.stage[s];
         cl.stage[s - from] = cl.stage[s];
     }
-    L.rows = cl.stage[to - from - 1].modes_out;
-    L.cols = cl.stage[0].modes_in;
+    L.rows = cl.rows = cl.stage[to - from - 1].modes_out;
+    L.cols = cl.cols = cl.stage[0].modes_in;
+    L.pass_through = cl.pass_through = 0;
+    if (from > 0) {
+        L.input_scale = NULL;
+        cl.input_scale = NULL;
+    }
     optinc_circuit c = *chip->circuit;
     c.n_layers = 1;
     c.layers = &L;
@@ -107,7 +113,7 @@ static int absorbing_mesh(const optinc_layer *L, int *pull)
             next++;
         if (next < L->n_stages)
             ok = L->stage[next].kind == OPTINC_STAGE_MESH && next + 1 == L->n_stages
-                 && L->stage[next].modes_in == L->rows;
+                 && L->stage[next].modes_in == L->rows - L->pass_through;
         if (ok && (best < 0 || st->mesh->n_mzi > L->stage[best].mesh->n_mzi))
             best = s;
     }
@@ -179,7 +185,8 @@ static int pull_back(optinc_chip *mc, int l, int s, const double complex *Tc,
                      chip_stage_data *sd, double *wrow)
 {
     const optinc_layer *L = &mc->circuit->layers[l];
-    int n = mc->layer[l].stage[s].modes_in, k = sd->k, rows = L->rows, last = L->n_stages - 1;
+    int n = mc->layer[l].stage[s].modes_in, k = sd->k, rows = L->rows - L->pass_through;
+    int last = L->n_stages - 1;
     const chip_stage *att = mc->layer[l].stage[s + 1].kind == OPTINC_STAGE_ATT
                                 ? &mc->layer[l].stage[s + 1] : NULL;
     double complex *UT = malloc(sizeof *UT * ((size_t)rows * k + 1));
@@ -233,16 +240,35 @@ static void measured_follows(const optinc_chip *chip, optinc_chip *mc, int l, in
     optinc_chip_stage_realize(ms);
 }
 
+/* What the first stage of L receives from the layer's inputs beside its
+ * pass-through ones: diag(input scale), or the identity. */
+static optinc_cmat *input_drive(const optinc_layer *L)
+{
+    int c = L->cols - L->pass_through;
+    optinc_cmat *D = optinc_cmat_identity(c);
+    for (int k = 0; D && L->input_scale && k < c; k++)
+        OPTINC_AT(D, k, k) = L->input_scale[k];
+    return D;
+}
+
+/* The leading c x c block of the n x n matrices G and C, in place: the
+ * stages read only the inputs a layer does not pass through. */
+static void stage_block(double complex *G, int n, int c)
+{
+    for (int r = 0; r < c; r++)
+        memmove(G + (size_t)r * c, G + (size_t)r * n, sizeof *G * (size_t)c);
+}
+
 /* Fits and programs mesh stage s of layer l from the layer's Grams. */
 static optinc_status fit_stage(optinc_chip *chip, optinc_chip *mc, optinc_chip *ic, int l, int s,
                                const optinc_calibration *meas, const double complex *G_in,
                                const double complex *C_in, const double *w, optinc_error *err)
 {
     const optinc_layer *L = &chip->circuit->layers[l];
-    int n = chip->layer[l].stage[s].modes_in, c = L->cols;
+    int n = chip->layer[l].stage[s].modes_in, c = L->cols - L->pass_through;
     int pull, a = absorbing_mesh(L, &pull);
     pull = pull && s == a;
-    optinc_cmat *Mm = s ? stages_transfer(mc, l, 0, s) : optinc_cmat_identity(c);
+    optinc_cmat *Mm = s ? stages_transfer(mc, l, 0, s) : input_drive(L);
     optinc_cmat *Mi = stages_transfer(ic, l, 0, pull ? L->n_stages : s + 1);
     int m = Mi ? Mi->rows : 0, big = (m > n ? m : n) > c ? (m > n ? m : n) : c;
     double complex *buf = malloc(sizeof *buf * ((size_t)5 * big * big));
@@ -265,7 +291,8 @@ static optinc_status fit_stage(optinc_chip *chip, optinc_chip *mc, optinc_chip *
             memcpy(sd.T, Tc, sizeof *Tc * (size_t)n * sd.k);
             /* The last stage's modes past the layer's rows are not read. */
             for (int r = 0; r < n; r++)
-                wrow[r] = r >= L->rows ? 0 : w && l + 1 == chip->n_layers ? w[r] : 1;
+                wrow[r] = r >= L->rows - L->pass_through ? 0
+                          : w && l + 1 == chip->n_layers ? w[r] : 1;
             if (s + 1 == L->n_stages)
                 sd.w = wrow;
         }
@@ -288,8 +315,7 @@ static optinc_cmat *layer_forward(optinc_chip *chip, int l, const optinc_cmat *X
     optinc_cmat *Y = T ? optinc_cmat_new(L->rows, X->cols) : NULL;
     if (Y) {
         optinc_cmat_mul(T, X, Y);
-        for (size_t i = 0; i < (size_t)Y->rows * (size_t)Y->cols; i++)
-            Y->a[i] *= L->gain;
+        optinc_layer_apply_gain(L, L->gain, Y);
         optinc_activation_apply(L->activation, Y);
     }
     optinc_cmat_free(T);
@@ -348,6 +374,13 @@ optinc_status optinc_chip_recompile_data(optinc_chip *chip, const optinc_calibra
         double complex *G = malloc(sizeof *G * 2 * (size_t)n * n);
         if (!G || layer_grams(X, Xi, data->weight, G, G + (size_t)n * n))
             st = oom(err);
+        if (!st && c->layers[l].pass_through) {
+            int k = n - c->layers[l].pass_through;
+            stage_block(G, n, k);
+            stage_block(G + (size_t)n * n, n, k);
+            memmove(G + (size_t)k * k, G + (size_t)n * n, sizeof *G * (size_t)k * k);
+            n = k;
+        }
         /* The meshes before the absorbing one against the ideal fields, those
          * after it against their ideal matrices, then the absorbing one, and
          * those after it once more against the fields it really gives them
