@@ -130,18 +130,19 @@ static void mul_adj(const double complex *A, const double complex *B, double com
                 n);
 }
 
-/* G = X W X^H and C = Y W X^H (rows x rows) of a layer's batches. */
-static int layer_grams(const optinc_cmat *X, const optinc_cmat *Y, const double *w,
+/* G = X W X^H and C = Y W X^H (n x n) of a layer's batches, over their
+ * first n rows (the inputs the stages read; a pass-through one they do not). */
+static int layer_grams(const optinc_cmat *X, const optinc_cmat *Y, const double *w, int n,
                        double complex *G, double complex *C)
 {
     optinc_cmat *Xw = optinc_cmat_copy(X);
     if (!Xw)
         return -1;
-    for (int r = 0; w && r < X->rows; r++)
+    for (int r = 0; w && r < n; r++)
         for (int p = 0; p < X->cols; p++)
             OPTINC_AT(Xw, r, p) *= w[p];
-    mul_adj(X->a, Xw->a, G, X->rows, X->rows, X->cols);
-    mul_adj(Y->a, Xw->a, C, X->rows, X->rows, X->cols);
+    mul_adj(X->a, Xw->a, G, n, n, X->cols);
+    mul_adj(Y->a, Xw->a, C, n, n, X->cols);
     optinc_cmat_free(Xw);
     return 0;
 }
@@ -249,14 +250,6 @@ static optinc_cmat *input_drive(const optinc_layer *L)
     for (int k = 0; D && L->input_scale && k < c; k++)
         OPTINC_AT(D, k, k) = L->input_scale[k];
     return D;
-}
-
-/* The leading c x c block of the n x n matrices G and C, in place: the
- * stages read only the inputs a layer does not pass through. */
-static void stage_block(double complex *G, int n, int c)
-{
-    for (int r = 0; r < c; r++)
-        memmove(G + (size_t)r * c, G + (size_t)r * n, sizeof *G * (size_t)c);
 }
 
 /* Fits and programs mesh stage s of layer l from the layer's Grams. */
@@ -370,17 +363,10 @@ optinc_status optinc_chip_recompile_data(optinc_chip *chip, const optinc_calibra
     if (!st && (!(X = optinc_cmat_copy(data->inputs)) || !(Xi = optinc_cmat_copy(X))))
         st = oom(err);
     for (int l = 0; !st && l < c->n_layers; l++) {
-        int n = c->layers[l].cols;
+        int n = c->layers[l].cols - c->layers[l].pass_through;
         double complex *G = malloc(sizeof *G * 2 * (size_t)n * n);
-        if (!G || layer_grams(X, Xi, data->weight, G, G + (size_t)n * n))
+        if (!G || layer_grams(X, Xi, data->weight, n, G, G + (size_t)n * n))
             st = oom(err);
-        if (!st && c->layers[l].pass_through) {
-            int k = n - c->layers[l].pass_through;
-            stage_block(G, n, k);
-            stage_block(G + (size_t)n * n, n, k);
-            memmove(G + (size_t)k * k, G + (size_t)n * n, sizeof *G * (size_t)k * k);
-            n = k;
-        }
         /* The meshes before the absorbing one against the ideal fields, those
          * after it against their ideal matrices, then the absorbing one, and
          * those after it once more against the fields it really gives them
