@@ -509,7 +509,7 @@ static double data_error(optinc_chip *chip, const optinc_circuit *c, const optin
 {
     optinc_cmat *T = optinc_chip_layer_transfer(chip, 0), *E = optinc_cmat_new(W->rows, X->cols);
     cr_assert(T && E);
-    optinc_layer_apply_gain(&c->layers[0], c->layers[0].gain, T);
+    optinc_layer_apply_gain(&c->layers[0], optinc_chip_layer_gain(chip, 0), T);
     for (int i = 0; i < W->rows * W->cols; i++)
         T->a[i] -= W->a[i];
     optinc_cmat_mul(T, X, E);
@@ -590,6 +590,119 @@ Test(segments, data_aware_recompilation_with_pass_through)
     cr_assert_lt(err_of[1], err_of[2], "data-aware %g plain %g", err_of[1], err_of[2]);
     optinc_cmat_free(X);
     optinc_cmat_free(W);
+    optinc_circuit_free(c);
+    free(text);
+}
+
+/* ------------------------------------------- the fixed cards, measured */
+
+/* The first block row of the test's W: a 1 x 3 grid, its outputs summed by
+ * comb chains of fan 3 alone. */
+static double row_entry(int r, int c) { return w_entry(r, c); }
+
+static char *comb_spec_text(void)
+{
+    size_t n, cap = 16384;
+    char *t = matrix_spec(BR, COLS, row_entry, cap, &n);
+    snprintf(t + n, cap - n, "    segments: [1, 3]\n    components:\n      phase_shifter: "
+                             "{bits: 0}\n");
+    return t;
+}
+
+/* max |W - g.T'| / g of layer 0 of chip, g the chip's own gain. */
+static double trimmed_error(optinc_chip *chip, const optinc_cmat *W)
+{
+    optinc_cmat *T = optinc_chip_layer_transfer(chip, 0);
+    cr_assert_not_null(T);
+    double g = optinc_chip_layer_gain(chip, 0), worst = 0;
+    for (int i = 0; i < W->rows * W->cols; i++) {
+        double d = cabs(W->a[i] - g * T->a[i]) / g;
+        worst = d > worst ? d : worst;
+    }
+    optinc_cmat_free(T);
+    return worst;
+}
+
+/* A comb chain's splitting errors are undone exactly by the attenuator
+ * channel on each branch and the layer's gain: on a chip whose only error
+ * is in its comb cards, recompiling from a perfect measurement of them
+ * rebuilds W to 1e-12 (a 10% error in every tap before), on the chip and in
+ * the recompiled circuit (the netlist of that chip). */
+Test(segments, comb_chain_errors_are_trimmed_exactly)
+{
+    char *text = comb_spec_text();
+    optinc_circuit *c = su_spec_circuit(text);
+    optinc_cmat *W = entry_matrix(BR, COLS, row_entry);
+    optinc_chip *ideal = su_chip(c, OPTINC_DEV_NONE, 3);
+    optinc_calibration *cal;
+    cr_assert_eq(optinc_calibration_measure(ideal, 0, 0, 3, &cal, NULL), OPTINC_OK);
+    int comb = c->layers[0].n_stages - 1;
+    cr_assert_eq(cal->layer[0].n_tap[comb], BR * (GRID_G - 1));
+    for (int i = 0; i < cal->layer[0].n_tap[comb]; i++)
+        cal->layer[0].tap[comb][i] *= i % 2 ? 0.9 : 1.1;
+    optinc_chip_options o;
+    optinc_chip_options_default(&o);
+    o.models = OPTINC_DEV_COUPLER;
+    o.couplers = cal;
+    optinc_chip *chip;
+    optinc_error err;
+    cr_assert_eq(optinc_chip_new(c, &o, 3, &chip, &err), OPTINC_OK, "%s", err.message);
+    double before = trimmed_error(chip, W);
+    cr_assert_eq(optinc_chip_recompile(chip, cal, NULL, &err), OPTINC_OK, "%s", err.message);
+    double after = trimmed_error(chip, W);
+    cr_expect_gt(before, 1e-3, "before %g", before);
+    cr_expect_lt(after, 1e-12, "after %g", after);
+    cr_expect_neq(optinc_chip_layer_gain(chip, 0), c->layers[0].gain);
+    cr_assert_eq(optinc_recompile_circuit(c, cal, &err), OPTINC_OK, "%s", err.message);
+    optinc_chip *rebuilt;
+    cr_assert_eq(optinc_chip_new(c, &o, 3, &rebuilt, &err), OPTINC_OK, "%s", err.message);
+    cr_expect_eq(optinc_chip_layer_gain(rebuilt, 0), c->layers[0].gain);
+    double netlist = trimmed_error(rebuilt, W);
+    cr_expect_lt(netlist, 1e-12, "recompiled circuit %g", netlist);
+    optinc_chip_free(rebuilt);
+    optinc_chip_free(chip);
+    optinc_chip_free(ideal);
+    optinc_calibration_free(cal);
+    optinc_cmat_free(W);
+    optinc_circuit_free(c);
+    free(text);
+}
+
+/* The measured taps of the split and comb cards go through the calibration
+ * file as 'LAYER STAGE tap CHAIN LINK TAP' lines and come back bit for bit;
+ * a tap line that names no such card is refused where it is. */
+Test(segments, calibration_file_carries_the_taps, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    char *text = spec_text("    segments: [2, 3]\n    components:\n      mzi: "
+                           "{splitter_error_sigma: 0.03}\n");
+    optinc_circuit *c = su_spec_circuit(text);
+    optinc_chip *chip = su_chip(c, OPTINC_DEV_COUPLER, 4);
+    optinc_calibration *cal, *back;
+    optinc_error err;
+    cr_assert_eq(optinc_calibration_measure(chip, 0.001, 0.001, 4, &cal, NULL), OPTINC_OK);
+    cr_assert_eq(optinc_calibration_write(cal, c, tu_scratch("seg.cal"), &err), OPTINC_OK, "%s",
+                 err.message);
+    cr_assert_eq(optinc_calibration_read(tu_scratch_last(), c, NULL, &back, &err), OPTINC_OK,
+                 "%s", err.message);
+    int taps = 0;
+    for (int s = 0; s < c->layers[0].n_stages; s++) {
+        cr_assert_eq(back->layer[0].n_tap[s], cal->layer[0].n_tap[s]);
+        for (int i = 0; i < cal->layer[0].n_tap[s]; i++, taps++)
+            cr_expect_eq(back->layer[0].tap[s][i], cal->layer[0].tap[s][i], "stage %d tap %d",
+                         s, i);
+    }
+    cr_expect_eq(taps, COLS * (GRID_R - 1) + ROWS * (GRID_G - 1));
+    const char *bad = "optinc-calibration 2\nL1 C tap 0 2 0.5\n";
+    optinc_input in = {"bad.cal", bad, strlen(bad)};
+    optinc_calibration *none;
+    cr_assert_eq(optinc_calibration_parse(&in, c, &none, &err), OPTINC_EINPUT);
+    cr_expect_eq(err.line, 2);
+    cr_expect_eq(err.column, 12);
+    cr_expect(strstr(err.message, "the link must be an integer from 0 to 1"), "%s", err.message);
+    optinc_calibration_free(cal);
+    optinc_calibration_free(back);
+    optinc_chip_free(chip);
     optinc_circuit_free(c);
     free(text);
 }

@@ -30,8 +30,10 @@
  * layer, each mesh stage and each MZI, the power coupling of its input and
  * output coupler, kappa = 0.5 + delta, and (format 2) the static phase
  * offsets of its phase shifters: what the chip's effective phase is beyond
- * its drive, heater crosstalk apart.  Shaped like the circuit it was read
- * against. */
+ * its drive, heater crosstalk apart; for each split or comb stage of a
+ * segmented layer the power tap of every fixed card, chain by chain and
+ * link by link (the ideal optinc_chain_tap() unless measured).  Shaped like
+ * the circuit it was read against. */
 struct optinc_calibration {
     int n_layers;
     int has_offsets;                      /* 1: offset[] holds measured phase offsets */
@@ -41,6 +43,8 @@ struct optinc_calibration {
         double *kappa[OPTINC_STAGES_MAX]; /* 2 per MZI: input, output coupler */
         double *offset[OPTINC_STAGES_MAX];/* 2 per MZI (theta, phi), then 1 per mode of
                                              the output screen; 0 unless measured */
+        int n_tap[OPTINC_STAGES_MAX];     /* chains x (fan - 1) for split and comb stages */
+        double *tap[OPTINC_STAGES_MAX];   /* power tap of link k of chain x at x(fan-1)+k */
     } *layer;
 };
 
@@ -65,9 +69,10 @@ optinc_status optinc_calibration_from_chip(const optinc_chip *chip, optinc_calib
                                            optinc_error *err);
 void optinc_calibration_free(optinc_calibration *cal);
 
-/* What a lab measures on a chip: its couplers and static phase offsets, each
- * with a Gaussian measurement error of standard deviation splitter_sigma
- * (on kappa, clamped to [0, 1]) and phase_sigma_rad, drawn from streams of
+/* What a lab measures on a chip: its couplers, the taps of its fixed split
+ * and comb cards and its static phase offsets, each with a Gaussian
+ * measurement error of standard deviation splitter_sigma (on kappa and on
+ * the power tap, clamped to [0, 1]) and phase_sigma_rad, drawn from streams of
  * `seed` of their own (the chip's seed gives each chip its own, repeatable
  * measurement).  Zero sigmas give the chip's true values. */
 optinc_status optinc_calibration_measure(const optinc_chip *chip, double phase_sigma_rad,

@@ -139,6 +139,11 @@ void optinc_mzi_device_matrix(double theta, double phi, double kappa_in, double 
  * its loss-free T', so a gain divided by it trims the loss away.  NAN when
  * there is no such layer. */
 double optinc_chip_layer_path_amplitude(const optinc_chip *chip, int layer);
+/* The electronic gain the chip applies after layer `layer`: the circuit
+ * layer's, unless a recompilation re-trimmed the layer's attenuators and
+ * the gain with them (optinc_chip_recompile).  NAN when there is no such
+ * layer. */
+double optinc_chip_layer_gain(const optinc_chip *chip, int layer);
 
 /* ------------------------------------------------------------------ running */
 

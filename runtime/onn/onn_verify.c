@@ -170,7 +170,7 @@ static optinc_status evaluator_init(evaluator *e, const optinc_circuit *c,
         return st;
     }
     for (int l = 0; l < c->n_layers && !st; l++) {
-        e->gain[l] = c->layers[l].gain / optinc_chip_layer_path_amplitude(chip, l);
+        e->gain[l] = optinc_chip_layer_gain(chip, l) / optinc_chip_layer_path_amplitude(chip, l);
         if (!(e->T[l] = optinc_chip_layer_transfer(chip, l)))
             st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
     }

@@ -43,6 +43,7 @@ void optinc_calibration_free(optinc_calibration *cal)
         for (int s = 0; s < cal->layer[l].n_stages; s++) {
             free(cal->layer[l].kappa[s]);
             free(cal->layer[l].offset[s]);
+            free(cal->layer[l].tap[s]);
         }
     free(cal->layer);
     free(cal);
@@ -65,7 +66,19 @@ static optinc_calibration *cal_new(const optinc_circuit *c)
         struct optinc_calibration_layer *cl = &cal->layer[l];
         cl->n_stages = L->n_stages;
         for (int s = 0; s < L->n_stages; s++) {
-            if (L->stage[s].kind != OPTINC_STAGE_MESH)
+            const optinc_stage *st = &L->stage[s];
+            if (st->kind == OPTINC_STAGE_SPLIT || st->kind == OPTINC_STAGE_COMBINE) {
+                int links = st->fan - 1;
+                cl->n_tap[s] = (st->kind == OPTINC_STAGE_SPLIT ? st->modes_in : st->modes_out)
+                               * links;
+                if (!(cl->tap[s] = malloc(sizeof *cl->tap[s] * ((size_t)cl->n_tap[s] + 1)))) {
+                    optinc_calibration_free(cal);
+                    return NULL;
+                }
+                for (int i = 0; i < cl->n_tap[s]; i++)
+                    cl->tap[s][i] = optinc_chain_tap(st, i % links);
+            }
+            if (st->kind != OPTINC_STAGE_MESH)
                 continue;
             int n = L->stage[s].mesh->n_mzi, modes = L->stage[s].mesh->modes;
             cl->n_mzi[s] = n;
@@ -89,9 +102,13 @@ optinc_status optinc_calibration_check(const optinc_calibration *cal, const opti
     for (int l = 0; ok && l < c->n_layers; l++) {
         const optinc_layer *L = &c->layers[l];
         ok = cal->layer[l].n_stages == L->n_stages;
-        for (int s = 0; ok && s < L->n_stages; s++)
-            ok = cal->layer[l].n_mzi[s]
-                 == (L->stage[s].kind == OPTINC_STAGE_MESH ? L->stage[s].mesh->n_mzi : 0);
+        for (int s = 0; ok && s < L->n_stages; s++) {
+            const optinc_stage *st = &L->stage[s];
+            int chains = st->kind == OPTINC_STAGE_SPLIT ? st->modes_in
+                         : st->kind == OPTINC_STAGE_COMBINE ? st->modes_out : 0;
+            ok = cal->layer[l].n_mzi[s] == (st->kind == OPTINC_STAGE_MESH ? st->mesh->n_mzi : 0)
+                 && cal->layer[l].n_tap[s] == chains * (chains ? st->fan - 1 : 0);
+        }
     }
     if (!ok)
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
@@ -114,6 +131,9 @@ optinc_status optinc_calibration_from_chip(const optinc_chip *chip, optinc_calib
                 cal->layer[l].kappa[s][2 * i] = cs->mzi[i].kappa[0];
                 cal->layer[l].kappa[s][2 * i + 1] = cs->mzi[i].kappa[1];
             }
+            if (cs->tap)
+                memcpy(cal->layer[l].tap[s], cs->tap,
+                       sizeof *cs->tap * (size_t)cal->layer[l].n_tap[s]);
         }
     *out = cal;
     return OPTINC_OK;
@@ -139,11 +159,15 @@ optinc_status optinc_calibration_measure(const optinc_chip *chip, double phase_s
     for (int l = 0; l < chip->n_layers; l++)
         for (int s = 0; s < chip->layer[l].n_stages; s++) {
             const chip_stage *cs = &chip->layer[l].stage[s];
+            optinc_rng rk, rp;
+            measure_stream(&rk, seed, l, s, 0);
+            for (int i = 0; i < cal->layer[l].n_tap[s]; i++) {
+                double x = cal->layer[l].tap[s][i] + splitter_sigma * optinc_rng_normal(&rk);
+                cal->layer[l].tap[s][i] = x < 0 ? 0 : x > 1 ? 1 : x;
+            }
             if (cs->kind != OPTINC_STAGE_MESH)
                 continue;
             double *k = cal->layer[l].kappa[s], *off = cal->layer[l].offset[s];
-            optinc_rng rk, rp;
-            measure_stream(&rk, seed, l, s, 0);
             measure_stream(&rp, seed, l, s, 1);
             for (int i = 0; i < 2 * cs->n_mzi; i++) {
                 double x = k[i] + splitter_sigma * optinc_rng_normal(&rk);
@@ -193,6 +217,12 @@ optinc_status optinc_calibration_write(const optinc_calibration *cal, const opti
                 fprintf(o.f, "%s %c screen %d %.17g\n", L->name, L->stage[s].tag, r,
                         off[2 * mesh->n_mzi + r]);
         }
+        for (int s = 0; s < L->n_stages; s++) {
+            int links = L->stage[s].fan - 1, taps = cal->layer[l].n_tap[s];
+            for (int i = 0; i < taps; i++)
+                fprintf(o.f, "%s %c tap %d %d %.17g\n", L->name, L->stage[s].tag, i / links,
+                        i % links, cal->layer[l].tap[s][i]);
+        }
     }
     return optinc_out_commit(&o, err);   /* which reports a write error */
 }
@@ -240,7 +270,7 @@ static optinc_status read_screen(reader *r, const optinc_token *t, int line, int
     if (optinc_token_long(&t[3], &mode) || mode < 0 || mode >= mesh->modes)
         return bad(r, line, t[3].col, "the screen mode must be an integer from 0 to %d",
                    mesh->modes - 1);
-    int *seen = &r->seen[l * 3 + s][mesh->n_mzi + mode];
+    int *seen = &r->seen[l * OPTINC_STAGES_MAX + s][mesh->n_mzi + mode];
     if (*seen)
         return bad(r, line, t[0].col, "this screen mode is already listed on line %d; list "
                    "each once", *seen);
@@ -248,12 +278,49 @@ static optinc_status read_screen(reader *r, const optinc_token *t, int line, int
     return read_offset(r, &t[4], line, &r->cal->layer[l].offset[s][2 * mesh->n_mzi + mode]);
 }
 
+/* 'LAYER STAGE tap CHAIN LINK TAP': the power tap of one fixed card of a
+ * split (P) or comb (C) stage. */
+static optinc_status read_tap(reader *r, const optinc_token *t, int n, int line, int l)
+{
+    const optinc_layer *L = &r->c->layers[l];
+    if (n != 6)
+        return bad(r, line, n > 6 ? t[6].col : 1, "expected 6 fields 'LAYER STAGE tap CHAIN "
+                   "LINK TAP', found %d%s", n, n > 6 ? "; put comments after '#'" : "");
+    int s = 0;
+    while (s < L->n_stages && !(r->cal->layer[l].n_tap[s] && t[1].len == 1
+                                && *t[1].s == L->stage[s].tag))
+        s++;
+    if (s == L->n_stages)
+        return bad(r, line, t[1].col, "layer '%s' has no split or comb stage '%.*s' with "
+                   "fixed cards; tap lines name the P or C stage of a segmented layer",
+                   L->name, t[1].len, t[1].s);
+    int links = L->stage[s].fan - 1, chains = r->cal->layer[l].n_tap[s] / links;
+    long x, k;
+    double tap;
+    if (optinc_token_long(&t[3], &x) || x < 0 || x >= chains)
+        return bad(r, line, t[3].col, "the chain must be an integer from 0 to %d", chains - 1);
+    if (optinc_token_long(&t[4], &k) || k < 0 || k >= links)
+        return bad(r, line, t[4].col, "the link must be an integer from 0 to %d (the chains "
+                   "of stage %c have %d cards)", links - 1, L->stage[s].tag, links);
+    if (optinc_token_double(&t[5], &tap) || !(tap >= 0 && tap <= 1))
+        return bad(r, line, t[5].col, "'%.*s' is not a power tap: a number in [0, 1]",
+                   t[5].len, t[5].s);
+    int *seen = &r->seen[l * OPTINC_STAGES_MAX + s][x * links + k];
+    if (*seen)
+        return bad(r, line, t[0].col, "this card is already listed on line %d; list each "
+                   "once", *seen);
+    *seen = line;
+    r->cal->layer[l].tap[s][x * links + k] = tap;
+    return OPTINC_OK;
+}
+
 static optinc_status read_entry(reader *r, const optinc_token *t, int n, int line)
 {
     char name[OPTINC_NAME_MAX], what[160];
+    int tapline = n >= 3 && optinc_token_is(&t[2], "tap");
     int screen = r->version == 2 && n >= 3 && optinc_token_is(&t[2], "screen");
     int want = screen ? 5 : r->version == 2 && n >= 8 ? 8 : 6;
-    if (n != want)
+    if (n != want && !tapline)
         return bad(r, line, n > want ? t[want].col : 1, "expected %d fields %s, found %d%s",
                    want, screen ? "'LAYER MESH screen MODE OFFSET'"
                    : r->version == 1 ? "'LAYER MESH COLUMN MODE DELTA_IN DELTA_OUT'"
@@ -271,6 +338,8 @@ static optinc_status read_entry(reader *r, const optinc_token *t, int n, int lin
         return bad(r, line, t[0].col,
                    "no layer '%s' in circuit '%s'; the first field names a layer of the "
                    "circuit the calibration is for", name, c->name);
+    if (tapline)
+        return read_tap(r, t, n, line, l);
     const optinc_layer *L = &c->layers[l];
     int s = 0;
     while (s < L->n_stages
@@ -294,7 +363,7 @@ static optinc_status read_entry(reader *r, const optinc_token *t, int n, int lin
                    "of layer '%s' has %d columns)", mesh->n_columns - 1, L->stage[s].tag, name,
                    mesh->n_columns);
     if (optinc_token_long(&t[3], &mode) || mode < 0 || mode >= mesh->modes - 1
-        || r->index[l * 3 + s][col * mesh->modes + mode] < 0)
+        || r->index[l * OPTINC_STAGES_MAX + s][col * mesh->modes + mode] < 0)
         return bad(r, line, t[3].col,
                    "no MZI of mesh %c of layer '%s' sits on modes (%.*s, %.*s+1) in column %ld; "
                    "the netlist's MZ_ instances name each MZI's column (c) and first mode (r)",
@@ -306,8 +375,8 @@ static optinc_status read_entry(reader *r, const optinc_token *t, int n, int lin
                        "'%.*s' is not a number in [-0.5, 0.5]: the %s coupler's power "
                        "coupling is 0.5 + delta", t[4 + k].len, t[4 + k].s,
                        k ? "output" : "input");
-    int i = r->index[l * 3 + s][col * mesh->modes + mode];
-    int *seen = &r->seen[l * 3 + s][i];
+    int i = r->index[l * OPTINC_STAGES_MAX + s][col * mesh->modes + mode];
+    int *seen = &r->seen[l * OPTINC_STAGES_MAX + s][i];
     if (*seen)
         return bad(r, line, t[0].col, "this MZI is already listed on line %d; list each MZI "
                    "once", *seen);
@@ -355,13 +424,16 @@ static optinc_status reader_index(reader *r)
     for (int l = 0; l < c->n_layers; l++)
         for (int s = 0; s < c->layers[l].n_stages; s++) {
             const optinc_mesh *mesh = c->layers[l].stage[s].mesh;
+            int taps = r->cal->layer[l].n_tap[s];
+            if (taps && !(r->seen[l * OPTINC_STAGES_MAX + s] = calloc((size_t)taps, sizeof(int))))
+                return optinc_fail(r->err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
             if (c->layers[l].stage[s].kind != OPTINC_STAGE_MESH)
                 continue;
             size_t cells = (size_t)mesh->n_columns * (size_t)mesh->modes;
-            int *ix = r->index[l * 3 + s] = malloc(sizeof *ix * (cells + 1));
-            r->seen[l * 3 + s] = calloc((size_t)mesh->n_mzi + (size_t)mesh->modes + 1,
+            int *ix = r->index[l * OPTINC_STAGES_MAX + s] = malloc(sizeof *ix * (cells + 1));
+            r->seen[l * OPTINC_STAGES_MAX + s] = calloc((size_t)mesh->n_mzi + (size_t)mesh->modes + 1,
                                         sizeof(int));
-            if (!ix || !r->seen[l * 3 + s])
+            if (!ix || !r->seen[l * OPTINC_STAGES_MAX + s])
                 return optinc_fail(r->err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
             for (size_t k = 0; k < cells; k++)
                 ix[k] = -1;
@@ -374,15 +446,15 @@ static optinc_status reader_index(reader *r)
 optinc_status optinc_calibration_parse(const optinc_input *in, const optinc_circuit *c,
                                        optinc_calibration **out, optinc_error *err)
 {
-    reader r = {in->name, c, cal_new(c), calloc((size_t)c->n_layers * 3 + 1, sizeof(int *)),
-                calloc((size_t)c->n_layers * 3 + 1, sizeof(int *)), 1, err};
+    reader r = {in->name, c, cal_new(c), calloc((size_t)c->n_layers * OPTINC_STAGES_MAX + 1, sizeof(int *)),
+                calloc((size_t)c->n_layers * OPTINC_STAGES_MAX + 1, sizeof(int *)), 1, err};
     *out = NULL;
     optinc_status st = r.cal && r.index && r.seen ? reader_index(&r)
                                                  : optinc_fail(err, OPTINC_ERUN, NULL, 0, 0,
                                                                "out of memory");
     if (!st)
         st = read_lines(&r, in);
-    for (int k = 0; k < c->n_layers * 3; k++) {
+    for (int k = 0; k < c->n_layers * OPTINC_STAGES_MAX; k++) {
         if (r.index)
             free(r.index[k]);
         if (r.seen)

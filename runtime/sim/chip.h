@@ -82,7 +82,8 @@ typedef struct chip_stage {
     double *att;                     /* realized amplitude per channel */
     int block_in, block_out;         /* its blocks (optinc_att_channel) */
     /* fixed split / comb chains of a segmented layer */
-    int fan, block;
+    int fan, block, n_chains;
+    double *tap;                     /* per chain fan-1 power taps, link by link */
     double *branch;                  /* per chain (input or output) fan amplitudes: what
                                         branch j of chain x carries, loss and error included */
 } chip_stage;
@@ -93,6 +94,8 @@ typedef struct chip_layer {
     int pass_through;                /* K waveguides: input cols-K+k -> output rows-K+k */
     int cols, rows;                  /* the layer's own modes (beside the stages') */
     const double *input_scale;       /* the circuit layer's (NULL: none) */
+    double gain;                     /* electronic gain: the circuit layer's, or as a
+                                        recompilation re-trimmed it (chip_recompile.c) */
     int park;                        /* first plane row above every stage's modes, where
                                         the waveguides' light waits while they run */
 } chip_layer;
@@ -109,6 +112,15 @@ struct optinc_chip {
 /* devices.c: recomputes a mesh stage's effective phases and its static
  * program from the driver settings and the static errors. */
 void optinc_chip_stage_realize(chip_stage *s);
+/* devices.c: sets channel k of attenuator stage s of layer l to amplitude
+ * target as the chip's drivers hold it (its code, unless the chip runs the
+ * targets), with the extinction floor and the loss of the chip's models. */
+void optinc_chip_set_att(optinc_chip *chip, int l, int s, int k, double target);
+/* devices.c: the fan amplitudes of n chains of fan g (kind SPLIT or
+ * COMBINE) from their power taps (g-1 per chain) and the amplitude a card
+ * keeps (loss); balance pads the short branches (devices.c). */
+void optinc_chain_branches(optinc_stage_kind kind, int g, int n, const double *tap,
+                           double loss, int balance, double *branch);
 /* devices.c: a program with fresh dynamic noise drawn from rng into p
  * (allocated with optinc_chip_prog_alloc). */
 void optinc_chip_stage_noisy(chip_stage *s, optinc_rng *rng, chip_prog *p);
@@ -155,6 +167,10 @@ typedef struct chip_stage_data {
 optinc_status optinc_chip_program_mesh(optinc_chip *chip, int l, int s,
                                        const optinc_calibration *meas,
                                        const chip_stage_data *sd, optinc_error *err);
+/* chip_recompile.c: re-trims the attenuator column before every comb stage
+ * for its measured taps (meas), and the layer's gain for what that column
+ * gives up. */
+void optinc_chip_trim_combiners(optinc_chip *chip, const optinc_calibration *meas);
 /* recompile_data.c: optinc_chip_recompile with data (meas checked). */
 optinc_status optinc_chip_recompile_data(optinc_chip *chip, const optinc_calibration *meas,
                                          const optinc_recompile_data *data,

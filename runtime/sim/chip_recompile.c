@@ -202,10 +202,69 @@ optinc_status optinc_chip_program_mesh(optinc_chip *chip, int l, int s,
     return bad ? optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory") : OPTINC_OK;
 }
 
+/* A comb chain's fixed cards add its branches with amplitudes b (their
+ * measured taps, optinc_chain_branches) where the design wants 1/sqrt(g) on
+ * every branch.  The attenuator channel that feeds branch j of output y is
+ * the only element on that branch alone, so scaling it by 1/(sqrt(g) b)
+ * undoes the error exactly.  An attenuator passes at most all its light,
+ * so the whole column is then scaled down to fit and the layer's gain up by
+ * as much: the electronic gain is part of what a chip is programmed with.
+ * For the comb stage s of L (an attenuator column before it): the column's
+ * new targets into t and the factor the gain is divided by (1 when there is
+ * nothing to trim, 0 when out of memory). */
+static double combiner_trim(const optinc_layer *L, int s, const double *tap, double *t)
+{
+    const optinc_stage *cst = &L->stage[s], *ast = &L->stage[s - 1];
+    int g = cst->fan, n = cst->modes_out, br = cst->block;
+    double *b = malloc(sizeof *b * ((size_t)n * g + 1)), most = 0;
+    if (!b)
+        return 0;
+    optinc_chain_branches(cst->kind, g, n, tap, 1, 0, b);
+    for (int k = 0; k < ast->n_att; k++) {
+        int in, m;
+        optinc_att_channel(ast, k, &in, &m);
+        int blk = m / br, y = (blk / g) * br + m % br, j = blk % g;
+        double have = b[(size_t)y * g + j];
+        t[k] = have > 0 ? ast->att[k].t_target / (sqrt((double)g) * have) : 0;
+        most = t[k] > most ? t[k] : most;
+    }
+    free(b);
+    double fit = most > 1 ? 1 / most : 1;
+    for (int k = 0; k < ast->n_att; k++)
+        t[k] *= fit;
+    return fit;
+}
+
+/* The comb stages of layer L that have an attenuator column to trim. */
+static int trims(const optinc_layer *L, int s)
+{
+    return s > 0 && L->stage[s].kind == OPTINC_STAGE_COMBINE && L->stage[s].fan > 1
+           && L->stage[s - 1].kind == OPTINC_STAGE_ATT;
+}
+
+void optinc_chip_trim_combiners(optinc_chip *chip, const optinc_calibration *meas)
+{
+    for (int l = 0; l < chip->n_layers; l++) {
+        const optinc_layer *L = &chip->circuit->layers[l];
+        for (int s = 0; s < L->n_stages; s++) {
+            double *t = trims(L, s) ? malloc(sizeof *t * ((size_t)L->stage[s - 1].n_att + 1))
+                                    : NULL;
+            double fit = t ? combiner_trim(L, s, meas->layer[l].tap[s], t) : 0;
+            for (int k = 0; fit > 0 && k < L->stage[s - 1].n_att; k++)
+                optinc_chip_set_att(chip, l, s - 1, k, t[k]);
+            if (fit > 0)    /* else the chip keeps its column: valid, if less exact */
+                chip->layer[l].gain = L->gain / fit;
+            free(t);
+        }
+    }
+}
+
 optinc_status optinc_chip_recompile(optinc_chip *chip, const optinc_calibration *meas,
                                     const optinc_recompile_data *data, optinc_error *err)
 {
     optinc_status st = optinc_calibration_check(meas, chip->circuit, err);
+    if (!st)
+        optinc_chip_trim_combiners(chip, meas);
     if (!st && data)
         return optinc_chip_recompile_data(chip, meas, data, err);
     for (int l = 0; l < chip->n_layers && !st; l++)
@@ -249,6 +308,18 @@ optinc_status optinc_recompile_circuit(optinc_circuit *c, const optinc_calibrati
             }
             for (int r = 0; r < mesh->modes; r++)
                 set_programmed(&q, cs->screen_drive[r], &mesh->screen[r]);
+        }
+        for (int s = 0; s < c->layers[l].n_stages && !st; s++) {
+            optinc_layer *L = &c->layers[l];
+            optinc_stage *a = &L->stage[s - (s > 0)];
+            double *t = trims(L, s) ? malloc(sizeof *t * ((size_t)a->n_att + 1)) : NULL;
+            double fit = t ? combiner_trim(L, s, meas->layer[l].tap[s], t) : 1;
+            if (fit == 0)
+                st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+            for (int k = 0; t && fit > 0 && k < a->n_att; k++)
+                optinc_att_program(&a->att[k], t[k], &L->components, NULL);
+            L->gain /= fit > 0 ? fit : 1;
+            free(t);
         }
     }
     optinc_chip_free(chip);

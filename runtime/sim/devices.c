@@ -408,6 +408,20 @@ static int init_mesh_stage(chip_stage *cs, const optinc_stage *st, const optinc_
     return 0;
 }
 
+/* What an attenuator set to amplitude t passes on the chip: at least its
+ * extinction floor, times its insertion loss (as the chip's models say). */
+static double att_device(const optinc_components *cp, const optinc_chip_options *o, double t)
+{
+    double max_db = cp->attenuator.max_attenuation_dB > 0 ? cp->attenuator.max_attenuation_dB
+                                                          : 60.0;
+    double floor_amp = pow(10, -max_db / 20);
+    if ((o->models & OPTINC_DEV_EXTINCTION) && t < floor_amp)
+        t = floor_amp;
+    if (o->models & OPTINC_DEV_LOSS)
+        t *= pow(10, -cp->attenuator.insertion_loss_dB / 20);
+    return t;
+}
+
 static int init_att_stage(chip_stage *cs, const optinc_stage *st, const optinc_layer *L,
                           const optinc_chip_options *o)
 {
@@ -416,10 +430,6 @@ static int init_att_stage(chip_stage *cs, const optinc_stage *st, const optinc_l
     cs->att = calloc((size_t)st->n_att + 1, sizeof *cs->att);
     if (!cs->att)
         return -1;
-    double max_db = cp->attenuator.max_attenuation_dB > 0 ? cp->attenuator.max_attenuation_dB
-                                                          : 60.0;
-    double floor_amp = pow(10, -max_db / 20);
-    double loss = pow(10, -cp->attenuator.insertion_loss_dB / 20);
     for (int k = 0; k < st->n_att; k++) {
         double t = st->att[k].t;
         if (o->drive_targets == OPTINC_DRIVE_TARGETS) {
@@ -429,67 +439,89 @@ static int init_att_stage(chip_stage *cs, const optinc_stage *st, const optinc_l
             optinc_att_program(&a, st->att[k].t_target, cp, NULL);
             t = a.t;
         }
-        if ((o->models & OPTINC_DEV_EXTINCTION) && t < floor_amp)
-            t = floor_amp;
-        if (o->models & OPTINC_DEV_LOSS)
-            t *= loss;
-        cs->att[k] = t;
+        cs->att[k] = att_device(cp, o, t);
     }
     return 0;
+}
+
+void optinc_chip_set_att(optinc_chip *chip, int l, int s, int k, double target)
+{
+    const optinc_components *cp = &chip->circuit->layers[l].components;
+    double t = target;
+    if (chip->opt.drive_targets != OPTINC_DRIVE_TARGETS) {
+        optinc_att a;
+        optinc_att_program(&a, target, cp, NULL);
+        t = a.t;
+    }
+    chip->layer[l].stage[s].att[k] = att_device(cp, &chip->opt, t);
 }
 
 /* A segmented layer's split or comb chains (circuit.h): link k's power
  * tap is the ideal one plus a splitting error of components.mzi.
  * splitter_error_sigma (a fixed splitter is one coupler, drawn as an MZI's
- * coupler is), and it loses half of components.mzi.insertion_loss_dB (an
- * MZI has two couplers).  Branch amplitudes are the products along the
- * chain: split branch i passes links 0..i-1 on out1 and taps at link i (the
- * last branch leaves the last link's out1); comb branch j enters at link
- * j-1 on in1 (branch 0 on in0 of link 0) and passes the later links on in0. */
+ * coupler is), or the calibration's measured tap when the chip realizes one
+ * (optinc_chip_options.couplers), and it loses half of
+ * components.mzi.insertion_loss_dB (an MZI has two couplers). */
 static int init_chain_stage(chip_stage *cs, const optinc_stage *st, const optinc_layer *L,
                             const optinc_chip_options *o, uint64_t seed, int layer, int stage)
 {
-    int split = st->kind == OPTINC_STAGE_SPLIT, n = split ? st->modes_in : st->modes_out;
-    int g = st->fan;
+    int n = st->kind == OPTINC_STAGE_SPLIT ? st->modes_in : st->modes_out, g = st->fan;
     cs->fan = g;
     cs->block = st->block;
+    cs->n_chains = n;
     cs->branch = calloc((size_t)n * g + 1, sizeof *cs->branch);
-    double *tap = calloc((size_t)g + 1, sizeof *tap);
-    if (!cs->branch || !tap) {
-        free(tap);
+    cs->tap = calloc((size_t)n * (g - 1) + 1, sizeof *cs->tap);
+    if (!cs->branch || !cs->tap)
         return -1;
-    }
+    const double *known = o->couplers && (o->models & OPTINC_DEV_COUPLER)
+                          ? o->couplers->layer[layer].tap[stage] : NULL;
     double sigma = o->models & OPTINC_DEV_COUPLER ? L->components.mzi.splitter_error_sigma : 0;
-    double loss = o->models & OPTINC_DEV_LOSS
-                  ? pow(10, -L->components.mzi.insertion_loss_dB / 40) : 1;
     optinc_rng rng;
     stage_stream(&rng, seed, layer, stage, 1);
-    for (int x = 0; x < n; x++) {
-        double *b = cs->branch + (size_t)x * g;
+    for (int x = 0; x < n; x++)
         for (int k = 0; k + 1 < g; k++) {
             double ideal = optinc_chain_tap(st, k);
-            tap[k] = sigma > 0 ? clamp01(ideal + sigma * optinc_rng_normal(&rng)) : ideal;
+            double *t = &cs->tap[(size_t)x * (g - 1) + k];
+            *t = known ? known[(size_t)x * (g - 1) + k]
+                 : sigma > 0 ? clamp01(ideal + sigma * optinc_rng_normal(&rng)) : ideal;
         }
+    double loss = o->models & OPTINC_DEV_LOSS
+                  ? pow(10, -L->components.mzi.insertion_loss_dB / 40) : 1;
+    optinc_chain_branches(st->kind, g, n, cs->tap, loss, o->balance_loss, cs->branch);
+    return 0;
+}
+
+/* Branch amplitudes are the products along the chain: split branch i
+ * passes links 0..i-1 on out1 and taps at link i (the last branch leaves
+ * the last link's out1); comb branch j enters at link j-1 on in1 (branch 0
+ * on in0 of link 0) and passes the later links on in0.  Balanced, a branch
+ * that passes fewer than the chain's fan-1 cards gets a padding element for
+ * each one it skips. */
+void optinc_chain_branches(optinc_stage_kind kind, int g, int n, const double *tap,
+                           double loss, int balance, double *branch)
+{
+    int split = kind == OPTINC_STAGE_SPLIT;
+    for (int x = 0; x < n; x++) {
+        const double *t = tap + (size_t)x * (g - 1);
+        double *b = branch + (size_t)x * g;
         double pass = 1;     /* split: what reaches link i; comb: set from the end */
         if (split) {
             for (int i = 0; i < g; i++) {
-                b[i] = i + 1 < g ? pass * sqrt(tap[i]) * loss : pass;
-                pass *= i + 1 < g ? sqrt(1 - tap[i]) * loss : 1;
+                b[i] = i + 1 < g ? pass * sqrt(t[i]) * loss : pass;
+                pass *= i + 1 < g ? sqrt(1 - t[i]) * loss : 1;
             }
         } else {
             for (int j = g - 1; j >= 0; j--) {
-                b[j] = pass * (j ? sqrt(tap[j - 1]) * loss : 1);
-                pass *= j ? sqrt(1 - tap[j - 1]) * loss : 1;
+                b[j] = pass * (j ? sqrt(t[j - 1]) * loss : 1);
+                pass *= j ? sqrt(1 - t[j - 1]) * loss : 1;
             }
         }
         /* split branch i passes min(i+1, g-1) cards, comb branch j g-max(j, 1) */
-        for (int i = 0; o->balance_loss && loss != 1 && i < g; i++) {
+        for (int i = 0; balance && loss != 1 && i < g; i++) {
             int cards = split ? (i + 1 < g ? i + 1 : g - 1) : g - (i ? i : 1);
             b[i] *= pow(loss, g - 1 - cards);
         }
     }
-    free(tap);
-    return 0;
 }
 
 optinc_status optinc_chip_new(const optinc_circuit *c, const optinc_chip_options *opt,
@@ -523,6 +555,7 @@ optinc_status optinc_chip_new(const optinc_circuit *c, const optinc_chip_options
         cl->cols = L->cols;
         cl->rows = L->rows;
         cl->input_scale = L->input_scale;
+        cl->gain = L->gain;
         cl->park = L->cols > L->rows ? L->cols : L->rows;
         for (int s = 0; s < L->n_stages; s++)
             cl->park = L->stage[s].modes_out > cl->park ? L->stage[s].modes_out : cl->park;
@@ -560,7 +593,7 @@ void optinc_chip_free(optinc_chip *chip)
             chip_stage *cs = &chip->layer[l].stage[s];
             optinc_chip_prog_free(&cs->prog);
             OPTINC_FREE_ALL(cs->mzi, cs->sweep, cs->screen_drive, cs->work, cs->att, cs->branch,
-                            cs->pad_in, cs->pad_out);
+                            cs->tap, cs->pad_in, cs->pad_out);
         }
     OPTINC_FREE_ALL(chip->layer, chip);
 }
@@ -608,6 +641,11 @@ double optinc_chip_att_amplitude(const optinc_chip *chip, int layer, int stage, 
 {
     const chip_stage *s = find_stage(chip, layer, stage, OPTINC_STAGE_ATT);
     return s && mode >= 0 && mode < s->n_att ? s->att[mode] : NAN;
+}
+
+double optinc_chip_layer_gain(const optinc_chip *chip, int layer)
+{
+    return layer >= 0 && layer < chip->n_layers ? chip->layer[layer].gain : NAN;
 }
 
 double optinc_chip_layer_path_amplitude(const optinc_chip *chip, int layer)

@@ -308,7 +308,7 @@ static optinc_cmat *layer_forward(optinc_chip *chip, int l, const optinc_cmat *X
     optinc_cmat *Y = T ? optinc_cmat_new(L->rows, X->cols) : NULL;
     if (Y) {
         optinc_cmat_mul(T, X, Y);
-        optinc_layer_apply_gain(L, L->gain, Y);
+        optinc_layer_apply_gain(L, chip->layer[l].gain, Y);
         optinc_activation_apply(L->activation, Y);
     }
     optinc_cmat_free(T);
@@ -330,8 +330,10 @@ static optinc_status model_chips(const optinc_chip *chip, const optinc_calibrati
     o.models = OPTINC_DEV_NONE;
     o.drive_targets = OPTINC_DRIVE_TARGETS;
     o.couplers = NULL;
-    if (!st)
+    if (!st) {
+        optinc_chip_trim_combiners(*mc, meas);
         st = optinc_chip_new(chip->circuit, &o, chip->seed, ic, err);
+    }
     for (int l = 0; !st && l < (*mc)->n_layers; l++)
         for (int s = 0; s < (*mc)->layer[l].n_stages; s++) {
             chip_stage *ms = &(*mc)->layer[l].stage[s];

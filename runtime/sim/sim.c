@@ -153,7 +153,7 @@ optinc_status optinc_chip_circuit_matrix(optinc_chip *chip, optinc_cmat **out,
     for (int l = 0; l < c->n_layers; l++) {
         optinc_cmat *T = optinc_chip_layer_transfer(chip, l), *P = T;
         if (T) {
-            optinc_layer_apply_gain(&c->layers[l], c->layers[l].gain, T);
+            optinc_layer_apply_gain(&c->layers[l], chip->layer[l].gain, T);
             if (M) {
                 P = optinc_cmat_new(T->rows, M->cols);
                 if (P)
@@ -227,7 +227,7 @@ optinc_status optinc_chip_eval(optinc_chip *chip, const optinc_cmat *in, optinc_
         optinc_cmat_free(x);
         x = y;
         if (!st) {
-            optinc_layer_apply_gain(L, L->gain, y);
+            optinc_layer_apply_gain(L, chip->layer[l].gain, y);
             if (opt->activation)
                 st = opt->activation(opt->activation_ctx, L, l, y, err);
             else
