@@ -295,7 +295,7 @@ Test(onn_chip, command_line, .timeout = 120)
     cr_assert_leq(json_number(v.out, "accuracy_mean"), json_number(v.out, "accuracy_max"));
     /* the netlist holds the segmented design: the area model's counts */
     cr_assert_eq(json_number(v.out, "mzis"), 16318);
-    cr_assert_eq(json_number(v.out, "attenuators"), 506);
+    cr_assert_eq(json_number(v.out, "attenuators"), 631);
     cr_assert_eq(json_number(v.out, "splitters"), 120);
     cr_assert_eq(json_number(v.out, "combiners"), 124);
     cr_assert(strstr(v.out, "\"chip\": \"specs/chips/realistic12.yaml\""), "%s", v.out);

@@ -127,7 +127,7 @@ static double chip_error(const optinc_circuit *c, unsigned models)
 static void expect_grid_counts_and_exact(const optinc_layer *L)
 {
     cr_expect_eq(optinc_layer_mzis(L), GRID_R * GRID_G * BC * (BC - 1) / 2);
-    cr_expect_eq(optinc_layer_attenuators(L), GRID_R * GRID_G * BR);
+    cr_expect_eq(optinc_layer_attenuators(L), GRID_R * GRID_G * BR + GRID_R * COLS);
     cr_expect_eq(optinc_layer_splitters(L), COLS * (GRID_R - 1));
     cr_expect_eq(optinc_layer_combiners(L), ROWS * (GRID_G - 1));
     cr_expect_lt(L->approximation_error, 1e-12);
@@ -479,7 +479,7 @@ Test(segments, shipped_netlist_holds_the_design_the_area_counts)
     cr_expect_eq(split, (long)a.model.splitters);
     cr_expect_eq(comb, (long)a.model.combiners);
     cr_expect_eq(mzis + att + split + comb, (long)a.model.total);
-    cr_expect_eq((long)a.model.total, 17068);
+    cr_expect_eq((long)a.model.total, 17193);
     cr_expect_leq(a.ratio, 0.393, "area ratio %g", a.ratio);
     optinc_circuit_free(c);
 }
@@ -596,16 +596,20 @@ Test(segments, data_aware_recompilation_with_pass_through)
 
 /* ------------------------------------------- the fixed cards, measured */
 
-/* The first block row of the test's W: a 1 x 3 grid, its outputs summed by
- * comb chains of fan 3 alone. */
-static double row_entry(int r, int c) { return w_entry(r, c); }
+/* A 1 x 3 grid (the first block row of the test's W, its outputs summed by
+ * comb chains alone) and a 2 x 1 grid (its first block column, its inputs
+ * fanned out by split chains alone). */
+static int chain_shape;      /* 0: the block row, 1: the block column */
 
-static char *comb_spec_text(void)
+static double chain_entry(int r, int c) { return w_entry(r, c); }
+
+static char *chain_spec_text(void)
 {
     size_t n, cap = 16384;
-    char *t = matrix_spec(BR, COLS, row_entry, cap, &n);
-    snprintf(t + n, cap - n, "    segments: [1, 3]\n    components:\n      phase_shifter: "
-                             "{bits: 0}\n");
+    char *t = matrix_spec(chain_shape ? ROWS : BR, chain_shape ? BC : COLS, chain_entry, cap,
+                          &n);
+    snprintf(t + n, cap - n, "    segments: [%d, %d]\n    components:\n      phase_shifter: "
+                             "{bits: 0}\n", chain_shape ? GRID_R : 1, chain_shape ? 1 : GRID_G);
     return t;
 }
 
@@ -623,49 +627,55 @@ static double trimmed_error(optinc_chip *chip, const optinc_cmat *W)
     return worst;
 }
 
-/* A comb chain's splitting errors are undone exactly by the attenuator
- * channel on each branch and the layer's gain: on a chip whose only error
- * is in its comb cards, recompiling from a perfect measurement of them
- * rebuilds W to 1e-12 (a 10% error in every tap before), on the chip and in
- * the recompiled circuit (the netlist of that chip). */
-Test(segments, comb_chain_errors_are_trimmed_exactly)
+/* A chain's splitting errors are undone exactly by the attenuator on each
+ * branch (a split stage's trims, the column before a comb stage) and the
+ * layer's gain: on a chip whose only error is in its fixed cards,
+ * recompiling from a perfect measurement of them rebuilds W to 1e-12 (a 10%
+ * error in every tap before), on the chip and in the recompiled circuit
+ * (the netlist of that chip). */
+Test(segments, chain_errors_are_trimmed_exactly)
 {
-    char *text = comb_spec_text();
-    optinc_circuit *c = su_spec_circuit(text);
-    optinc_cmat *W = entry_matrix(BR, COLS, row_entry);
-    optinc_chip *ideal = su_chip(c, OPTINC_DEV_NONE, 3);
-    optinc_calibration *cal;
-    cr_assert_eq(optinc_calibration_measure(ideal, 0, 0, 3, &cal, NULL), OPTINC_OK);
-    int comb = c->layers[0].n_stages - 1;
-    cr_assert_eq(cal->layer[0].n_tap[comb], BR * (GRID_G - 1));
-    for (int i = 0; i < cal->layer[0].n_tap[comb]; i++)
-        cal->layer[0].tap[comb][i] *= i % 2 ? 0.9 : 1.1;
-    optinc_chip_options o;
-    optinc_chip_options_default(&o);
-    o.models = OPTINC_DEV_COUPLER;
-    o.couplers = cal;
-    optinc_chip *chip;
-    optinc_error err;
-    cr_assert_eq(optinc_chip_new(c, &o, 3, &chip, &err), OPTINC_OK, "%s", err.message);
-    double before = trimmed_error(chip, W);
-    cr_assert_eq(optinc_chip_recompile(chip, cal, NULL, &err), OPTINC_OK, "%s", err.message);
-    double after = trimmed_error(chip, W);
-    cr_expect_gt(before, 1e-3, "before %g", before);
-    cr_expect_lt(after, 1e-12, "after %g", after);
-    cr_expect_neq(optinc_chip_layer_gain(chip, 0), c->layers[0].gain);
-    cr_assert_eq(optinc_recompile_circuit(c, cal, &err), OPTINC_OK, "%s", err.message);
-    optinc_chip *rebuilt;
-    cr_assert_eq(optinc_chip_new(c, &o, 3, &rebuilt, &err), OPTINC_OK, "%s", err.message);
-    cr_expect_eq(optinc_chip_layer_gain(rebuilt, 0), c->layers[0].gain);
-    double netlist = trimmed_error(rebuilt, W);
-    cr_expect_lt(netlist, 1e-12, "recompiled circuit %g", netlist);
-    optinc_chip_free(rebuilt);
-    optinc_chip_free(chip);
-    optinc_chip_free(ideal);
-    optinc_calibration_free(cal);
-    optinc_cmat_free(W);
-    optinc_circuit_free(c);
-    free(text);
+    for (chain_shape = 0; chain_shape < 2; chain_shape++) {
+        char *text = chain_spec_text();
+        optinc_circuit *c = su_spec_circuit(text);
+        const optinc_layer *L = &c->layers[0];
+        optinc_cmat *W = entry_matrix(L->rows, L->cols, chain_entry);
+        optinc_chip *ideal = su_chip(c, OPTINC_DEV_NONE, 3);
+        optinc_calibration *cal;
+        cr_assert_eq(optinc_calibration_measure(ideal, 0, 0, 3, &cal, NULL), OPTINC_OK);
+        int chain = chain_shape ? 0 : L->n_stages - 1;
+        cr_assert_eq(cal->layer[0].n_tap[chain],
+                     chain_shape ? BC * (GRID_R - 1) : BR * (GRID_G - 1));
+        for (int i = 0; i < cal->layer[0].n_tap[chain]; i++)
+            cal->layer[0].tap[chain][i] *= i % 2 ? 0.9 : 1.1;
+        optinc_chip_options o;
+        optinc_chip_options_default(&o);
+        o.models = OPTINC_DEV_COUPLER;
+        o.couplers = cal;
+        optinc_chip *chip;
+        optinc_error err;
+        cr_assert_eq(optinc_chip_new(c, &o, 3, &chip, &err), OPTINC_OK, "%s", err.message);
+        double before = trimmed_error(chip, W);
+        cr_assert_eq(optinc_chip_recompile(chip, cal, NULL, &err), OPTINC_OK, "%s",
+                     err.message);
+        double after = trimmed_error(chip, W);
+        cr_expect_gt(before, 1e-3, "shape %d before %g", chain_shape, before);
+        cr_expect_lt(after, 1e-12, "shape %d after %g", chain_shape, after);
+        cr_expect_neq(optinc_chip_layer_gain(chip, 0), L->gain);
+        cr_assert_eq(optinc_recompile_circuit(c, cal, &err), OPTINC_OK, "%s", err.message);
+        optinc_chip *rebuilt;
+        cr_assert_eq(optinc_chip_new(c, &o, 3, &rebuilt, &err), OPTINC_OK, "%s", err.message);
+        cr_expect_eq(optinc_chip_layer_gain(rebuilt, 0), L->gain);
+        double netlist = trimmed_error(rebuilt, W);
+        cr_expect_lt(netlist, 1e-12, "shape %d recompiled circuit %g", chain_shape, netlist);
+        optinc_chip_free(rebuilt);
+        optinc_chip_free(chip);
+        optinc_chip_free(ideal);
+        optinc_calibration_free(cal);
+        optinc_cmat_free(W);
+        optinc_circuit_free(c);
+        free(text);
+    }
 }
 
 /* The measured taps of the split and comb cards go through the calibration

@@ -537,12 +537,17 @@ static void put_mesh(builder *b, const optinc_stage *s, int start)
 static void put_att(builder *b, const optinc_stage *s, int start)
 {
     char name[160], label[32], fill[48], tip[512], code[32] = "";
+    char tag[3] = {s->tag, 0};
     if (b->detail)
-        mode_ends(b, s->n_att, start, "S");
+        mode_ends(b, s->n_att, start, tag);
     for (int k = 0; k < s->n_att; k++) {
         const optinc_att *a = &s->att[k];
-        snprintf(name, sizeof name, "%s_%s_r%d", optinc_cards[OPTINC_CARD_ATT].prefix,
-                 b->L->name, k);
+        if (s->tag == 'S')
+            snprintf(name, sizeof name, "%s_%s_r%d", optinc_cards[OPTINC_CARD_ATT].prefix,
+                     b->L->name, k);
+        else     /* a split stage's trims */
+            snprintf(name, sizeof name, "%s_%s_%s_r%d", optinc_cards[OPTINC_CARD_ATT].prefix,
+                     b->L->name, tag, k);
         if (a->code >= 0)
             snprintf(code, sizeof code, ", code %d", a->code);
         snprintf(tip, sizeof tip, "%s: mode %d; att_dB = %.6g (t = %.6g, target t = %.6g%s)",
@@ -682,10 +687,10 @@ static void layer_title(const optinc_circuit *c, const optinc_layer *L, int deta
             n += (size_t)snprintf(buf + n, size - n, "%s%c mesh: %d modes, %d MZI", sep,
                                   s->tag, s->mesh->modes, s->mesh->n_mzi);
         else if (s->kind == OPTINC_STAGE_SPLIT || s->kind == OPTINC_STAGE_COMBINE)
-            n += (size_t)snprintf(buf + n, size - n, "%s%c: %d %s", sep, s->tag,
+            n += (size_t)snprintf(buf + n, size - n, "%s%c: %d %s%s", sep, s->tag,
                                   s->kind == OPTINC_STAGE_SPLIT ? optinc_layer_splitters(L)
                                   : optinc_layer_combiners(L), s->kind == OPTINC_STAGE_SPLIT
-                                  ? "splitters" : "combiners");
+                                  ? "splitters" : "combiners", s->n_att ? " + trims" : "");
         else
             n += (size_t)snprintf(buf + n, size - n, "%sΣ: %d attenuators", sep, s->n_att);
     }
@@ -789,6 +794,11 @@ static Agraph_t *build_layer(const optinc_circuit *c, const optinc_layer *L,
         } else if (s->kind == OPTINC_STAGE_SPLIT || s->kind == OPTINC_STAGE_COMBINE) {
             put_chains(&b, s, column);
             column += s->fan - 1;
+            if (s->n_att) {
+                optinc_stage trims = optinc_split_trims(s);
+                put_att(&b, &trims, column);
+                column++;
+            }
         } else if (s->block_in != s->modes_in) {
             put_att_blocks(&b, s, column);
             column++;

@@ -131,7 +131,8 @@ int optinc_segment_plan(int rows, int cols, int R, int G, optinc_stage plan[OPTI
     int br = rows / R, bc = cols / G, B = R * G;
     memset(plan, 0, sizeof *plan * OPTINC_STAGES_MAX);
     plan[0] = (optinc_stage){.kind = OPTINC_STAGE_SPLIT, .tag = 'P', .modes_in = cols,
-                             .modes_out = B * bc, .fan = R, .block = bc};
+                             .modes_out = B * bc, .fan = R, .block = bc,
+                             .n_att = R > 1 ? B * bc : 0};
     plan[1] = (optinc_stage){.kind = OPTINC_STAGE_MESH, .tag = 'Q', .modes_in = B * bc,
                              .modes_out = B * bc};
     plan[2] = (optinc_stage){.kind = OPTINC_STAGE_ATT, .tag = 'S', .modes_in = B * bc,
@@ -140,6 +141,13 @@ int optinc_segment_plan(int rows, int cols, int R, int G, optinc_stage plan[OPTI
     plan[3] = (optinc_stage){.kind = OPTINC_STAGE_COMBINE, .tag = 'C', .modes_in = B * br,
                              .modes_out = rows, .fan = G, .block = br};
     return 4;
+}
+
+optinc_stage optinc_split_trims(const optinc_stage *s)
+{
+    return (optinc_stage){.kind = OPTINC_STAGE_ATT, .tag = 'T', .modes_in = s->modes_out,
+                          .modes_out = s->modes_out, .att = s->att, .n_att = s->n_att,
+                          .block_in = s->modes_out, .block_out = s->modes_out};
 }
 
 /* SPLIT: modes_in = cols, block = bc, modes_out = fan * cols; the block
@@ -171,7 +179,7 @@ int optinc_layer_attenuators(const optinc_layer *L)
 {
     int n = 0;
     for (int s = 0; s < L->n_stages; s++)
-        if (L->stage[s].kind == OPTINC_STAGE_ATT)
+        if (L->stage[s].kind == OPTINC_STAGE_ATT || L->stage[s].kind == OPTINC_STAGE_SPLIT)
             n += L->stage[s].n_att;
     return n;
 }
@@ -527,9 +535,12 @@ static optinc_status compile_segmented(const optinc_spec *spec, const optinc_spe
         st = optinc_mesh_decompose(U[b], L->mesh_kind, &q, &mesh[b], err);
     if (!st && !(L->stage[1].mesh = join_meshes(mesh, B, bc, L->mesh_kind)))
         st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
-    optinc_stage *S = &L->stage[2];
-    if (!st && !(S->att = calloc((size_t)S->n_att + 1, sizeof *S->att)))
+    optinc_stage *S = &L->stage[2], *P = &L->stage[0];
+    if (!st && (!(S->att = calloc((size_t)S->n_att + 1, sizeof *S->att))
+                || !(P->att = calloc((size_t)P->n_att + 1, sizeof *P->att))))
         st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    for (int k = 0; !st && k < P->n_att; k++)
+        optinc_att_program(&P->att[k], 1, &L->components, NULL);
     for (int k = 0; !st && k < S->n_att; k++)
         optinc_att_program(&S->att[k], sigma[(k / br) * bc + k % br] * sqrt((double)B) / L->gain,
                            &L->components, &L->n_warnings_capped);

@@ -336,14 +336,14 @@ static void put_term(writer *w, int k, const char *net)
     put_card(w->f, OPTINC_CARD_TERM, name, &net, &(card_line){.has = 0});
 }
 
-/* The net output mode o of the stage leaves on: the layer's port after its
- * last stage, else L_S_mO. */
-static void att_out_net(writer *w, int last, int o, char *out)
+/* The net output mode o of attenuator column s leaves on: the layer's port
+ * after its last stage, else L_S_mO (L_T_mO for a split stage's trims). */
+static void att_out_net(writer *w, const optinc_stage *s, int last, int o, char *out)
 {
     if (last)
         port_net(w, 1, o, out);
     else
-        snprintf(out, NET_MAX, "%s%s_S_m%d", w->prefix, w->L->name, o);
+        snprintf(out, NET_MAX, "%s%s_%c_m%d", w->prefix, w->L->name, s->tag, o);
 }
 
 /* An attenuator column, in input-mode order: channel k joins input mode i
@@ -361,10 +361,11 @@ static void put_att(writer *w, const optinc_stage *s, int last)
             put_term(w, i, w->cur[i]);
             continue;
         }
-        att_out_net(w, last, o, out);
+        att_out_net(w, s, last, o, out);
         const optinc_att *a = &s->att[k];
         card_line cl = {.has = 0};
-        nl_element_name(name, sizeof name, w->prefix, OPTINC_CARD_ATT, w->L->name, 0, 0, k);
+        nl_element_name(name, sizeof name, w->prefix, OPTINC_CARD_ATT, w->L->name,
+                        s->tag == 'S' ? 0 : s->tag, 0, k);
         set_value(&cl, ATT_DB, a->att_dB);
         if (a->code >= 0) {
             set_value(&cl, ATT_CODE, a->code);
@@ -377,7 +378,7 @@ static void put_att(writer *w, const optinc_stage *s, int last)
         k++;
     }
     for (int o = s->n_att; o < s->modes_out; o++) {
-        att_out_net(w, last, o, out);
+        att_out_net(w, s, last, o, out);
         put_term(w, o, out);
         memcpy(w->cur[o], out, NET_MAX);
     }
@@ -430,6 +431,10 @@ static void put_chains(writer *w, const optinc_stage *s, int last)
         memcpy(next[split ? optinc_split_target(s, x, s->fan - 1) : x], run, NET_MAX);
     }
     memcpy(w->cur, next, sizeof *next * (size_t)(split ? s->modes_out : n));
+    if (s->n_att) {
+        optinc_stage trims = optinc_split_trims(s);
+        put_att(w, &trims, 0);
+    }
 }
 
 /* 1 when stage s writes no card: a fan-1 chain passes its modes on. */

@@ -520,6 +520,12 @@ int nl_trace(reader *r, optinc_circuit *c, layer_meta *lm)
             int bad = st->kind == OPTINC_STAGE_MESH  ? trace_mesh(&t, L, st)
                       : st->kind == OPTINC_STAGE_ATT ? trace_att(&t, L, st)
                                                      : trace_chains(&t, st, net, from);
+            if (!bad && st->kind == OPTINC_STAGE_SPLIT && st->n_att) {
+                optinc_stage trims = optinc_split_trims(st);
+                snprintf(t.where, sizeof t.where, "trim attenuators T of layer %s", L->name);
+                bad = trace_att(&t, L, &trims);
+                st->att = trims.att;
+            }
             if (bad)
                 goto out;
         }

@@ -67,7 +67,8 @@ typedef struct optinc_stage {
     optinc_mesh *mesh;    /* MESH: modes_in == modes_out == mesh->modes */
     optinc_att *att;      /* ATT: n_att channels in blocks of block_in inputs and */
     int n_att;            /*      block_out outputs (one block: the whole column);  */
-    int block_in, block_out; /*   see optinc_att_channel */
+    int block_in, block_out; /*   see optinc_att_channel.  SPLIT of fan > 1: the trim
+                             attenuators, one per output mode (optinc_split_trims) */
     int fan;              /* SPLIT, COMBINE: the fan of every splitter/combiner chain */
     int block;            /* SPLIT, COMBINE: modes of a block on the side that is cut */
 } optinc_stage;
@@ -87,6 +88,11 @@ int optinc_segment_plan(int rows, int cols, int R, int G, optinc_stage plan[OPTI
 /* Mode of the expanded space that input x of a SPLIT stage reaches in
  * block row i (cols = modes_in), and input j of output y of a COMBINE stage. */
 int optinc_split_target(const optinc_stage *s, int x, int i);
+/* The trim attenuators of a SPLIT stage of fan > 1 as the attenuator column
+ * they are, tagged 'T': one channel per output mode, in a single block,
+ * after the chains (a chip re-trims them for its splitters' errors; the
+ * design sets them to 0 dB).  n_att is 0 for a stage without trims. */
+optinc_stage optinc_split_trims(const optinc_stage *s);
 int optinc_combine_source(const optinc_stage *s, int y, int j);
 
 typedef struct optinc_layer {

@@ -238,7 +238,8 @@ void optinc_onn_layer_cost(const optinc_onn_layer *L, int svd, optinc_onn_cost *
     } else {
         int gr = L->rows / L->seg_rows, gc = L->cols / L->seg_cols;
         c->meshes = (double)gr * gc * mesh_mzis(L->seg_cols);
-        c->attenuators = (double)gr * gc * L->seg_rows;
+        /* the segments' own, and a trim at the end of every split branch */
+        c->attenuators = (double)gr * gc * L->seg_rows + (gr > 1 ? (double)L->cols * gr : 0);
         c->splitters = (double)L->cols * (gr - 1);
         c->combiners = (double)L->rows * (gc - 1);
     }

@@ -161,9 +161,13 @@ optinc_status optinc_calibration_measure(const optinc_chip *chip, double phase_s
             const chip_stage *cs = &chip->layer[l].stage[s];
             optinc_rng rk, rp;
             measure_stream(&rk, seed, l, s, 0);
+            /* A fixed card's tap is a power ratio, read from the powers at its
+             * branches: measured to a relative accuracy, the one that gives a
+             * 50:50 card the absolute error of a coupler. */
             for (int i = 0; i < cal->layer[l].n_tap[s]; i++) {
-                double x = cal->layer[l].tap[s][i] + splitter_sigma * optinc_rng_normal(&rk);
-                cal->layer[l].tap[s][i] = x < 0 ? 0 : x > 1 ? 1 : x;
+                double *t = &cal->layer[l].tap[s][i];
+                double x = *t * (1 + 2 * splitter_sigma * optinc_rng_normal(&rk));
+                *t = x < 0 ? 0 : x > 1 ? 1 : x;
             }
             if (cs->kind != OPTINC_STAGE_MESH)
                 continue;

@@ -67,7 +67,8 @@ typedef struct chip_stage {
     int *sweep_mode;                 /* ... and their modes, in that order (in sweep's
                                         allocation): the kernel reads them in sequence */
     double *screen_drive, *screen_err, *screen_eff;   /* per mode */
-    double amplitude;                /* per-MZI insertion loss, as amplitude */
+    double amplitude;                /* per-MZI insertion loss, as amplitude (chains:
+                                        what one fixed card keeps) */
     int depth;                       /* columns of the mesh */
     double *pad_in;                  /* balance_loss: loss of the idle slots before each
                                         MZI input (2 per MZI), as amplitude; NULL: none */
@@ -79,7 +80,10 @@ typedef struct chip_stage {
     double *work;                    /* scratch: 2 per MZI + 1 per mode */
     /* attenuator column */
     int n_att;
-    double *att;                     /* realized amplitude per channel */
+    double *att;                     /* realized amplitude per channel (a split stage:
+                                        of its trims, folded into branch) */
+    double trim;                     /* what a recompilation's trims scaled the stage's
+                                        attenuators by to fit them (1: untrimmed) */
     int block_in, block_out;         /* its blocks (optinc_att_channel) */
     /* fixed split / comb chains of a segmented layer */
     int fan, block, n_chains;
@@ -167,10 +171,10 @@ typedef struct chip_stage_data {
 optinc_status optinc_chip_program_mesh(optinc_chip *chip, int l, int s,
                                        const optinc_calibration *meas,
                                        const chip_stage_data *sd, optinc_error *err);
-/* chip_recompile.c: re-trims the attenuator column before every comb stage
- * for its measured taps (meas), and the layer's gain for what that column
- * gives up. */
-void optinc_chip_trim_combiners(optinc_chip *chip, const optinc_calibration *meas);
+/* chip_recompile.c: re-trims every split stage's trims and the attenuator
+ * column before every comb stage for their chains' measured taps (meas),
+ * and each layer's gain for what they give up. */
+void optinc_chip_trim_chains(optinc_chip *chip, const optinc_calibration *meas);
 /* recompile_data.c: optinc_chip_recompile with data (meas checked). */
 optinc_status optinc_chip_recompile_data(optinc_chip *chip, const optinc_calibration *meas,
                                          const optinc_recompile_data *data,

@@ -143,17 +143,19 @@ static void solve_drives(const chip_stage *s, const optinc_quantizer *q, const d
     }
 }
 
-/* The modes of mesh stage s that matter: an attenuator column after it
- * reads only its first n_att outputs, one before it feeds only its first
- * n_att inputs (channel k joins mode k to mode k). */
+/* The modes of mesh stage s that matter: an attenuator column of one block
+ * after it reads only its first n_att outputs, one before it feeds only its
+ * first n_att inputs (channel k joins mode k to mode k).  A blocked column
+ * (a segmented layer's) reads rows of every block: all rows are fitted. */
 static void used_block(const optinc_layer *L, int s, int *rows, int *cols)
 {
     int n = L->stage[s].mesh->modes;
     *rows = *cols = n;
     if (s + 1 < L->n_stages && L->stage[s + 1].kind == OPTINC_STAGE_ATT
-        && L->stage[s + 1].n_att < n)
+        && L->stage[s + 1].n_att < n && L->stage[s + 1].block_in == n)
         *rows = L->stage[s + 1].n_att;
-    if (s > 0 && L->stage[s - 1].kind == OPTINC_STAGE_ATT && L->stage[s - 1].n_att < n)
+    if (s > 0 && L->stage[s - 1].kind == OPTINC_STAGE_ATT && L->stage[s - 1].n_att < n
+        && L->stage[s - 1].block_out == n)
         *cols = L->stage[s - 1].n_att;
 }
 
@@ -202,30 +204,36 @@ optinc_status optinc_chip_program_mesh(optinc_chip *chip, int l, int s,
     return bad ? optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory") : OPTINC_OK;
 }
 
-/* A comb chain's fixed cards add its branches with amplitudes b (their
+/* The fixed cards of a chain carry its branches with amplitudes b (their
  * measured taps, optinc_chain_branches) where the design wants 1/sqrt(g) on
- * every branch.  The attenuator channel that feeds branch j of output y is
- * the only element on that branch alone, so scaling it by 1/(sqrt(g) b)
- * undoes the error exactly.  An attenuator passes at most all its light,
- * so the whole column is then scaled down to fit and the layer's gain up by
- * as much: the electronic gain is part of what a chip is programmed with.
- * For the comb stage s of L (an attenuator column before it): the column's
- * new targets into t and the factor the gain is divided by (1 when there is
- * nothing to trim, 0 when out of memory). */
-static double combiner_trim(const optinc_layer *L, int s, const double *tap, double *t)
+ * every branch.  Each branch has one attenuator of its own: a split stage's
+ * trim at its end, or the channel of the attenuator column that feeds a
+ * comb branch.  Scaling it by 1/(sqrt(g) b) undoes the error exactly.  An
+ * attenuator passes at most all its light, so the channels are then scaled
+ * down to fit and the layer's gain up by as much: the electronic gain is
+ * part of what a chip is programmed with.  Split errors are then trimmed
+ * in front of the segments' meshes, comb errors behind them.
+ *
+ * For chain stage s of L (trims(L, s)): the new targets of its attenuators
+ * into t, and the factor the gain is divided by (0 when out of memory). */
+static double chain_trim(const optinc_layer *L, int s, const double *tap, double *t)
 {
-    const optinc_stage *cst = &L->stage[s], *ast = &L->stage[s - 1];
-    int g = cst->fan, n = cst->modes_out, br = cst->block;
+    const optinc_stage *cst = &L->stage[s];
+    int split = cst->kind == OPTINC_STAGE_SPLIT, g = cst->fan, bk = cst->block;
+    int n = split ? cst->modes_in : cst->modes_out, G = cst->modes_in / bk;
+    const optinc_stage *ast = split ? cst : &L->stage[s - 1];
     double *b = malloc(sizeof *b * ((size_t)n * g + 1)), most = 0;
     if (!b)
         return 0;
     optinc_chain_branches(cst->kind, g, n, tap, 1, 0, b);
     for (int k = 0; k < ast->n_att; k++) {
-        int in, m;
-        optinc_att_channel(ast, k, &in, &m);
-        int blk = m / br, y = (blk / g) * br + m % br, j = blk % g;
-        double have = b[(size_t)y * g + j];
-        t[k] = have > 0 ? ast->att[k].t_target / (sqrt((double)g) * have) : 0;
+        int in, m = k;
+        if (!split)
+            optinc_att_channel(ast, k, &in, &m);
+        /* the branch of mode m: split_target(x, i) = m, combine_source(y, j) = m */
+        int blk = m / bk, branch = split ? (blk % G * bk + m % bk) * g + blk / G
+                                         : ((blk / g) * bk + m % bk) * g + blk % g;
+        t[k] = b[branch] > 0 ? ast->att[k].t_target / (sqrt((double)g) * b[branch]) : 0;
         most = t[k] > most ? t[k] : most;
     }
     free(b);
@@ -235,27 +243,65 @@ static double combiner_trim(const optinc_layer *L, int s, const double *tap, dou
     return fit;
 }
 
-/* The comb stages of layer L that have an attenuator column to trim. */
+/* 1 when stage s of L is a chain with attenuators to trim: a split stage
+ * with trims, or a comb stage after an attenuator column. */
 static int trims(const optinc_layer *L, int s)
 {
-    return s > 0 && L->stage[s].kind == OPTINC_STAGE_COMBINE && L->stage[s].fan > 1
-           && L->stage[s - 1].kind == OPTINC_STAGE_ATT;
+    const optinc_stage *st = &L->stage[s];
+    return st->fan > 1 && ((st->kind == OPTINC_STAGE_SPLIT && st->n_att)
+                           || (st->kind == OPTINC_STAGE_COMBINE && s > 0
+                               && L->stage[s - 1].kind == OPTINC_STAGE_ATT));
 }
 
-void optinc_chip_trim_combiners(optinc_chip *chip, const optinc_calibration *meas)
+/* Runs chain_trim on every chain stage of L that trims(); set(ctx, s, k,
+ * target) takes each new target (s: the attenuators' stage), and fit[s]
+ * (NULL: not wanted) that stage's fit; returns the product of the fits, 0
+ * when out of memory. */
+static double trim_layer(const optinc_layer *L, const struct optinc_calibration_layer *meas,
+                         void (*set)(void *ctx, int s, int k, double target), void *ctx,
+                         double *fits)
+{
+    double all = 1;
+    for (int s = 0; s < L->n_stages && all > 0; s++) {
+        if (!trims(L, s))
+            continue;
+        int a = L->stage[s].kind == OPTINC_STAGE_SPLIT ? s : s - 1;
+        double *t = malloc(sizeof *t * ((size_t)L->stage[a].n_att + 1));
+        double fit = t ? chain_trim(L, s, meas->tap[s], t) : 0;
+        for (int k = 0; fit > 0 && k < L->stage[a].n_att; k++)
+            set(ctx, a, k, t[k]);
+        if (fits && fit > 0)
+            fits[a] = fit;
+        all *= fit;
+        free(t);
+    }
+    return all;
+}
+
+typedef struct chip_at {
+    optinc_chip *chip;
+    int l;
+} chip_at;
+
+static void set_chip_att(void *ctx, int s, int k, double target)
+{
+    chip_at *at = ctx;
+    optinc_chip_set_att(at->chip, at->l, s, k, target);
+}
+
+void optinc_chip_trim_chains(optinc_chip *chip, const optinc_calibration *meas)
 {
     for (int l = 0; l < chip->n_layers; l++) {
         const optinc_layer *L = &chip->circuit->layers[l];
-        for (int s = 0; s < L->n_stages; s++) {
-            double *t = trims(L, s) ? malloc(sizeof *t * ((size_t)L->stage[s - 1].n_att + 1))
-                                    : NULL;
-            double fit = t ? combiner_trim(L, s, meas->layer[l].tap[s], t) : 0;
-            for (int k = 0; fit > 0 && k < L->stage[s - 1].n_att; k++)
-                optinc_chip_set_att(chip, l, s - 1, k, t[k]);
-            if (fit > 0)    /* else the chip keeps its column: valid, if less exact */
-                chip->layer[l].gain = L->gain / fit;
-            free(t);
-        }
+        chip_at at = {chip, l};
+        double fits[OPTINC_STAGES_MAX];
+        for (int s = 0; s < L->n_stages; s++)
+            fits[s] = 1;
+        double fit = trim_layer(L, &meas->layer[l], set_chip_att, &at, fits);
+        for (int s = 0; s < L->n_stages; s++)
+            chip->layer[l].stage[s].trim = fits[s];
+        /* out of memory: the chip keeps what was trimmed, valid if less exact */
+        chip->layer[l].gain = L->gain / (fit > 0 ? fit : 1);
     }
 }
 
@@ -264,7 +310,7 @@ optinc_status optinc_chip_recompile(optinc_chip *chip, const optinc_calibration 
 {
     optinc_status st = optinc_calibration_check(meas, chip->circuit, err);
     if (!st)
-        optinc_chip_trim_combiners(chip, meas);
+        optinc_chip_trim_chains(chip, meas);
     if (!st && data)
         return optinc_chip_recompile_data(chip, meas, data, err);
     for (int l = 0; l < chip->n_layers && !st; l++)
@@ -281,6 +327,12 @@ static void set_programmed(const optinc_quantizer *q, double drive, optinc_phase
     double target = p->target_rad;
     optinc_quantize_phase(q, drive, p);
     p->target_rad = target;
+}
+
+static void set_circuit_att(void *ctx, int s, int k, double target)
+{
+    optinc_layer *L = ctx;
+    optinc_att_program(&L->stage[s].att[k], target, &L->components, NULL);
 }
 
 optinc_status optinc_recompile_circuit(optinc_circuit *c, const optinc_calibration *meas,
@@ -309,18 +361,12 @@ optinc_status optinc_recompile_circuit(optinc_circuit *c, const optinc_calibrati
             for (int r = 0; r < mesh->modes; r++)
                 set_programmed(&q, cs->screen_drive[r], &mesh->screen[r]);
         }
-        for (int s = 0; s < c->layers[l].n_stages && !st; s++) {
-            optinc_layer *L = &c->layers[l];
-            optinc_stage *a = &L->stage[s - (s > 0)];
-            double *t = trims(L, s) ? malloc(sizeof *t * ((size_t)a->n_att + 1)) : NULL;
-            double fit = t ? combiner_trim(L, s, meas->layer[l].tap[s], t) : 1;
-            if (fit == 0)
-                st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
-            for (int k = 0; t && fit > 0 && k < a->n_att; k++)
-                optinc_att_program(&a->att[k], t[k], &L->components, NULL);
-            L->gain /= fit > 0 ? fit : 1;
-            free(t);
-        }
+        optinc_layer *L = &c->layers[l];
+        double fit = trim_layer(L, &meas->layer[l], set_circuit_att, L, NULL);
+        if (fit == 0)
+            st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+        else
+            L->gain /= fit;
     }
     optinc_chip_free(chip);
     return st;

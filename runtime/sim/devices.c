@@ -422,8 +422,11 @@ static double att_device(const optinc_components *cp, const optinc_chip_options 
     return t;
 }
 
-static int init_att_stage(chip_stage *cs, const optinc_stage *st, const optinc_layer *L,
-                          const optinc_chip_options *o)
+/* The attenuator channels of st (an attenuator column, or a split stage's
+ * trims) as the drivers set them: the compiled codes, the targets, or the
+ * targets re-quantized for the chip's components. */
+static int init_att_channels(chip_stage *cs, const optinc_stage *st, const optinc_layer *L,
+                             const optinc_chip_options *o)
 {
     const optinc_components *cp = &L->components;
     cs->n_att = st->n_att;
@@ -444,16 +447,30 @@ static int init_att_stage(chip_stage *cs, const optinc_stage *st, const optinc_l
     return 0;
 }
 
+/* A chain stage's branches from its taps, with the trims of a split stage
+ * at the end of each branch. */
+static void realize_chains(chip_stage *cs, const optinc_stage *st, int balance)
+{
+    optinc_chain_branches(cs->kind, cs->fan, cs->n_chains, cs->tap, cs->amplitude, balance,
+                          cs->branch);
+    for (int x = 0; cs->n_att && x < cs->n_chains; x++)
+        for (int i = 0; i < cs->fan; i++)
+            cs->branch[(size_t)x * cs->fan + i] *= cs->att[optinc_split_target(st, x, i)];
+}
+
 void optinc_chip_set_att(optinc_chip *chip, int l, int s, int k, double target)
 {
     const optinc_components *cp = &chip->circuit->layers[l].components;
+    chip_stage *cs = &chip->layer[l].stage[s];
     double t = target;
     if (chip->opt.drive_targets != OPTINC_DRIVE_TARGETS) {
         optinc_att a;
         optinc_att_program(&a, target, cp, NULL);
         t = a.t;
     }
-    chip->layer[l].stage[s].att[k] = att_device(cp, &chip->opt, t);
+    cs->att[k] = att_device(cp, &chip->opt, t);
+    if (cs->kind == OPTINC_STAGE_SPLIT)
+        realize_chains(cs, &chip->circuit->layers[l].stage[s], chip->opt.balance_loss);
 }
 
 /* A segmented layer's split or comb chains (circuit.h): link k's power
@@ -461,7 +478,9 @@ void optinc_chip_set_att(optinc_chip *chip, int l, int s, int k, double target)
  * splitter_error_sigma (a fixed splitter is one coupler, drawn as an MZI's
  * coupler is), or the calibration's measured tap when the chip realizes one
  * (optinc_chip_options.couplers), and it loses half of
- * components.mzi.insertion_loss_dB (an MZI has two couplers). */
+ * components.mzi.insertion_loss_dB (an MZI has two couplers).  A split
+ * stage's trim attenuators, one at the end of every branch, are folded into
+ * the branch amplitudes. */
 static int init_chain_stage(chip_stage *cs, const optinc_stage *st, const optinc_layer *L,
                             const optinc_chip_options *o, uint64_t seed, int layer, int stage)
 {
@@ -485,9 +504,11 @@ static int init_chain_stage(chip_stage *cs, const optinc_stage *st, const optinc
             *t = known ? known[(size_t)x * (g - 1) + k]
                  : sigma > 0 ? clamp01(ideal + sigma * optinc_rng_normal(&rng)) : ideal;
         }
-    double loss = o->models & OPTINC_DEV_LOSS
-                  ? pow(10, -L->components.mzi.insertion_loss_dB / 40) : 1;
-    optinc_chain_branches(st->kind, g, n, cs->tap, loss, o->balance_loss, cs->branch);
+    cs->amplitude = o->models & OPTINC_DEV_LOSS
+                    ? pow(10, -L->components.mzi.insertion_loss_dB / 40) : 1;
+    if (st->n_att && init_att_channels(cs, st, L, o))
+        return -1;
+    realize_chains(cs, st, o->balance_loss);
     return 0;
 }
 
@@ -567,11 +588,12 @@ optinc_status optinc_chip_new(const optinc_circuit *c, const optinc_chip_options
             cs->modes_out = st->modes_out;
             cs->block_in = st->block_in;
             cs->block_out = st->block_out;
+            cs->trim = 1;
             if (st->kind == OPTINC_STAGE_MESH)
                 bad = init_mesh_stage(cs, st, L, opt, seed, l, s,
                                       opt->couplers ? opt->couplers->layer[l].kappa[s] : NULL);
             else if (st->kind == OPTINC_STAGE_ATT)
-                bad = init_att_stage(cs, st, L, opt);
+                bad = init_att_channels(cs, st, L, opt);
             else
                 bad = init_chain_stage(cs, st, L, opt, seed, l, s);
         }
@@ -661,7 +683,8 @@ double optinc_chip_layer_path_amplitude(const optinc_chip *chip, int layer)
         else if (cs->kind == OPTINC_STAGE_ATT && (chip->opt.models & OPTINC_DEV_LOSS))
             a *= pow(10, -L->components.attenuator.insertion_loss_dB / 20);
         else if (cs->kind != OPTINC_STAGE_ATT && (chip->opt.models & OPTINC_DEV_LOSS))
-            a *= pow(10, -L->components.mzi.insertion_loss_dB / 40 * (cs->fan - 1));
+            a *= pow(10, -L->components.mzi.insertion_loss_dB / 40 * (cs->fan - 1)
+                             - (cs->n_att ? L->components.attenuator.insertion_loss_dB / 20 : 0));
     }
     return a;
 }

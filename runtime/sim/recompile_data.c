@@ -275,6 +275,13 @@ static optinc_status fit_stage(optinc_chip *chip, optinc_chip *mc, optinc_chip *
         chip_stage_data sd = {Tc + sq, tmp, NULL, 0};
         sandwich(Mm, G_in, Mm, tmp, G);
         sandwich(Mi, C_in, Mm, Tc, C);
+        /* Trims before the stage scaled the light down (the gain takes it
+         * back after the layer): the stage's target is scaled with it. */
+        double trimmed = 1;
+        for (int u = 0; u < s; u++)
+            trimmed *= mc->layer[l].stage[u].trim;
+        for (size_t i = 0; trimmed != 1 && i < (size_t)m * n; i++)
+            C[i] *= trimmed;
         if (stage_compress(G, C, n, m, &sd, Tc))
             st = oom(err);
         if (!st && pull) {
@@ -282,11 +289,18 @@ static optinc_status fit_stage(optinc_chip *chip, optinc_chip *mc, optinc_chip *
                 st = oom(err);
         } else if (!st) {
             memcpy(sd.T, Tc, sizeof *Tc * (size_t)n * sd.k);
-            /* The last stage's modes past the layer's rows are not read. */
+            /* The last stage's modes past the layer's rows are not read, nor
+             * the rows of a block a blocked attenuator column after it has
+             * no channel for. */
+            const optinc_stage *next = s + 1 < L->n_stages ? &L->stage[s + 1] : NULL;
+            int per = next && next->kind == OPTINC_STAGE_ATT && next->block_in < n
+                      ? (next->block_in < next->block_out ? next->block_in : next->block_out)
+                      : 0;
             for (int r = 0; r < n; r++)
-                wrow[r] = r >= L->rows - L->pass_through ? 0
+                wrow[r] = next ? (per && r % next->block_in >= per ? 0 : 1)
+                          : r >= L->rows - L->pass_through ? 0
                           : w && l + 1 == chip->n_layers ? w[r] : 1;
-            if (s + 1 == L->n_stages)
+            if (!next || per)
                 sd.w = wrow;
         }
         if (!st)
@@ -331,7 +345,7 @@ static optinc_status model_chips(const optinc_chip *chip, const optinc_calibrati
     o.drive_targets = OPTINC_DRIVE_TARGETS;
     o.couplers = NULL;
     if (!st) {
-        optinc_chip_trim_combiners(*mc, meas);
+        optinc_chip_trim_chains(*mc, meas);
         st = optinc_chip_new(chip->circuit, &o, chip->seed, ic, err);
     }
     for (int l = 0; !st && l < (*mc)->n_layers; l++)

@@ -21,14 +21,30 @@ SP_L1_P_c0_r4 in4 L1_P_m4 L1_P_m12 split tap=0.5
 SP_L1_P_c0_r5 in5 L1_P_m5 L1_P_m13 split tap=0.5
 SP_L1_P_c0_r6 in6 L1_P_m6 L1_P_m14 split tap=0.5
 SP_L1_P_c0_r7 in7 L1_P_m7 L1_P_m15 split tap=0.5
-MZ_L1_Q_c0_r0 L1_P_m0 L1_P_m1 L1_Q_c0_m0 L1_Q_c0_m1 mzi theta_rad=3.1415926535897931 phi_rad=3.1415926535897931
-MZ_L1_Q_c0_r2 L1_P_m2 L1_P_m3 L1_Q_c0_m2 L1_Q_c0_m3 mzi theta_rad=1.5707963267948972 phi_rad=0
-MZ_L1_Q_c0_r4 L1_P_m4 L1_P_m5 L1_Q_c0_m4 L1_Q_c0_m5 mzi theta_rad=3.1415926535897931 phi_rad=3.1415926535897931
-MZ_L1_Q_c0_r6 L1_P_m6 L1_P_m7 L1_Q_c0_m6 L1_Q_c0_m7 mzi theta_rad=1.5707963267948957 phi_rad=3.1415926535897931
-MZ_L1_Q_c0_r8 L1_P_m8 L1_P_m9 L1_Q_c0_m8 L1_Q_c0_m9 mzi theta_rad=3.1415926535897931 phi_rad=3.1415926535897931
-MZ_L1_Q_c0_r10 L1_P_m10 L1_P_m11 L1_Q_c0_m10 L1_Q_c0_m11 mzi theta_rad=1.5707963267948959 phi_rad=0
-MZ_L1_Q_c0_r12 L1_P_m12 L1_P_m13 L1_Q_c0_m12 L1_Q_c0_m13 mzi theta_rad=3.1415926535897931 phi_rad=3.1415926535897931
-MZ_L1_Q_c0_r14 L1_P_m14 L1_P_m15 L1_Q_c0_m14 L1_Q_c0_m15 mzi theta_rad=1.570796326794897 phi_rad=3.1415926535897931
+AT_L1_T_c0_r0 L1_P_m0 L1_T_m0 att att_dB=0
+AT_L1_T_c0_r1 L1_P_m1 L1_T_m1 att att_dB=0
+AT_L1_T_c0_r2 L1_P_m2 L1_T_m2 att att_dB=0
+AT_L1_T_c0_r3 L1_P_m3 L1_T_m3 att att_dB=0
+AT_L1_T_c0_r4 L1_P_m4 L1_T_m4 att att_dB=0
+AT_L1_T_c0_r5 L1_P_m5 L1_T_m5 att att_dB=0
+AT_L1_T_c0_r6 L1_P_m6 L1_T_m6 att att_dB=0
+AT_L1_T_c0_r7 L1_P_m7 L1_T_m7 att att_dB=0
+AT_L1_T_c0_r8 L1_P_m8 L1_T_m8 att att_dB=0
+AT_L1_T_c0_r9 L1_P_m9 L1_T_m9 att att_dB=0
+AT_L1_T_c0_r10 L1_P_m10 L1_T_m10 att att_dB=0
+AT_L1_T_c0_r11 L1_P_m11 L1_T_m11 att att_dB=0
+AT_L1_T_c0_r12 L1_P_m12 L1_T_m12 att att_dB=0
+AT_L1_T_c0_r13 L1_P_m13 L1_T_m13 att att_dB=0
+AT_L1_T_c0_r14 L1_P_m14 L1_T_m14 att att_dB=0
+AT_L1_T_c0_r15 L1_P_m15 L1_T_m15 att att_dB=0
+MZ_L1_Q_c0_r0 L1_T_m0 L1_T_m1 L1_Q_c0_m0 L1_Q_c0_m1 mzi theta_rad=3.1415926535897931 phi_rad=3.1415926535897931
+MZ_L1_Q_c0_r2 L1_T_m2 L1_T_m3 L1_Q_c0_m2 L1_Q_c0_m3 mzi theta_rad=1.5707963267948972 phi_rad=0
+MZ_L1_Q_c0_r4 L1_T_m4 L1_T_m5 L1_Q_c0_m4 L1_Q_c0_m5 mzi theta_rad=3.1415926535897931 phi_rad=3.1415926535897931
+MZ_L1_Q_c0_r6 L1_T_m6 L1_T_m7 L1_Q_c0_m6 L1_Q_c0_m7 mzi theta_rad=1.5707963267948957 phi_rad=3.1415926535897931
+MZ_L1_Q_c0_r8 L1_T_m8 L1_T_m9 L1_Q_c0_m8 L1_Q_c0_m9 mzi theta_rad=3.1415926535897931 phi_rad=3.1415926535897931
+MZ_L1_Q_c0_r10 L1_T_m10 L1_T_m11 L1_Q_c0_m10 L1_Q_c0_m11 mzi theta_rad=1.5707963267948959 phi_rad=0
+MZ_L1_Q_c0_r12 L1_T_m12 L1_T_m13 L1_Q_c0_m12 L1_Q_c0_m13 mzi theta_rad=3.1415926535897931 phi_rad=3.1415926535897931
+MZ_L1_Q_c0_r14 L1_T_m14 L1_T_m15 L1_Q_c0_m14 L1_Q_c0_m15 mzi theta_rad=1.570796326794897 phi_rad=3.1415926535897931
 MZ_L1_Q_c1_r1 L1_Q_c0_m1 L1_Q_c0_m2 L1_Q_c1_m1 L1_Q_c1_m2 mzi theta_rad=1.4483584727591154 phi_rad=2.3561944901923453
 MZ_L1_Q_c1_r5 L1_Q_c0_m5 L1_Q_c0_m6 L1_Q_c1_m5 L1_Q_c1_m6 mzi theta_rad=0.36458297908214643 phi_rad=2.3561944901923444
 MZ_L1_Q_c1_r9 L1_Q_c0_m9 L1_Q_c0_m10 L1_Q_c1_m9 L1_Q_c1_m10 mzi theta_rad=1.5642151590360287 phi_rad=5.4977871437821371 phi_target_rad=-0.78539816339744872
