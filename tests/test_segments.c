@@ -678,6 +678,46 @@ Test(segments, chain_errors_are_trimmed_exactly)
     }
 }
 
+/* A fixed card's splitting error scales with its coupling: over the shipped
+ * unit's 25-way split chains, on 20 chips with splitter_error_sigma 0.02,
+ * the first card (a 1/25 tap) is off by 8/pi x 0.02 = 5.1% of its tap (rms,
+ * within 25%) and never switched off, and a 50:50 card by 0.02 in power, an
+ * MZI coupler's error. */
+Test(segments, fixed_card_errors_scale_with_the_tap)
+{
+    optinc_circuit *c = NULL;
+    optinc_onn_meta m;
+    optinc_error err;
+    cr_assert_eq(optinc_onn_load("netlists/onn4x8.pnl.sp", NULL, &c, &m, &err), OPTINC_OK, "%s",
+                 err.message);
+    c->layers[0].components.mzi.splitter_error_sigma = 0.02;
+    const optinc_stage *P = &c->layers[0].stage[0];
+    cr_assert_eq(P->fan, 25);
+    double small = 0, half = 0, least = 1;
+    int n = 0;
+    for (int seed = 1; seed <= 20; seed++) {
+        optinc_chip *chip = su_chip(c, OPTINC_DEV_COUPLER, (uint64_t)seed);
+        optinc_calibration *cal;
+        cr_assert_eq(optinc_calibration_measure(chip, 0, 0, 1, &cal, NULL), OPTINC_OK);
+        for (int x = 0; x < P->modes_in; x++, n++) {
+            const double *t = cal->layer[0].tap[0] + x * (P->fan - 1);
+            double r = t[0] * 25 - 1, h = t[P->fan - 2] - 0.5;
+            small += r * r;
+            half += h * h;
+            for (int k = 0; k + 1 < P->fan; k++)
+                least = t[k] < least ? t[k] : least;
+        }
+        optinc_calibration_free(cal);
+        optinc_chip_free(chip);
+    }
+    small = sqrt(small / n);
+    half = sqrt(half / n);
+    cr_expect(small > 0.75 * 0.0509 && small < 1.25 * 0.0509, "1/25 taps off by %g", small);
+    cr_expect(half > 0.75 * 0.02 && half < 1.25 * 0.02, "50:50 taps off by %g", half);
+    cr_expect_gt(least, 0.02, "smallest tap %g", least);
+    optinc_circuit_free(c);
+}
+
 /* The measured taps of the split and comb cards go through the calibration
  * file as 'LAYER STAGE tap CHAIN LINK TAP' lines and come back bit for bit;
  * a tap line that names no such card is refused where it is. */

@@ -71,8 +71,9 @@ void optinc_calibration_free(optinc_calibration *cal);
 
 /* What a lab measures on a chip: its couplers, the taps of its fixed split
  * and comb cards and its static phase offsets, each with a Gaussian
- * measurement error of standard deviation splitter_sigma (on kappa and on
- * the power tap, clamped to [0, 1]) and phase_sigma_rad, drawn from streams of
+ * measurement error of standard deviation splitter_sigma (on kappa, and
+ * relative on a tap t, t (1 + 2 splitter_sigma N): a power ratio, at 50:50
+ * as accurate as a coupler; clamped to [0, 1]) and phase_sigma_rad, drawn from streams of
  * `seed` of their own (the chip's seed gives each chip its own, repeatable
  * measurement).  Zero sigmas give the chip's true values. */
 optinc_status optinc_calibration_measure(const optinc_chip *chip, double phase_sigma_rad,

@@ -473,11 +473,14 @@ void optinc_chip_set_att(optinc_chip *chip, int l, int s, int k, double target)
         realize_chains(cs, &chip->circuit->layers[l].stage[s], chip->opt.balance_loss);
 }
 
-/* A segmented layer's split or comb chains (circuit.h): link k's power
- * tap is the ideal one plus a splitting error of components.mzi.
- * splitter_error_sigma (a fixed splitter is one coupler, drawn as an MZI's
- * coupler is), or the calibration's measured tap when the chip realizes one
- * (optinc_chip_options.couplers), and it loses half of
+/* A segmented layer's split or comb chains (circuit.h): link k is a
+ * directional coupler of power tap t = sin^2(theta).  Fabrication spreads
+ * its coupling strength, so theta relatively: theta (1 + 4/pi sigma N(0,1)),
+ * sigma = components.mzi.splitter_error_sigma, which gives a 50:50 card
+ * the power error sigma an MZI's coupler has (drawn as 0.5 + sigma N) and
+ * a 1/25 tap a proportionate one (not one that could switch it off).  Or
+ * the calibration's measured tap, when the chip realizes one
+ * (optinc_chip_options.couplers).  A card loses half of
  * components.mzi.insertion_loss_dB (an MZI has two couplers).  A split
  * stage's trim attenuators, one at the end of every branch, are folded into
  * the branch amplitudes. */
@@ -499,10 +502,16 @@ static int init_chain_stage(chip_stage *cs, const optinc_stage *st, const optinc
     stage_stream(&rng, seed, layer, stage, 1);
     for (int x = 0; x < n; x++)
         for (int k = 0; k + 1 < g; k++) {
-            double ideal = optinc_chain_tap(st, k);
+            double ideal = optinc_chain_tap(st, k), theta = asin(sqrt(ideal));
             double *t = &cs->tap[(size_t)x * (g - 1) + k];
-            *t = known ? known[(size_t)x * (g - 1) + k]
-                 : sigma > 0 ? clamp01(ideal + sigma * optinc_rng_normal(&rng)) : ideal;
+            if (known) {
+                *t = known[(size_t)x * (g - 1) + k];
+            } else if (sigma > 0) {
+                double s = sin(theta * (1 + 4 / M_PI * sigma * optinc_rng_normal(&rng)));
+                *t = s * s;
+            } else {
+                *t = ideal;
+            }
         }
     cs->amplitude = o->models & OPTINC_DEV_LOSS
                     ? pow(10, -L->components.mzi.insertion_loss_dB / 40) : 1;
