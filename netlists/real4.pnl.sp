@@ -14,15 +14,15 @@
 
 .subckt layer_L1 in0 in1 in2 in3 out0 out1 out2 out3
 MZ_L1_V_c0_r0 in0 in1 L1_V_c0_m0 L1_V_c0_m1 mzi theta_rad=0.82052898617637959 phi_rad=0
-MZ_L1_V_c0_r2 in2 in3 L1_V_c0_m2 L1_V_c0_m3 mzi theta_rad=1.0378695084666338 phi_rad=3.1415926535897931
-MZ_L1_V_c1_r1 L1_V_c0_m1 L1_V_c0_m2 L1_V_c1_m1 L1_V_c1_m2 mzi theta_rad=1.146434906913846 phi_rad=3.25026291473492
+MZ_L1_V_c0_r2 in2 in3 L1_V_c0_m2 L1_V_c0_m3 mzi theta_rad=1.0378695084666343 phi_rad=3.1415926535897931
+MZ_L1_V_c1_r1 L1_V_c0_m1 L1_V_c0_m2 L1_V_c1_m1 L1_V_c1_m2 mzi theta_rad=1.1464349069138458 phi_rad=3.2502629147349205
 MZ_L1_V_c2_r0 L1_V_c0_m0 L1_V_c1_m1 L1_V_c2_m0 L1_V_c2_m1 mzi theta_rad=0.83924636641238548 phi_rad=2.2526840413969467
 MZ_L1_V_c2_r2 L1_V_c1_m2 L1_V_c0_m3 L1_V_c2_m2 L1_V_c2_m3 mzi theta_rad=0.70357949197671266 phi_rad=4.1391715269277665
-MZ_L1_V_c3_r1 L1_V_c2_m1 L1_V_c2_m2 L1_V_c3_m1 L1_V_c3_m2 mzi theta_rad=1.4918512355162563 phi_rad=4.0713380897099301 phi_target_rad=-2.2118472174696562
+MZ_L1_V_c3_r1 L1_V_c2_m1 L1_V_c2_m2 L1_V_c3_m1 L1_V_c3_m2 mzi theta_rad=1.4918512355162561 phi_rad=4.0713380897099309 phi_target_rad=-2.2118472174696553
 PS_L1_V_c4_r0 L1_V_c2_m0 L1_V_c4_m0 ps phase_rad=0.059020935898463911
-PS_L1_V_c4_r1 L1_V_c3_m1 L1_V_c4_m1 ps phase_rad=6.2373315159946818
-PS_L1_V_c4_r2 L1_V_c3_m2 L1_V_c4_m2 ps phase_rad=6.2373315159946818
-PS_L1_V_c4_r3 L1_V_c2_m3 L1_V_c4_m3 ps phase_rad=5.4124608069579132 phase_target_rad=-0.87072450022167303
+PS_L1_V_c4_r1 L1_V_c3_m1 L1_V_c4_m1 ps phase_rad=6.2373315159946809
+PS_L1_V_c4_r2 L1_V_c3_m2 L1_V_c4_m2 ps phase_rad=6.2373315159946809 phase_target_rad=-0.045853791184904846
+PS_L1_V_c4_r3 L1_V_c2_m3 L1_V_c4_m3 ps phase_rad=5.4124608069579132
 AT_L1_r0 L1_V_c4_m0 L1_S_m0 att att_dB=0
 AT_L1_r1 L1_V_c4_m1 L1_S_m1 att att_dB=4.2522147570650706
 AT_L1_r2 L1_V_c4_m2 L1_S_m2 att att_dB=6.4011372150864485
@@ -30,11 +30,11 @@ AT_L1_r3 L1_V_c4_m3 L1_S_m3 att att_dB=24.180428604668407 t_target=0.06179859049
 MZ_L1_U_c0_r0 L1_S_m0 L1_S_m1 L1_U_c0_m0 L1_U_c0_m1 mzi theta_rad=1.5452372858320431 phi_rad=0
 MZ_L1_U_c0_r2 L1_S_m2 L1_S_m3 L1_U_c0_m2 L1_U_c0_m3 mzi theta_rad=1.7821140486646603 phi_rad=3.1415926535897931
 MZ_L1_U_c1_r1 L1_U_c0_m1 L1_U_c0_m2 L1_U_c1_m1 L1_U_c1_m2 mzi theta_rad=0.59807265861868286 phi_rad=3.2600310350061017
-MZ_L1_U_c2_r0 L1_U_c0_m0 L1_U_c1_m1 L1_U_c2_m0 L1_U_c2_m1 mzi theta_rad=1.5864341869819647 phi_rad=1.9882710375205463
+MZ_L1_U_c2_r0 L1_U_c0_m0 L1_U_c1_m1 L1_U_c2_m0 L1_U_c2_m1 mzi theta_rad=1.5864341869819649 phi_rad=1.9882710375205466
 MZ_L1_U_c2_r2 L1_U_c1_m2 L1_U_c0_m3 L1_U_c2_m2 L1_U_c2_m3 mzi theta_rad=1.6068690185756938 phi_rad=1.2717599974855549 phi_target_rad=7.5549453046651411
-MZ_L1_U_c3_r1 L1_U_c2_m1 L1_U_c2_m2 L1_U_c3_m1 L1_U_c3_m2 mzi theta_rad=3.0735569131558726 phi_rad=1.2819774132824175 phi_target_rad=7.5651627204620038
+MZ_L1_U_c3_r1 L1_U_c2_m1 L1_U_c2_m2 L1_U_c3_m1 L1_U_c3_m2 mzi theta_rad=3.0735569131558722 phi_rad=1.2819774132824193 phi_target_rad=7.5651627204620056
 PS_L1_U_c4_r0 L1_U_c2_m0 out0 ps phase_rad=2.7290785332520358
-PS_L1_U_c4_r1 L1_U_c3_m1 out1 ps phase_rad=1.481118990186578
+PS_L1_U_c4_r1 L1_U_c3_m1 out1 ps phase_rad=1.4811189901865764
 PS_L1_U_c4_r2 L1_U_c3_m2 out2 ps phase_rad=4.6227116437763698
 PS_L1_U_c4_r3 L1_U_c2_m3 out3 ps phase_rad=1.447101119969616
 .ends layer_L1

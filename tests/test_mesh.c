@@ -127,6 +127,26 @@ Test(mesh, degenerate_unitaries)
     }
 }
 
+/* Entries too small for their squares (rotations by 1e-200 and 1e-140
+ * between neighbouring modes): the nulling takes its angle path for them,
+ * and the mesh still rebuilds the matrix. */
+Test(mesh, tiny_entries)
+{
+    for (int n = 2; n <= 7; n++) {
+        optinc_cmat *U = optinc_cmat_identity(n);
+        for (int i = 0; i + 1 < n; i += 2) {
+            double t = i % 4 ? 1e-200 : 1e-140;
+            double complex e = cexp(I * (0.3 + i));
+            OPTINC_AT(U, i, i) = cos(t) * e;
+            OPTINC_AT(U, i, i + 1) = -sin(t);
+            OPTINC_AT(U, i + 1, i) = sin(t) * e;
+            OPTINC_AT(U, i + 1, i + 1) = cos(t);
+        }
+        check_exact(U, "tiny entries");
+        optinc_cmat_free(U);
+    }
+}
+
 /* T(theta, phi) = e^{i theta} . MZ(pi - 2 theta, phi + pi) (mesh.c, step 3),
  * and MZ is unitary. */
 Test(mesh, mzi_convention)
