@@ -134,6 +134,8 @@ cal no_mzi 'optinc-calibration 1\nL1 U 0 1 0 0\n'
 cal bad_delta 'optinc-calibration 1\nL1 U 0 0 0.01 abc\n'
 cal delta_range 'optinc-calibration 1\nL1 U 0 0 0.6 0\n'
 cal duplicate 'optinc-calibration 1\nL1 U 0 0 0 0\n# again\nL1 U 0 0 0.1 0\n'
+cal tap_no_chain 'optinc-calibration 2\nL1 U tap 0 0 0.5\n'
+cal tap_fields 'optinc-calibration 2\nL1 U tap 0 0\n'
 row "--calibration ''" simulate "$circuit" --calibration ''
 
 head_table "Error histograms" "\`optinc train --allreduce quantized --inject-errors FILE\` (the file is read before any training); cases of tests/test_allreduce.c."
