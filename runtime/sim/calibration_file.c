@@ -244,6 +244,9 @@ typedef struct reader {
     optinc_error *err;
 } reader;
 
+/* The reader's index and seen tables, one slot per (layer, stage). */
+static int slot(int l, int s) { return l * OPTINC_STAGES_MAX + s; }
+
 static optinc_status bad(reader *r, int line, int col, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -274,7 +277,7 @@ static optinc_status read_screen(reader *r, const optinc_token *t, int line, int
     if (optinc_token_long(&t[3], &mode) || mode < 0 || mode >= mesh->modes)
         return bad(r, line, t[3].col, "the screen mode must be an integer from 0 to %d",
                    mesh->modes - 1);
-    int *seen = &r->seen[l * OPTINC_STAGES_MAX + s][mesh->n_mzi + mode];
+    int *seen = &r->seen[slot(l, s)][mesh->n_mzi + mode];
     if (*seen)
         return bad(r, line, t[0].col, "this screen mode is already listed on line %d; list "
                    "each once", *seen);
@@ -309,7 +312,7 @@ static optinc_status read_tap(reader *r, const optinc_token *t, int n, int line,
     if (optinc_token_double(&t[5], &tap) || !(tap >= 0 && tap <= 1))
         return bad(r, line, t[5].col, "'%.*s' is not a power tap: a number in [0, 1]",
                    t[5].len, t[5].s);
-    int *seen = &r->seen[l * OPTINC_STAGES_MAX + s][x * links + k];
+    int *seen = &r->seen[slot(l, s)][x * links + k];
     if (*seen)
         return bad(r, line, t[0].col, "this card is already listed on line %d; list each "
                    "once", *seen);
@@ -367,7 +370,7 @@ static optinc_status read_entry(reader *r, const optinc_token *t, int n, int lin
                    "of layer '%s' has %d columns)", mesh->n_columns - 1, L->stage[s].tag, name,
                    mesh->n_columns);
     if (optinc_token_long(&t[3], &mode) || mode < 0 || mode >= mesh->modes - 1
-        || r->index[l * OPTINC_STAGES_MAX + s][col * mesh->modes + mode] < 0)
+        || r->index[slot(l, s)][col * mesh->modes + mode] < 0)
         return bad(r, line, t[3].col,
                    "no MZI of mesh %c of layer '%s' sits on modes (%.*s, %.*s+1) in column %ld; "
                    "the netlist's MZ_ instances name each MZI's column (c) and first mode (r)",
@@ -379,8 +382,8 @@ static optinc_status read_entry(reader *r, const optinc_token *t, int n, int lin
                        "'%.*s' is not a number in [-0.5, 0.5]: the %s coupler's power "
                        "coupling is 0.5 + delta", t[4 + k].len, t[4 + k].s,
                        k ? "output" : "input");
-    int i = r->index[l * OPTINC_STAGES_MAX + s][col * mesh->modes + mode];
-    int *seen = &r->seen[l * OPTINC_STAGES_MAX + s][i];
+    int i = r->index[slot(l, s)][col * mesh->modes + mode];
+    int *seen = &r->seen[slot(l, s)][i];
     if (*seen)
         return bad(r, line, t[0].col, "this MZI is already listed on line %d; list each MZI "
                    "once", *seen);
@@ -429,15 +432,15 @@ static optinc_status reader_index(reader *r)
         for (int s = 0; s < c->layers[l].n_stages; s++) {
             const optinc_mesh *mesh = c->layers[l].stage[s].mesh;
             int taps = r->cal->layer[l].n_tap[s];
-            if (taps && !(r->seen[l * OPTINC_STAGES_MAX + s] = calloc((size_t)taps, sizeof(int))))
+            if (taps && !(r->seen[slot(l, s)] = calloc((size_t)taps, sizeof(int))))
                 return optinc_fail(r->err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
             if (c->layers[l].stage[s].kind != OPTINC_STAGE_MESH)
                 continue;
             size_t cells = (size_t)mesh->n_columns * (size_t)mesh->modes;
-            int *ix = r->index[l * OPTINC_STAGES_MAX + s] = malloc(sizeof *ix * (cells + 1));
-            r->seen[l * OPTINC_STAGES_MAX + s] = calloc((size_t)mesh->n_mzi + (size_t)mesh->modes + 1,
-                                        sizeof(int));
-            if (!ix || !r->seen[l * OPTINC_STAGES_MAX + s])
+            int *ix = r->index[slot(l, s)] = malloc(sizeof *ix * (cells + 1));
+            r->seen[slot(l, s)] = calloc((size_t)mesh->n_mzi + (size_t)mesh->modes + 1,
+                                         sizeof(int));
+            if (!ix || !r->seen[slot(l, s)])
                 return optinc_fail(r->err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
             for (size_t k = 0; k < cells; k++)
                 ix[k] = -1;
@@ -450,15 +453,16 @@ static optinc_status reader_index(reader *r)
 optinc_status optinc_calibration_parse(const optinc_input *in, const optinc_circuit *c,
                                        optinc_calibration **out, optinc_error *err)
 {
-    reader r = {in->name, c, cal_new(c), calloc((size_t)c->n_layers * OPTINC_STAGES_MAX + 1, sizeof(int *)),
-                calloc((size_t)c->n_layers * OPTINC_STAGES_MAX + 1, sizeof(int *)), 1, err};
+    size_t slots = (size_t)slot(c->n_layers, 0);
+    reader r = {in->name, c, cal_new(c), calloc(slots + 1, sizeof(int *)),
+                calloc(slots + 1, sizeof(int *)), 1, err};
     *out = NULL;
     optinc_status st = r.cal && r.index && r.seen ? reader_index(&r)
                                                  : optinc_fail(err, OPTINC_ERUN, NULL, 0, 0,
                                                                "out of memory");
     if (!st)
         st = read_lines(&r, in);
-    for (int k = 0; k < c->n_layers * OPTINC_STAGES_MAX; k++) {
+    for (size_t k = 0; k < slots; k++) {
         if (r.index)
             free(r.index[k]);
         if (r.seen)

@@ -116,10 +116,11 @@ struct optinc_chip {
 /* devices.c: recomputes a mesh stage's effective phases and its static
  * program from the driver settings and the static errors. */
 void optinc_chip_stage_realize(chip_stage *s);
-/* devices.c: sets channel k of attenuator stage s of layer l to amplitude
- * target as the chip's drivers hold it (its code, unless the chip runs the
- * targets), with the extinction floor and the loss of the chip's models. */
-void optinc_chip_set_att(optinc_chip *chip, int l, int s, int k, double target);
+/* devices.c: sets every channel k of the attenuators of stage s of layer l
+ * (a column, or a split stage's trims) to amplitude target[k] as the chip's
+ * drivers hold it (its code, unless the chip runs the targets), with the
+ * extinction floor and the loss of the chip's models. */
+void optinc_chip_set_atts(optinc_chip *chip, int l, int s, const double *target);
 /* devices.c: the fan amplitudes of n chains of fan g (kind SPLIT or
  * COMBINE) from their power taps (g-1 per chain) and the amplitude a card
  * keeps (loss); balance pads the short branches (devices.c). */

@@ -253,12 +253,12 @@ static int trims(const optinc_layer *L, int s)
                                && L->stage[s - 1].kind == OPTINC_STAGE_ATT));
 }
 
-/* Runs chain_trim on every chain stage of L that trims(); set(ctx, s, k,
- * target) takes each new target (s: the attenuators' stage), and fit[s]
- * (NULL: not wanted) that stage's fit; returns the product of the fits, 0
- * when out of memory. */
+/* Runs chain_trim on every chain stage of L that trims(); set(ctx, s, t)
+ * takes the new targets of the attenuators of stage s, and fit[s] (NULL:
+ * not wanted) that stage's fit; returns the product of the fits, 0 when
+ * out of memory. */
 static double trim_layer(const optinc_layer *L, const struct optinc_calibration_layer *meas,
-                         void (*set)(void *ctx, int s, int k, double target), void *ctx,
+                         void (*set)(void *ctx, int s, const double *t), void *ctx,
                          double *fits)
 {
     double all = 1;
@@ -268,8 +268,8 @@ static double trim_layer(const optinc_layer *L, const struct optinc_calibration_
         int a = L->stage[s].kind == OPTINC_STAGE_SPLIT ? s : s - 1;
         double *t = malloc(sizeof *t * ((size_t)L->stage[a].n_att + 1));
         double fit = t ? chain_trim(L, s, meas->tap[s], t) : 0;
-        for (int k = 0; fit > 0 && k < L->stage[a].n_att; k++)
-            set(ctx, a, k, t[k]);
+        if (fit > 0)
+            set(ctx, a, t);
         if (fits && fit > 0)
             fits[a] = fit;
         all *= fit;
@@ -283,10 +283,10 @@ typedef struct chip_at {
     int l;
 } chip_at;
 
-static void set_chip_att(void *ctx, int s, int k, double target)
+static void set_chip_atts(void *ctx, int s, const double *t)
 {
     chip_at *at = ctx;
-    optinc_chip_set_att(at->chip, at->l, s, k, target);
+    optinc_chip_set_atts(at->chip, at->l, s, t);
 }
 
 void optinc_chip_trim_chains(optinc_chip *chip, const optinc_calibration *meas)
@@ -297,7 +297,7 @@ void optinc_chip_trim_chains(optinc_chip *chip, const optinc_calibration *meas)
         double fits[OPTINC_STAGES_MAX];
         for (int s = 0; s < L->n_stages; s++)
             fits[s] = 1;
-        double fit = trim_layer(L, &meas->layer[l], set_chip_att, &at, fits);
+        double fit = trim_layer(L, &meas->layer[l], set_chip_atts, &at, fits);
         for (int s = 0; s < L->n_stages; s++)
             chip->layer[l].stage[s].trim = fits[s];
         /* out of memory: the chip keeps what was trimmed, valid if less exact */
@@ -329,10 +329,11 @@ static void set_programmed(const optinc_quantizer *q, double drive, optinc_phase
     p->target_rad = target;
 }
 
-static void set_circuit_att(void *ctx, int s, int k, double target)
+static void set_circuit_atts(void *ctx, int s, const double *t)
 {
     optinc_layer *L = ctx;
-    optinc_att_program(&L->stage[s].att[k], target, &L->components, NULL);
+    for (int k = 0; k < L->stage[s].n_att; k++)
+        optinc_att_program(&L->stage[s].att[k], t[k], &L->components, NULL);
 }
 
 optinc_status optinc_recompile_circuit(optinc_circuit *c, const optinc_calibration *meas,
@@ -362,7 +363,7 @@ optinc_status optinc_recompile_circuit(optinc_circuit *c, const optinc_calibrati
                 set_programmed(&q, cs->screen_drive[r], &mesh->screen[r]);
         }
         optinc_layer *L = &c->layers[l];
-        double fit = trim_layer(L, &meas->layer[l], set_circuit_att, L, NULL);
+        double fit = trim_layer(L, &meas->layer[l], set_circuit_atts, L, NULL);
         if (fit == 0)
             st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
         else

@@ -422,6 +422,18 @@ static double att_device(const optinc_components *cp, const optinc_chip_options 
     return t;
 }
 
+/* The amplitude an attenuator's driver holds for amplitude `target`: the
+ * target itself when the chip runs the targets, else its code for the
+ * chip's components. */
+static double att_drive(const optinc_components *cp, int drive_targets, double target)
+{
+    if (drive_targets == OPTINC_DRIVE_TARGETS)
+        return target;
+    optinc_att a;
+    optinc_att_program(&a, target, cp, NULL);
+    return a.t;
+}
+
 /* The attenuator channels of st (an attenuator column, or a split stage's
  * trims) as the drivers set them: the compiled codes, the targets, or the
  * targets re-quantized for the chip's components. */
@@ -434,14 +446,8 @@ static int init_att_channels(chip_stage *cs, const optinc_stage *st, const optin
     if (!cs->att)
         return -1;
     for (int k = 0; k < st->n_att; k++) {
-        double t = st->att[k].t;
-        if (o->drive_targets == OPTINC_DRIVE_TARGETS) {
-            t = st->att[k].t_target;
-        } else if (o->drive_targets == OPTINC_DRIVE_REQUANTIZE) {
-            optinc_att a;
-            optinc_att_program(&a, st->att[k].t_target, cp, NULL);
-            t = a.t;
-        }
+        double t = o->drive_targets == OPTINC_DRIVE_CODES
+                   ? st->att[k].t : att_drive(cp, o->drive_targets, st->att[k].t_target);
         cs->att[k] = att_device(cp, o, t);
     }
     return 0;
@@ -458,17 +464,12 @@ static void realize_chains(chip_stage *cs, const optinc_stage *st, int balance)
             cs->branch[(size_t)x * cs->fan + i] *= cs->att[optinc_split_target(st, x, i)];
 }
 
-void optinc_chip_set_att(optinc_chip *chip, int l, int s, int k, double target)
+void optinc_chip_set_atts(optinc_chip *chip, int l, int s, const double *target)
 {
     const optinc_components *cp = &chip->circuit->layers[l].components;
     chip_stage *cs = &chip->layer[l].stage[s];
-    double t = target;
-    if (chip->opt.drive_targets != OPTINC_DRIVE_TARGETS) {
-        optinc_att a;
-        optinc_att_program(&a, target, cp, NULL);
-        t = a.t;
-    }
-    cs->att[k] = att_device(cp, &chip->opt, t);
+    for (int k = 0; k < cs->n_att; k++)
+        cs->att[k] = att_device(cp, &chip->opt, att_drive(cp, chip->opt.drive_targets, target[k]));
     if (cs->kind == OPTINC_STAGE_SPLIT)
         realize_chains(cs, &chip->circuit->layers[l].stage[s], chip->opt.balance_loss);
 }
