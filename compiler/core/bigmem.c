@@ -1,5 +1,5 @@
 /*
- * bigmem.c - zeroed allocations on transparent huge pages (bigmem.h).
+ * bigmem.c - allocations on transparent huge pages (bigmem.h).
  *
  * Each fresh 4 KB page costs a fault on first touch, and an array of tens
  * of megabytes read in random order (a hash table) also misses the TLB on
@@ -14,16 +14,25 @@
 #include <sys/mman.h>
 #include "compiler/core/bigmem.h"
 
-void *optinc_zalloc_large(size_t bytes)
+enum { HUGE_PAGE = 2 << 20 };
+
+void *optinc_alloc_large(size_t bytes)
 {
-    enum { HUGE_PAGE = 2 << 20 };
     void *p = NULL;
     if (bytes < 2 * HUGE_PAGE)
-        return calloc(1, bytes ? bytes : 1);
+        return malloc(bytes ? bytes : 1);
     if (posix_memalign(&p, HUGE_PAGE, bytes) != 0)
         return NULL;
 #ifdef MADV_HUGEPAGE
     madvise(p, bytes, MADV_HUGEPAGE);
 #endif
-    return memset(p, 0, bytes);
+    return p;
+}
+
+void *optinc_zalloc_large(size_t bytes)
+{
+    if (bytes < 2 * HUGE_PAGE)
+        return calloc(1, bytes ? bytes : 1);
+    void *p = optinc_alloc_large(bytes);
+    return p ? memset(p, 0, bytes) : NULL;
 }

@@ -35,6 +35,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "compiler/core/bigmem.h"
 #include "optinc/text.h"
 
 static optinc_status open_failed(const char *path, const char *what, int e, optinc_error *err)
@@ -126,7 +127,7 @@ static optinc_status read_whole(const char *path, size_t max_bytes, const optinc
     /* Read one byte past the size fstat saw, so a file that grows past the
      * limit while it is read is caught too. */
     size_t cap = (size_t)size + 1, len = 0;
-    char *data = malloc(cap + 1);
+    char *data = optinc_alloc_large(cap + 1);
     if (!data) {
         close(fd);
         return optinc_fail(err, OPTINC_ERUN, path, 0, 0, "out of memory reading %s '%s'",

@@ -16,6 +16,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "compiler/core/bigmem.h"
 #include "compiler/netlist/read.h"
 
 static int lex_file(reader *r, int file, int depth);
@@ -244,8 +245,8 @@ int nl_lex(reader *r, const optinc_input *in)
      * room for that up front spares the copies (and the page faults) of
      * doubling arrays of tens of megabytes; other inputs still grow them. */
     size_t ntoks = in->len / 16 + 64, nstmts = in->len / 128 + 64;
-    tok *toks = malloc(sizeof *toks * ntoks);
-    stmt *stmts = toks ? malloc(sizeof *stmts * nstmts) : NULL;
+    tok *toks = optinc_alloc_large(sizeof *toks * ntoks);
+    stmt *stmts = toks ? optinc_alloc_large(sizeof *stmts * nstmts) : NULL;
     if (!stmts) {
         free(toks);
         return nl_fail_run(r, "reading the netlist");
