@@ -340,7 +340,7 @@ typedef struct optinc_onn_devices {
     /* With chip: 1 recompiles the drivers of every chip drawn from what a lab
      * measures on it (optinc_calibration_measure with the two errors below,
      * seeded by chip_seed; then optinc_chip_recompile against the P outputs,
-     * each weighing alike), evaluated on the true chip. */
+     * weighted by multiplicity), evaluated on the true chip. */
     int calibrate;
     double measure_phase_sigma_rad, measure_splitter_sigma;
 } optinc_onn_devices;

@@ -78,20 +78,15 @@ static void evaluator_free(evaluator *e)
 }
 
 /* Data points a recompilation fits against: every P output (a sample of
- * them past this many), as the verifier loads them. */
+ * them past this many), as the verifier loads them, weighted by their
+ * multiplicity. */
 #define RECOMPILE_POINTS (1u << 16)
 
-/* The P outputs as the first layer's input batch (cols x P), and a weight
- * per output digit: its significance, 4^j for digit j, so what the fit
- * cannot make exact lands in the low digits.  Every P output weighs alike,
- * as the verifier's accuracy counts them: weighted by their multiplicity
- * (how many raw inputs reach each) the fit spends itself on the common
- * middle of the box, and the corners a handful of raw inputs reach get the
- * errors (on the realistic 12-bit chip, 10 chips: 99.5% mean and 98.8%
- * worst over P outputs, against 99.8% and 99.5% alike; over raw inputs
- * 99.85% against 99.80%). */
+/* The P outputs as the first layer's input batch (cols x P) with their
+ * multiplicities, and a weight per output digit: its significance, 4^j for
+ * digit j, so what the fit cannot make exact lands in the low digits. */
 static optinc_status recompile_data(const optinc_circuit *c, const optinc_onn_meta *m,
-                                    uint64_t seed, optinc_cmat **X, double *dw,
+                                    uint64_t seed, optinc_cmat **X, double **w, double *dw,
                                     optinc_error *err)
 {
     optinc_onn_domain d;
@@ -101,14 +96,15 @@ static optinc_status recompile_data(const optinc_circuit *c, const optinc_onn_me
     optinc_onn_walk walk;
     optinc_onn_walk_init(&walk, &d, RECOMPILE_POINTS, seed);
     int np = optinc_onn_task_inputs(&m->task), cols = c->layers[0].cols;
-    if (!(*X = optinc_cmat_new(cols, (int)walk.left))) {
+    *X = optinc_cmat_new(cols, (int)walk.left);
+    *w = malloc(sizeof **w * (walk.left + 1));
+    if (!*X || !*w) {
         optinc_onn_domain_free(&d);
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
     }
     uint64_t idx;
     int p[OPTINC_ONN_MAX_DIGITS];
-    double multiplicity;
-    for (int b = 0; optinc_onn_walk_next(&walk, &idx, p, &multiplicity); b++)
+    for (int b = 0; optinc_onn_walk_next(&walk, &idx, p, &(*w)[b]); b++)
         for (int k = 0; k < cols; k++)
             OPTINC_AT(*X, k, b) = k < np ? (double)p[k] : 1.0;
     double sum = 0;
@@ -128,17 +124,18 @@ static optinc_status recompile(optinc_chip *chip, const optinc_circuit *c,
 {
     optinc_calibration *meas = NULL;
     optinc_cmat *X = NULL;
-    double dw[OPTINC_ONN_MAX_DIGITS];
+    double *w = NULL, dw[OPTINC_ONN_MAX_DIGITS];
     optinc_status st = optinc_calibration_measure(chip, dev->measure_phase_sigma_rad,
                                                   dev->measure_splitter_sigma, dev->chip_seed,
                                                   &meas, err);
     if (!st)
-        st = recompile_data(c, m, dev->chip_seed, &X, dw, err);
+        st = recompile_data(c, m, dev->chip_seed, &X, &w, dw, err);
     if (!st) {
-        optinc_recompile_data data = {X, NULL, dw};
+        optinc_recompile_data data = {X, w, dw};
         st = optinc_chip_recompile(chip, meas, &data, err);
     }
     optinc_cmat_free(X);
+    free(w);
     optinc_calibration_free(meas);
     return st;
 }
