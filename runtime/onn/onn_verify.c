@@ -84,7 +84,12 @@ static void evaluator_free(evaluator *e)
 
 /* The P outputs as the first layer's input batch (cols x P) with their
  * multiplicities, and a weight per output digit: its significance, 4^j for
- * digit j, so what the fit cannot make exact lands in the low digits. */
+ * digit j, so what the fit cannot make exact lands in the low digits.
+ * Weighted by multiplicity the fit keeps the common outputs right, which a
+ * training run through the chip needs (it sees them at every step); with
+ * every P output weighing alike, 10 realistic 12-bit chips were exact on
+ * 99.5% of P outputs at worst instead of 98.8%, but on 99.80% of raw inputs
+ * instead of 99.85%, and an 8-bit chip's training run diverged. */
 static optinc_status recompile_data(const optinc_circuit *c, const optinc_onn_meta *m,
                                     uint64_t seed, optinc_cmat **X, double **w, double *dw,
                                     optinc_error *err)
