@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "compiler/core/bigmem.h"
 #include "compiler/core/freeall.h"
 #include "compiler/netlist/dialect.h"
 #include "compiler/netlist/read.h"
@@ -167,12 +168,37 @@ static int pull(tracer *t, int q, int m)
     return place(t, q, m) ? -1 : 1;
 }
 
-typedef struct placed { long long key; int i; } placed;
-
-static int cmp_placed(const void *a, const void *b)
+/* The placed MZIs of t in the compiler's propagation order, column-major and
+ * by mode within a column, into order[0 .. np): no two share a column and a
+ * mode, and both are small, so two counting sorts (by mode, then stably by
+ * column) put them in order in linear time.  -1 when out of memory. */
+static int placement_order(const tracer *t, int modes, int *order)
 {
-    const placed *x = a, *y = b;
-    return (x->key > y->key) - (x->key < y->key);
+    int ncols = 0;
+    for (int i = 0; i < t->np; i++)
+        ncols = t->pcol[i] + 1 > ncols ? t->pcol[i] + 1 : ncols;
+    int span = ncols > modes ? ncols : modes;
+    int *by_mode = malloc(sizeof *by_mode * (size_t)(t->np + 1));
+    int *start = calloc((size_t)span + 1, sizeof *start);
+    if (!by_mode || !start) {
+        OPTINC_FREE_ALL(by_mode, start);
+        return -1;
+    }
+    for (int i = 0; i < t->np; i++)
+        start[t->pmode[i] + 1]++;
+    for (int m = 0; m < modes; m++)
+        start[m + 1] += start[m];
+    for (int i = 0; i < t->np; i++)
+        by_mode[start[t->pmode[i]]++] = i;
+    memset(start, 0, sizeof *start * ((size_t)span + 1));
+    for (int i = 0; i < t->np; i++)
+        start[t->pcol[i] + 1]++;
+    for (int c = 0; c < ncols; c++)
+        start[c + 1] += start[c];
+    for (int k = 0; k < t->np; k++)
+        order[start[t->pcol[by_mode[k]]]++] = by_mode[k];
+    OPTINC_FREE_ALL(by_mode, start);
+    return 0;
 }
 
 static void set_phase(const prim *p, int rad, int code, int target, optinc_phase *ph)
@@ -235,24 +261,25 @@ static int trace_mesh(tracer *t, optinc_layer *L, optinc_stage *s)
     if (M) {
         M->kind = L->mesh_kind;
         M->modes = n;
-        M->mzi = calloc((size_t)t->np + 1, sizeof *M->mzi);
+        M->mzi = malloc(sizeof *M->mzi * ((size_t)t->np + 1));
         M->screen = calloc((size_t)n + 1, sizeof *M->screen);
     }
     if (!M || !M->mzi || !M->screen)
         return nl_fail_run(r, "rebuilding a mesh");
+    memset(&M->mzi[t->np], 0, sizeof *M->mzi);
     M->n_mzi = t->np;
     M->n_columns = 0;
     /* Column-major, then by mode: the compiler's propagation order. */
-    placed *key = malloc(sizeof *key * (size_t)(t->np + 1));
-    if (!key)
+    int *order = malloc(sizeof *order * (size_t)(t->np + 1));
+    if (!order || placement_order(t, n, order)) {
+        free(order);
         return nl_fail_run(r, "rebuilding a mesh");
-    for (int i = 0; i < t->np; i++)
-        key[i] = (placed){(long long)t->pcol[i] * n + t->pmode[i], i};
-    qsort(key, (size_t)t->np, sizeof *key, cmp_placed);
+    }
     for (int i = 0; i < t->np; i++) {
-        int k = key[i].i;
+        int k = order[i];
         optinc_mzi *z = &M->mzi[i];
         const prim *p = &r->prims[t->pm[k]];
+        memset(z, 0, sizeof *z);    /* the padding too: a mesh compares bytewise */
         z->mode = t->pmode[k];
         z->column = t->pcol[k];
         if (z->column + 1 > M->n_columns)
@@ -263,11 +290,11 @@ static int trace_mesh(tracer *t, optinc_layer *L, optinc_stage *s)
                        "phase_shifter")
             || check_bits(r, t->pm[k], MZI_PHI_CODE, MZI_BITS, L->components.phase_shifter.bits,
                           "phase_shifter")) {
-            free(key);
+            free(order);
             return -1;
         }
     }
-    free(key);
+    free(order);
     /* The output phase screen: one ps per mode. */
     for (int m = 0; m < n; m++) {
         if (t->net[m] < 0)
