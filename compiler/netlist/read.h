@@ -25,7 +25,13 @@
 #include "optinc/limits.h"
 #include "optinc/netlist.h"
 
-typedef struct tok { uint32_t off, len; } tok;
+/* A token: its bytes [off, off + len) of its file.  name is 1 when the
+ * tokenizer found them a PNL name (nl_need_name), which a mesh's names and
+ * nets nearly all are; 0 says nothing (a token cut out of another one). */
+typedef struct tok {
+    uint32_t off;
+    uint32_t len : 31, name : 1;
+} tok;
 
 typedef struct stmt {
     int file;
@@ -189,7 +195,8 @@ static inline int nl_card(const reader *r, int file, tok t)
 
 /* Fails unless token t is a PNL name; what says what it names. */
 int nl_need_name(reader *r, int file, tok t, const char *what);
-/* Splits "key=value" at its first '='; returns 0 when t has no '='. */
+/* Splits "key=value" at its first '='; returns 0 when t has no '=' (a name
+ * has none). */
 int nl_split_param(const reader *r, int file, tok t, tok *k, tok *v);
 /* Appends the tokens of bytes [a, b) of file to r->toks: blank-separated,
  * a "quoted string" (with \-escapes) one token; returns the count or -1. */

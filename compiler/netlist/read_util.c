@@ -66,7 +66,7 @@ int nl_grow(reader *r, void **arr, size_t *cap, size_t size)
 
 int nl_need_name(reader *r, int file, tok t, const char *what)
 {
-    if (nl_is_name(tp(r, file, t), t.len))
+    if (t.name || nl_is_name(tp(r, file, t), t.len))
         return 0;
     return nl_fail_at(r, file, t.off, "%s '%.*s' is not a name: names match "
                       "[A-Za-z_][A-Za-z0-9_]*", what, (int)(t.len > 80 ? 80 : t.len),
@@ -75,12 +75,14 @@ int nl_need_name(reader *r, int file, tok t, const char *what)
 
 int nl_split_param(const reader *r, int file, tok t, tok *k, tok *v)
 {
+    if (t.name)
+        return 0;
     const char *p = tp(r, file, t);
     const char *eq = memchr(p, '=', t.len);
     if (!eq)
         return 0;
-    *k = (tok){t.off, (uint32_t)(eq - p)};
-    *v = (tok){t.off + k->len + 1, t.len - k->len - 1};
+    *k = (tok){t.off, (uint32_t)(eq - p), 0};
+    *v = (tok){t.off + k->len + 1, t.len - k->len - 1, 0};
     return 1;
 }
 
@@ -97,29 +99,39 @@ static int blank_at_equals(reader *r, int file, size_t a, size_t b)
                       "one word, without blanks around '=' (as in theta_rad=1.5)", n, p, what);
 }
 
-/* What ends a run of token bytes: a blank (nl_blank) or the '"' of a string. */
-static const unsigned char token_stop[256] = {
-    ['\t'] = 1, ['\v'] = 1, ['\f'] = 1, ['\r'] = 1, [' '] = 1, ['"'] = 1,
+/* What the tokenizer needs to know of a byte, one look-up for all of it:
+ * whether it ends a token (a blank, nl_blank) or opens a string, and whether
+ * it may start or continue a name. */
+enum { BYTE_BLANK = 1, BYTE_QUOTE = 2, BYTE_WORD = 4, BYTE_LEAD = 8 };
+
+/* 1 blank, 2 quote, 4 digit, 12 letter or '_'; bytes 128..255 are 0. */
+static const unsigned char byte_kind[256] = {
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  1,  0,  1,  1,  1,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     1,  0,  2,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  0,  0,  0,  0,  0,  0,
+     0, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12,
+    12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12,  0,  0,  0,  0, 12,
+     0, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12,
+    12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12,  0,  0,  0,  0,  0,
 };
 
 long nl_tokenize(reader *r, int file, size_t a, size_t b)
 {
-    const char *buf = r->files[file].in.data;
+    const unsigned char *buf = (const unsigned char *)r->files[file].in.data;
     long count = 0;
     size_t i = a;
-    while (i < b) {
-        while (i < b && nl_blank(buf[i]))
+    for (;;) {
+        while (i < b && byte_kind[buf[i]] == BYTE_BLANK)
             i++;
         if (i >= b)
             break;
         size_t start = i;
-        while (i < b && !nl_blank(buf[i])) {
-            /* one table look-up a byte through the plain part of a token */
-            while (i < b && !token_stop[(unsigned char)buf[i]])
-                i++;
-            if (i >= b || nl_blank(buf[i]))
-                break;
-            if (buf[i] == '"') {
+        /* BYTE_WORD stays in `word` while every byte is a name's */
+        unsigned word = byte_kind[buf[i]] & BYTE_LEAD ? BYTE_WORD : 0, kind;
+        for (; i < b && !((kind = byte_kind[buf[i]]) & BYTE_BLANK); i++) {
+            word &= kind;
+            if (kind == BYTE_QUOTE) {
                 size_t q = i++;
                 while (i < b && buf[i] != '"')
                     i += buf[i] == '\\' && i + 1 < b ? 2 : 1;
@@ -127,13 +139,12 @@ long nl_tokenize(reader *r, int file, size_t a, size_t b)
                     return nl_fail_at(r, file, (uint32_t)q, "unterminated string: add the "
                                       "closing '\"'");
             }
-            i++;
         }
         if (buf[start] == '=' || buf[i - 1] == '=')
             return blank_at_equals(r, file, start, i);
         if (GROW(r, r->toks, r->ntoks, r->ctoks))
             return -1;
-        r->toks[r->ntoks++] = (tok){(uint32_t)start, (uint32_t)(i - start)};
+        r->toks[r->ntoks++] = (tok){(uint32_t)start, (uint32_t)(i - start), word != 0};
         count++;
     }
     return count;
