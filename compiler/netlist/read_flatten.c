@@ -46,8 +46,10 @@ static int card_params(reader *r, int s, int nnets, int kind, const scope *sc, p
     for (int i = 2 + nnets; i < r->stmts[s].ntok; i++) {
         tok t = *stok(r, s, i), k = {0, 0, 0}, v = {0, 0, 0};
         nl_split_param(r, file, t, &k, &v);
-        int j = 0;
-        while (j < cd->n_params && !teq(r, file, k, cd->param[j].key))
+        const char *kp = tp(r, file, k);
+        int j = 0;      /* the first byte first: most keys differ in it */
+        while (j < cd->n_params
+               && (kp[0] != cd->param[j].key[0] || !teq(r, file, k, cd->param[j].key)))
             j++;
         if (j == cd->n_params) {
             char list[256] = "";

@@ -326,32 +326,24 @@ int nl_int_value(reader *r, int file, tok v, long long lo, long long hi, long lo
 
 /* ------------------------------------------------------------------ names */
 
-/* Eight bytes at a time (a net name of a mesh is about fifteen), each word
- * mixed in by one multiplication, and the sum scrambled at the end so that
- * names differing in one digit land far apart.  Only the table's speed
- * depends on it: ids are given in the order names are first seen. */
-uint32_t nl_ht_hash(const char *p, int n)
-{
-    const uint64_t mul = 0x9e3779b97f4a7c15u;
-    uint64_t h = (uint64_t)n * mul, w;
-    for (; n >= 8; p += 8, n -= 8) {
-        memcpy(&w, p, 8);
-        h = (h ^ w) * mul;
-        h ^= h >> 29;
-    }
-    w = 0;
-    for (int i = 0; i < n; i++)     /* not memcpy: a call for a variable length */
-        w |= (uint64_t)(unsigned char)p[i] << 8 * i;
-    h = (h ^ w) * 0xbf58476d1ce4e5b9u;
-    h ^= h >> 32;
-    h *= mul;
-    return (uint32_t)(h >> 32);
-}
-
 void nl_ht_free(htab *h)
 {
     OPTINC_FREE_ALL(h->slot, h->key, h->klen);
     memset(h, 0, sizeof *h);
+}
+
+/* 1 when the n bytes at a and b are the same: a name of 8 to 16 bytes (a
+ * mesh's) as two words, each overlapping the other, not a call. */
+static int same_bytes(const char *a, const char *b, int n)
+{
+    if (n < 8 || n > 16)
+        return !memcmp(a, b, (size_t)n);
+    uint64_t x0, x1, y0, y1;
+    memcpy(&x0, a, 8);
+    memcpy(&y0, b, 8);
+    memcpy(&x1, a + n - 8, 8);
+    memcpy(&y1, b + n - 8, 8);
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
 }
 
 /* The slot of (p, n): where it is, or the empty slot where it would go.
@@ -363,7 +355,7 @@ static size_t ht_slot(const htab *h, const char *p, int n, uint32_t hv)
     for (; h->slot[j]; j = (j + 1) & (h->cap - 1)) {
         int id = (int)(uint32_t)h->slot[j] - 1;
         if ((uint32_t)(h->slot[j] >> 32) == hv && h->klen[id] == n
-            && !memcmp(h->key[id], p, (size_t)n))
+            && same_bytes(h->key[id], p, n))
             break;
     }
     return j;
