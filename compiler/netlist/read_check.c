@@ -7,7 +7,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "compiler/core/bigmem.h"
 #include "compiler/netlist/read.h"
 
 /* The model of statement s (token 1+nnets) as a card id or OPTINC_CARD_COUNT + cell. */
@@ -114,7 +113,7 @@ static int check_cell(reader *r, int ci)
         ends += (size_t)r->insts[i].nnets;
     if (nl_ht_reserve(r, &nets, ends / 2 + 1) || nl_ht_reserve(r, &names, (size_t)c->n))
         goto out;
-    if (!(count = optinc_alloc_large(ends + 1))) {
+    if (!(count = malloc(ends + 1))) {
         nl_fail_run(r, "reading the netlist");
         goto out;
     }

@@ -16,7 +16,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "compiler/core/bigmem.h"
 #include "compiler/netlist/read.h"
 
 static int lex_file(reader *r, int file, int depth);
@@ -243,10 +242,11 @@ int nl_lex(reader *r, const optinc_input *in)
         return -1;
     /* A mesh's card line is about 20 bytes a token and 150 a statement:
      * room for that up front spares the copies (and the page faults) of
-     * doubling arrays of tens of megabytes; other inputs still grow them. */
+     * doubling arrays of tens of megabytes; other inputs still grow them.
+     * On 4 KB pages, as the hash tables are (nl_ht_reserve says why). */
     size_t ntoks = in->len / 16 + 64, nstmts = in->len / 128 + 64;
-    tok *toks = optinc_alloc_large(sizeof *toks * ntoks);
-    stmt *stmts = toks ? optinc_alloc_large(sizeof *stmts * nstmts) : NULL;
+    tok *toks = malloc(sizeof *toks * ntoks);
+    stmt *stmts = toks ? malloc(sizeof *stmts * nstmts) : NULL;
     if (!stmts) {
         free(toks);
         return nl_fail_run(r, "reading the netlist");

@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "compiler/core/bigmem.h"
 #include "compiler/core/freeall.h"
 #include "compiler/netlist/dialect.h"
 #include "compiler/netlist/read.h"
