@@ -25,13 +25,19 @@
 #include "optinc/limits.h"
 #include "optinc/netlist.h"
 
-/* A token: its bytes [off, off + len) of its file.  name is 1 when the
- * tokenizer found them a PNL name (nl_need_name), which a mesh's names and
- * nets nearly all are; 0 says nothing (a token cut out of another one). */
+/* A token: its bytes [off, off + len) of its file (len fits 21 bits: a
+ * token is on one line, OPTINC_NETLIST_LINE_MAX).  What the tokenizer saw of
+ * them, so that later passes need not look again: name is 1 when they are
+ * a PNL name (nl_need_name), which a mesh's names and nets nearly all are;
+ * eq is 1 + the offset of their first '=' (a key=value), TOK_NO_EQ when
+ * they have none.  0 in either says nothing (a token cut out of another
+ * one, or an '=' further in than eq holds). */
 typedef struct tok {
     uint32_t off;
-    uint32_t len : 31, name : 1;
+    uint32_t len : 21, name : 1, eq : 10;
 } tok;
+
+enum { TOK_NO_EQ = 1023 };
 
 typedef struct stmt {
     int file;

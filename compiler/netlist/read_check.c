@@ -252,7 +252,7 @@ int nl_check(reader *r)
             return -1;
     int s = r->top, file = r->stmts[s].file;
     int nnets = r->stmts[s].ntok - 2;
-    tok k = {0, 0, 0}, v = {0, 0, 0};
+    tok k = {0, 0, 0, 0}, v = {0, 0, 0, 0};
     while (nnets > 0 && nl_split_param(r, file, *stok(r, s, nnets + 1), &k, &v))
         nnets--;
     if (nnets + 2 != r->stmts[s].ntok)

@@ -44,7 +44,7 @@ static int card_params(reader *r, int s, int nnets, int kind, const scope *sc, p
     tok at[OPTINC_CARD_PARAMS_MAX];
     p->has = 0;
     for (int i = 2 + nnets; i < r->stmts[s].ntok; i++) {
-        tok t = *stok(r, s, i), k = {0, 0, 0}, v = {0, 0, 0};
+        tok t = *stok(r, s, i), k = {0, 0, 0, 0}, v = {0, 0, 0, 0};
         nl_split_param(r, file, t, &k, &v);
         const char *kp = tp(r, file, k);
         int j = 0;      /* the first byte first: most keys differ in it */
@@ -137,7 +137,7 @@ static int flatten(reader *r, int ci, size_t map, int fr, const scope *sc)
         if (d->nparams)
             memcpy(ps, r->cparams + d->param0, sizeof *ps * (size_t)d->nparams);
         for (int j = 2 + in->nnets; j < r->stmts[s].ntok; j++) {
-            tok k = {0, 0, 0}, v = {0, 0, 0};
+            tok k = {0, 0, 0, 0}, v = {0, 0, 0, 0};
             nl_split_param(r, file, *stok(r, s, j), &k, &v);
             param *q = (param *)nl_find_param(ps, d->nparams, tp(r, file, k), (int)k.len);
             if (!q) {

@@ -170,8 +170,8 @@ static int lex_meta(reader *r, int file, size_t a, size_t b)
     i++;
     if (GROW(r, r->metas, r->nmetas, r->cmetas))
         return -1;
-    r->metas[r->nmetas++] = (meta){file, {(uint32_t)k, (uint32_t)klen, 0},
-                                   {(uint32_t)i, (uint32_t)(b - i), 0}};
+    r->metas[r->nmetas++] = (meta){file, {(uint32_t)k, (uint32_t)klen, 0, 0},
+                                   {(uint32_t)i, (uint32_t)(b - i), 0, 0}};
     return 0;
 }
 

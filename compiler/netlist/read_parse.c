@@ -20,7 +20,7 @@ static int parse_params(reader *r, int s, int i, param **arr, int *n, size_t *ca
 {
     int file = r->stmts[s].file;
     for (; i < r->stmts[s].ntok; i++) {
-        tok t = *stok(r, s, i), k = {0, 0, 0}, v = {0, 0, 0};
+        tok t = *stok(r, s, i), k = {0, 0, 0, 0}, v = {0, 0, 0, 0};
         if (!nl_split_param(r, file, t, &k, &v))
             return nl_fail_at(r, file, t.off, "expected key=value, found '%.*s'",
                               (int)(t.len > 80 ? 80 : t.len), tp(r, file, t));
@@ -48,7 +48,7 @@ static int parse_subckt(reader *r, int s)
     if (st->ntok < 2)
         return nl_fail_at(r, file, stok(r, s, 0)->off, ".subckt needs a name and its ports, as "
                           "in .subckt NAME in0 out0");
-    tok name = *stok(r, s, 1), k = {0, 0, 0}, v = {0, 0, 0};
+    tok name = *stok(r, s, 1), k = {0, 0, 0, 0}, v = {0, 0, 0, 0};
     if (nl_need_name(r, file, name, "cell"))
         return -1;
     if (nl_card(r, file, name) >= 0)
@@ -102,7 +102,7 @@ static int parse_instance(reader *r, int s, int in_cell)
 {
     const stmt *st = &r->stmts[s];
     int file = st->file;
-    tok name = *stok(r, s, 0), k = {0, 0, 0}, v = {0, 0, 0};
+    tok name = *stok(r, s, 0), k = {0, 0, 0, 0}, v = {0, 0, 0, 0};
     if (nl_need_name(r, file, name, "instance"))
         return -1;
     int model = st->ntok - 1;

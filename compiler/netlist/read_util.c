@@ -74,14 +74,14 @@ int nl_need_name(reader *r, int file, tok t, const char *what)
 
 int nl_split_param(const reader *r, int file, tok t, tok *k, tok *v)
 {
-    if (t.name)
+    if (t.name || t.eq == TOK_NO_EQ)
         return 0;
     const char *p = tp(r, file, t);
-    const char *eq = memchr(p, '=', t.len);
+    const char *eq = t.eq ? p + t.eq - 1 : memchr(p, '=', t.len);
     if (!eq)
         return 0;
-    *k = (tok){t.off, (uint32_t)(eq - p), 0};
-    *v = (tok){t.off + k->len + 1, t.len - k->len - 1, 0};
+    *k = (tok){t.off, (uint32_t)(eq - p), 0, 0};
+    *v = (tok){t.off + k->len + 1, t.len - k->len - 1, 0, 0};
     return 1;
 }
 
@@ -163,14 +163,19 @@ long nl_tokenize(reader *r, int file, size_t a, size_t b)
             i++;
         if (i >= b)
             break;
-        size_t start = i;
+        size_t start = i, eq = 0;     /* eq: 1 + the offset of the first '=' */
+        int quoted = 0;
         /* BYTE_WORD stays in `word` while every byte is a name's */
         unsigned word = byte_kind[buf[i]] & BYTE_LEAD ? BYTE_WORD : 0, kind;
         while (b - i >= 8) {
             uint64_t w = load8(buf + i), stop = stop_lanes(w);
-            uint64_t plain = stop ? (stop & (0 - stop)) - 1 : ~(uint64_t)0;
-            if ((word_lanes(w) & plain & LANES(0x80)) != (plain & LANES(0x80)))
+            uint64_t plain = (stop ? (stop & (0 - stop)) - 1 : ~(uint64_t)0) & LANES(0x80);
+            if ((word_lanes(w) & plain) != plain) {
                 word = 0;
+                uint64_t equals = ~((w ^ LANES('=')) + LANES(0x7f)) & plain;
+                if (equals && !eq)
+                    eq = i - start + (size_t)__builtin_ctzll(equals) / 8 + 1;
+            }
             if (stop) {
                 i += (size_t)__builtin_ctzll(stop) / 8;
                 break;
@@ -179,8 +184,11 @@ long nl_tokenize(reader *r, int file, size_t a, size_t b)
         }
         for (; i < b && !((kind = byte_kind[buf[i]]) & BYTE_BLANK); i++) {
             word &= kind;
+            if (buf[i] == '=' && !eq)
+                eq = i - start + 1;
             if (kind == BYTE_QUOTE) {
                 size_t q = i++;
+                quoted = 1;
                 while (i < b && buf[i] != '"')
                     i += buf[i] == '\\' && i + 1 < b ? 2 : 1;
                 if (i >= b)
@@ -188,11 +196,16 @@ long nl_tokenize(reader *r, int file, size_t a, size_t b)
                                       "closing '\"'");
             }
         }
+        if (quoted) {   /* the first '=' may be inside the string: look again */
+            const unsigned char *e = memchr(buf + start, '=', i - start);
+            eq = e ? (size_t)(e - (buf + start)) + 1 : 0;
+        }
         if (buf[start] == '=' || buf[i - 1] == '=')
             return blank_at_equals(r, file, start, i);
         if (GROW(r, r->toks, r->ntoks, r->ctoks))
             return -1;
-        r->toks[r->ntoks++] = (tok){(uint32_t)start, (uint32_t)(i - start), word != 0};
+        r->toks[r->ntoks++] = (tok){(uint32_t)start, (uint32_t)(i - start), word != 0,
+                                    !eq ? TOK_NO_EQ : eq < TOK_NO_EQ ? (unsigned)eq : 0};
         count++;
     }
     return count;
