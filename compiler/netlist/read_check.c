@@ -274,14 +274,19 @@ int nl_check(reader *r)
                           top->size > OPTINC_CARDS_CAP ? OPTINC_CARDS_CAP : top->size,
                           optinc_limits_text(r->lim, OPTINC_LIMIT_CARDS, lim, sizeof lim));
     }
-    for (int i = 1; i <= nnets; i++)
-        for (int j = 1; j < i; j++)
-            if (stok(r, s, i)->len == stok(r, s, j)->len
-                && !memcmp(tp(r, file, *stok(r, s, i)), tp(r, file, *stok(r, s, j)),
-                           stok(r, s, i)->len))
-                return nl_fail_at(r, file, stok(r, s, i)->off, "net '%.*s' appears twice on the "
-                                  "top instance line; each port needs its own net",
-                                  (int)stok(r, s, i)->len, tp(r, file, *stok(r, s, i)));
+    htab seen = {0};    /* a mesh's top line has thousands of nets */
+    int added = 1;
+    for (int i = 1; i <= nnets && added; i++) {
+        tok t = *stok(r, s, i);
+        if (nl_ht_id(r, &seen, tp(r, file, t), (int)t.len, &added) < 0)
+            break;
+        if (!added)
+            nl_fail_at(r, file, t.off, "net '%.*s' appears twice on the top instance line; each "
+                       "port needs its own net", (int)t.len, tp(r, file, t));
+    }
+    nl_ht_free(&seen);
+    if (r->st)
+        return -1;
     r->top_cell = m - OPTINC_CARD_COUNT;
     return 0;
 }

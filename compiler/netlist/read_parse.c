@@ -80,16 +80,22 @@ static int parse_subckt(reader *r, int s)
                           (int)name.len, tp(r, file, name), i - 2,
                           optinc_limits_text(r->lim, OPTINC_LIMIT_MODES, lim, sizeof lim));
     }
+    /* Repeats found in a table: a mesh's cell has thousands of ports. */
+    htab seen = {0};
+    int fresh = 1;
     for (i = 2; i < st->ntok && !nl_split_param(r, file, *stok(r, s, i), &k, &v); i++) {
         tok p = *stok(r, s, i);
-        if (nl_need_name(r, file, p, "port"))
-            return -1;
-        for (int j = 2; j < i; j++)
-            if (stok(r, s, j)->len == p.len
-                && !memcmp(tp(r, file, *stok(r, s, j)), tp(r, file, p), p.len))
-                return nl_fail_at(r, file, p.off, "port '%.*s' is listed twice", (int)p.len,
-                                  tp(r, file, p));
+        if (nl_need_name(r, file, p, "port")
+            || nl_ht_id(r, &seen, tp(r, file, p), (int)p.len, &fresh) < 0)
+            break;
+        if (!fresh) {
+            nl_fail_at(r, file, p.off, "port '%.*s' is listed twice", (int)p.len, tp(r, file, p));
+            break;
+        }
     }
+    nl_ht_free(&seen);
+    if (r->st)
+        return -1;
     c->nports = i - 2;
     c->param0 = r->ncparams;
     if (parse_params(r, s, i, &r->cparams, &r->ncparams, &r->ccparams, c->param0))
