@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "compiler/core/bigmem.h"
 #include "compiler/core/freeall.h"
 #include "compiler/core/numtext.h"
 #include "compiler/netlist/read.h"
@@ -386,12 +387,11 @@ int nl_ht_reserve(reader *r, htab *h, size_t want)
     while (cap * 3 < want * 4)
         cap *= 2;
     {
-        /* calloc: fresh pages come zeroed, no second pass clears them.  Not
-         * huge pages (optinc_zalloc_large), though they would spare TLB
-         * misses: on the virtual machines we measured, a fresh 2 MB page
-         * the host has not backed yet cost three times the 4 KB faults of
-         * the same bytes, and a netlist read once meets mostly such pages. */
-        uint64_t *slot = calloc(cap, sizeof *slot);
+        /* A table of a big mesh's nets is tens of MB read at random:
+         * huge pages spare most of its TLB misses, which outweighs what
+         * fresh huge pages cost (read_lex.c's arrays, read in order, are
+         * better off without them). */
+        uint64_t *slot = optinc_zalloc_large(cap * sizeof *slot);
         if (!slot)
             return nl_fail_run(r, "reading the netlist");
         for (size_t i = 0; i < h->cap; i++)
