@@ -127,6 +127,7 @@ typedef struct reader {
     int top_cell;
     /* flattened */
     prim *prims; int nprims; size_t cprims;
+    int ncouplers;          /* dc cards among them: none, no expanded MZI to fuse */
     frame *frames; int nframes; size_t cframes;
     int *end0, *end1; int nnets; size_t cnets;
     int *stk; size_t nstk, cstk;      /* scratch stack for net maps */

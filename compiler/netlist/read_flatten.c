@@ -118,6 +118,7 @@ static int flatten(reader *r, int ci, size_t map, int fr, const scope *sc)
             prim *p = &r->prims[r->nprims];
             memset(p, 0, sizeof *p);
             p->kind = (unsigned char)in->model;
+            r->ncouplers += in->model == OPTINC_CARD_DC;
             p->stmt = s;
             p->frame = fr;
             if (card_params(r, s, in->nnets, in->model, sc, p))
@@ -182,7 +183,7 @@ static int flatten(reader *r, int ci, size_t map, int fr, const scope *sc)
  * writes them) and fuses each into one mzi card on the outer four nets. */
 static int fuse_mzis(reader *r)
 {
-    int n = r->nprims;
+    int n = r->ncouplers ? r->nprims : 0;  /* a mesh of mzi cards: not a pass over them */
     for (int a = 0; a < n; a++) {
         prim *A = &r->prims[a];
         if (A->kind != OPTINC_CARD_DC || A->used || A->v[0] != 0.5)
