@@ -80,13 +80,16 @@ typedef struct inst {
 } inst;
 
 /* A card of the flattened netlist.  An end of a net is card * 4 + pin (a
- * card has at most 4 pins), or -(1 + k) for port k of the top cell. */
+ * card has at most 4 pins), or -(1 + k) for port k of the top cell.  Its
+ * values are the reader's vals[val ..], one per parameter given, in the
+ * order of the card's parameters (nl_value): a mesh's MZI gives two of
+ * seven, and the cards of a big mesh are tens of MB. */
 typedef struct prim {
     unsigned char kind, used, busy;
     int pin[OPTINC_CARD_PINS_MAX];  /* global nets */
     int stmt, frame;        /* card line; flattening frame (for the name) */
     unsigned has;           /* bit k: parameter k given */
-    double v[OPTINC_CARD_PARAMS_MAX];
+    int val;
 } prim;
 
 typedef struct frame { int stmt, parent; } frame;
@@ -127,6 +130,7 @@ typedef struct reader {
     int top_cell;
     /* flattened */
     prim *prims; int nprims; size_t cprims;
+    double *vals; size_t nvals, cvals;  /* the cards' values */
     int ncouplers;          /* dc cards among them: none, no expanded MZI to fuse */
     frame *frames; int nframes; size_t cframes;
     int *end0, *end1; int nnets; size_t cnets;
@@ -276,6 +280,14 @@ int nl_ht_find(const htab *h, const char *p, int n);
 static inline int nl_other_end(const reader *r, int g, int e)
 {
     return r->end0[g] == e ? r->end1[g] : r->end0[g];
+}
+
+/* Parameter k of card p: the value given, 0 when it was not. */
+static inline double nl_value(const reader *r, const prim *p, int k)
+{
+    if (!(p->has & (1u << k)))
+        return 0;
+    return r->vals[p->val + __builtin_popcount(p->has & ((1u << k) - 1))];
 }
 
 /* 1 when end e is pin `pin` of an unused card of this kind. */

@@ -200,21 +200,22 @@ static int placement_order(const tracer *t, int modes, int *order)
     return 0;
 }
 
-static void set_phase(const prim *p, int rad, int code, int target, optinc_phase *ph)
+static void set_phase(const reader *r, const prim *p, int rad, int code, int target,
+                      optinc_phase *ph)
 {
-    ph->rad = p->v[rad];
-    ph->target_rad = p->has & (1u << target) ? p->v[target] : ph->rad;
-    ph->code = p->has & (1u << code) ? (int)p->v[code] : -1;
+    ph->rad = nl_value(r, p, rad);
+    ph->target_rad = p->has & (1u << target) ? nl_value(r, p, target) : ph->rad;
+    ph->code = p->has & (1u << code) ? (int)nl_value(r, p, code) : -1;
 }
 
 /* A code's bits must be the layer's. */
 static int check_bits(reader *r, int pi, int code, int bits, int want, const char *what)
 {
     const prim *p = &r->prims[pi];
-    if (!(p->has & (1u << code)) || (int)p->v[bits] == want)
+    if (!(p->has & (1u << code)) || (int)nl_value(r, p, bits) == want)
         return 0;
     return fail_prim(r, pi, "bits=%d differs from the layer's %s bits=%d (its *! header line)",
-                     (int)p->v[bits], what, want);
+                     (int)nl_value(r, p, bits), what, want);
 }
 
 static int trace_mesh(tracer *t, optinc_layer *L, optinc_stage *s)
@@ -283,8 +284,8 @@ static int trace_mesh(tracer *t, optinc_layer *L, optinc_stage *s)
         z->column = t->pcol[k];
         if (z->column + 1 > M->n_columns)
             M->n_columns = z->column + 1;
-        set_phase(p, MZI_THETA, MZI_THETA_CODE, MZI_THETA_TARGET, &z->theta);
-        set_phase(p, MZI_PHI, MZI_PHI_CODE, MZI_PHI_TARGET, &z->phi);
+        set_phase(r, p, MZI_THETA, MZI_THETA_CODE, MZI_THETA_TARGET, &z->theta);
+        set_phase(r, p, MZI_PHI, MZI_PHI_CODE, MZI_PHI_TARGET, &z->phi);
         if (check_bits(r, t->pm[k], MZI_THETA_CODE, MZI_BITS, L->components.phase_shifter.bits,
                        "phase_shifter")
             || check_bits(r, t->pm[k], MZI_PHI_CODE, MZI_BITS, L->components.phase_shifter.bits,
@@ -313,7 +314,7 @@ static int trace_mesh(tracer *t, optinc_layer *L, optinc_stage *s)
         }
         int q = e >> 2;
         prim *p = &r->prims[q];
-        set_phase(p, PS_PHASE, PS_CODE, PS_TARGET, &M->screen[m]);
+        set_phase(r, p, PS_PHASE, PS_CODE, PS_TARGET, &M->screen[m]);
         if (check_bits(r, q, PS_CODE, PS_BITS, L->components.phase_shifter.bits, "phase_shifter"))
             return -1;
         p->used = 1;
@@ -351,10 +352,10 @@ static int trace_att(tracer *t, optinc_layer *L, optinc_stage *s)
         if (ch >= s->n_att)
             continue;
         optinc_att *a = &s->att[ch];
-        a->att_dB = p->v[ATT_DB];
+        a->att_dB = nl_value(r, p, ATT_DB);
         a->t = pow(10.0, -a->att_dB / 20.0);
-        a->t_target = p->has & (1u << ATT_T_TARGET) ? p->v[ATT_T_TARGET] : a->t;
-        a->code = p->has & (1u << ATT_CODE) ? (int)p->v[ATT_CODE] : -1;
+        a->t_target = p->has & (1u << ATT_T_TARGET) ? nl_value(r, p, ATT_T_TARGET) : a->t;
+        a->code = p->has & (1u << ATT_CODE) ? (int)nl_value(r, p, ATT_CODE) : -1;
         if (p->has & (1u << ATT_T_TARGET)) {
             /* Capped as the compiler caps: the target asks for more than
              * max_attenuation_dB (the same function decides). */
@@ -390,10 +391,10 @@ static int chain_link(tracer *t, const optinc_stage *s, int e, int x, int k)
     }
     int q = e >> 2;
     double want = optinc_chain_tap(s, k);
-    if (!(fabs(r->prims[q].v[TAP_POWER] - want) <= 1e-9))
+    if (!(fabs(nl_value(r, &r->prims[q], TAP_POWER) - want) <= 1e-9))
         return fail_prim(r, q, "has tap=%g, but link %d of a chain of %d in %s taps %.17g "
                          "(every branch carries 1/sqrt(%d)); write tap=%.17g", 
-                         r->prims[q].v[TAP_POWER], k, s->fan, t->where, want, s->fan, want);
+                         nl_value(r, &r->prims[q], TAP_POWER), k, s->fan, t->where, want, s->fan, want);
     r->prims[q].used = 1;
     return q;
 }
