@@ -17,7 +17,8 @@
  *
  * Reading: the grammar is checked first (so hexadecimal, inf and nan are
  * refused, not left to strtod), the significant digits collected into a
- * 64-bit D and the decimal exponent into k, v = D . 10^k.  When D < 2^53 and
+ * 64-bit D and the decimal exponent into k, v = D . 10^k; in one pass, eight
+ * digits a step, when there are at most 19 digits (a netlist's 17).  When D < 2^53 and
  * |k| <= 22, D and 10^|k| are exact doubles and one multiply or divide is
  * correctly rounded (Clinger's fast path).  Otherwise D . 10^k (k > 0) or
  * D . 2^s / 10^-k (k < 0, s chosen for 55-56 quotient bits) is an exact
@@ -188,13 +189,26 @@ size_t optinc_int_format(char *out, long long v)
 
 /* ------------------------------------------------------------------ reading */
 
+/* m . 2^e for m < 2^53: one exact multiplication by 2^e built from its bits
+ * when 2^e is a normal double and the product stays one (what ldexp gives,
+ * without its call); ldexp otherwise. */
+static double scaled(uint64_t m, int e)
+{
+    if (e < -1022 || e > 1023 - 53)
+        return ldexp((double)m, e);
+    uint64_t bits = (uint64_t)(1023 + e) << 52;
+    double p2;
+    memcpy(&p2, &bits, sizeof p2);
+    return (double)m * p2;
+}
+
 /* The top 53 bits of n, rounded half-even (sticky: a nonzero remainder below
  * n), times 2^scale. */
 static double round_to_double(u128 n, int sticky, int scale)
 {
     int b = bits_of(n);
     if (b <= 53)
-        return ldexp((double)(uint64_t)n, scale);
+        return scaled((uint64_t)n, scale);
     int sh = b - 53;
     uint64_t mant = (uint64_t)(n >> sh);
     u128 rest = n & (((u128)1 << sh) - 1), half = (u128)1 << (sh - 1);
@@ -204,7 +218,7 @@ static double round_to_double(u128 n, int sticky, int scale)
         mant >>= 1;
         sh++;
     }
-    return ldexp((double)mant, sh + scale);
+    return scaled(mant, sh + scale);
 }
 
 /* D . 10^k exactly rounded, or NAN when outside the exact paths. */
@@ -219,8 +233,11 @@ static double exact_value(uint64_t d, int k)
         int s = 55 + bits_of(div) - bits_of(d);
         if (s < 0)
             return NAN;
-        u128 n = (u128)d << s, q = n / div;
-        return round_to_double(q, n % div != 0, -s);
+        /* The quotient has 55 or 56 bits: one 128-by-64-bit division, the
+         * remainder from it rather than from a second one. */
+        u128 n = (u128)d << s;
+        uint64_t q = (uint64_t)(n / div), rem = (uint64_t)n - q * div;
+        return round_to_double(q, rem != 0, -s);
     }
     return NAN;
 }
@@ -243,37 +260,107 @@ static optinc_num_parse_result slow_parse(const char *s, size_t len, double *out
 
 static int is_digit(char c) { return c >= '0' && c <= '9'; }
 
-optinc_num_parse_result optinc_num_parse(const char *s, size_t len, double *out)
+/* The significant digits of the mantissa s[0 .. len) (DIGITS [. DIGITS]),
+ * the first 19 into *d and their scale into *scale; 1 when more follow. */
+static int significant_digits(const char *s, size_t len, uint64_t *d, int *scale)
 {
     size_t i = 0;
-    int negative = 0, many = 0, scale = 0, ndigits = 0, sig = 0;
-    uint64_t d = 0;
-    if (i < len && (s[i] == '+' || s[i] == '-'))
-        negative = s[i++] == '-';
-    for (; i < len && is_digit(s[i]); i++, ndigits++) {
-        if (d == 0 && s[i] == '0')
+    int many = 0, sig = 0;
+    *d = 0;
+    *scale = 0;
+    for (; i < len && is_digit(s[i]); i++) {
+        if (*d == 0 && s[i] == '0')
             continue;
         if (sig++ < 19)
-            d = d * 10 + (uint64_t)(s[i] - '0');
+            *d = *d * 10 + (uint64_t)(s[i] - '0');
         else
             many = 1;
     }
     if (i < len && s[i] == '.') {
-        for (i++; i < len && is_digit(s[i]); i++, ndigits++) {
-            if (d == 0 && s[i] == '0') {
-                scale--;
+        for (i++; i < len && is_digit(s[i]); i++) {
+            if (*d == 0 && s[i] == '0') {
+                --*scale;
                 continue;
             }
             if (sig++ < 19) {
-                d = d * 10 + (uint64_t)(s[i] - '0');
-                scale--;
+                *d = *d * 10 + (uint64_t)(s[i] - '0');
+                --*scale;
             } else {
                 many = 1;
             }
         }
     }
+    return many;
+}
+
+/* The value of the 8 digits in w (the first in its lowest byte), or -1
+ * when a byte of w is not a digit.  Lanes of 1, 2 and 4 digits are joined
+ * pairwise (d0 . 10 + d1 in each 16-bit lane, then . 100 in 32-bit lanes,
+ * then . 10^4), three multiplications where digit by digit takes eight. */
+static int64_t eight_digits(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101u;
+    uint64_t v = w - 0x30 * ones;
+    /* a digit's byte is 0..9: no borrow out of it, and + 0x76 leaves bit 7 clear */
+    if ((w & 0xf0f0f0f0f0f0f0f0u) != 0x30 * ones || ((v + 0x76 * ones) & 0x80 * ones))
+        return -1;
+    v = (v * 10 + (v >> 8)) & 0x00ff00ff00ff00ffu;
+    v = (v * 100 + (v >> 16)) & 0x0000ffff0000ffffu;
+    v = (v * 10000 + (v >> 32)) & 0xffffffffu;
+    return (int64_t)v;
+}
+
+/* The 8 bytes at p, p[0] the lowest (one load where the machine is little-endian). */
+static uint64_t load8(const char *p)
+{
+    uint64_t w = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&w, p, sizeof w);
+#else
+    for (int k = 7; k >= 0; k--)
+        w = w << 8 | (unsigned char)p[k];
+#endif
+    return w;
+}
+
+/* Appends the run of digits at s[i ..] to *d (modulo 2^64: the caller uses
+ * *d only when there are at most 19 digits in all); the index past them. */
+static inline size_t take_digits(const char *s, size_t len, size_t i, uint64_t *d)
+{
+    uint64_t x = *d;
+    int64_t eight;
+    while (len - i >= 8 && (eight = eight_digits(load8(s + i))) >= 0) {
+        x = x * 100000000u + (uint64_t)eight;
+        i += 8;
+    }
+    for (; i < len && is_digit(s[i]); i++)
+        x = x * 10 + (uint64_t)(s[i] - '0');
+    *d = x;
+    return i;
+}
+
+optinc_num_parse_result optinc_num_parse(const char *s, size_t len, double *out)
+{
+    size_t i = 0;
+    int negative = 0, scale;
+    if (i < len && (s[i] == '+' || s[i] == '-'))
+        negative = s[i++] == '-';
+    /* One pass over the digits, all of them into d (leading zeros add
+     * nothing): exact when there are at most 19, which 10^19 < 2^64 holds;
+     * more are counted again by significance. */
+    size_t m0 = i, nfrac = 0;
+    uint64_t d = 0;
+    i = take_digits(s, len, i, &d);
+    size_t ndigits = i - m0;
+    if (i < len && s[i] == '.') {
+        size_t f0 = ++i;
+        i = take_digits(s, len, i, &d);
+        nfrac = i - f0;
+        ndigits += nfrac;
+    }
     if (!ndigits)
         return OPTINC_NUM_SYNTAX;
+    size_t m1 = i;
     long exp10 = 0;
     if (i < len && (s[i] == 'e' || s[i] == 'E')) {
         int eneg = 0;
@@ -289,8 +376,10 @@ optinc_num_parse_result optinc_num_parse(const char *s, size_t len, double *out)
     }
     if (i != len)
         return OPTINC_NUM_SYNTAX;
-    if (many)       /* more than 19 significant digits: D does not hold them all */
-        return slow_parse(s, len, out);
+    if (ndigits <= 19)
+        scale = -(int)nfrac;
+    else if (significant_digits(s + m0, m1 - m0, &d, &scale))
+        return slow_parse(s, len, out);     /* more than 19 significant digits */
     if (d == 0) {
         *out = negative ? -0.0 : 0.0;
         return OPTINC_NUM_OK;

@@ -88,7 +88,7 @@ static void reader_free(reader *r)
         OPTINC_FREE_ALL(r->files[i].name, r->files[i].data, r->files[i].key);
     nl_ht_free(&r->cell_names);
     OPTINC_FREE_ALL(r->files, r->toks, r->stmts, r->metas, r->cells, r->insts, r->pool,
-                    r->cparams, r->globals, r->prims, r->frames, r->end0, r->end1, r->stk);
+                    r->cparams, r->globals, r->prims, r->vals, r->frames, r->end0, r->end1, r->stk);
 }
 
 optinc_status optinc_netlist_parse(const optinc_input *in, const optinc_read_opts *opts,

@@ -25,7 +25,19 @@
 #include "optinc/limits.h"
 #include "optinc/netlist.h"
 
-typedef struct tok { uint32_t off, len; } tok;
+/* A token: its bytes [off, off + len) of its file (len fits 21 bits: a
+ * token is on one line, OPTINC_NETLIST_LINE_MAX).  What the tokenizer saw of
+ * them, so that later passes need not look again: name is 1 when they are
+ * a PNL name (nl_need_name), which a mesh's names and nets nearly all are;
+ * eq is 1 + the offset of their first '=' (a key=value), TOK_NO_EQ when
+ * they have none.  0 in either says nothing (a token cut out of another
+ * one, or an '=' further in than eq holds). */
+typedef struct tok {
+    uint32_t off;
+    uint32_t len : 21, name : 1, eq : 10;
+} tok;
+
+enum { TOK_NO_EQ = 1023 };
 
 typedef struct stmt {
     int file;
@@ -68,13 +80,16 @@ typedef struct inst {
 } inst;
 
 /* A card of the flattened netlist.  An end of a net is card * 4 + pin (a
- * card has at most 4 pins), or -(1 + k) for port k of the top cell. */
+ * card has at most 4 pins), or -(1 + k) for port k of the top cell.  Its
+ * values are the reader's vals[val ..], one per parameter given, in the
+ * order of the card's parameters (nl_value): a mesh's MZI gives two of
+ * seven, and the cards of a big mesh are tens of MB. */
 typedef struct prim {
     unsigned char kind, used, busy;
     int pin[OPTINC_CARD_PINS_MAX];  /* global nets */
     int stmt, frame;        /* card line; flattening frame (for the name) */
     unsigned has;           /* bit k: parameter k given */
-    double v[OPTINC_CARD_PARAMS_MAX];
+    int val;
 } prim;
 
 typedef struct frame { int stmt, parent; } frame;
@@ -115,6 +130,8 @@ typedef struct reader {
     int top_cell;
     /* flattened */
     prim *prims; int nprims; size_t cprims;
+    double *vals; size_t nvals, cvals;  /* the cards' values */
+    int ncouplers;          /* dc cards among them: none, no expanded MZI to fuse */
     frame *frames; int nframes; size_t cframes;
     int *end0, *end1; int nnets; size_t cnets;
     int *stk; size_t nstk, cstk;      /* scratch stack for net maps */
@@ -189,7 +206,8 @@ static inline int nl_card(const reader *r, int file, tok t)
 
 /* Fails unless token t is a PNL name; what says what it names. */
 int nl_need_name(reader *r, int file, tok t, const char *what);
-/* Splits "key=value" at its first '='; returns 0 when t has no '='. */
+/* Splits "key=value" at its first '='; returns 0 when t has no '=' (a name
+ * has none). */
 int nl_split_param(const reader *r, int file, tok t, tok *k, tok *v);
 /* Appends the tokens of bytes [a, b) of file to r->toks: blank-separated,
  * a "quoted string" (with \-escapes) one token; returns the count or -1. */
@@ -214,8 +232,32 @@ void nl_ht_free(htab *h);
 int nl_ht_reserve(reader *r, htab *h, size_t want);
 /* The id of (p, n), adding it when absent (*added = 1); -1 when out of memory. */
 int nl_ht_id(reader *r, htab *h, const char *p, int n, int *added);
-/* The hash of (p, n) the table files it under. */
-uint32_t nl_ht_hash(const char *p, int n);
+/* The hash of (p, n) the table files it under: eight bytes at a time (a
+ * net name of a mesh is about fifteen), the last eight overlapping those
+ * before, each word mixed in by one multiplication, and the sum scrambled
+ * at the end so that names differing in one digit land far apart.  Only
+ * the table's speed depends on it: ids are given in the order names are
+ * first seen. */
+static inline uint32_t nl_ht_hash(const char *p, int n)
+{
+    const uint64_t mul = 0x9e3779b97f4a7c15u;
+    uint64_t h = (uint64_t)n * mul, w = 0;
+    int left = n;
+    for (; left > 8; p += 8, left -= 8) {
+        memcpy(&w, p, 8);
+        h = (h ^ w) * mul;
+        h ^= h >> 29;
+    }
+    if (n >= 8)
+        memcpy(&w, p + left - 8, 8);
+    else
+        for (int i = 0; i < left; i++)
+            w |= (uint64_t)(unsigned char)p[i] << 8 * i;
+    h = (h ^ w) * 0xbf58476d1ce4e5b9u;
+    h ^= h >> 32;
+    h *= mul;
+    return (uint32_t)(h >> 32);
+}
 /* nl_ht_id with the hash of (p, n) already computed (nl_ht_hash). */
 int nl_ht_id_hashed(reader *r, htab *h, const char *p, int n, uint32_t hv, int *added);
 
@@ -238,6 +280,14 @@ int nl_ht_find(const htab *h, const char *p, int n);
 static inline int nl_other_end(const reader *r, int g, int e)
 {
     return r->end0[g] == e ? r->end1[g] : r->end0[g];
+}
+
+/* Parameter k of card p: the value given, 0 when it was not. */
+static inline double nl_value(const reader *r, const prim *p, int k)
+{
+    if (!(p->has & (1u << k)))
+        return 0;
+    return r->vals[p->val + __builtin_popcount(p->has & ((1u << k) - 1))];
 }
 
 /* 1 when end e is pin `pin` of an unused card of this kind. */

@@ -95,23 +95,40 @@ static uint32_t ahead_take(lookahead *a)
     return hv;
 }
 
-/* Instances, nets and their ends in one cell. */
+/* Instances, nets and their ends in one cell.  Each net's ends are counted
+ * in a byte (a third end is an error at once), one per net the cell can
+ * have, sized up front: a big mesh has a million nets, and every fresh page
+ * costs a fault. */
 static int check_cell(reader *r, int ci)
 {
     cell *c = &r->cells[ci];
     int cs = c->stmt, cfile = r->stmts[cs].file, added;
     htab nets = {0}, names = {0};
     lookahead ahead;
-    int *count = NULL, *first = NULL, cap = 0, rc = -1;
-    /* Sized up front: a valid cell has (ports + pins) / 2 nets. */
+    unsigned char *count = NULL;
+    int rc = -1;
+    /* A cell has at most ports + pins nets; a valid one (ports + pins) / 2. */
     size_t ends = (size_t)c->nports;
     for (int i = c->first; i < c->first + c->n; i++)
         ends += (size_t)r->insts[i].nnets;
     if (nl_ht_reserve(r, &nets, ends / 2 + 1) || nl_ht_reserve(r, &names, (size_t)c->n))
         goto out;
-    for (int p = 0; p < c->nports; p++)
+    if (!(count = malloc(ends + 1))) {
+        nl_fail_run(r, "reading the netlist");
+        goto out;
+    }
+    for (int p = 0; p < c->nports; p++) {
         if (nl_ht_id(r, &nets, tp(r, cfile, *stok(r, cs, 2 + p)), (int)stok(r, cs, 2 + p)->len,
                      &added) < 0)
+            goto out;
+        count[p] = 1;
+    }
+    if (r->npool + ends - (size_t)c->nports > (size_t)INT_MAX) {
+        nl_fail_run(r, "(too many pins)");
+        goto out;
+    }
+    while (r->npool + ends - (size_t)c->nports >= r->cpool)
+        if (nl_grow(r, (void **)&r->pool, &r->cpool, sizeof *r->pool))
             goto out;
     ahead_start(&ahead, r, c, &names, &nets);
     for (int i = c->first; i < c->first + c->n; i++) {
@@ -129,13 +146,6 @@ static int check_cell(reader *r, int ci)
         }
         if ((in->model = resolve_model(r, s, in->nnets)) < 0)
             goto out;
-        if (r->npool + (size_t)in->nnets > (size_t)INT_MAX) {
-            nl_fail_run(r, "(too many pins)");
-            goto out;
-        }
-        while (r->npool + (size_t)in->nnets >= r->cpool)
-            if (nl_grow(r, (void **)&r->pool, &r->cpool, sizeof *r->pool))
-                goto out;
         in->pins = (int)r->npool;
         for (int j = 0; j < in->nnets; j++) {
             tok t = *stok(r, s, 1 + j);
@@ -143,24 +153,9 @@ static int check_cell(reader *r, int ci)
                                      &added);
             if (id < 0)
                 goto out;
-            while (id >= cap) {
-                int ncap = cap ? cap * 2 : 1024;
-                int *nc = realloc(count, sizeof *nc * (size_t)ncap);
-                int *nf = nc ? realloc(first, sizeof *nf * (size_t)ncap) : NULL;
-                if (nc)
-                    count = nc;
-                if (!nf) {
-                    nl_fail_run(r, "reading the netlist");
-                    goto out;
-                }
-                first = nf;
-                for (int q = cap; q < ncap; q++)
-                    count[q] = q < c->nports ? 1 : 0;
-                cap = ncap;
-            }
-            if (++count[id] == 1)
-                first[id] = (int)t.off;
-            if (count[id] == 3) {
+            if (added)
+                count[id] = 0;
+            if (++count[id] == 3) {
                 nl_fail_at(r, file, t.off, "net '%.*s' has a third end here; photonic nets are "
                            "point-to-point (two ends, or one inside a cell for a port): insert a "
                            "splitter card or rename one net", (int)t.len, tp(r, file, t));
@@ -168,17 +163,6 @@ static int check_cell(reader *r, int ci)
             }
             r->pool[r->npool++] = id;
         }
-    }
-    if (cap < nets.n) {
-        /* only ports and no instance touched them */
-        int *nc = realloc(count, sizeof *nc * (size_t)(nets.n + 1));
-        if (!nc) {
-            nl_fail_run(r, "reading the netlist");
-            goto out;
-        }
-        count = nc;
-        for (int q = cap; q < nets.n; q++)
-            count[q] = q < c->nports ? 1 : 0;
     }
     c->nnets = nets.n;
     for (int id = 0; id < nets.n; id++) {
@@ -190,7 +174,7 @@ static int check_cell(reader *r, int ci)
             goto out;
         }
         if (id >= c->nports && count[id] == 1) {
-            /* first[] holds an offset in the file of the cell's instances; find it. */
+            /* Find the one end among the cell's instances. */
             for (int i = c->first; i < c->first + c->n; i++) {
                 inst *in = &r->insts[i];
                 for (int j = 0; j < in->nnets; j++)
@@ -210,7 +194,6 @@ out:
     nl_ht_free(&nets);
     nl_ht_free(&names);
     free(count);
-    free(first);
     return rc;
 }
 
@@ -269,7 +252,7 @@ int nl_check(reader *r)
             return -1;
     int s = r->top, file = r->stmts[s].file;
     int nnets = r->stmts[s].ntok - 2;
-    tok k = {0, 0}, v = {0, 0};
+    tok k = {0, 0, 0, 0}, v = {0, 0, 0, 0};
     while (nnets > 0 && nl_split_param(r, file, *stok(r, s, nnets + 1), &k, &v))
         nnets--;
     if (nnets + 2 != r->stmts[s].ntok)
@@ -291,14 +274,19 @@ int nl_check(reader *r)
                           top->size > OPTINC_CARDS_CAP ? OPTINC_CARDS_CAP : top->size,
                           optinc_limits_text(r->lim, OPTINC_LIMIT_CARDS, lim, sizeof lim));
     }
-    for (int i = 1; i <= nnets; i++)
-        for (int j = 1; j < i; j++)
-            if (stok(r, s, i)->len == stok(r, s, j)->len
-                && !memcmp(tp(r, file, *stok(r, s, i)), tp(r, file, *stok(r, s, j)),
-                           stok(r, s, i)->len))
-                return nl_fail_at(r, file, stok(r, s, i)->off, "net '%.*s' appears twice on the "
-                                  "top instance line; each port needs its own net",
-                                  (int)stok(r, s, i)->len, tp(r, file, *stok(r, s, i)));
+    htab seen = {0};    /* a mesh's top line has thousands of nets */
+    int added = 1;
+    for (int i = 1; i <= nnets && added; i++) {
+        tok t = *stok(r, s, i);
+        if (nl_ht_id(r, &seen, tp(r, file, t), (int)t.len, &added) < 0)
+            break;
+        if (!added)
+            nl_fail_at(r, file, t.off, "net '%.*s' appears twice on the top instance line; each "
+                       "port needs its own net", (int)t.len, tp(r, file, t));
+    }
+    nl_ht_free(&seen);
+    if (r->st)
+        return -1;
     r->top_cell = m - OPTINC_CARD_COUNT;
     return 0;
 }

@@ -36,18 +36,37 @@ static void add_end(reader *r, int net, int e)
         r->end1[net] = e;
 }
 
+/* The values v[k] of the parameters in has as card p's (nl_value). */
+static int set_values(reader *r, prim *p, unsigned has, const double *v)
+{
+    if (r->nvals + OPTINC_CARD_PARAMS_MAX > (size_t)INT_MAX)
+        return nl_fail_run(r, "(too many values)");
+    while (r->nvals + OPTINC_CARD_PARAMS_MAX > r->cvals)
+        if (nl_grow(r, (void **)&r->vals, &r->cvals, sizeof *r->vals))
+            return -1;
+    p->has = has;
+    p->val = (int)r->nvals;
+    for (int k = 0; k < OPTINC_CARD_PARAMS_MAX; k++)
+        if (has & (1u << k))
+            r->vals[r->nvals++] = v[k];
+    return 0;
+}
+
 /* The parameters of a card instance, resolved in scope and checked. */
 static int card_params(reader *r, int s, int nnets, int kind, const scope *sc, prim *p)
 {
     const optinc_card *cd = &optinc_cards[kind];
     int file = r->stmts[s].file;
     tok at[OPTINC_CARD_PARAMS_MAX];
-    p->has = 0;
+    double val[OPTINC_CARD_PARAMS_MAX];
+    unsigned has = 0;
     for (int i = 2 + nnets; i < r->stmts[s].ntok; i++) {
-        tok t = *stok(r, s, i), k = {0, 0}, v = {0, 0};
+        tok t = *stok(r, s, i), k = {0, 0, 0, 0}, v = {0, 0, 0, 0};
         nl_split_param(r, file, t, &k, &v);
-        int j = 0;
-        while (j < cd->n_params && !teq(r, file, k, cd->param[j].key))
+        const char *kp = tp(r, file, k);
+        int j = 0;      /* the first byte first: most keys differ in it */
+        while (j < cd->n_params
+               && (kp[0] != cd->param[j].key[0] || !teq(r, file, k, cd->param[j].key)))
             j++;
         if (j == cd->n_params) {
             char list[256] = "";
@@ -56,7 +75,7 @@ static int card_params(reader *r, int s, int nnets, int kind, const scope *sc, p
             return nl_fail_at(r, file, k.off, "unknown parameter '%.*s' for card '%s'; it takes:%s",
                               (int)k.len, tp(r, file, k), cd->name, cd->n_params ? list : " none");
         }
-        if (p->has & (1u << j))
+        if (has & (1u << j))
             return nl_fail_at(r, file, k.off, "parameter '%s' is given twice", cd->param[j].key);
         const optinc_card_param *cp = &cd->param[j];
         double x;
@@ -71,27 +90,27 @@ static int card_params(reader *r, int s, int nnets, int kind, const scope *sc, p
             return nl_fail_at(r, file, v.off, "%s = %.17g is out of range; use %g..%g", cp->key, x,
                               cp->min, cp->max);
         }
-        p->v[j] = x;
-        p->has |= 1u << j;
+        val[j] = x;
+        has |= 1u << j;
         at[j] = v;
     }
     for (int j = 0; j < cd->n_params; j++) {
         const optinc_card_param *cp = &cd->param[j];
-        if (cp->required && !(p->has & (1u << j)))
+        if (cp->required && !(has & (1u << j)))
             return nl_fail_at(r, file, stok(r, s, 0)->off, "card '%s' needs %s=", cd->name,
                               cp->key);
-        if (cp->bits >= 0 && (p->has & (1u << j))) {
-            if (!(p->has & (1u << cp->bits)))
+        if (cp->bits >= 0 && (has & (1u << j))) {
+            if (!(has & (1u << cp->bits)))
                 return nl_fail_at(r, file, at[j].off, "%s needs bits= (the driver's resolution)",
                                   cp->key);
-            double levels = ldexp(1.0, (int)p->v[cp->bits]);
-            if (p->v[j] >= levels)
+            double levels = ldexp(1.0, (int)val[cp->bits]);
+            if (val[j] >= levels)
                 return nl_fail_at(r, file, at[j].off, "%s = %.0f does not fit in bits=%d: codes "
-                                  "are 0..%.0f", cp->key, p->v[j], (int)p->v[cp->bits],
+                                  "are 0..%.0f", cp->key, val[j], (int)val[cp->bits],
                                   levels - 1);
         }
     }
-    return 0;
+    return set_values(r, p, has, val);
 }
 
 static int stk_push(reader *r, size_t n)
@@ -116,6 +135,7 @@ static int flatten(reader *r, int ci, size_t map, int fr, const scope *sc)
             prim *p = &r->prims[r->nprims];
             memset(p, 0, sizeof *p);
             p->kind = (unsigned char)in->model;
+            r->ncouplers += in->model == OPTINC_CARD_DC;
             p->stmt = s;
             p->frame = fr;
             if (card_params(r, s, in->nnets, in->model, sc, p))
@@ -135,7 +155,7 @@ static int flatten(reader *r, int ci, size_t map, int fr, const scope *sc)
         if (d->nparams)
             memcpy(ps, r->cparams + d->param0, sizeof *ps * (size_t)d->nparams);
         for (int j = 2 + in->nnets; j < r->stmts[s].ntok; j++) {
-            tok k = {0, 0}, v = {0, 0};
+            tok k = {0, 0, 0, 0}, v = {0, 0, 0, 0};
             nl_split_param(r, file, *stok(r, s, j), &k, &v);
             param *q = (param *)nl_find_param(ps, d->nparams, tp(r, file, k), (int)k.len);
             if (!q) {
@@ -180,10 +200,10 @@ static int flatten(reader *r, int ci, size_t map, int fr, const scope *sc)
  * writes them) and fuses each into one mzi card on the outer four nets. */
 static int fuse_mzis(reader *r)
 {
-    int n = r->nprims;
+    int n = r->ncouplers ? r->nprims : 0;  /* a mesh of mzi cards: not a pass over them */
     for (int a = 0; a < n; a++) {
         prim *A = &r->prims[a];
-        if (A->kind != OPTINC_CARD_DC || A->used || A->v[0] != 0.5)
+        if (A->kind != OPTINC_CARD_DC || A->used || nl_value(r, A, 0) != 0.5)
             continue;
         int e_ext = nl_other_end(r, A->pin[0], a * 4 + 0);
         int e_int = nl_other_end(r, A->pin[2], a * 4 + 2);
@@ -194,11 +214,11 @@ static int fuse_mzis(reader *r)
             continue;
         int ext = e_ext >> 2, in = e_int >> 2, b = e_lo >> 2;
         int e_b0 = nl_other_end(r, r->prims[in].pin[1], in * 4 + 1);
-        if (e_b0 != b * 4 + 0 || r->prims[b].v[0] != 0.5)
+        if (e_b0 != b * 4 + 0 || nl_value(r, &r->prims[b], 0) != 0.5)
             continue;
         prim *P = &r->prims[ext], *Q = &r->prims[in];
         if ((P->has & (1u << PS_BITS)) && (Q->has & (1u << PS_BITS))
-            && P->v[PS_BITS] != Q->v[PS_BITS])
+            && nl_value(r, P, PS_BITS) != nl_value(r, Q, PS_BITS))
             return nl_fail_at(r, r->stmts[Q->stmt].file, stok(r, Q->stmt, 0)->off, "the two "
                               "phase shifters of one expanded MZI have different bits");
         if (GROW(r, r->prims, r->nprims, r->cprims))
@@ -214,18 +234,22 @@ static int fuse_mzis(reader *r)
         /* theta is the internal shifter, phi the external one. */
         static const int from[4][2] = {{PS_PHASE, MZI_THETA}, {PS_CODE, MZI_THETA_CODE},
                                        {PS_BITS, MZI_BITS}, {PS_TARGET, MZI_THETA_TARGET}};
+        double val[OPTINC_CARD_PARAMS_MAX] = {0};
+        unsigned has = 0;
         for (int k = 0; k < 4; k++) {
             if (Q->has & (1u << from[k][0])) {
-                M->v[from[k][1]] = Q->v[from[k][0]];
-                M->has |= 1u << from[k][1];
+                val[from[k][1]] = nl_value(r, Q, from[k][0]);
+                has |= 1u << from[k][1];
             }
             int to = from[k][1] == MZI_THETA ? MZI_PHI : from[k][1] == MZI_THETA_CODE ? MZI_PHI_CODE
                      : from[k][1] == MZI_THETA_TARGET ? MZI_PHI_TARGET : MZI_BITS;
             if (P->has & (1u << from[k][0])) {
-                M->v[to] = P->v[from[k][0]];
-                M->has |= 1u << to;
+                val[to] = nl_value(r, P, from[k][0]);
+                has |= 1u << to;
             }
         }
+        if (set_values(r, M, has, val))
+            return -1;
         int outer[4] = {P->pin[0], A->pin[1], r->prims[b].pin[2], r->prims[b].pin[3]};
         int old[4] = {ext * 4 + 0, a * 4 + 1, b * 4 + 2, b * 4 + 3};
         for (int k = 0; k < 4; k++) {

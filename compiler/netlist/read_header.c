@@ -24,14 +24,14 @@ static int meta_tokens(reader *r, const meta *m, size_t *first, size_t *n)
         return -1;
     *n = (size_t)k;
     for (size_t i = *first; i < r->ntoks; i++) {
-        tok kk = {0, 0}, v = {0, 0};
+        tok kk = {0, 0, 0, 0}, v = {0, 0, 0, 0};
         if (!nl_split_param(r, m->file, r->toks[i], &kk, &v))
             return nl_fail_at(r, m->file, r->toks[i].off, "expected key=value in this *! header "
                               "line, found '%.*s'",
                               (int)(r->toks[i].len > 60 ? 60 : r->toks[i].len),
                               tp(r, m->file, r->toks[i]));
         for (size_t j = *first; j < i; j++) {
-            tok kj = {0, 0}, vj = {0, 0};
+            tok kj = {0, 0, 0, 0}, vj = {0, 0, 0, 0};
             nl_split_param(r, m->file, r->toks[j], &kj, &vj);
             if (kj.len == kk.len && !memcmp(tp(r, m->file, kj), tp(r, m->file, kk), kk.len))
                 return nl_fail_at(r, m->file, kk.off, "'%.*s' is given twice in this *! header "
@@ -82,7 +82,7 @@ static int meta_layer(reader *r, const meta *m, optinc_layer *L)
         return -1;
     int file = m->file, seen = 0;
     for (size_t i = first; i < first + n; i++) {
-        tok k = {0, 0}, v = {0, 0};
+        tok k = {0, 0, 0, 0}, v = {0, 0, 0, 0};
         nl_split_param(r, file, r->toks[i], &k, &v);
         long long x;
         double d;
@@ -146,7 +146,7 @@ static int meta_segments(reader *r, const meta *m, optinc_layer *L)
     if (meta_tokens(r, m, &first, &n))
         return -1;
     for (size_t i = first; i < first + n; i++) {
-        tok k = {0, 0}, v = {0, 0};
+        tok k = {0, 0, 0, 0}, v = {0, 0, 0, 0};
         long long x;
         int j = 0;
         nl_split_param(r, file, r->toks[i], &k, &v);
@@ -187,10 +187,10 @@ static int meta_input_scale(reader *r, const meta *m, optinc_layer *L)
                                                      sizeof *L->input_scale)))
         return nl_fail_run(r, "reading the header");
     for (size_t i = first; i < first + n; i++) {
-        tok k = {0, 0}, v = {0, 0};
+        tok k = {0, 0, 0, 0}, v = {0, 0, 0, 0};
         long long x;
         nl_split_param(r, file, r->toks[i], &k, &v);
-        tok digits = {k.off + 2, k.len - 2};
+        tok digits = {k.off + 2, k.len - 2, 0, 0};
         if (k.len < 3 || memcmp(tp(r, file, k), "in", 2)
             || nl_int_value(r, file, digits, 0, L->cols - 1, &x))
             return nl_fail_at(r, file, k.off, "key '%.*s' of the input_scale line of layer '%s' "
@@ -249,7 +249,7 @@ static int meta_section(reader *r, const meta *m, tok section, optinc_layer *L)
     if (meta_tokens(r, m, &first, &n))
         return -1;
     for (size_t i = first; i < first + n; i++) {
-        tok k = {0, 0}, v = {0, 0};
+        tok k = {0, 0, 0, 0}, v = {0, 0, 0, 0};
         nl_split_param(r, file, r->toks[i], &k, &v);
         int f = 0;
         while (f < optinc_netlist_n_fields
@@ -287,7 +287,7 @@ static int meta_circuit(reader *r, const meta *m, int is_spec, optinc_circuit *c
         return -1;
     int file = m->file;
     for (size_t i = first; i < first + n; i++) {
-        tok k = {0, 0}, v = {0, 0};
+        tok k = {0, 0, 0, 0}, v = {0, 0, 0, 0};
         nl_split_param(r, file, r->toks[i], &k, &v);
         char hex[80];
         if (is_spec && teq(r, file, k, "path")) {
@@ -388,7 +388,7 @@ static int meta_onn(reader *r, const meta *m, optinc_circuit *c)
                           "has %d; drop the '*! onn' line or the extra layers",
                           OPTINC_ONN_SEGMENTS_MAX, c->n_layers);
     for (size_t i = first; i < first + n; i++) {
-        tok k = {0, 0}, v = {0, 0};
+        tok k = {0, 0, 0, 0}, v = {0, 0, 0, 0};
         nl_split_param(r, file, r->toks[i], &k, &v);
         int j = 0;
         while (j < nl_n_onn_keys && !teq(r, file, k, nl_onn_keys[j].key))
@@ -465,7 +465,7 @@ int nl_header(reader *r, optinc_circuit *c, layer_meta *lm)
             if (klen < 7 || strncmp(k, "layer.", 6))
                 continue;
             const char *dot = memchr(k + 6, '.', (size_t)klen - 6);
-            tok name = {m->key.off + 6, (uint32_t)((dot ? dot - k : klen) - 6)};
+            tok name = {m->key.off + 6, (uint32_t)((dot ? dot - k : klen) - 6), 0, 0};
             if (pass == 0 && !dot) {
                 if (nl_need_name(r, m->file, name, "layer"))
                     return -1;
@@ -500,7 +500,7 @@ int nl_header(reader *r, optinc_circuit *c, layer_meta *lm)
                         return nl_fail_at(r, m->file, m->key.off, "a second '*! %.*s' header "
                                           "line; give each device section of a layer once",
                                           klen, k);
-                tok section = {name.off + name.len + 1, m->key.len - 7 - name.len};
+                tok section = {name.off + name.len + 1, m->key.len - 7 - name.len, 0, 0};
                 int bad = teq(r, m->file, section, "segments") ? meta_segments(r, m, lm[j].L)
                           : teq(r, m->file, section, "input_scale")
                               ? meta_input_scale(r, m, lm[j].L)

@@ -20,7 +20,7 @@ static int parse_params(reader *r, int s, int i, param **arr, int *n, size_t *ca
 {
     int file = r->stmts[s].file;
     for (; i < r->stmts[s].ntok; i++) {
-        tok t = *stok(r, s, i), k = {0, 0}, v = {0, 0};
+        tok t = *stok(r, s, i), k = {0, 0, 0, 0}, v = {0, 0, 0, 0};
         if (!nl_split_param(r, file, t, &k, &v))
             return nl_fail_at(r, file, t.off, "expected key=value, found '%.*s'",
                               (int)(t.len > 80 ? 80 : t.len), tp(r, file, t));
@@ -48,7 +48,7 @@ static int parse_subckt(reader *r, int s)
     if (st->ntok < 2)
         return nl_fail_at(r, file, stok(r, s, 0)->off, ".subckt needs a name and its ports, as "
                           "in .subckt NAME in0 out0");
-    tok name = *stok(r, s, 1), k = {0, 0}, v = {0, 0};
+    tok name = *stok(r, s, 1), k = {0, 0, 0, 0}, v = {0, 0, 0, 0};
     if (nl_need_name(r, file, name, "cell"))
         return -1;
     if (nl_card(r, file, name) >= 0)
@@ -80,16 +80,22 @@ static int parse_subckt(reader *r, int s)
                           (int)name.len, tp(r, file, name), i - 2,
                           optinc_limits_text(r->lim, OPTINC_LIMIT_MODES, lim, sizeof lim));
     }
+    /* Repeats found in a table: a mesh's cell has thousands of ports. */
+    htab seen = {0};
+    int fresh = 1;
     for (i = 2; i < st->ntok && !nl_split_param(r, file, *stok(r, s, i), &k, &v); i++) {
         tok p = *stok(r, s, i);
-        if (nl_need_name(r, file, p, "port"))
-            return -1;
-        for (int j = 2; j < i; j++)
-            if (stok(r, s, j)->len == p.len
-                && !memcmp(tp(r, file, *stok(r, s, j)), tp(r, file, p), p.len))
-                return nl_fail_at(r, file, p.off, "port '%.*s' is listed twice", (int)p.len,
-                                  tp(r, file, p));
+        if (nl_need_name(r, file, p, "port")
+            || nl_ht_id(r, &seen, tp(r, file, p), (int)p.len, &fresh) < 0)
+            break;
+        if (!fresh) {
+            nl_fail_at(r, file, p.off, "port '%.*s' is listed twice", (int)p.len, tp(r, file, p));
+            break;
+        }
     }
+    nl_ht_free(&seen);
+    if (r->st)
+        return -1;
     c->nports = i - 2;
     c->param0 = r->ncparams;
     if (parse_params(r, s, i, &r->cparams, &r->ncparams, &r->ccparams, c->param0))
@@ -102,7 +108,7 @@ static int parse_instance(reader *r, int s, int in_cell)
 {
     const stmt *st = &r->stmts[s];
     int file = st->file;
-    tok name = *stok(r, s, 0), k = {0, 0}, v = {0, 0};
+    tok name = *stok(r, s, 0), k = {0, 0, 0, 0}, v = {0, 0, 0, 0};
     if (nl_need_name(r, file, name, "instance"))
         return -1;
     int model = st->ntok - 1;

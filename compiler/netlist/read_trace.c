@@ -167,29 +167,55 @@ static int pull(tracer *t, int q, int m)
     return place(t, q, m) ? -1 : 1;
 }
 
-typedef struct placed { long long key; int i; } placed;
-
-static int cmp_placed(const void *a, const void *b)
+/* The placed MZIs of t in the compiler's propagation order, column-major and
+ * by mode within a column, into order[0 .. np): no two share a column and a
+ * mode, and both are small, so two counting sorts (by mode, then stably by
+ * column) put them in order in linear time.  -1 when out of memory. */
+static int placement_order(const tracer *t, int modes, int *order)
 {
-    const placed *x = a, *y = b;
-    return (x->key > y->key) - (x->key < y->key);
+    int ncols = 0;
+    for (int i = 0; i < t->np; i++)
+        ncols = t->pcol[i] + 1 > ncols ? t->pcol[i] + 1 : ncols;
+    int span = ncols > modes ? ncols : modes;
+    int *by_mode = malloc(sizeof *by_mode * (size_t)(t->np + 1));
+    int *start = calloc((size_t)span + 1, sizeof *start);
+    if (!by_mode || !start) {
+        OPTINC_FREE_ALL(by_mode, start);
+        return -1;
+    }
+    for (int i = 0; i < t->np; i++)
+        start[t->pmode[i] + 1]++;
+    for (int m = 0; m < modes; m++)
+        start[m + 1] += start[m];
+    for (int i = 0; i < t->np; i++)
+        by_mode[start[t->pmode[i]]++] = i;
+    memset(start, 0, sizeof *start * ((size_t)span + 1));
+    for (int i = 0; i < t->np; i++)
+        start[t->pcol[i] + 1]++;
+    for (int c = 0; c < ncols; c++)
+        start[c + 1] += start[c];
+    for (int k = 0; k < t->np; k++)
+        order[start[t->pcol[by_mode[k]]]++] = by_mode[k];
+    OPTINC_FREE_ALL(by_mode, start);
+    return 0;
 }
 
-static void set_phase(const prim *p, int rad, int code, int target, optinc_phase *ph)
+static void set_phase(const reader *r, const prim *p, int rad, int code, int target,
+                      optinc_phase *ph)
 {
-    ph->rad = p->v[rad];
-    ph->target_rad = p->has & (1u << target) ? p->v[target] : ph->rad;
-    ph->code = p->has & (1u << code) ? (int)p->v[code] : -1;
+    ph->rad = nl_value(r, p, rad);
+    ph->target_rad = p->has & (1u << target) ? nl_value(r, p, target) : ph->rad;
+    ph->code = p->has & (1u << code) ? (int)nl_value(r, p, code) : -1;
 }
 
 /* A code's bits must be the layer's. */
 static int check_bits(reader *r, int pi, int code, int bits, int want, const char *what)
 {
     const prim *p = &r->prims[pi];
-    if (!(p->has & (1u << code)) || (int)p->v[bits] == want)
+    if (!(p->has & (1u << code)) || (int)nl_value(r, p, bits) == want)
         return 0;
     return fail_prim(r, pi, "bits=%d differs from the layer's %s bits=%d (its *! header line)",
-                     (int)p->v[bits], what, want);
+                     (int)nl_value(r, p, bits), what, want);
 }
 
 static int trace_mesh(tracer *t, optinc_layer *L, optinc_stage *s)
@@ -235,39 +261,40 @@ static int trace_mesh(tracer *t, optinc_layer *L, optinc_stage *s)
     if (M) {
         M->kind = L->mesh_kind;
         M->modes = n;
-        M->mzi = calloc((size_t)t->np + 1, sizeof *M->mzi);
+        M->mzi = malloc(sizeof *M->mzi * ((size_t)t->np + 1));
         M->screen = calloc((size_t)n + 1, sizeof *M->screen);
     }
     if (!M || !M->mzi || !M->screen)
         return nl_fail_run(r, "rebuilding a mesh");
+    memset(&M->mzi[t->np], 0, sizeof *M->mzi);
     M->n_mzi = t->np;
     M->n_columns = 0;
     /* Column-major, then by mode: the compiler's propagation order. */
-    placed *key = malloc(sizeof *key * (size_t)(t->np + 1));
-    if (!key)
+    int *order = malloc(sizeof *order * (size_t)(t->np + 1));
+    if (!order || placement_order(t, n, order)) {
+        free(order);
         return nl_fail_run(r, "rebuilding a mesh");
-    for (int i = 0; i < t->np; i++)
-        key[i] = (placed){(long long)t->pcol[i] * n + t->pmode[i], i};
-    qsort(key, (size_t)t->np, sizeof *key, cmp_placed);
+    }
     for (int i = 0; i < t->np; i++) {
-        int k = key[i].i;
+        int k = order[i];
         optinc_mzi *z = &M->mzi[i];
         const prim *p = &r->prims[t->pm[k]];
+        memset(z, 0, sizeof *z);    /* the padding too: a mesh compares bytewise */
         z->mode = t->pmode[k];
         z->column = t->pcol[k];
         if (z->column + 1 > M->n_columns)
             M->n_columns = z->column + 1;
-        set_phase(p, MZI_THETA, MZI_THETA_CODE, MZI_THETA_TARGET, &z->theta);
-        set_phase(p, MZI_PHI, MZI_PHI_CODE, MZI_PHI_TARGET, &z->phi);
+        set_phase(r, p, MZI_THETA, MZI_THETA_CODE, MZI_THETA_TARGET, &z->theta);
+        set_phase(r, p, MZI_PHI, MZI_PHI_CODE, MZI_PHI_TARGET, &z->phi);
         if (check_bits(r, t->pm[k], MZI_THETA_CODE, MZI_BITS, L->components.phase_shifter.bits,
                        "phase_shifter")
             || check_bits(r, t->pm[k], MZI_PHI_CODE, MZI_BITS, L->components.phase_shifter.bits,
                           "phase_shifter")) {
-            free(key);
+            free(order);
             return -1;
         }
     }
-    free(key);
+    free(order);
     /* The output phase screen: one ps per mode. */
     for (int m = 0; m < n; m++) {
         if (t->net[m] < 0)
@@ -287,7 +314,7 @@ static int trace_mesh(tracer *t, optinc_layer *L, optinc_stage *s)
         }
         int q = e >> 2;
         prim *p = &r->prims[q];
-        set_phase(p, PS_PHASE, PS_CODE, PS_TARGET, &M->screen[m]);
+        set_phase(r, p, PS_PHASE, PS_CODE, PS_TARGET, &M->screen[m]);
         if (check_bits(r, q, PS_CODE, PS_BITS, L->components.phase_shifter.bits, "phase_shifter"))
             return -1;
         p->used = 1;
@@ -325,10 +352,10 @@ static int trace_att(tracer *t, optinc_layer *L, optinc_stage *s)
         if (ch >= s->n_att)
             continue;
         optinc_att *a = &s->att[ch];
-        a->att_dB = p->v[ATT_DB];
+        a->att_dB = nl_value(r, p, ATT_DB);
         a->t = pow(10.0, -a->att_dB / 20.0);
-        a->t_target = p->has & (1u << ATT_T_TARGET) ? p->v[ATT_T_TARGET] : a->t;
-        a->code = p->has & (1u << ATT_CODE) ? (int)p->v[ATT_CODE] : -1;
+        a->t_target = p->has & (1u << ATT_T_TARGET) ? nl_value(r, p, ATT_T_TARGET) : a->t;
+        a->code = p->has & (1u << ATT_CODE) ? (int)nl_value(r, p, ATT_CODE) : -1;
         if (p->has & (1u << ATT_T_TARGET)) {
             /* Capped as the compiler caps: the target asks for more than
              * max_attenuation_dB (the same function decides). */
@@ -364,10 +391,10 @@ static int chain_link(tracer *t, const optinc_stage *s, int e, int x, int k)
     }
     int q = e >> 2;
     double want = optinc_chain_tap(s, k);
-    if (!(fabs(r->prims[q].v[TAP_POWER] - want) <= 1e-9))
+    if (!(fabs(nl_value(r, &r->prims[q], TAP_POWER) - want) <= 1e-9))
         return fail_prim(r, q, "has tap=%g, but link %d of a chain of %d in %s taps %.17g "
                          "(every branch carries 1/sqrt(%d)); write tap=%.17g", 
-                         r->prims[q].v[TAP_POWER], k, s->fan, t->where, want, s->fan, want);
+                         nl_value(r, &r->prims[q], TAP_POWER), k, s->fan, t->where, want, s->fan, want);
     r->prims[q].used = 1;
     return q;
 }

@@ -66,7 +66,7 @@ int nl_grow(reader *r, void **arr, size_t *cap, size_t size)
 
 int nl_need_name(reader *r, int file, tok t, const char *what)
 {
-    if (nl_is_name(tp(r, file, t), t.len))
+    if (t.name || nl_is_name(tp(r, file, t), t.len))
         return 0;
     return nl_fail_at(r, file, t.off, "%s '%.*s' is not a name: names match "
                       "[A-Za-z_][A-Za-z0-9_]*", what, (int)(t.len > 80 ? 80 : t.len),
@@ -75,12 +75,14 @@ int nl_need_name(reader *r, int file, tok t, const char *what)
 
 int nl_split_param(const reader *r, int file, tok t, tok *k, tok *v)
 {
+    if (t.name || t.eq == TOK_NO_EQ)
+        return 0;
     const char *p = tp(r, file, t);
-    const char *eq = memchr(p, '=', t.len);
+    const char *eq = t.eq ? p + t.eq - 1 : memchr(p, '=', t.len);
     if (!eq)
         return 0;
-    *k = (tok){t.off, (uint32_t)(eq - p)};
-    *v = (tok){t.off + k->len + 1, t.len - k->len - 1};
+    *k = (tok){t.off, (uint32_t)(eq - p), 0, 0};
+    *v = (tok){t.off + k->len + 1, t.len - k->len - 1, 0, 0};
     return 1;
 }
 
@@ -97,43 +99,114 @@ static int blank_at_equals(reader *r, int file, size_t a, size_t b)
                       "one word, without blanks around '=' (as in theta_rad=1.5)", n, p, what);
 }
 
-/* What ends a run of token bytes: a blank (nl_blank) or the '"' of a string. */
-static const unsigned char token_stop[256] = {
-    ['\t'] = 1, ['\v'] = 1, ['\f'] = 1, ['\r'] = 1, [' '] = 1, ['"'] = 1,
+/* What the tokenizer needs to know of a byte, one look-up for all of it:
+ * whether it ends a token (a blank, nl_blank) or opens a string, and whether
+ * it may start or continue a name. */
+enum { BYTE_BLANK = 1, BYTE_QUOTE = 2, BYTE_WORD = 4, BYTE_LEAD = 8 };
+
+/* 1 blank, 2 quote, 4 digit, 12 letter or '_'; bytes 128..255 are 0. */
+static const unsigned char byte_kind[256] = {
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  1,  0,  1,  1,  1,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     1,  0,  2,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     4,  4,  4,  4,  4,  4,  4,  4,  4,  4,  0,  0,  0,  0,  0,  0,
+     0, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12,
+    12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12,  0,  0,  0,  0, 12,
+     0, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12,
+    12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12,  0,  0,  0,  0,  0,
 };
+
+/* Eight bytes at a time through the plain part of a token, with the bit 7
+ * of each byte as a lane flag (bytes below 0x80; carries and borrows run to
+ * later bytes only, so lanes before a stop stay right).  Tokens of a mesh
+ * are ten to thirty bytes, and byte by byte each byte was a look-up and a
+ * branch. */
+#define LANES(x) (0x0101010101010101u * (x))
+
+/* The 8 bytes at p, p[0] the lowest. */
+static uint64_t load8(const unsigned char *p)
+{
+    uint64_t w = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&w, p, sizeof w);
+#else
+    for (int k = 7; k >= 0; k--)
+        w = w << 8 | p[k];
+#endif
+    return w;
+}
+
+/* Lanes of bytes that need a look at one by one: 0x22 ('"') and below
+ * (blanks, controls) and 0x80 and above. */
+static uint64_t stop_lanes(uint64_t w)
+{
+    uint64_t low7 = w & ~LANES(0x80);
+    return (w | (LANES(0xa2) - low7)) & LANES(0x80);
+}
+
+/* Lanes of bytes (below 0x80) that may be part of a name: [A-Za-z0-9_]. */
+static uint64_t word_lanes(uint64_t w)
+{
+    uint64_t folded = w | LANES(0x20);      /* 'A'..'Z' onto 'a'..'z' */
+    uint64_t digit = (w + LANES(0x80 - '0')) & (LANES(0x80 + '9') - w);
+    uint64_t alpha = (folded + LANES(0x80 - 'a')) & (LANES(0x80 + 'z') - folded);
+    uint64_t under = ~((w ^ LANES('_')) + LANES(0x7f));
+    return (digit | alpha | under) & LANES(0x80);
+}
 
 long nl_tokenize(reader *r, int file, size_t a, size_t b)
 {
-    const char *buf = r->files[file].in.data;
+    const unsigned char *buf = (const unsigned char *)r->files[file].in.data;
     long count = 0;
     size_t i = a;
-    while (i < b) {
-        while (i < b && nl_blank(buf[i]))
+    for (;;) {
+        while (i < b && byte_kind[buf[i]] == BYTE_BLANK)
             i++;
         if (i >= b)
             break;
-        size_t start = i;
-        while (i < b && !nl_blank(buf[i])) {
-            /* one table look-up a byte through the plain part of a token */
-            while (i < b && !token_stop[(unsigned char)buf[i]])
-                i++;
-            if (i >= b || nl_blank(buf[i]))
+        size_t start = i, eq = 0;     /* eq: 1 + the offset of the first '=' */
+        int quoted = 0;
+        /* BYTE_WORD stays in `word` while every byte is a name's */
+        unsigned word = byte_kind[buf[i]] & BYTE_LEAD ? BYTE_WORD : 0, kind;
+        while (b - i >= 8) {
+            uint64_t w = load8(buf + i), stop = stop_lanes(w);
+            uint64_t plain = (stop ? (stop & (0 - stop)) - 1 : ~(uint64_t)0) & LANES(0x80);
+            if ((word_lanes(w) & plain) != plain) {
+                word = 0;
+                uint64_t equals = ~((w ^ LANES('=')) + LANES(0x7f)) & plain;
+                if (equals && !eq)
+                    eq = i - start + (size_t)__builtin_ctzll(equals) / 8 + 1;
+            }
+            if (stop) {
+                i += (size_t)__builtin_ctzll(stop) / 8;
                 break;
-            if (buf[i] == '"') {
+            }
+            i += 8;
+        }
+        for (; i < b && !((kind = byte_kind[buf[i]]) & BYTE_BLANK); i++) {
+            word &= kind;
+            if (buf[i] == '=' && !eq)
+                eq = i - start + 1;
+            if (kind == BYTE_QUOTE) {
                 size_t q = i++;
+                quoted = 1;
                 while (i < b && buf[i] != '"')
                     i += buf[i] == '\\' && i + 1 < b ? 2 : 1;
                 if (i >= b)
                     return nl_fail_at(r, file, (uint32_t)q, "unterminated string: add the "
                                       "closing '\"'");
             }
-            i++;
+        }
+        if (quoted) {   /* the first '=' may be inside the string: look again */
+            const unsigned char *e = memchr(buf + start, '=', i - start);
+            eq = e ? (size_t)(e - (buf + start)) + 1 : 0;
         }
         if (buf[start] == '=' || buf[i - 1] == '=')
             return blank_at_equals(r, file, start, i);
         if (GROW(r, r->toks, r->ntoks, r->ctoks))
             return -1;
-        r->toks[r->ntoks++] = (tok){(uint32_t)start, (uint32_t)(i - start)};
+        r->toks[r->ntoks++] = (tok){(uint32_t)start, (uint32_t)(i - start), word != 0,
+                                    !eq ? TOK_NO_EQ : eq < TOK_NO_EQ ? (unsigned)eq : 0};
         count++;
     }
     return count;
@@ -266,32 +339,24 @@ int nl_int_value(reader *r, int file, tok v, long long lo, long long hi, long lo
 
 /* ------------------------------------------------------------------ names */
 
-/* Eight bytes at a time (a net name of a mesh is about fifteen), each word
- * mixed in by one multiplication, and the sum scrambled at the end so that
- * names differing in one digit land far apart.  Only the table's speed
- * depends on it: ids are given in the order names are first seen. */
-uint32_t nl_ht_hash(const char *p, int n)
-{
-    const uint64_t mul = 0x9e3779b97f4a7c15u;
-    uint64_t h = (uint64_t)n * mul, w;
-    for (; n >= 8; p += 8, n -= 8) {
-        memcpy(&w, p, 8);
-        h = (h ^ w) * mul;
-        h ^= h >> 29;
-    }
-    w = 0;
-    for (int i = 0; i < n; i++)     /* not memcpy: a call for a variable length */
-        w |= (uint64_t)(unsigned char)p[i] << 8 * i;
-    h = (h ^ w) * 0xbf58476d1ce4e5b9u;
-    h ^= h >> 32;
-    h *= mul;
-    return (uint32_t)(h >> 32);
-}
-
 void nl_ht_free(htab *h)
 {
     OPTINC_FREE_ALL(h->slot, h->key, h->klen);
     memset(h, 0, sizeof *h);
+}
+
+/* 1 when the n bytes at a and b are the same: a name of 8 to 16 bytes (a
+ * mesh's) as two words, each overlapping the other, not a call. */
+static int same_bytes(const char *a, const char *b, int n)
+{
+    if (n < 8 || n > 16)
+        return !memcmp(a, b, (size_t)n);
+    uint64_t x0, x1, y0, y1;
+    memcpy(&x0, a, 8);
+    memcpy(&y0, b, 8);
+    memcpy(&x1, a + n - 8, 8);
+    memcpy(&y1, b + n - 8, 8);
+    return ((x0 ^ y0) | (x1 ^ y1)) == 0;
 }
 
 /* The slot of (p, n): where it is, or the empty slot where it would go.
@@ -303,7 +368,7 @@ static size_t ht_slot(const htab *h, const char *p, int n, uint32_t hv)
     for (; h->slot[j]; j = (j + 1) & (h->cap - 1)) {
         int id = (int)(uint32_t)h->slot[j] - 1;
         if ((uint32_t)(h->slot[j] >> 32) == hv && h->klen[id] == n
-            && !memcmp(h->key[id], p, (size_t)n))
+            && same_bytes(h->key[id], p, n))
             break;
     }
     return j;
@@ -323,7 +388,9 @@ int nl_ht_reserve(reader *r, htab *h, size_t want)
         cap *= 2;
     {
         /* A table of a big mesh's nets is tens of MB read at random:
-         * huge pages spare most of its TLB misses. */
+         * huge pages spare most of its TLB misses, which outweighs what
+         * fresh huge pages cost (read_lex.c's arrays, read in order, are
+         * better off without them). */
         uint64_t *slot = optinc_zalloc_large(cap * sizeof *slot);
         if (!slot)
             return nl_fail_run(r, "reading the netlist");
