@@ -2,7 +2,7 @@
  * bigmem.h - private: allocations of many megabytes on transparent huge
  * pages (bigmem.c), for the arrays that are large, fresh for every call and
  * touched all over: the decomposition's matrices, the netlist reader's hash
- * tables, and an input file's bytes and their tokens.
+ * tables, and an input file's bytes.
  */
 #ifndef OPTINC_CORE_BIGMEM_H
 #define OPTINC_CORE_BIGMEM_H
@@ -13,8 +13,7 @@
 void *optinc_zalloc_large(size_t bytes);
 
 /* bytes not cleared, like malloc(bytes), for a buffer that is written from
- * its start before it is read (a file's bytes, a lexer's tokens); free() or
- * realloc() it. */
+ * its start before it is read (a file's bytes); free() or realloc() it. */
 void *optinc_alloc_large(size_t bytes);
 
 #endif
