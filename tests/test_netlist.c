@@ -554,6 +554,57 @@ Test(netlist, parse_from_memory_with_a_resolver)
     cr_assert_eq(calls, 2, "stopped at the first repeat, not at the depth limit");
 }
 
+/* The tokenizer notes where a token's first '=' is, in a field of 10 bits:
+ * a key too long for it, an '=' inside a quoted value and a parameter that
+ * is no key=value read as they did when every token was searched again. */
+Test(netlist, key_value_tokens_split_at_their_first_equals)
+{
+    int calls = 0;
+    optinc_read_opts opts = {NULL, memory_resolver, &calls};
+    const char *at = strstr(hand_main, "th=1.5");
+    size_t pre = (size_t)(at - hand_main), n = strlen(hand_main);
+    char *text = malloc(n + 1200);
+    static const size_t keys[] = {2, 1021, 1022, 1023, 1100};
+    optinc_error err = {0};
+    optinc_circuit *c = NULL;
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+        memcpy(text, hand_main, pre);
+        memset(text + pre, 'k', keys[i]);
+        snprintf(text + pre + keys[i], n + 1200 - pre - keys[i], "%s", at + 2);
+        optinc_input in = {"hand.sp", text, strlen(text)};
+        cr_assert_eq(optinc_netlist_parse(&in, &opts, &c, &err), OPTINC_EINPUT, "key %zu",
+                     keys[i]);
+        cr_expect_eq(err.line, 7, "key %zu", keys[i]);
+        cr_expect_eq(err.column, (int)(at - strstr(hand_main, "X1")) + 1, "key %zu", keys[i]);
+        /* the key named is the whole run of k's (as far as the message holds) */
+        const char *q = strstr(err.message, "'kk");
+        cr_assert_not_null(q, "key %zu: %s", keys[i], err.message);
+        size_t run = strspn(q + 1, "k");
+        cr_expect(run == keys[i] ? q[1 + run] == '\'' : run >= 900, "key %zu: %zu k's named",
+                  keys[i], run);
+    }
+    /* no '=' at all where a parameter belongs */
+    memcpy(text, hand_main, pre);
+    snprintf(text + pre, n + 1200 - pre, "th%s", at + 2 + 4);
+    optinc_input in = {"hand.sp", text, strlen(text)};
+    cr_expect_eq(optinc_netlist_parse(&in, &opts, &c, &err), OPTINC_EINPUT);
+    cr_expect_eq(err.line, 7, "%s", err.message);
+    free(text);
+
+    /* an '=' inside a quoted value belongs to the value */
+    optinc_circuit *r = load("specs/real4.yaml");
+    snprintf(r->spec_path, sizeof r->spec_path, "k=v=w.yaml");
+    optinc_netlist_options o = {.reproducible = 1};
+    size_t len;
+    char *t = write_mem(r, &o, &len);
+    in = (optinc_input){"eq.sp", t, len};
+    cr_assert_eq(optinc_netlist_parse(&in, NULL, &c, &err), OPTINC_OK, "%s", err.message);
+    cr_expect_str_eq(c->spec_path, "k=v=w.yaml");
+    optinc_circuit_free(c);
+    optinc_circuit_free(r);
+    free(t);
+}
+
 /* A UTF-8 byte-order mark before the netlist is skipped, and the columns
  * of line 1 count from after it. */
 Test(netlist, byte_order_mark_is_accepted)
@@ -988,7 +1039,8 @@ Test(netlist, number_grammar)
 {
     static const char *const bad[] = {"0x10", "0X1p3", "inf", "-inf", "nan", "infinity", "1e",
                                       "1e+", ".", "-", "+", "", "1.2.3", " 1", "1 ", "e5", "1f",
-                                      "--1", "1e5.0", "0x", "1ee5", "1,5", "٣"};
+                                      "--1", "1e5.0", "0x", "1ee5", "1,5", "٣", "12345678x",
+                                      "1234567/9", "12345678:0", "1234.5678.9"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         double v = 42;
         cr_assert_eq(optinc_num_parse(bad[i], strlen(bad[i]), &v), OPTINC_NUM_SYNTAX, "'%s'",
@@ -996,7 +1048,9 @@ Test(netlist, number_grammar)
         cr_assert_eq(v, 42);
     }
     static const char *const good[] = {"1.", ".5", "+.5e-3", "-0", "00012.5000", "1E5", "1e+05",
-                                       "12345678901234567890123",
+                                       "12345678901234567890123", "1234567890123456789",
+                                       "12345678901234567890", "1234567.890123456789",
+                                       "0.00000000123456781234567812", "00000000000000000001.5",
                                        "0.000000000000000000000000000012345678901234567890123",
                                        "1e-400", "-1.7976931348623157e308"};
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
