@@ -310,26 +310,13 @@ static int64_t eight_digits(uint64_t w)
     return (int64_t)v;
 }
 
-/* The 8 bytes at p, p[0] the lowest (one load where the machine is little-endian). */
-static uint64_t load8(const char *p)
-{
-    uint64_t w = 0;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(&w, p, sizeof w);
-#else
-    for (int k = 7; k >= 0; k--)
-        w = w << 8 | (unsigned char)p[k];
-#endif
-    return w;
-}
-
 /* Appends the run of digits at s[i ..] to *d (modulo 2^64: the caller uses
  * *d only when there are at most 19 digits in all); the index past them. */
 static inline size_t take_digits(const char *s, size_t len, size_t i, uint64_t *d)
 {
     uint64_t x = *d;
     int64_t eight;
-    while (len - i >= 8 && (eight = eight_digits(load8(s + i))) >= 0) {
+    while (len - i >= 8 && (eight = eight_digits(optinc_load8(s + i))) >= 0) {
         x = x * 100000000u + (uint64_t)eight;
         i += 8;
     }

@@ -9,6 +9,8 @@
 #define OPTINC_CORE_NUMTEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 /* Room for any text optinc_num_format writes, its NUL included. */
 #define OPTINC_NUM_TEXT_MAX 32
@@ -37,5 +39,21 @@ typedef enum optinc_num_parse_result {
  * from 1 or with too many digits for the exact integer path are handed to
  * strtod, so the result is the same, only slower. */
 optinc_num_parse_result optinc_num_parse(const char *s, size_t len, double *out);
+
+/* The 8 bytes at p as one word, p[0] its lowest byte (one load where the
+ * machine is little-endian): the number parser's and the netlist
+ * tokenizer's eight-bytes-a-step scans. */
+static inline uint64_t optinc_load8(const void *p)
+{
+    uint64_t w = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&w, p, sizeof w);
+#else
+    const unsigned char *b = p;
+    for (int k = 7; k >= 0; k--)
+        w = w << 8 | b[k];
+#endif
+    return w;
+}
 
 #endif

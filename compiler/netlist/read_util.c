@@ -123,19 +123,6 @@ static const unsigned char byte_kind[256] = {
  * branch. */
 #define LANES(x) (0x0101010101010101u * (x))
 
-/* The 8 bytes at p, p[0] the lowest. */
-static uint64_t load8(const unsigned char *p)
-{
-    uint64_t w = 0;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(&w, p, sizeof w);
-#else
-    for (int k = 7; k >= 0; k--)
-        w = w << 8 | p[k];
-#endif
-    return w;
-}
-
 /* Lanes of bytes that need a look at one by one: 0x22 ('"') and below
  * (blanks, controls) and 0x80 and above. */
 static uint64_t stop_lanes(uint64_t w)
@@ -169,7 +156,7 @@ long nl_tokenize(reader *r, int file, size_t a, size_t b)
         /* BYTE_WORD stays in `word` while every byte is a name's */
         unsigned word = byte_kind[buf[i]] & BYTE_LEAD ? BYTE_WORD : 0, kind;
         while (b - i >= 8) {
-            uint64_t w = load8(buf + i), stop = stop_lanes(w);
+            uint64_t w = optinc_load8(buf + i), stop = stop_lanes(w);
             uint64_t plain = (stop ? (stop & (0 - stop)) - 1 : ~(uint64_t)0) & LANES(0x80);
             if ((word_lanes(w) & plain) != plain) {
                 word = 0;
