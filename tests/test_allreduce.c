@@ -19,6 +19,11 @@
 #include "optinc/sim.h"
 #include "trainutil.h"
 
+/* 8-bit codes: the code of zero (PAM4 digits 1, 2, 2, 2) and the largest
+ * magnitude in LSBs on both sides of it. */
+#define ZERO8 106
+#define TOP8 106
+
 /* N random gradients of n floats (normal, scaled per server). */
 static float **grads_new(int N, size_t n, uint64_t seed)
 {
@@ -80,20 +85,40 @@ static void run(optinc_allreduce *ar, uint64_t step, float **g, size_t n, optinc
                  err.message);
 }
 
+/* The zero code's mid digits: small values change only the lowest digits
+ * (no carry into the top ones), and the zero is even, so an average rounds
+ * half to even alike on codes and on signed values. */
+Test(allreduce, zero_code_mid_digits)
+{
+    cr_assert_eq(optinc_code_zero(8), ZERO8);
+    cr_assert_eq(optinc_code_zero(2), 2);
+    cr_assert_eq(optinc_code_zero(4), 6);            /* digits (1, 2) */
+    cr_assert_eq(optinc_code_zero(16), 27306);
+    for (int b = 2; b <= 16; b += 2)
+        cr_assert_eq(optinc_code_zero(b) % 2, 0, "b %d", b);
+    uint8_t dz[4], d[4];
+    optinc_pam4_encode(ZERO8, 4, dz);
+    cr_assert(dz[3] == 1 && dz[2] == 2 && dz[1] == 2 && dz[0] == 2);
+    for (int q = -10; q <= 5; q++) {          /* 96..111: the top two digits stay */
+        optinc_pam4_encode((uint32_t)(ZERO8 + q), 4, d);
+        cr_assert(d[3] == 1 && d[2] == 2, "q %d", q);
+    }
+}
+
 Test(allreduce, exact_rounding_half_to_even)
 {
-    /* N = 4, 8 bits: offset 128, code sum = 4 * 128 + sum of signed values. */
+    /* N = 4, 8 bits: code sum = 4 * ZERO8 + sum of signed values. */
     const struct { int64_t t; int want; } cases[] = {
         {0, 0}, {2, 0}, {6, 2}, {-2, 0}, {-6, -2}, {5, 1}, {7, 2}, {-5, -1}, {-7, -2},
-        {10, 2}, {14, 4}, {-10, -2}, {508, 127}, {-508, -127}, {1, 0}, {3, 1}};
+        {10, 2}, {14, 4}, {-10, -2}, {4 * TOP8, TOP8}, {-4 * TOP8, -TOP8}, {1, 0}, {3, 1}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        cr_assert_eq(optinc_agg_exact_code(4, 8, 512 + cases[i].t), 128 + cases[i].want,
+        cr_assert_eq(optinc_agg_exact_code(4, 8, 4 * ZERO8 + cases[i].t), ZERO8 + cases[i].want,
                      "sum %lld", (long long)cases[i].t);
     /* Unbiased: over every sum the rounding errors cancel exactly. */
     for (int N = 2; N <= 8; N++) {
         double bias = 0.0;
-        for (int64_t t = -127 * N; t <= 127 * N; t++)
-            bias += (optinc_agg_exact_code(N, 8, 128 * N + t) - 128) - (double)t / N;
+        for (int64_t t = -TOP8 * N; t <= TOP8 * N; t++)
+            bias += (optinc_agg_exact_code(N, 8, ZERO8 * N + t) - ZERO8) - (double)t / N;
         cr_assert_float_eq(bias, 0.0, 1e-9, "N %d bias %g", N, bias);
     }
     cr_assert_eq(optinc_agg_exact_code(2, 8, 0), 0);        /* clamped */
@@ -257,9 +282,9 @@ Test(allreduce, optinc_equals_quantized_and_direct)
             for (size_t j = lo; j < hi; j++) {
                 int64_t sum = 0;
                 for (int i = 0; i < N; i++)
-                    sum += (int64_t)nearbyintf(ref[i][j] * (127.0f / m)) + 128;
+                    sum += (int64_t)nearbyintf(ref[i][j] * ((float)TOP8 / m)) + ZERO8;
                 int code = optinc_agg_exact_code(N, 8, sum);
-                float want = (float)(code - 128) * (m / 127.0f);
+                float want = (float)(code - ZERO8) * (m / (float)TOP8);
                 for (int i = 0; i < N; i++) {
                     cr_assert_eq(a[i][j], want, "N %d element %zu", N, j);
                     cr_assert_eq(b[i][j], want);
@@ -270,7 +295,7 @@ Test(allreduce, optinc_equals_quantized_and_direct)
                 for (int i = 0; i < N; i++)
                     mean += ref[i][j];
                 mean /= N;
-                cr_assert_leq(fabs(want - mean), m / 127.0 * 1.0001);
+                cr_assert_leq(fabs(want - mean), m / TOP8 * 1.0001);
             }
         }
         optinc_allreduce_free(pa);
@@ -281,12 +306,13 @@ Test(allreduce, optinc_equals_quantized_and_direct)
     }
 }
 
-/* The one quantizer of the gradients (the ONN's inputs): offset binary
- * under the block's shared maximum, half to even, clamped to 1..2^b-1. */
+/* The one quantizer of the gradients (the ONN's inputs): ZERO8 + q for
+ * q = rint(g TOP8 / max) under the block's shared maximum, half to even,
+ * clamped to |q| <= TOP8. */
 Test(allreduce, quantize_offset_binary_half_even)
 {
     optinc_allreduce *ar = plan("quantized", 2, NULL, NULL);   /* 8 bits */
-    const float g0[4] = {0.5f, -1.0f, 0.25f, 0.0f}, g1[4] = {-0.75f, 0.125f, 1e-3f, 0.0f};
+    const float g0[4] = {0.75f, -1.0f, 0.25f, 0.0f}, g1[4] = {-0.5f, 0.125f, 1e-3f, 0.0f};
     float m0, m1;
     optinc_ar_block_absmax(ar, g0, 4, &m0);
     optinc_ar_block_absmax(ar, g1, 4, &m1);
@@ -294,22 +320,22 @@ Test(allreduce, quantize_offset_binary_half_even)
     cr_assert_eq(absmax, 1.0f);
     uint16_t q[4];
     optinc_ar_quantize(ar, g0, 0, 4, &absmax, q);
-    cr_assert_eq(q[0], 128 + 64);                /* 63.5 LSB rounds half to even: 64 */
-    cr_assert_eq(q[1], 128 - 127);               /* -max -> the lowest code, 1 */
-    cr_assert_eq(q[2], 128 + 32);                /* 31.75 LSB -> 32 */
-    cr_assert_eq(q[3], 128);                     /* zero -> the offset */
+    cr_assert_eq(q[0], ZERO8 + 80);              /* 79.5 LSB rounds half to even: 80 */
+    cr_assert_eq(q[1], 0);                       /* -max -> the lowest code */
+    cr_assert_eq(q[2], ZERO8 + 26);              /* 26.5 LSB -> 26 */
+    cr_assert_eq(q[3], ZERO8);                   /* zero -> the zero code */
     float back[4];
     optinc_ar_decode(ar, q, 0, 4, &absmax, back);
     for (int k = 0; k < 4; k++)
-        cr_assert(fabsf(back[k] - g0[k]) <= 0.5f / 127 + 1e-7f, "%d: %g", k, back[k]);
-    /* values beyond the shared maximum clamp to 1..255; an all-zero block
-     * quantizes to the offset and decodes to zero */
+        cr_assert(fabsf(back[k] - g0[k]) <= 0.5f / TOP8 + 1e-7f, "%d: %g", k, back[k]);
+    /* values beyond the shared maximum clamp to 0..2 TOP8; an all-zero block
+     * quantizes to the zero code and decodes to zero */
     const float big[2] = {1.0f, -1.0f};
     float half = 0.5f, zero = 0.0f;
     optinc_ar_quantize(ar, big, 0, 2, &half, q);
-    cr_assert(q[0] == 255 && q[1] == 1, "%u %u", q[0], q[1]);
+    cr_assert(q[0] == ZERO8 + TOP8 && q[1] == 0, "%u %u", q[0], q[1]);
     optinc_ar_quantize(ar, big, 0, 2, &zero, q);
-    cr_assert(q[0] == 128 && q[1] == 128);
+    cr_assert(q[0] == ZERO8 && q[1] == ZERO8);
     optinc_ar_decode(ar, q, 0, 2, &zero, back);
     cr_assert(back[0] == 0.0f && back[1] == 0.0f);
     optinc_allreduce_free(ar);
@@ -328,7 +354,7 @@ Test(allreduce, zero_and_extreme_blocks)
     run(ar, 0, g, n, NULL);
     for (size_t j = 0; j < 64; j++)
         cr_assert_eq(g[1][j], 0.0f);
-    cr_assert_float_eq(g[2][70], 1e30f / 3.0f, 1e30f / 127.0f);
+    cr_assert_float_eq(g[2][70], 1e30f / 3.0f, 1e30f / TOP8);
     for (size_t j = 0; j < n; j++)
         cr_assert(isfinite(g[0][j]));
     optinc_allreduce_free(ar);
@@ -933,7 +959,7 @@ Test(allreduce, error_feedback_time_average_is_the_gradient)
             double m = 0.0;
             for (size_t j = lo; j < n && j < lo + 1024; j++)
                 m = fmax(m, fabs(src[0][j]));
-            lsb = fmax(lsb, m * 1.01 / 127.0);   /* the largest step, with the residual's room */
+            lsb = fmax(lsb, m * 1.01 / TOP8);   /* the largest step, with the residual's room */
         }
         for (size_t j = 0; j < n; j++)
             worst = fmax(worst, fabs(sum[j] / T - src[0][j]));
@@ -974,7 +1000,7 @@ Test(allreduce, stochastic_rounding_is_unbiased)
     double m = 0.0;
     for (size_t j = 0; j < n; j++)
         m = fmax(m, fabs(src[0][j]));
-    double step = m / 127.0;
+    double step = m / TOP8;
     for (int s = 0; s < T; s++) {
         memcpy(g, src[0], n * sizeof *g);
         run(ar, (uint64_t)s, &g, n, NULL);

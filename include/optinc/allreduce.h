@@ -12,7 +12,7 @@
  *   ring       reduce-scatter then all-gather, N-1 + N-1 steps, each server
  *              sending one chunk of n/N floats per step (the electrical
  *              baseline);
- *   optinc     every server block-quantizes its gradient to b-bit offset binary
+ *   optinc     every server block-quantizes its gradient to b-bit offset-binary
  *              codes and sends them once to the OptINC unit, which forms the
  *              digit-position sums of their PAM4 digits (preprocessing P) and
  *              maps them through the aggregation table (the compiled ONN,
@@ -193,8 +193,9 @@ const char *optinc_ar_names(const char *sep, const char *last, char *buf, size_t
  * them (unsigned maximum), so even a NaN reduces the same way. */
 void optinc_ar_block_absmax(const optinc_allreduce *ar, const float *g, size_t n, float *absmax);
 /* Codes of g[lo..hi) (g indexed from element 0, codes[0] is element lo)
- * under the shared block maxima: rint(g * (2^(b-1)-1)/max)
- * (round half to even) plus 2^(b-1), clamped to 1..2^b-1.  (With
+ * under the shared block maxima: rint(g * t/max) (round half to even),
+ * clamped to -t..t, plus z = optinc_code_zero(b) (onn.h); t = z but for
+ * b = 2 (z = 2, t = 1).  (With
  * stochastic rounding or error feedback the servers quantize through the
  * plan's run instead, which knows the step and the server.) */
 void optinc_ar_quantize(const optinc_allreduce *ar, const float *g, size_t lo, size_t hi,
@@ -205,7 +206,7 @@ void optinc_ar_quantize(const optinc_allreduce *ar, const float *g, size_t lo, s
 uint64_t optinc_ar_aggregate(const optinc_allreduce *ar, uint64_t step, int c,
                              const uint16_t *const *codes, size_t lo, size_t hi, uint16_t *out);
 /* Float gradient g[lo..hi) of output codes (codes[0] is element lo):
- * (u - 2^(b-1)) * max/(2^(b-1)-1). */
+ * (u - z) * max/t. */
 void optinc_ar_decode(const optinc_allreduce *ar, const uint16_t *codes, size_t lo, size_t hi,
                       const float *absmax, float *g);
 /* acc[j] = acc[j] + in[j] over [0, len): the one float addition of ring and

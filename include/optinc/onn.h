@@ -33,6 +33,19 @@
 void optinc_pam4_encode(uint32_t code, int digits, uint8_t *d);
 uint32_t optinc_pam4_decode(const uint8_t *d, int digits);
 
+/* The code of a zero gradient in b-bit codes (b even): PAM4 digits 1, 2, 2,
+ * ..., 2 from the top (106 for b = 8), or 2 when there is one digit.  Codes
+ * are u = q + zero for signed values q in -zero..zero.  Why not 2^(b-1): a
+ * gradient is mostly small, so with zero at 2^(b-1) = (2, 0, ..., 0) the
+ * servers' codes straddle the carry into the top digit (127 = (1, 3, ..., 3),
+ * 128 = (2, 0, ..., 0)) and most aggregated elements land on corners of the
+ * digit sums' box, which few raw inputs reach and a chip fits worst.  Mid
+ * digits keep small values away from every carry but the lowest, so they
+ * land near the box's centre.  The price is range: 2 zero + 1 codes of 2^b,
+ * 0.26 bits at b = 8.  zero is even, so rounding an average half to even
+ * gives the same code whether it is done on the codes or on the q. */
+uint32_t optinc_code_zero(int bits);
+
 /* ---- the task: what one unit computes ---------------------------------- */
 
 typedef enum optinc_preproc {

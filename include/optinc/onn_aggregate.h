@@ -57,7 +57,8 @@ size_t optinc_agg_lut_index(const optinc_agg_lut *lut, const uint16_t *codes);
 /* The digit-position sums S_0..S_D-1 of a table index. */
 void optinc_agg_lut_digit_sums(const optinc_agg_lut *lut, size_t index, int *sums);
 
-/* The exact target: with q_i = u_i - 2^(b-1) the signed value of code u_i and
+/* The exact target: with q_i = u_i - zero the signed value of code u_i
+ * (zero = optinc_code_zero(b), onn.h) and
  * sum_codes = sum_i u_i, the code of round_half_even(sum_i q_i / N), clamped
  * to 0..2^b-1.  Half to even is unbiased; half up would add +1/(2N) LSB on
  * average to every aggregated value. */

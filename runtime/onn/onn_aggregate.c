@@ -20,7 +20,7 @@
 
 uint16_t optinc_agg_exact_code(int servers, int bits, int64_t sum_codes)
 {
-    int64_t off = (int64_t)1 << (bits - 1);
+    int64_t off = optinc_code_zero(bits);
     int64_t t = sum_codes - off * servers;         /* sum of signed values */
     int64_t fl = t / servers, r = t % servers;
     if (r < 0) {                                   /* floor division */

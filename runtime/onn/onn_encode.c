@@ -36,6 +36,15 @@ uint32_t optinc_pam4_decode(const uint8_t *d, int digits)
     return v;
 }
 
+uint32_t optinc_code_zero(int bits)
+{
+    int digits = bits / 2;
+    uint32_t zero = digits > 1 ? 1 : 2;
+    for (int k = 1; k < digits; k++)
+        zero = 4 * zero + 2;
+    return zero;
+}
+
 /* ---- tasks --------------------------------------------------------------- */
 
 static optinc_status task_check(optinc_onn_task *t, optinc_error *err)
