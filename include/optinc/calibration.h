@@ -129,6 +129,9 @@ typedef struct optinc_recompile_data {
     const optinc_cmat *inputs;      /* the first layer's inputs: its cols x P */
     const double *weight;           /* weight of each input (its multiplicity); NULL: 1 */
     const double *output_weight;    /* weight of each output of the last layer; NULL: 1 */
+    int rounds;    /* codes chosen in this many rounds, each rounding the next block of a
+                      mesh's MZIs and re-fitting the others; 0: 16 for codes coarser than
+                      11 bits on 2 pi, else 1 (all at once) */
 } optinc_recompile_data;
 optinc_status optinc_chip_recompile(optinc_chip *chip, const optinc_calibration *meas,
                                     const optinc_recompile_data *data, optinc_error *err);

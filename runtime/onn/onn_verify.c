@@ -136,7 +136,7 @@ static optinc_status recompile(optinc_chip *chip, const optinc_circuit *c,
     if (!st)
         st = recompile_data(c, m, dev->chip_seed, &X, &w, dw, err);
     if (!st) {
-        optinc_recompile_data data = {X, w, dw};
+        optinc_recompile_data data = {X, w, dw, 0};
         st = optinc_chip_recompile(chip, meas, &data, err);
     }
     optinc_cmat_free(X);

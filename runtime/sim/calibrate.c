@@ -142,6 +142,7 @@ typedef struct fit {
     const double *w;            /* weight of each output row; NULL: 1 */
     double complex *Q, *L;      /* n x nc scratch: partial products, adjoint */
     int n, nr, nc;
+    const unsigned char *frozen;   /* phases the fit keeps (2 per MZI); NULL: none */
 } fit;
 
 /* f(x) = min over output screens D of sum_r w_r |(D.M'(x).A - T)_r|^2 over
@@ -208,8 +209,8 @@ static double fit_eval(const double *x, double *g, void *ctx)
                 gt += 2 * creal(W[b][a] * dth[2 * a + b]);
                 gp += 2 * creal(W[b][a] * dph[2 * a + b]);
             }
-        g[2 * i] = gt;
-        g[2 * i + 1] = gp;
+        g[2 * i] = F->frozen && F->frozen[2 * i] ? 0 : gt;
+        g[2 * i + 1] = F->frozen && F->frozen[2 * i + 1] ? 0 : gp;
         rows2(L, nc, m, E, 1);                /* adjoint before element i */
     }
     return f;
@@ -239,8 +240,8 @@ static void mesh_target(const optinc_mesh *mesh, int nc, double complex *T)
 
 int optinc_mesh_fit(const optinc_mesh *mesh, const double *kappa, const optinc_quantizer *q,
                     int iters, int nr, int nc, const double complex *A,
-                    const double complex *T, const double *w, optinc_phase *th,
-                    optinc_phase *ph, optinc_phase *screen)
+                    const double complex *T, const double *w, const unsigned char *frozen,
+                    optinc_phase *th, optinc_phase *ph, optinc_phase *screen)
 {
     int n = mesh->modes, K = mesh->n_mzi;
     size_t nn = (size_t)n * nc;
@@ -251,7 +252,7 @@ int optinc_mesh_fit(const optinc_mesh *mesh, const double *kappa, const optinc_q
         free(x);
         return -1;
     }
-    fit F = {mesh, kappa, A, T, w, buf, buf + nn, n, nr, nc};
+    fit F = {mesh, kappa, A, T, w, buf, buf + nn, n, nr, nc, frozen};
     double *xq = x + 2 * K;
     for (int i = 0; i < K; i++) {
         x[2 * i] = th[i].target_rad;
@@ -297,7 +298,7 @@ static int refit(const optinc_mesh *mesh, const double *kappa, const optinc_quan
     if (!T)
         return -1;
     mesh_target(mesh, nc, T);
-    int st = optinc_mesh_fit(mesh, kappa, q, iters, nr, nc, NULL, T, NULL, th, ph, screen);
+    int st = optinc_mesh_fit(mesh, kappa, q, iters, nr, nc, NULL, T, NULL, NULL, th, ph, screen);
     free(T);
     return st;
 }

@@ -150,19 +150,23 @@ int optinc_mesh_correct_block(const optinc_mesh *mesh, const double *kappa,
  * screen D: A and T are n x nc (n the mesh's modes; A NULL: the first nc
  * unit vectors, i.e. the mesh's used block).  The result, quantized with q,
  * replaces th, ph and the first nr screen phases only when it beats the
- * start quantized.  Returns -1 when out of memory, else 0. */
+ * start quantized.  frozen (2 per MZI, theta then phi; NULL: none) marks
+ * phases the fit keeps as they start.  Returns -1 when out of memory, else
+ * 0. */
 int optinc_mesh_fit(const optinc_mesh *mesh, const double *kappa, const optinc_quantizer *q,
                     int iters, int nr, int nc, const double complex *A,
-                    const double complex *T, const double *w, optinc_phase *th,
-                    optinc_phase *ph, optinc_phase *screen);
+                    const double complex *T, const double *w, const unsigned char *frozen,
+                    optinc_phase *th, optinc_phase *ph, optinc_phase *screen);
 
 /* What a data-aware recompilation fits one mesh stage to
  * (recompile_data.c): the stage's inputs compressed to A and its ideal
- * outputs T', both modes x k, the output rows weighted by w (NULL: alike). */
+ * outputs T', both modes x k, the output rows weighted by w (NULL: alike),
+ * and the rounds its codes are chosen in (optinc_recompile_data). */
 typedef struct chip_stage_data {
     double complex *A, *T;
     const double *w;
     int k;
+    int rounds;
 } chip_stage_data;
 
 /* chip_recompile.c: recompiles mesh stage s of layer l of chip from the

@@ -255,8 +255,10 @@ static optinc_cmat *input_drive(const optinc_layer *L)
 /* Fits and programs mesh stage s of layer l from the layer's Grams. */
 static optinc_status fit_stage(optinc_chip *chip, optinc_chip *mc, optinc_chip *ic, int l, int s,
                                const optinc_calibration *meas, const double complex *G_in,
-                               const double complex *C_in, const double *w, optinc_error *err)
+                               const double complex *C_in, const optinc_recompile_data *data,
+                               optinc_error *err)
 {
+    const double *w = data->output_weight;
     const optinc_layer *L = &chip->circuit->layers[l];
     int n = chip->layer[l].stage[s].modes_in, c = L->cols - L->pass_through;
     int pull, a = absorbing_mesh(L, &pull);
@@ -272,7 +274,7 @@ static optinc_status fit_stage(optinc_chip *chip, optinc_chip *mc, optinc_chip *
     } else {
         size_t sq = (size_t)big * big;
         double complex *G = buf, *C = G + sq, *tmp = C + sq, *Tc = tmp + sq;
-        chip_stage_data sd = {Tc + sq, tmp, NULL, 0};
+        chip_stage_data sd = {Tc + sq, tmp, NULL, 0, data->rounds};
         sandwich(Mm, G_in, Mm, tmp, G);
         sandwich(Mi, C_in, Mm, Tc, C);
         /* Trims before the stage scaled the light down (the gain takes it
@@ -394,7 +396,7 @@ optinc_status optinc_chip_recompile_data(optinc_chip *chip, const optinc_calibra
                 continue;
             if (s < a) {
                 st = fit_stage(chip, mc, ic, l, s, meas, G, G + (size_t)n * n,
-                               data->output_weight, err);
+                               data, err);
             } else if (!(st = optinc_chip_program_mesh(chip, l, s, meas, NULL, err))) {
                 measured_follows(chip, mc, l, s);
             }
@@ -402,7 +404,7 @@ optinc_status optinc_chip_recompile_data(optinc_chip *chip, const optinc_calibra
         for (int s = a; !st && a >= 0 && s < chip->layer[l].n_stages; s++)
             if (chip->layer[l].stage[s].kind == OPTINC_STAGE_MESH)
                 st = fit_stage(chip, mc, ic, l, s, meas, G, G + (size_t)n * n,
-                               data->output_weight, err);
+                               data, err);
         free(G);
         if (!st && l + 1 < c->n_layers) {
             optinc_cmat *Xn = layer_forward(mc, l, X), *Xin = layer_forward(ic, l, Xi);
