@@ -18,6 +18,7 @@
 #include <string.h>
 #include "compiler/core/freeall.h"
 #include "optinc/allreduce.h"
+#include "optinc/onn.h"
 #include "runtime/allreduce/plan.h"
 #include "runtime/allreduce/workers.h"
 
@@ -58,6 +59,10 @@ optinc_status optinc_allreduce_new(const optinc_ar_config *cfg, optinc_allreduce
     if (!ar)
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
     ar->cfg = *cfg;
+    if (quantizing) {
+        uint32_t above = (1u << cfg->bits) - 1 - (ar->zero = optinc_code_zero(cfg->bits));
+        ar->top = (float)(ar->zero < above ? ar->zero : above);
+    }
     snprintf(ar->what, sizeof ar->what, "%s all-reduce", cfg->algorithm->name);
     optinc_status st = cfg->algorithm->prepare ? cfg->algorithm->prepare(ar, err) : OPTINC_OK;
     if (!st)

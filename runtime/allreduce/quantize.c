@@ -25,7 +25,6 @@
 #include <string.h>
 #include "compiler/core/freeall.h"
 #include "optinc/allreduce.h"
-#include "optinc/onn.h"
 #include "optinc/rng.h"
 #include "runtime/allreduce/plan.h"
 #include "runtime/allreduce/workers.h"
@@ -90,16 +89,16 @@ void optinc_ar_block_absmax(const optinc_allreduce *ar, const float *g, size_t n
 
 /* The code of a zero value (optinc_code_zero, onn.h: mid PAM4 digits, so
  * that small values stay clear of the carries), and the largest magnitude
- * in LSBs, the most the codes 0..2^b-1 hold on both sides of it. */
-static uint32_t code_zero(const optinc_allreduce *ar)
+ * in LSBs, the most the codes 0..2^b-1 hold on both sides of it: both set
+ * when the plan is made (allreduce.c), not per tile. */
+static inline uint32_t code_zero(const optinc_allreduce *ar)
 {
-    return optinc_code_zero(ar->cfg.bits);
+    return ar->zero;
 }
 
-static float code_top(const optinc_allreduce *ar)
+static inline float code_top(const optinc_allreduce *ar)
 {
-    uint32_t zero = code_zero(ar), above = (1u << ar->cfg.bits) - 1 - zero;
-    return (float)(zero < above ? zero : above);
+    return ar->top;
 }
 
 /* Step and inverse step of a block: x = g * inv is the value in LSBs. */
