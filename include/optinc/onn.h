@@ -35,7 +35,8 @@ uint32_t optinc_pam4_decode(const uint8_t *d, int digits);
 
 /* The code of a zero gradient in b-bit codes (b even): PAM4 digits 1, 2, 2,
  * ..., 2 from the top (106 for b = 8), or 2 when there is one digit.  Codes
- * are u = q + zero for signed values q in -zero..zero.  Why not 2^(b-1): a
+ * are u = q + zero for signed values q in -t..t, t = zero (t = 1 for one
+ * digit; allreduce.h).  Why not 2^(b-1): a
  * gradient is mostly small, so with zero at 2^(b-1) = (2, 0, ..., 0) the
  * servers' codes straddle the carry into the top digit (127 = (1, 3, ..., 3),
  * 128 = (2, 0, ..., 0)) and most aggregated elements land on corners of the

@@ -59,8 +59,9 @@ optinc_status optinc_allreduce_new(const optinc_ar_config *cfg, optinc_allreduce
     if (!ar)
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
     ar->cfg = *cfg;
-    if (quantizing) {
-        uint32_t above = (1u << cfg->bits) - 1 - (ar->zero = optinc_code_zero(cfg->bits));
+    if (quantizing) {      /* once here, not per tile of the quantizer */
+        ar->zero = optinc_code_zero(cfg->bits);
+        uint32_t above = (1u << cfg->bits) - 1 - ar->zero;
         ar->top = (float)(ar->zero < above ? ar->zero : above);
     }
     snprintf(ar->what, sizeof ar->what, "%s all-reduce", cfg->algorithm->name);

@@ -46,8 +46,11 @@ struct optinc_allreduce {
     uint32_t radix_pow[4];        /* AR_INDEX_SPREAD: (3N+1)^k */
     const uint32_t *weight;       /* AR_INDEX_GATHER: code -> index contribution */
     const uint16_t *table;        /* index -> output code */
-    uint32_t zero;                /* the code of zero (optinc_code_zero, onn.h) */
-    float top;                    /* the largest magnitude in steps the codes hold */
+    /* the quantizing algorithms' codes, set when the plan is made */
+    uint32_t zero;                /* the code of zero (optinc_code_zero, onn.h: mid PAM4
+                                     digits, so small values stay clear of the carries) */
+    float top;                    /* the largest magnitude in steps the codes 0..2^b-1
+                                     hold on both sides of zero */
     uint16_t *own_table;          /* the table, when prepare() built it */
     optinc_agg_lut *own_lut;      /* the exact aggregation table, when prepare() made it */
     float *residual[OPTINC_AR_MAX_SERVERS]; /* error feedback: beside each gradient of a call */

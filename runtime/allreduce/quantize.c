@@ -87,24 +87,10 @@ void optinc_ar_block_absmax(const optinc_allreduce *ar, const float *g, size_t n
     }
 }
 
-/* The code of a zero value (optinc_code_zero, onn.h: mid PAM4 digits, so
- * that small values stay clear of the carries), and the largest magnitude
- * in LSBs, the most the codes 0..2^b-1 hold on both sides of it: both set
- * when the plan is made (allreduce.c), not per tile. */
-static inline uint32_t code_zero(const optinc_allreduce *ar)
-{
-    return ar->zero;
-}
-
-static inline float code_top(const optinc_allreduce *ar)
-{
-    return ar->top;
-}
-
 /* Step and inverse step of a block: x = g * inv is the value in LSBs. */
 static void block_steps(const optinc_allreduce *ar, float absmax, float *inv, float *step)
 {
-    float top = code_top(ar);
+    float top = ar->top;
     *inv = absmax > 0.0f ? top / absmax : 0.0f;
     *step = absmax / top;
 }
@@ -184,13 +170,13 @@ void optinc_ar_quantize(const optinc_allreduce *ar, const float *g, size_t lo, s
                         const float *absmax, uint16_t *codes)
 {
     size_t bs = (size_t)ar->cfg.block_size;
-    uint32_t off = code_zero(ar);
+    uint32_t off = ar->zero;
     for (size_t j = lo, end; j < hi; j = end) {
         size_t k = j / bs;
         float inv, step;
         end = (k + 1) * bs < hi ? (k + 1) * bs : hi;
         block_steps(ar, absmax[k], &inv, &step);
-        quantize_span(g + j, codes + (j - lo), end - j, inv, code_top(ar), off);
+        quantize_span(g + j, codes + (j - lo), end - j, inv, ar->top, off);
     }
 }
 
@@ -198,7 +184,7 @@ void optinc_ar_decode(const optinc_allreduce *ar, const uint16_t *codes, size_t 
                       const float *absmax, float *g)
 {
     size_t bs = (size_t)ar->cfg.block_size;
-    int off = (int)code_zero(ar);
+    int off = (int)ar->zero;
     for (size_t j = lo, end; j < hi; j = end) {
         size_t k = j / bs;
         float inv, step;
@@ -281,8 +267,8 @@ static inline double draw(uint64_t key, uint64_t j)
 static void own_block(const optinc_allreduce *ar, uint64_t key, const float *g, size_t lo,
                       size_t hi, float absmax, uint16_t *codes, float *e)
 {
-    uint32_t off = code_zero(ar);
-    float top = code_top(ar), inv, stp;
+    uint32_t off = ar->zero;
+    float top = ar->top, inv, stp;
     block_steps(ar, absmax, &inv, &stp);
     if (!ar->cfg.stochastic_rounding)
         quantize_span(g + lo, codes, hi - lo, inv, top, off);
@@ -417,8 +403,8 @@ HOT static void lookup_codes(const optinc_allreduce *ar, const uint16_t *const *
 HOT static void lookup_floats(const optinc_allreduce *ar, const float *const *g, size_t len,
                               float inv, int clamp, uint16_t *restrict out)
 {
-    uint32_t a[TILE] = {0}, off = code_zero(ar), bias = CODE_BIAS;
-    float top = code_top(ar), magic = 0x1.8p23f + (float)off;
+    uint32_t a[TILE] = {0}, off = ar->zero, bias = CODE_BIAS;
+    float top = ar->top, magic = 0x1.8p23f + (float)off;
     if (clamp)
         INDEX_SUMS(float, g, BITS_CLAMPED_AT);
     else
@@ -490,7 +476,7 @@ static void codes_part(void *ctx, int part, int parts)
     codes_call *call = ctx;
     optinc_allreduce *ar = call->ar;
     float *const *g = call->g;
-    int N = ar->cfg.servers, off = (int)code_zero(ar);
+    int N = ar->cfg.servers, off = (int)ar->zero;
     size_t bs = (size_t)ar->cfg.block_size, nb = optinc_ar_blocks(ar, call->n);
     const float *tile[OPTINC_AR_MAX_SERVERS];
     for (size_t k = nb * (size_t)part / (size_t)parts; k < nb * (size_t)(part + 1) / (size_t)parts;
@@ -522,7 +508,7 @@ static void own_part(void *ctx, int part, int parts)
     codes_call *call = ctx;
     optinc_allreduce *ar = call->ar;
     float *const *g = call->g;
-    int N = ar->cfg.servers, off = (int)code_zero(ar), ef = ar->cfg.error_feedback;
+    int N = ar->cfg.servers, off = (int)ar->zero, ef = ar->cfg.error_feedback;
     size_t bs = (size_t)ar->cfg.block_size, n = call->n, nb = optinc_ar_blocks(ar, n);
     const uint16_t *src[OPTINC_AR_MAX_SERVERS];
     for (size_t k = nb * (size_t)part / (size_t)parts; k < nb * (size_t)(part + 1) / (size_t)parts;
