@@ -8,7 +8,9 @@
 # not).
 #
 # Criterion runs each test in a process of its own, started by exec, hence
-# --trace-children=yes; -j1 keeps the run to one core and the logs apart.
+# --trace-children=yes; -j1 keeps each binary to one core and its logs apart,
+# and VALGRIND_JOBS binaries (default 2, the CI machine's cores) run side by
+# side, each reporting when all are done, in the order given.
 # One log per process: $OPTINC_BUILD/valgrind/<binary>/<pid>.log; a process
 # that execs a program valgrind does not trace (sh for system(), popen())
 # leaves a log without a summary, which is not an error.
@@ -46,13 +48,15 @@ supp=""
 for s in "$(pwd)"/tests/valgrind/*.supp; do
     supp="$supp --suppressions=$s"
 done
-status=0
-for t in "$@"; do
+# Checks test binary $1: prints its report, returns 1 when it failed.
+check_one() {
+    t=$1
     name=$(basename "$t")
+    start=$(date +%s)
     filter=""
     skip='*/mpirun,*/mpiexec,*/orterun,*/orted,*/gnuplot,*/sh,*/klayout'
     case $name in
-        test_mpi | test_mpi_*) echo "$name: skipped (starts mpirun)"; continue ;;
+        test_mpi | test_mpi_*) echo "$name: skipped (starts mpirun)"; return 0 ;;
         test_allreduce) filter='allreduce/!(onn_table_equals_direct_simulation)' ;;
         test_atomic) filter='atomic/!(compile_killed*|killed_at*|readers*)' ;;
         test_limits) filter='limits/!(yaml_node_count)' ;;
@@ -74,14 +78,36 @@ for t in "$@"; do
     bad=$(grep -l 'ERROR SUMMARY: [1-9]' "$logs"/*.log)
     nlogs=$(ls "$logs"/*.log | wc -l)
     untraced=$(grep -L 'ERROR SUMMARY' "$logs"/*.log | wc -l)
+    failed=0
     if [ $rc -ne 0 ] || [ -n "$bad" ] || [ -z "$syn" ]; then
-        status=1
+        failed=1
         printf '%s\n' "$out" | grep -v '^\[----\] *$' | tail -n 30
         for b in $bad; do
             echo "== $b"
             grep -v '^==[0-9]*== *$' "$b" | head -n 60
         done
     fi
-    echo "$name: $syn; $nlogs processes ($untraced left for an untraced program), $(echo "$bad" | grep -c .) with errors"
+    echo "$name: $syn; $nlogs processes ($untraced left for an untraced program)," \
+         "$(echo "$bad" | grep -c .) with errors; $(( $(date +%s) - start )) s"
+    return $failed
+}
+
+# One binary (the lanes below start this script once per binary): its
+# report and exit status into files beside its logs.
+if [ "${1:-}" = --one ]; then
+    name=$(basename "$2")
+    mkdir -p "$build/valgrind"
+    check_one "$2" > "$build/valgrind/$name.report" 2>&1
+    echo $? > "$build/valgrind/$name.status"
+    exit 0
+fi
+rm -f "$build"/valgrind/*.report "$build"/valgrind/*.status
+printf '%s\n' "$@" | xargs -n 1 -P "${VALGRIND_JOBS:-2}" sh "$0" --one
+# Each binary's report, in the order given.
+status=0
+for t in "$@"; do
+    name=$(basename "$t")
+    cat "$build/valgrind/$name.report"
+    [ "$(cat "$build/valgrind/$name.status" 2>/dev/null)" = 0 ] || status=1
 done
 exit $status
