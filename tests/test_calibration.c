@@ -378,7 +378,7 @@ static double recompiled_residual(const optinc_circuit *c, uint64_t seed, const 
     optinc_chip *chip = targets_chip(c, seed);
     optinc_calibration *meas;
     cr_assert_eq(optinc_calibration_measure(chip, 0, 0, seed, &meas, NULL), OPTINC_OK);
-    optinc_recompile_data data = {X, NULL, NULL, rounds};
+    optinc_recompile_data data = {X, NULL, NULL, rounds, NULL, NULL};
     optinc_error err;
     cr_assert_eq(optinc_chip_recompile(chip, meas, X ? &data : NULL, &err), OPTINC_OK, "%s",
                  err.message);
@@ -454,4 +454,120 @@ Test(calibration, coarse_codes_chosen_in_rounds)
     cr_assert_lt(rounds, 0.5 * at_once, "in rounds %g, at once %g", rounds, at_once);
     optinc_cmat_free(X);
     optinc_circuit_free(c);
+}
+
+/* A rescoring hook that raises the weight of the input the chip serves
+ * worst, once, and records what the recompilation showed it.  Its cost
+ * of pass k is sign . k: sign -1 prefers the second pass, +1 the first. */
+typedef struct worst_point {
+    const optinc_circuit *c;
+    const optinc_cmat *X;
+    double *w;
+    optinc_chip *chip;
+    double sign;
+    int calls, rows, cols, worst;
+    double model_gap;      /* max |outputs - T'_chip X|: the chip as measured */
+    double first[64];      /* each input's error after the first pass */
+} worst_point;
+
+/* |column b of (T' X - T X)| for every b into e (T the ideal mesh). */
+static void column_errors(optinc_chip *chip, const optinc_circuit *c, const optinc_cmat *X,
+                          double *e)
+{
+    optinc_cmat *T = transfer_error(chip, c);
+    optinc_cmat *E = optinc_cmat_new(T->rows, X->cols);
+    optinc_cmat_mul(T, X, E);
+    for (int b = 0; b < X->cols; b++) {
+        e[b] = 0;
+        for (int r = 0; r < E->rows; r++)
+            e[b] += cabs(OPTINC_AT(E, r, b)) * cabs(OPTINC_AT(E, r, b));
+        e[b] = sqrt(e[b]);
+    }
+    optinc_cmat_free(T);
+    optinc_cmat_free(E);
+}
+
+static double raise_worst(void *ctx, const optinc_cmat *Y, int *again)
+{
+    worst_point *wp = ctx;
+    *again = ++wp->calls == 1;
+    if (wp->calls > 1)
+        return wp->sign * wp->calls;
+    wp->rows = Y->rows;
+    wp->cols = Y->cols;
+    optinc_cmat *T = optinc_chip_layer_transfer(wp->chip, 0);
+    optinc_cmat *Z = optinc_cmat_new(T->rows, wp->X->cols);
+    optinc_cmat_mul(T, wp->X, Z);
+    wp->model_gap = 0;
+    for (int i = 0; i < Z->rows * Z->cols; i++)
+        if (cabs(Z->a[i] - Y->a[i]) > wp->model_gap)
+            wp->model_gap = cabs(Z->a[i] - Y->a[i]);
+    column_errors(wp->chip, wp->c, wp->X, wp->first);
+    wp->worst = 0;
+    for (int b = 1; b < wp->X->cols; b++)
+        if (wp->first[b] > wp->first[wp->worst])
+            wp->worst = b;
+    wp->w[wp->worst] *= 1000;
+    optinc_cmat_free(T);
+    optinc_cmat_free(Z);
+    return wp->sign;
+}
+
+/* Recompiles the chip of error_circuit(0.01, 0.05, 0.005) from seed 3 on
+ * 64 inputs of 16 modes (which overdetermine the fit: one input's error is
+ * traded against the others') with raise_worst of the given sign; the
+ * inputs' errors after it into e. */
+static worst_point rescored(double sign, double *e)
+{
+    optinc_circuit *c = error_circuit(0.01, 0.05, 0.005);
+    optinc_rng rng;
+    optinc_rng_seed(&rng, 21);
+    optinc_cmat *X = optinc_cmat_gaussian(16, 64, 1, &rng);
+    double w[64];
+    for (int b = 0; b < 64; b++)
+        w[b] = 1;
+    optinc_chip *chip = targets_chip(c, 3);
+    optinc_calibration *meas;
+    cr_assert_eq(optinc_calibration_measure(chip, 0, 0, 3, &meas, NULL), OPTINC_OK);
+    worst_point wp = {.c = c, .X = X, .w = w, .chip = chip, .sign = sign};
+    optinc_recompile_data data = {X, w, NULL, 0, raise_worst, &wp};
+    optinc_error err;
+    cr_assert_eq(optinc_chip_recompile(chip, meas, &data, &err), OPTINC_OK, "%s", err.message);
+    column_errors(chip, c, X, e);
+    optinc_calibration_free(meas);
+    optinc_chip_free(chip);
+    optinc_cmat_free(X);
+    optinc_circuit_free(c);
+    wp.c = NULL;
+    wp.X = NULL;
+    wp.w = NULL;
+    wp.chip = NULL;
+    return wp;
+}
+
+/* The rescoring hook sees the outputs the measured chip gives (a perfect
+ * measurement: the chip's own), and a weight it raises is what the next
+ * pass serves first. */
+Test(calibration, rescoring_raises_a_weight_for_a_second_pass)
+{
+    double e[64];
+    worst_point wp = rescored(-1, e);
+    cr_assert_eq(wp.calls, 2);
+    cr_assert_eq(wp.rows, 16);
+    cr_assert_eq(wp.cols, 64);
+    cr_assert_lt(wp.model_gap, 1e-9, "outputs %g off the chip's", wp.model_gap);
+    cr_assert_lt(e[wp.worst], 0.5 * wp.first[wp.worst], "raised input's error %g, before %g",
+                 e[wp.worst], wp.first[wp.worst]);
+}
+
+/* A second pass that costs more than the first is undone: the chip ends
+ * with the first pass's drives, every input's error as the hook saw it. */
+Test(calibration, rescoring_keeps_the_pass_of_least_cost)
+{
+    double e[64];
+    worst_point wp = rescored(1, e);
+    cr_assert_eq(wp.calls, 2);
+    for (int b = 0; b < 64; b++)
+        cr_assert_eq(e[b], wp.first[b], "input %d: %g, after the first pass %g", b, e[b],
+                     wp.first[b]);
 }

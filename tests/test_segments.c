@@ -538,7 +538,7 @@ Test(segments, data_aware_recompilation)
     double before = data_error(chip, c, W, X);
     optinc_calibration *meas;
     cr_assert_eq(optinc_calibration_measure(chip, 0, 0, 5, &meas, NULL), OPTINC_OK);
-    optinc_recompile_data data = {X, NULL, NULL, 0};
+    optinc_recompile_data data = {X, NULL, NULL, 0, NULL, NULL};
     optinc_error err;
     cr_assert_eq(optinc_chip_recompile(chip, meas, &data, &err), OPTINC_OK, "%s", err.message);
     double after = data_error(chip, c, W, X);
@@ -577,7 +577,7 @@ Test(segments, data_aware_recompilation_with_pass_through)
         optinc_chip *chip = su_chip(c, OPTINC_DEV_COUPLER | OPTINC_DEV_PHASE_ERROR, 5);
         optinc_calibration *meas;
         cr_assert_eq(optinc_calibration_measure(chip, 0, 0, 5, &meas, NULL), OPTINC_OK);
-        optinc_recompile_data data = {X, NULL, NULL, 0};
+        optinc_recompile_data data = {X, NULL, NULL, 0, NULL, NULL};
         optinc_error err;
         if (run)
             cr_assert_eq(optinc_chip_recompile(chip, meas, run == 1 ? &data : NULL, &err),

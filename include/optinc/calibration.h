@@ -132,9 +132,22 @@ typedef struct optinc_recompile_data {
     int rounds;    /* codes chosen in this many rounds, each rounding the next block of a
                       mesh's MZIs and re-fitting the others; 0: 16 for codes coarser than
                       11 bits on 2 pi, else 1 (all at once) */
+    /* Optional (NULL: one pass): after each pass, the last layer's outputs
+     * act(gain . T' . x) on every input as the chip AS MEASURED gives them
+     * (rows x P).  The hook returns the pass's cost (lower is better), may
+     * raise inputs' weights (the caller's array behind `weight`) and sets
+     * *again for another pass, which recompiles the whole chip against the
+     * new weights.  The chip keeps the drives of the pass of least cost
+     * (the first of equal ones). */
+    double (*rescore)(void *ctx, const optinc_cmat *outputs, int *again);
+    void *ctx;
 } optinc_recompile_data;
 optinc_status optinc_chip_recompile(optinc_chip *chip, const optinc_calibration *meas,
                                     const optinc_recompile_data *data, optinc_error *err);
+/* Whether drivers of components c are coarse for the recompilation (a code
+ * step over 2 pi / 2048, 10-bit drivers on 2 pi and coarser): their codes
+ * are then chosen in rounds (optinc_recompile_data.rounds 0). */
+int optinc_recompile_coarse_codes(const optinc_components *c);
 /* The same recompilation written into the circuit's programmed phases (the
  * netlist of one measured chip): the chip is c's drivers with the measured
  * couplers and c's own thermal crosstalk (layer components); the phases'

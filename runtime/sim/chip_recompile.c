@@ -190,13 +190,25 @@ static void wanted_phases(const optinc_phase *ph, int n, int modes, double *e)
 
 /* How many rounds the codes of q are chosen in: `asked`, or for 0 ROUNDS
  * when its step is coarse, else 1 (all at once). */
+static int coarse_codes(const optinc_quantizer *q)
+{
+    return q->bits > 0 && (q->hi - q->lo) / ldexp(1.0, q->bits) > COARSE_STEP_RAD;
+}
+
 static int code_rounds(int asked, const optinc_quantizer *q)
 {
     if (q->bits <= 0)
         return 1;
     if (asked > 0)
         return asked;
-    return (q->hi - q->lo) / ldexp(1.0, q->bits) > COARSE_STEP_RAD ? ROUNDS : 1;
+    return coarse_codes(q) ? ROUNDS : 1;
+}
+
+int optinc_recompile_coarse_codes(const optinc_components *c)
+{
+    optinc_quantizer q;
+    optinc_quantizer_from_components(&q, c);
+    return coarse_codes(&q);
 }
 
 /* Chooses the codes of a data-fitted mesh in `rounds` rounds: round r

@@ -366,19 +366,18 @@ static optinc_status model_chips(const optinc_chip *chip, const optinc_calibrati
     return st;
 }
 
-optinc_status optinc_chip_recompile_data(optinc_chip *chip, const optinc_calibration *meas,
-                                         const optinc_recompile_data *data, optinc_error *err)
+/* One pass of the recompilation: every stage of every layer fitted and
+ * programmed in propagation order (mc follows chip's drives).  With out,
+ * the last layer's outputs on the measured chip into *out. */
+static optinc_status recompile_pass(optinc_chip *chip, optinc_chip *mc, optinc_chip *ic,
+                                    const optinc_calibration *meas,
+                                    const optinc_recompile_data *data, optinc_cmat **out,
+                                    optinc_error *err)
 {
     const optinc_circuit *c = chip->circuit;
-    if (data->inputs->rows != c->layers[0].cols)
-        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
-                           "the recompilation's data has %d rows, but the circuit's first layer "
-                           "takes %d inputs; give one row per input mode", data->inputs->rows,
-                           c->layers[0].cols);
-    optinc_chip *mc = NULL, *ic = NULL;
-    optinc_status st = model_chips(chip, meas, &mc, &ic, err);
+    optinc_status st = OPTINC_OK;
     optinc_cmat *X = NULL, *Xi = NULL;
-    if (!st && (!(X = optinc_cmat_copy(data->inputs)) || !(Xi = optinc_cmat_copy(X))))
+    if (!(X = optinc_cmat_copy(data->inputs)) || !(Xi = optinc_cmat_copy(X)))
         st = oom(err);
     for (int l = 0; !st && l < c->n_layers; l++) {
         int n = c->layers[l].cols - c->layers[l].pass_through;
@@ -406,18 +405,104 @@ optinc_status optinc_chip_recompile_data(optinc_chip *chip, const optinc_calibra
                 st = fit_stage(chip, mc, ic, l, s, meas, G, G + (size_t)n * n,
                                data, err);
         free(G);
-        if (!st && l + 1 < c->n_layers) {
-            optinc_cmat *Xn = layer_forward(mc, l, X), *Xin = layer_forward(ic, l, Xi);
+        if (!st && (l + 1 < c->n_layers || out)) {
+            optinc_cmat *Xn = layer_forward(mc, l, X);
+            optinc_cmat *Xin = l + 1 < c->n_layers ? layer_forward(ic, l, Xi) : NULL;
             optinc_cmat_free(X);
             optinc_cmat_free(Xi);
             X = Xn;
             Xi = Xin;
-            if (!X || !Xi)
+            if (!X || (!Xi && l + 1 < c->n_layers))
                 st = oom(err);
         }
     }
+    if (!st && out) {
+        *out = X;
+        X = NULL;
+    }
     optinc_cmat_free(X);
     optinc_cmat_free(Xi);
+    return st;
+}
+
+/* Passes past this many are not asked of a rescoring hook. */
+#define MAX_PASSES 8
+
+/* The drives of every mesh stage of chip, in stage order: MZIs' theta and
+ * phi, then the output screen.  Copied into buf (NULL: only counted);
+ * returns how many. */
+static size_t mesh_drives(const optinc_chip *chip, double *buf)
+{
+    size_t n = 0;
+    for (int l = 0; l < chip->n_layers; l++)
+        for (int s = 0; s < chip->layer[l].n_stages; s++) {
+            const chip_stage *cs = &chip->layer[l].stage[s];
+            if (cs->kind != OPTINC_STAGE_MESH)
+                continue;
+            for (int i = 0; i < cs->n_mzi; i++, n += 2)
+                if (buf) {
+                    buf[n] = cs->mzi[i].theta_drive;
+                    buf[n + 1] = cs->mzi[i].phi_drive;
+                }
+            for (int r = 0; r < cs->modes_in; r++, n++)
+                if (buf)
+                    buf[n] = cs->screen_drive[r];
+        }
+    return n;
+}
+
+/* Sets the drives mesh_drives() copied back into chip. */
+static void set_mesh_drives(optinc_chip *chip, const double *buf)
+{
+    size_t n = 0;
+    for (int l = 0; l < chip->n_layers; l++)
+        for (int s = 0; s < chip->layer[l].n_stages; s++) {
+            chip_stage *cs = &chip->layer[l].stage[s];
+            if (cs->kind != OPTINC_STAGE_MESH)
+                continue;
+            for (int i = 0; i < cs->n_mzi; i++, n += 2) {
+                cs->mzi[i].theta_drive = buf[n];
+                cs->mzi[i].phi_drive = buf[n + 1];
+            }
+            for (int r = 0; r < cs->modes_in; r++, n++)
+                cs->screen_drive[r] = buf[n];
+            optinc_chip_stage_realize(cs);
+        }
+}
+
+optinc_status optinc_chip_recompile_data(optinc_chip *chip, const optinc_calibration *meas,
+                                         const optinc_recompile_data *data, optinc_error *err)
+{
+    const optinc_circuit *c = chip->circuit;
+    if (data->inputs->rows != c->layers[0].cols)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "the recompilation's data has %d rows, but the circuit's first layer "
+                           "takes %d inputs; give one row per input mode", data->inputs->rows,
+                           c->layers[0].cols);
+    optinc_chip *mc = NULL, *ic = NULL;
+    optinc_status st = model_chips(chip, meas, &mc, &ic, err);
+    size_t nd = mesh_drives(chip, NULL);
+    double *best = data->rescore && !st ? malloc(sizeof *best * (nd + 1)) : NULL;
+    double best_cost = INFINITY;
+    if (data->rescore && !st && !best)
+        st = oom(err);
+    for (int pass = 0, again = 1; !st && again; pass++) {
+        optinc_cmat *Y = NULL;
+        st = recompile_pass(chip, mc, ic, meas, data, data->rescore ? &Y : NULL, err);
+        again = 0;
+        if (!st && data->rescore) {
+            double cost = data->rescore(data->ctx, Y, &again);
+            again = again && pass + 1 < MAX_PASSES;
+            if (cost < best_cost) {
+                best_cost = cost;
+                mesh_drives(chip, best);
+            } else if (!again) {
+                set_mesh_drives(chip, best);
+            }
+        }
+        optinc_cmat_free(Y);
+    }
+    free(best);
     optinc_chip_free(mc);
     optinc_chip_free(ic);
     return st;
