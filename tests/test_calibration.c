@@ -571,3 +571,23 @@ Test(calibration, rescoring_keeps_the_pass_of_least_cost)
         cr_assert_eq(e[b], wp.first[b], "input %d: %g, after the first pass %g", b, e[b],
                      wp.first[b]);
 }
+
+/* Codes are coarse for the recompilation past a step of 2 pi / 2048: 10-bit
+ * drivers on 2 pi and coarser, or 11-bit ones on a range twice as wide;
+ * continuous drivers never. */
+Test(calibration, coarse_codes_are_those_past_2pi_over_2048)
+{
+    static const struct { int bits; double hi; int coarse; } cases[] = {
+        {0, 2 * M_PI, 0},  {4, 2 * M_PI, 1},  {8, 2 * M_PI, 1},  {10, 2 * M_PI, 1},
+        {11, 2 * M_PI, 0}, {12, 2 * M_PI, 0}, {14, 2 * M_PI, 0}, {11, 4 * M_PI, 1},
+    };
+    optinc_components cp;
+    optinc_components_defaults(&cp);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        cp.phase_shifter.bits = cases[k].bits;
+        cp.phase_shifter.range_rad[0] = 0;
+        cp.phase_shifter.range_rad[1] = cases[k].hi;
+        cr_assert_eq(optinc_recompile_coarse_codes(&cp), cases[k].coarse, "%d bits on %g rad",
+                     cases[k].bits, cases[k].hi);
+    }
+}
