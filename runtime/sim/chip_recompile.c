@@ -188,13 +188,14 @@ static void wanted_phases(const optinc_phase *ph, int n, int modes, double *e)
         e[2 * n + r] = ph[2 * n + r].rad;
 }
 
-/* How many rounds the codes of q are chosen in: `asked`, or for 0 ROUNDS
- * when its step is coarse, else 1 (all at once). */
+/* Whether the codes of q are coarser than COARSE_STEP_RAD. */
 static int coarse_codes(const optinc_quantizer *q)
 {
     return q->bits > 0 && (q->hi - q->lo) / ldexp(1.0, q->bits) > COARSE_STEP_RAD;
 }
 
+/* How many rounds the codes of q are chosen in: `asked`, or for 0 ROUNDS
+ * when its step is coarse, else 1 (all at once). */
 static int code_rounds(int asked, const optinc_quantizer *q)
 {
     if (q->bits <= 0)

@@ -429,30 +429,9 @@ static optinc_status recompile_pass(optinc_chip *chip, optinc_chip *mc, optinc_c
 #define MAX_PASSES 8
 
 /* The drives of every mesh stage of chip, in stage order: MZIs' theta and
- * phi, then the output screen.  Copied into buf (NULL: only counted);
- * returns how many. */
-static size_t mesh_drives(const optinc_chip *chip, double *buf)
-{
-    size_t n = 0;
-    for (int l = 0; l < chip->n_layers; l++)
-        for (int s = 0; s < chip->layer[l].n_stages; s++) {
-            const chip_stage *cs = &chip->layer[l].stage[s];
-            if (cs->kind != OPTINC_STAGE_MESH)
-                continue;
-            for (int i = 0; i < cs->n_mzi; i++, n += 2)
-                if (buf) {
-                    buf[n] = cs->mzi[i].theta_drive;
-                    buf[n + 1] = cs->mzi[i].phi_drive;
-                }
-            for (int r = 0; r < cs->modes_in; r++, n++)
-                if (buf)
-                    buf[n] = cs->screen_drive[r];
-        }
-    return n;
-}
-
-/* Sets the drives mesh_drives() copied back into chip. */
-static void set_mesh_drives(optinc_chip *chip, const double *buf)
+ * phi, then the output screen, copied into buf (NULL: only counted), or
+ * with `restore` from buf back into the chip.  Returns how many. */
+static size_t mesh_drives(optinc_chip *chip, double *buf, int restore)
 {
     size_t n = 0;
     for (int l = 0; l < chip->n_layers; l++)
@@ -460,14 +439,20 @@ static void set_mesh_drives(optinc_chip *chip, const double *buf)
             chip_stage *cs = &chip->layer[l].stage[s];
             if (cs->kind != OPTINC_STAGE_MESH)
                 continue;
-            for (int i = 0; i < cs->n_mzi; i++, n += 2) {
-                cs->mzi[i].theta_drive = buf[n];
-                cs->mzi[i].phi_drive = buf[n + 1];
+            for (int i = 0; buf && i < 2 * cs->n_mzi + cs->modes_in; i++) {
+                double *x = i >= 2 * cs->n_mzi ? &cs->screen_drive[i - 2 * cs->n_mzi]
+                            : i % 2            ? &cs->mzi[i / 2].phi_drive
+                                               : &cs->mzi[i / 2].theta_drive;
+                if (restore)
+                    *x = buf[n + i];
+                else
+                    buf[n + i] = *x;
             }
-            for (int r = 0; r < cs->modes_in; r++, n++)
-                cs->screen_drive[r] = buf[n];
-            optinc_chip_stage_realize(cs);
+            n += 2 * (size_t)cs->n_mzi + (size_t)cs->modes_in;
+            if (restore)
+                optinc_chip_stage_realize(cs);
         }
+    return n;
 }
 
 optinc_status optinc_chip_recompile_data(optinc_chip *chip, const optinc_calibration *meas,
@@ -481,7 +466,7 @@ optinc_status optinc_chip_recompile_data(optinc_chip *chip, const optinc_calibra
                            c->layers[0].cols);
     optinc_chip *mc = NULL, *ic = NULL;
     optinc_status st = model_chips(chip, meas, &mc, &ic, err);
-    size_t nd = mesh_drives(chip, NULL);
+    size_t nd = mesh_drives(chip, NULL, 0);
     double *best = data->rescore && !st ? malloc(sizeof *best * (nd + 1)) : NULL;
     double best_cost = INFINITY;
     if (data->rescore && !st && !best)
@@ -495,9 +480,9 @@ optinc_status optinc_chip_recompile_data(optinc_chip *chip, const optinc_calibra
             again = again && pass + 1 < MAX_PASSES;
             if (cost < best_cost) {
                 best_cost = cost;
-                mesh_drives(chip, best);
+                mesh_drives(chip, best, 0);
             } else if (!again) {
-                set_mesh_drives(chip, best);
+                mesh_drives(chip, best, 1);
             }
         }
         optinc_cmat_free(Y);
