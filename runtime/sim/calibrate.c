@@ -22,8 +22,7 @@
  * O(N^2) per mesh; with ideal couplers it returns the original phases.
  *
  * When MZIs are out of reach, OPTINC_CAL_REFIT then fits every phase of the
- * mesh at once: the L-BFGS minimizer of core (compiler/core/lbfgs.c) on the
- * distance to the ideal mesh, with its gradient by one backward sweep.
+ * mesh at once against the ideal mesh (the fit of mesh_fit.c).
  *
  * Where it sits: the measurements come as an optinc_calibration, whose data
  * and file format are calibration_file.c's.  This file runs chips (a
@@ -37,7 +36,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "compiler/core/freeall.h"
-#include "compiler/core/lbfgs.h"
 #include "optinc/calibration.h"
 #include "runtime/sim/chip.h"
 
@@ -113,107 +111,16 @@ static int solve_mzi(const double complex U[4], double theta_t, double k1, doubl
 
 /* ------------------------------------------------------------------ global re-fit */
 
-/* Rows m, m+1 of A (n columns) := e . rows, or e^H . rows (adjoint). */
-static void rows2(double complex *A, int n, int m, const double complex e[4], int adjoint)
+/* Rows m, m+1 of A (n columns) := e . rows. */
+static void rows2(double complex *A, int n, int m, const double complex e[4])
 {
     double complex a = e[0], b = e[1], c = e[2], d = e[3];
-    if (adjoint) {
-        a = conj(e[0]);
-        b = conj(e[2]);
-        c = conj(e[1]);
-        d = conj(e[3]);
-    }
     double complex *restrict x = A + (size_t)m * n, *restrict y = x + n;
     for (int k = 0; k < n; k++) {
         double complex u = x[k], v = y[k];
         x[k] = a * u + b * v;
         y[k] = c * u + d * v;
     }
-}
-
-/* The fit of a mesh's used block: its first nr outputs on its first nc
- * inputs (the modes an attenuator column on either side reads or feeds;
- * the rest carries no light that matters, so its MZIs are free). */
-typedef struct fit {
-    const optinc_mesh *mesh;
-    const double *kappa;
-    const double complex *A;    /* the inputs, n x nc; NULL: the first nc unit vectors */
-    const double complex *T;    /* target, n x nc */
-    const double *w;            /* weight of each output row; NULL: 1 */
-    double complex *Q, *L;      /* n x nc scratch: partial products, adjoint */
-    int n, nr, nc;
-    const unsigned char *frozen;   /* phases the fit keeps (2 per MZI); NULL: none */
-} fit;
-
-/* f(x) = min over output screens D of sum_r w_r |(D.M'(x).A - T)_r|^2 over
- * the used outputs r < nr (M' the mesh with the measured couplers, A its
- * inputs: the used unit vectors, or a data set's compressed fields, x =
- * theta_0, phi_0, theta_1, ...) and, when g is not NULL, its gradient by
- * one backward sweep (reverse mode: Q walks back through the partial
- * products, L carries the adjoint). */
-static double fit_eval(const double *x, double *g, void *ctx)
-{
-    fit *F = ctx;
-    int n = F->n, nc = F->nc, K = F->mesh->n_mzi;
-    double complex *Q = F->Q, *L = F->L, E[4];
-    const double complex *T = F->T;
-    if (F->A) {
-        memcpy(Q, F->A, sizeof *Q * (size_t)n * nc);
-    } else {
-        memset(Q, 0, sizeof *Q * (size_t)n * nc);
-        for (int r = 0; r < nc; r++)
-            Q[(size_t)r * nc + r] = 1;
-    }
-    for (int i = 0; i < K; i++) {
-        optinc_mzi_device_matrix(x[2 * i], x[2 * i + 1], F->kappa[2 * i], F->kappa[2 * i + 1],
-                                 1, E);
-        rows2(Q, nc, F->mesh->mzi[i].mode, E, 0);
-    }
-    double f = 0;
-    memset(L, 0, sizeof *L * (size_t)n * nc);
-    for (int r = 0; r < F->nr; r++) {
-        const double complex *q = Q + (size_t)r * nc, *t = T + (size_t)r * nc;
-        double complex z = 0;
-        double w = F->w ? F->w[r] : 1, ss = 0;
-        for (int c = 0; c < nc; c++) {
-            z += conj(t[c]) * q[c];
-            ss += creal(q[c] * conj(q[c])) + creal(t[c] * conj(t[c]));
-        }
-        f += w * (ss - 2 * cabs(z));
-        double complex d = cabs(z) > 0 ? z / cabs(z) : 1;   /* the best screen is conj(d) */
-        for (int c = 0; c < nc; c++)
-            L[(size_t)r * nc + c] = w * (q[c] - d * t[c]);
-    }
-    for (int i = K - 1; g && i >= 0; i--) {
-        int m = F->mesh->mzi[i].mode;
-        double th = x[2 * i], ph = x[2 * i + 1];
-        double k1 = F->kappa[2 * i], k2 = F->kappa[2 * i + 1];
-        double c1 = sqrt(1 - k1), s1 = sqrt(k1), c2 = sqrt(1 - k2), s2 = sqrt(k2);
-        optinc_mzi_device_matrix(th, ph, k1, k2, 1, E);
-        rows2(Q, nc, m, E, 1);                /* Q = product of the elements before i */
-        double complex W[2][2] = {{0, 0}, {0, 0}};   /* W[b][a] = (Q L^H)[m+b][m+a] */
-        for (int b = 0; b < 2; b++)
-            for (int a = 0; a < 2; a++) {
-                const double complex *q = Q + (size_t)(m + b) * nc;
-                const double complex *l = L + (size_t)(m + a) * nc;
-                for (int c = 0; c < nc; c++)
-                    W[b][a] += q[c] * conj(l[c]);
-            }
-        double complex et = cexp(I * th), ep = cexp(I * ph);
-        double complex dth[4] = {I * ep * c1 * c2 * et, -s1 * c2 * et, -ep * c1 * s2 * et,
-                                 -I * s1 * s2 * et};
-        double complex dph[4] = {I * E[0], 0, I * E[2], 0};
-        double gt = 0, gp = 0;
-        for (int a = 0; a < 2; a++)
-            for (int b = 0; b < 2; b++) {
-                gt += 2 * creal(W[b][a] * dth[2 * a + b]);
-                gp += 2 * creal(W[b][a] * dph[2 * a + b]);
-            }
-        g[2 * i] = F->frozen && F->frozen[2 * i] ? 0 : gt;
-        g[2 * i + 1] = F->frozen && F->frozen[2 * i + 1] ? 0 : gp;
-        rows2(L, nc, m, E, 1);                /* adjoint before element i */
-    }
-    return f;
 }
 
 /* ------------------------------------------------------------------ one mesh */
@@ -229,63 +136,13 @@ static void mesh_target(const optinc_mesh *mesh, int nc, double complex *T)
     for (int i = 0; i < mesh->n_mzi; i++) {
         double complex E[4];
         optinc_mzi_matrix(mesh->mzi[i].theta.target_rad, mesh->mzi[i].phi.target_rad, E);
-        rows2(T, nc, mesh->mzi[i].mode, E, 0);
+        rows2(T, nc, mesh->mzi[i].mode, E);
     }
     for (int r = 0; r < n; r++) {
         double complex e = cexp(I * mesh->screen[r].target_rad);
         for (int c = 0; c < nc; c++)
             T[(size_t)r * nc + c] *= e;
     }
-}
-
-int optinc_mesh_fit(const optinc_mesh *mesh, const double *kappa, const optinc_quantizer *q,
-                    int iters, int nr, int nc, const double complex *A,
-                    const double complex *T, const double *w, const unsigned char *frozen,
-                    optinc_phase *th, optinc_phase *ph, optinc_phase *screen)
-{
-    int n = mesh->modes, K = mesh->n_mzi;
-    size_t nn = (size_t)n * nc;
-    double complex *buf = malloc(sizeof *buf * 2 * nn);
-    double *x = malloc(sizeof *x * (4 * (size_t)K + 1));
-    if (!buf || !x) {
-        free(buf);
-        free(x);
-        return -1;
-    }
-    fit F = {mesh, kappa, A, T, w, buf, buf + nn, n, nr, nc, frozen};
-    double *xq = x + 2 * K;
-    for (int i = 0; i < K; i++) {
-        x[2 * i] = th[i].target_rad;
-        x[2 * i + 1] = ph[i].target_rad;
-        xq[2 * i] = th[i].rad;
-        xq[2 * i + 1] = ph[i].rad;
-    }
-    double f_start = fit_eval(xq, NULL, &F);
-    int st = optinc_lbfgs(fit_eval, &F, x, 2 * K, iters, NULL);
-    optinc_phase *nt = st ? NULL : malloc(sizeof *nt * (2 * (size_t)K + 1));
-    if (!st && !nt)
-        st = -1;
-    if (!st) {
-        for (int i = 0; i < K; i++) {
-            optinc_quantize_phase(q, x[2 * i], &nt[i]);
-            optinc_quantize_phase(q, x[2 * i + 1], &nt[K + i]);
-            xq[2 * i] = nt[i].rad;
-            xq[2 * i + 1] = nt[K + i].rad;
-        }
-        if (fit_eval(xq, NULL, &F) < f_start) {
-            memcpy(th, nt, sizeof *th * (size_t)K);
-            memcpy(ph, nt + K, sizeof *ph * (size_t)K);
-            /* F.Q holds the refit mesh: each screen phase aligns its row with T. */
-            for (int r = 0; r < nr; r++) {
-                double complex z = 0;
-                for (int c = 0; c < nc; c++)
-                    z += conj(T[(size_t)r * nc + c]) * F.Q[(size_t)r * nc + c];
-                optinc_quantize_phase(q, -carg(z), &screen[r]);
-            }
-        }
-    }
-    OPTINC_FREE_ALL(nt, buf, x);
-    return st;
 }
 
 /* Global re-fit of a locally corrected mesh against the ideal mesh on its

@@ -144,7 +144,7 @@ int optinc_mesh_correct_block(const optinc_mesh *mesh, const double *kappa,
                               const optinc_quantizer *q, int refit_iters, int rows, int cols,
                               optinc_phase *th, optinc_phase *ph, optinc_phase *screen);
 
-/* calibrate.c: fits every phase of mesh (couplers kappa) from th/ph's
+/* mesh_fit.c: fits every phase of mesh (couplers kappa) from th/ph's
  * continuous phases (target_rad) so that D.M'.A matches T on the first nr
  * output rows, row r weighted by w[r] (w NULL: 1), over the best output
  * screen D: A and T are n x nc (n the mesh's modes; A NULL: the first nc
