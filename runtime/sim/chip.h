@@ -113,6 +113,13 @@ struct optinc_chip {
     chip_layer *layer;
 };
 
+/* devices.c: optinc_mzi_device_matrix in two steps, for a caller that
+ * evaluates one MZI many times: cs = sqrt(1 - kappa_in), sqrt(kappa_in),
+ * sqrt(1 - kappa_out), sqrt(kappa_out), once; then the matrix from
+ * et = e^{i theta}, ep = e^{i phi} and cs, the same bits. */
+void optinc_coupler_amplitudes(double kappa_in, double kappa_out, double cs[4]);
+void optinc_mzi_element(double complex et, double complex ep, const double cs[4],
+                        double amplitude, double complex m[4]);
 /* devices.c: recomputes a mesh stage's effective phases and its static
  * program from the driver settings and the static errors. */
 void optinc_chip_stage_realize(chip_stage *s);

@@ -66,16 +66,31 @@ uint64_t optinc_chip_seed(uint64_t seed, int k)
     return optinc_rng_u64(&r);
 }
 
-void optinc_mzi_device_matrix(double theta, double phi, double kappa_in, double kappa_out,
-                              double amplitude, double complex m[4])
+void optinc_coupler_amplitudes(double kappa_in, double kappa_out, double cs[4])
 {
-    double c1 = sqrt(1 - kappa_in), s1 = sqrt(kappa_in);
-    double c2 = sqrt(1 - kappa_out), s2 = sqrt(kappa_out);
-    double complex et = cexp(I * theta), ep = amplitude * cexp(I * phi);
+    cs[0] = sqrt(1 - kappa_in);
+    cs[1] = sqrt(kappa_in);
+    cs[2] = sqrt(1 - kappa_out);
+    cs[3] = sqrt(kappa_out);
+}
+
+void optinc_mzi_element(double complex et, double complex ep, const double cs[4],
+                        double amplitude, double complex m[4])
+{
+    double c1 = cs[0], s1 = cs[1], c2 = cs[2], s2 = cs[3];
+    ep = amplitude * ep;
     m[0] = ep * (c1 * c2 * et - s1 * s2);
     m[1] = amplitude * I * (s1 * c2 * et + c1 * s2);
     m[2] = ep * I * (c1 * s2 * et + s1 * c2);
     m[3] = amplitude * (c1 * c2 - s1 * s2 * et);
+}
+
+void optinc_mzi_device_matrix(double theta, double phi, double kappa_in, double kappa_out,
+                              double amplitude, double complex m[4])
+{
+    double cs[4];
+    optinc_coupler_amplitudes(kappa_in, kappa_out, cs);
+    optinc_mzi_element(cexp(I * theta), cexp(I * phi), cs, amplitude, m);
 }
 
 /* ------------------------------------------------------------------ programs */

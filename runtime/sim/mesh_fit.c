@@ -48,12 +48,13 @@
  * matrix is n x ld planar (re, then im at offset n ld). */
 typedef struct fit {
     const optinc_mesh *mesh;
-    const double *kappa;
     const double *A;            /* the inputs; NULL: the first nc unit vectors */
     const double *T;            /* the target */
     const double *w;            /* weight of each output row; NULL: 1 */
     double *Q, *L;              /* scratch: partial products, adjoint */
     double complex *E;          /* the elements of the last evaluation, 4 per MZI */
+    double complex *X;          /* its e^{i theta}, e^{i phi}, 2 per MZI */
+    double *cs;                 /* the couplers' amplitudes, 4 per MZI (devices.c) */
     int n, nr, nc, ld;
     const unsigned char *frozen;   /* phases the fit keeps (2 per MZI); NULL: none */
 } fit;
@@ -128,9 +129,10 @@ FIT_CLONES static void fit_forward(fit *F, const double *x)
             F->Q[(size_t)r * ld + r] = 1;
     }
     for (int i = 0; i < K; i++) {
-        double complex *E = F->E + 4 * (size_t)i;
-        optinc_mzi_device_matrix(x[2 * i], x[2 * i + 1], F->kappa[2 * i], F->kappa[2 * i + 1],
-                                 1, E);
+        double complex *E = F->E + 4 * (size_t)i, *X = F->X + 2 * (size_t)i;
+        X[0] = cexp(I * x[2 * i]);
+        X[1] = cexp(I * x[2 * i + 1]);
+        optinc_mzi_element(X[0], X[1], F->cs + 4 * (size_t)i, 1, E);
         rows_apply(F->Q, n, ld, F->mesh->mzi[i].mode, (const double *)E);
     }
 }
@@ -154,15 +156,14 @@ static double complex row_overlap(const fit *F, int r, double *ss)
 /* The gradient into g, Q holding the mesh and L the adjoint at its
  * outputs: one backward sweep (reverse mode: Q walks back through the
  * partial products, L carries the adjoint). */
-FIT_CLONES static void fit_backward(fit *F, const double *x, double *g)
+FIT_CLONES static void fit_backward(fit *F, double *g)
 {
     int n = F->n, ld = F->ld, K = F->mesh->n_mzi;
     size_t nn = (size_t)n * ld;
     for (int i = K - 1; i >= 0; i--) {
         int m = F->mesh->mzi[i].mode;
-        double th = x[2 * i], ph = x[2 * i + 1];
-        double k1 = F->kappa[2 * i], k2 = F->kappa[2 * i + 1];
-        double c1 = sqrt(1 - k1), s1 = sqrt(k1), c2 = sqrt(1 - k2), s2 = sqrt(k2);
+        const double *cs = F->cs + 4 * (size_t)i;
+        double c1 = cs[0], s1 = cs[1], c2 = cs[2], s2 = cs[3];
         const double complex *E = F->E + 4 * (size_t)i;
         double complex H[4] = {conj(E[0]), conj(E[2]), conj(E[1]), conj(E[3])};
         double *qx = F->Q + (size_t)m * ld, *lx = F->L + (size_t)m * ld, w[8];
@@ -170,7 +171,7 @@ FIT_CLONES static void fit_backward(fit *F, const double *x, double *g)
                   (const double *)H, w);
         double complex W[2][2] = {{CMPLX(w[0], w[1]), CMPLX(w[2], w[3])},
                                   {CMPLX(w[4], w[5]), CMPLX(w[6], w[7])}};
-        double complex et = cexp(I * th), ep = cexp(I * ph);
+        double complex et = F->X[2 * (size_t)i], ep = F->X[2 * (size_t)i + 1];
         double complex dth[4] = {I * ep * c1 * c2 * et, -s1 * c2 * et, -ep * c1 * s2 * et,
                                  -I * s1 * s2 * et};
         double complex dph[4] = {I * E[0], 0, I * E[2], 0};
@@ -211,7 +212,7 @@ static double fit_eval(const double *x, double *g, void *ctx)
         }
     }
     if (g)
-        fit_backward(F, x, g);
+        fit_backward(F, g);
     return f;
 }
 
@@ -234,16 +235,18 @@ int optinc_mesh_fit(const optinc_mesh *mesh, const double *kappa, const optinc_q
 {
     int n = mesh->modes, K = mesh->n_mzi, ld = (nc + FIT_LANES - 1) / FIT_LANES * FIT_LANES;
     size_t nn = (size_t)n * ld;
-    double *buf = malloc(sizeof *buf * (8 * nn + 4 * (size_t)K + 1));
-    double complex *E = malloc(sizeof *E * (4 * (size_t)K + 1));
+    double *buf = malloc(sizeof *buf * (8 * nn + 8 * (size_t)K + 1));
+    double complex *E = malloc(sizeof *E * (6 * (size_t)K + 1));
     optinc_phase *nt = malloc(sizeof *nt * (2 * (size_t)K + 1));
     if (!buf || !E || !nt) {
         OPTINC_FREE_ALL(buf, E, nt);
         return -1;
     }
-    double *x = buf + 8 * nn, *xq = x + 2 * K;
+    double *x = buf + 8 * nn, *xq = x + 2 * K, *cs = xq + 2 * K;
     double *Ap = A ? buf + 6 * nn : NULL, *Tp = buf + 4 * nn;
-    fit F = {mesh, kappa, Ap, Tp, w, buf, buf + 2 * nn, E, n, nr, nc, ld, frozen};
+    fit F = {mesh, Ap, Tp, w, buf, buf + 2 * nn, E, E + 4 * K, cs, n, nr, nc, ld, frozen};
+    for (int i = 0; i < K; i++)
+        optinc_coupler_amplitudes(kappa[2 * i], kappa[2 * i + 1], cs + 4 * i);
     if (Ap)
         to_planar(A, n, nc, ld, Ap);
     to_planar(T, n, nc, ld, Tp);
