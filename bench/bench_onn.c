@@ -11,8 +11,8 @@
  *              its measurement (--calibrate): the difference is the per-chip
  *              recompilation, one core (a target: at most 30 s); the same for
  *              specs/chips/realistic8.yaml, whose 8-bit codes are chosen in
- *              rounds (one pass), against the 12-bit chip's time (codes
- *              rounded at once, three rescored passes).
+ *              rounds (two rescored passes), against the 12-bit chip's
+ *              time (codes rounded at once, three rescored passes).
  * Run from the repository root (it reads netlists/onn4x8.pnl.sp).  CPU time
  * of this process, so a shared machine does not distort the figures.
  */
@@ -112,7 +112,7 @@ static int bench_recompilations(void)
     if (bench_recompile("specs/chips/realistic12.yaml", "realistic12", &r12)
         || bench_recompile("specs/chips/realistic8.yaml", "realistic8", &r8))
         return 1;
-    printf("%-34s %10.2f x        (8-bit: rounds, 1 pass / 12-bit: at once, 3 passes)\n",
+    printf("%-34s %10.2f x        (8-bit: rounds, 2 passes / 12-bit: at once, 3 passes)\n",
            "recompilation, 8-bit / 12-bit", r8 / r12);
     bench_target("per-chip recompilation of the shipped unit, 1 core (CPU time)", r12, "<=",
                  30.0, "s");

@@ -132,11 +132,17 @@ static optinc_status recompile_data(const optinc_circuit *c, const optinc_onn_me
  * passes; with the noise-tuned ONN a third pass took the worst from 99.78%
  * to 99.92% (one chip of the ten gained, the others kept an earlier pass).
  * Raising also outputs within 0.3 of a level's threshold fitted the
- * measured chip better but the true one worse (worst 98.24%); with 8-bit
- * codes (chosen in rounds) the measured chip of seed 1 improved and the
- * true one fell from 98.4% to 97.0%, so coarse codes get one pass. */
+ * measured chip better but the true one worse (worst 98.24%).
+ * Coarse codes (chosen in rounds) get COARSE_PASSES passes raising by
+ * COARSE_FACTOR: on 10 realistic 8-bit chips a second pass raising by 400
+ * took the worst chip's raw inputs off by 2 LSB or more only from 0.197% to
+ * 0.158% and its mean error up from 0.022 to 0.026 LSB; raising by 20, to
+ * 0.068% and 0.011 LSB, and every chip under 0.1% (their codes are 25 mrad
+ * apart, so a strong raise moves others across a threshold). */
 #define RESCORE_PASSES 3
 #define RESCORE_FACTOR 400
+#define COARSE_PASSES 2
+#define COARSE_FACTOR 20
 
 /* What the rescoring reads and raises: the data's P outputs, their
  * weights, the task, and how many passes are still to come. */
@@ -145,10 +151,11 @@ typedef struct rescore_ctx {
     const optinc_cmat *X;
     double *w;
     int passes_left;
+    double factor;              /* how much more a wrong P output weighs */
 } rescore_ctx;
 
 /* optinc_recompile_data.rescore: the cost of a pass is how many P outputs
- * the measured chip decodes wrong; those weigh RESCORE_FACTOR times more. */
+ * the measured chip decodes wrong; those weigh r->factor times more. */
 static double rescore(void *ctx, const optinc_cmat *Y, int *again)
 {
     rescore_ctx *r = ctx;
@@ -161,7 +168,7 @@ static double rescore(void *ctx, const optinc_cmat *Y, int *again)
         for (int j = 0; j < D; j++)
             amp[j] = cabs(OPTINC_AT(Y, j, b));
         if (optinc_onn_decode(D, 1.0, amp) != optinc_onn_target(&r->m->task, p)) {
-            r->w[b] *= RESCORE_FACTOR;
+            r->w[b] *= r->factor;
             wrong++;
         }
     }
@@ -184,7 +191,9 @@ static optinc_status recompile(optinc_chip *chip, const optinc_circuit *c,
     if (!st)
         st = recompile_data(c, m, dev->chip_seed, &X, &w, dw, err);
     if (!st) {
-        rescore_ctx rc = {m, X, w, optinc_recompile_coarse_codes(dev->chip) ? 1 : RESCORE_PASSES};
+        int coarse = optinc_recompile_coarse_codes(dev->chip);
+        rescore_ctx rc = {m, X, w, coarse ? COARSE_PASSES : RESCORE_PASSES,
+                          coarse ? COARSE_FACTOR : RESCORE_FACTOR};
         optinc_recompile_data data = {X, w, dw, 0, rc.passes_left > 1 ? rescore : NULL, &rc};
         st = optinc_chip_recompile(chip, meas, &data, err);
     }
