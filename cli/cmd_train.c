@@ -47,7 +47,8 @@ static const cli_cmd train_cmd = {"train", "[SPEC]",
 typedef struct opts {
     optinc_train_config cfg;
     int mpi, json, quiet, cost_model;
-    int set_servers, set_epochs, set_batch, set_lr, set_momentum, set_hidden, set_allreduce,
+    int set_servers, set_epochs, set_batch, set_lr, set_schedule, set_momentum, set_hidden,
+        set_allreduce,
         set_ckpt, set_bits, set_block, set_chip_seed, set_onn, set_phase_sigma, programmed,
         set_chip, calibrate, set_feedback, set_stochastic;
     const char *chip_path;         /* --chip: a chip file (the whole device model) */
@@ -100,6 +101,9 @@ static int parse(int argc, char **argv, opts *o)
                      "seed of the initialization, the epochs' orders and the injected errors"),
         CLI_OPT_BATCH(&c->batch, &o->set_batch, "examples per server and step"),
         CLI_OPT_LR(&c->lr, &o->set_lr, "learning rate"),
+        {"lr-schedule", 0, CLI_ENUM, CLI_DST(int, &c->lr_schedule), NULL,
+         "the learning rate over the run", .words = optinc_lr_schedule_names,
+         .given = &o->set_schedule},
         {"momentum", 0, CLI_DOUBLE, CLI_DST(double, &c->momentum), "X", "momentum", .lo = 0,
          .hi = 1, .flags = CLI_BELOW, .given = &o->set_momentum},
         {"hidden", 0, CLI_INTS, CLI_DST(int, c->hidden), "W1,W2,...", "hidden layer widths",
@@ -198,6 +202,7 @@ static optinc_status apply_spec(opts *o, const optinc_spec *spec, optinc_error *
     KEEP(set_epochs, epochs);
     KEEP(set_batch, batch);
     KEEP(set_lr, lr);
+    KEEP(set_schedule, lr_schedule);
     KEEP(set_momentum, momentum);
     KEEP(set_allreduce, allreduce);
     KEEP(set_ckpt, checkpoint_every);
@@ -566,6 +571,7 @@ static void print_json(const opts *o, const optinc_train_result *r, const char *
         printf("%s%d", l ? ", " : "", c->hidden[l]);
     printf("], \"lr\": ");
     cli_json_number(stdout, c->lr);
+    printf(", \"lr_schedule\": \"%s\"", optinc_lr_schedule_names[c->lr_schedule]);
     cli_json_field(stdout, "momentum", c->momentum);
     printf(", \"seed\": %llu, \"bits\": %d, \"block_size\": %d, \"checkpoint_every\": %ld",
            (unsigned long long)c->seed, c->bits, c->block_size, c->checkpoint_every);

@@ -301,6 +301,7 @@ Test(spec, allreduce_train_ports_outputs_extensions, .init = tu_scratch_init, .f
         "  epochs: 3\n"
         "  batch: 32\n"
         "  lr: 0.05\n"
+        "  lr_schedule: cosine\n"
         "  momentum: 0.5\n"
         "  hidden: [256, 128]\n"
         "  allreduce: optinc\n"
@@ -331,6 +332,7 @@ Test(spec, allreduce_train_ports_outputs_extensions, .init = tu_scratch_init, .f
     cr_expect_eq(t->epochs, 3);
     cr_expect_eq(t->batch, 32);
     cr_expect_eq(t->lr, 0.05);
+    cr_expect_eq(t->lr_schedule, OPTINC_LR_COSINE);
     cr_expect_eq(t->momentum, 0.5);
     cr_expect_eq(t->n_hidden, 2);
     cr_expect_eq(t->hidden[0], 256);
@@ -365,6 +367,8 @@ Test(spec, allreduce_and_train_defaults, .init = tu_scratch_init, .fini = tu_scr
     cr_expect_eq(t->epochs, d.epochs);
     cr_expect_eq(t->batch, d.batch);
     cr_expect_eq(t->lr, d.lr);
+    cr_expect_eq(t->lr_schedule, OPTINC_LR_CONSTANT);
+    cr_expect_eq(d.lr_schedule, OPTINC_LR_CONSTANT);
     cr_expect_eq(t->momentum, d.momentum);
     cr_expect_eq(t->n_hidden, d.n_hidden);
     cr_expect_arr_eq(t->hidden, d.hidden, sizeof d.hidden);
@@ -433,6 +437,8 @@ static const struct bad_spec {
      "of a 16-bit phase DAC, a step of 15.2588 rad, more than pi"},
     {"merge_key.yaml", NULL, 8, 5, "YAML merge keys ('<<') are not supported; write the keys "
      "of components.attenuator out"},
+    {"lr_schedule.yaml", NULL, 5, 16, "'lr_schedule' in train is 'linear', which is not known; "
+     "use one of: constant | cosine"},
 };
 #define N_BAD (sizeof bad_specs / sizeof bad_specs[0])
 /* Specs the loader takes and the compiler refuses: numbers the

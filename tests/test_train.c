@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "optinc/dataset.h"
 #include "optinc/fileio.h"
+#include "optinc/train.h"
 #include "trainutil.h"
 
 /* "$OPTINC train --data DIR <small model> extra..." */
@@ -540,63 +541,128 @@ Test(train, spec_names_an_algorithm_of_the_table)
     free(dir);
 }
 
+/* Trains the options opts (NULL-ended) with a checkpoint every 5 steps,
+ * whole, and stopped after step 23 then resumed from step 20: the two end
+ * with the same bits, the spec whose train: section is train_map trains
+ * them too, and the run without opts other bits.  Returns the whole run's
+ * folder, with the checkpoint of its last step (tu_rmtree and free it), for
+ * the caller's refusals; its JSON goes to json (free it). */
+static char *expect_resume_and_spec(const char *dir, const char *const *opts,
+                                    const char *train_map, char **json)
+{
+    char *full = tu_tempdir(), *cut = tu_tempdir(), spec[4200], text[512];
+    cr_assert(full && cut);
+    snprintf(spec, sizeof spec, "%s/train_map.yaml", dir);
+    snprintf(text, sizeof text, "schema_version: 1\nname: train_map\ntrain: %s\n", train_map);
+    cr_assert_eq(tu_write_file(spec, text), 0);
+    const char *args[4][16];
+    const char *tail[4][4] = {{"--out", full}, {"--out", cut, "--stop-after", "23"},
+                              {"--out", cut, "--resume"}, {NULL}};
+    tu_run r[5];
+    for (int k = 0; k < 4; k++) {
+        int n = 0;
+        for (int i = 0; k < 3 && opts[i] && n < 9; i++)
+            args[k][n++] = opts[i];
+        if (k < 3) {
+            args[k][n++] = "--checkpoint-every";
+            args[k][n++] = "5";
+        }
+        for (int i = 0; tail[k][i]; i++)
+            args[k][n++] = tail[k][i];
+        args[k][n] = NULL;
+        r[k] = train(dir, args[k]);
+        cr_assert_eq(r[k].status, 0, "run %d: %s", k, r[k].err);
+    }
+    r[4] = train(dir, (const char *[]){spec, NULL});
+    cr_assert_eq(r[4].status, 0, "%s", r[4].err);
+    cr_assert_str_eq(tr_json(r[1].out, "stopped"), "true");
+    cr_assert_str_eq(tr_json(r[2].out, "resumed_from"), "20");
+    char *sha[5];
+    for (int k = 0; k < 5; k++)
+        sha[k] = sha_of(r[k].out);
+    cr_assert_str_eq(sha[2], sha[0], "resumed");
+    cr_assert_str_neq(sha[3], sha[0], "without the options");
+    cr_assert_str_eq(sha[4], sha[0], "the spec's keys");
+    *json = strdup(r[0].out);
+    for (int k = 0; k < 5; k++) {
+        free(sha[k]);
+        tu_run_free(&r[k]);
+    }
+    tu_rmtree(cut);
+    free(cut);
+    return full;
+}
+
 /* Error feedback and stochastic rounding: the spec's keys train as the
  * options do; a run stopped and resumed from its checkpoint (which holds the
  * servers' residuals) ends with the bits of the uninterrupted run; both are
  * refused with the ring, whose floats they do not round. */
 Test(train, feedback_and_rounding_resume_and_spec_keys)
 {
-    char *dir = tr_dataset(), *full = tu_tempdir(), *cut = tu_tempdir(), spec[4200];
-    cr_assert(dir && full && cut);
-    snprintf(spec, sizeof spec, "%s/ef.yaml", dir);
-    cr_assert_eq(tu_write_file(spec, "schema_version: 1\nname: ef\n"
-                                     "train: {allreduce: quantized, error_feedback: true, "
-                                     "stochastic_rounding: true}\n"), 0);
-    const char *opts[] = {"--allreduce", "quantized", "--error-feedback",
-                          "--stochastic-rounding", "--checkpoint-every", "5"};
-    tu_run a = train(dir, (const char *[]){opts[0], opts[1], opts[2], opts[3], opts[4],
-                                           opts[5], "--out", full, NULL});
-    tu_run b = train(dir, (const char *[]){opts[0], opts[1], opts[2], opts[3], opts[4],
-                                           opts[5], "--out", cut, "--stop-after", "23", NULL});
-    cr_assert_eq(a.status + b.status, 0, "%s%s", a.err, b.err);
-    tu_run c = train(dir, (const char *[]){opts[0], opts[1], opts[2], opts[3], opts[4],
-                                           opts[5], "--out", cut, "--resume", NULL});
-    cr_assert_eq(c.status, 0, "%s", c.err);
-    cr_assert_str_eq(tr_json(c.out, "resumed_from"), "20");
-    cr_assert_str_eq(tr_json(a.out, "error_feedback"), "true");
-    cr_assert_str_eq(tr_json(a.out, "stochastic_rounding"), "true");
-    char *sa = sha_of(a.out), *sc = sha_of(c.out);
-    cr_assert_str_eq(sa, sc);
-    /* the plain run differs, the spec's keys are the options */
-    tu_run p = train(dir, (const char *[]){opts[0], opts[1], NULL});
-    tu_run s = train(dir, (const char *[]){spec, NULL});
-    cr_assert_eq(p.status + s.status, 0, "%s%s", p.err, s.err);
-    char *sp = sha_of(p.out), *ss = sha_of(s.out);
-    cr_assert_str_neq(sp, sa);
-    cr_assert_str_eq(ss, sa);
-    /* a checkpoint without the residuals is one of other settings */
-    tu_run d = train(dir, (const char *[]){opts[0], opts[1], opts[4], opts[5], "--out", cut,
-                                           "--resume", NULL});
+    char *dir = tr_dataset(), *json;
+    cr_assert(dir);
+    char *full = expect_resume_and_spec(
+        dir, (const char *[]){"--allreduce", "quantized", "--error-feedback",
+                              "--stochastic-rounding", NULL},
+        "{allreduce: quantized, error_feedback: true, stochastic_rounding: true}", &json);
+    cr_assert_str_eq(tr_json(json, "error_feedback"), "true");
+    cr_assert_str_eq(tr_json(json, "stochastic_rounding"), "true");
+    /* a checkpoint with the residuals is one of other settings without them */
+    tu_run d = train(dir, (const char *[]){"--allreduce", "quantized", "--checkpoint-every",
+                                           "5", "--out", full, "--resume", NULL});
     cr_assert_eq(d.status, 2);
     cr_assert(strstr(d.err, "other settings"), "%s", d.err);
     tu_run e = train(dir, (const char *[]){"--allreduce", "ring", "--error-feedback", NULL});
     cr_assert_eq(e.status, 2);
     cr_assert(strstr(e.err, "--error-feedback"), "%s", e.err);
-    free(sa);
-    free(sc);
-    free(sp);
-    free(ss);
-    tu_run_free(&a);
-    tu_run_free(&b);
-    tu_run_free(&c);
     tu_run_free(&d);
     tu_run_free(&e);
-    tu_run_free(&p);
-    tu_run_free(&s);
+    free(json);
     tu_rmtree(dir);
     tu_rmtree(full);
-    tu_rmtree(cut);
     free(dir);
     free(full);
-    free(cut);
+}
+
+/* The cosine schedule: the rate of the first step, half of it halfway, near
+ * zero at the last step, falling all the way; the spec's key trains as the
+ * option does; a run stopped and resumed ends with the bits of the
+ * uninterrupted run (the rate follows the run's step, not the process's);
+ * and its checkpoint is refused for another number of epochs, whose rates
+ * differ. */
+Test(train, cosine_schedule_resumes_and_fixes_the_epochs)
+{
+    optinc_train_config cfg;
+    optinc_train_defaults(&cfg);
+    cr_assert_eq(optinc_train_lr(&cfg, 47, 48), cfg.lr);
+    cfg.lr_schedule = OPTINC_LR_COSINE;
+    cr_assert_eq(optinc_train_lr(&cfg, 0, 48), cfg.lr);
+    cr_assert_float_eq(optinc_train_lr(&cfg, 24, 48), cfg.lr / 2, 1e-15);
+    /* (1 + cos(47 pi / 48)) / 2 = sin^2(pi / 96) */
+    cr_assert_float_eq(optinc_train_lr(&cfg, 47, 48), cfg.lr * pow(sin(M_PI / 96), 2), 1e-15);
+    for (long t = 1; t < 48; t++)
+        cr_assert_lt(optinc_train_lr(&cfg, t, 48), optinc_train_lr(&cfg, t - 1, 48), "step %ld", t);
+
+    char *dir = tr_dataset(), *json;
+    cr_assert(dir);
+    char *full = expect_resume_and_spec(dir, (const char *[]){"--lr-schedule", "cosine", NULL},
+                                        "{lr_schedule: cosine}", &json);
+    cr_assert_str_eq(tr_json(json, "lr_schedule"), "\"cosine\"");
+    cr_assert_gt(atof(tr_json(json, "test_accuracy")), 0.9);
+    /* one more epoch would change every rate of the run: the checkpoint at
+     * its end is refused (a constant rate's may grow, resume_gives_...) */
+    tu_run d = train(dir, (const char *[]){"--lr-schedule", "cosine", "--checkpoint-every", "5",
+                                           "--out", full, "--resume", "--epochs", "4", NULL});
+    cr_assert_eq(d.status, 2, "%s", d.out);
+    cr_assert(strstr(d.err, "other settings"), "%s", d.err);
+    tu_run e = train(dir, (const char *[]){"--lr-schedule", "linear", NULL});
+    cr_assert_eq(e.status, 2);
+    cr_assert(strstr(e.err, "--lr-schedule"), "%s", e.err);
+    tu_run_free(&d);
+    tu_run_free(&e);
+    free(json);
+    tu_rmtree(dir);
+    tu_rmtree(full);
+    free(dir);
+    free(full);
 }

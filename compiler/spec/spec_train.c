@@ -51,7 +51,8 @@ optinc_status optinc_spec_parse_train(ctx *c, yaml_node_t *n)
 {
     static const char *const keys[] = {"dataset", "servers", "epochs", "batch", "lr",
                                        "momentum", "hidden", "allreduce", "checkpoint_every",
-                                       "onn", "error_feedback", "stochastic_rounding", NULL};
+                                       "onn", "error_feedback", "stochastic_rounding",
+                                       "lr_schedule", NULL};
 #define TF(f) offsetof(optinc_spec_train, f)
     static const field fields[] = {
         {"servers", 'i', TF(servers), 1, 65536, 0, 0, NULL},
@@ -72,6 +73,8 @@ optinc_status optinc_spec_parse_train(ctx *c, yaml_node_t *n)
     if ((st = optinc_spec_check_map(c, n, what, keys)) ||
         (st = optinc_spec_read_fields(c, n, what, fields, t)) ||
         (st = optinc_spec_read_enum(c, n, "dataset", what, dataset_names, &dataset)) ||
+        (st = optinc_spec_read_enum(c, n, "lr_schedule", what, optinc_lr_schedule_names,
+                                    &t->lr_schedule)) ||
         ((v = optinc_spec_get(c, n, "allreduce")) &&
          (st = optinc_spec_ident(c, v, "allreduce", what, t->allreduce))) ||
         ((v = optinc_spec_get(c, n, "hidden")) &&

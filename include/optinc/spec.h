@@ -37,6 +37,11 @@ typedef enum optinc_activation {
     OPTINC_ACT_NONE = 0, OPTINC_ACT_RELU_EO, OPTINC_ACT_ABS2
 } optinc_activation;
 
+/* The trainer's learning rate over the T steps of a run: the same at every
+ * step, or decayed from lr at step 0 along half a cosine,
+ * lr (1 + cos(pi t / T)) / 2 at step t (train.h). */
+typedef enum optinc_lr_schedule { OPTINC_LR_CONSTANT = 0, OPTINC_LR_COSINE } optinc_lr_schedule;
+
 /* The words a spec and a netlist spell these values with, indexed by the
  * enum and NULL-terminated (so a reader can list them in its message): one
  * vocabulary for the spec loader, the netlist's writer and reader and the
@@ -48,6 +53,7 @@ extern const char *const optinc_att_position_names[];   /* middle none input out
 extern const char *const optinc_activation_names[];     /* none relu_eo abs2 */
 extern const char *const optinc_preprocessing_names[];  /* digit_sums weighted_sum none */
 extern const char *const optinc_onn_rounding_names[];   /* half_even half_up */
+extern const char *const optinc_lr_schedule_names[];    /* constant cosine */
 
 /* Device parameters (components: section).  Zero means ideal / not set. */
 typedef struct optinc_components {
@@ -141,6 +147,7 @@ typedef struct optinc_spec_train {
     int hidden[OPTINC_MAX_HIDDEN];
     int n_hidden;
     double lr, momentum;
+    int lr_schedule;                     /* optinc_lr_schedule (default constant) */
     int error_feedback;                  /* servers keep their quantization residuals */
     int stochastic_rounding;             /* servers round their codes stochastically */
     char allreduce[OPTINC_NAME_MAX];     /* an all-reduce algorithm's name (default ring);

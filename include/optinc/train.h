@@ -7,8 +7,11 @@
  * step: every server computes the gradient of its batch (mean cross-entropy
  * of a ReLU MLP, float, cblas_sgemm), the all-reduce averages the N
  * gradients, and every server applies the same update, SGD with momentum
- * v = m v + g, w = w - lr v.  Since all servers receive the same averaged
- * bytes, the replicas stay bit-identical; in process one copy stands for all.
+ * v = m v + g, w = w - lr_t v, where lr_t is lr at every step or, with the
+ * cosine schedule, lr (1 + cos(pi t / T)) / 2 at step t of the run's
+ * T = epochs x steps per epoch (optinc_train_lr).  Since all servers
+ * receive the same averaged bytes, the replicas stay bit-identical; in
+ * process one copy stands for all.
  *
  * Everything random is a stream of the seed (initialization, the order of
  * each epoch, injected errors per step), and the state after step t is the
@@ -51,6 +54,7 @@ typedef struct optinc_train_config {
     int hidden[OPTINC_MAX_HIDDEN]; /* hidden widths, default 256, 128 */
     int n_hidden;
     double lr, momentum;           /* default 0.05, 0.9 */
+    int lr_schedule;               /* optinc_lr_schedule (spec.h); default constant */
     uint64_t seed;
     const optinc_ar_algorithm *allreduce;   /* an entry of optinc_ar_algorithms[] */
     int bits, block_size;          /* quantized all-reduce: b and scale block */
@@ -113,6 +117,9 @@ enum { OPTINC_TRAIN_METRICS, OPTINC_TRAIN_WEIGHTS, OPTINC_TRAIN_CHECKPOINT };
  * (optinc_spec_train_defaults(), spec.h), so that a field a spec leaves out
  * trains as if there were no spec. */
 #define OPTINC_TRAIN_DEFAULT_SEED 1
+
+/* The learning rate of step t (0-based) of a run of T steps. */
+double optinc_train_lr(const optinc_train_config *cfg, long t, long T);
 
 /* The spec's train: defaults with OPTINC_TRAIN_DEFAULT_SEED,
  * OPTINC_AR_DEFAULT_BITS-bit codes in blocks of OPTINC_AR_DEFAULT_BLOCK and

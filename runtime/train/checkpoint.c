@@ -160,7 +160,8 @@ static optinc_status decode(const optinc_blob *b, size_t params, const uint8_t s
     take(&c, &P, sizeof P);
     if (memcmp(h, settings, 32) || P != params)
         return refuse(b->name, "this checkpoint was written by a run with other settings "
-                      "(servers, batch, model, learning rate, seed, all-reduce, ONN or data): "
+                      "(servers, batch, model, learning rate or its schedule, seed, all-reduce, "
+                      "ONN or data; a cosine schedule also fixes the epochs): "
                       "rerun with the same options, or remove it to start afresh", err);
     int ok = !take(&c, s->w, params * sizeof(float)) && !take(&c, s->v, params * sizeof(float)) &&
              !take(&c, s->resid, s->n_resid * sizeof(float)) && !take(&c, sums, sizeof sums) && !take(&c, &s->stats, sizeof s->stats) &&

@@ -63,6 +63,7 @@ static void take_train(optinc_train_config *cfg, const optinc_spec_train *t,
     cfg->n_hidden = t->n_hidden;
     cfg->lr = t->lr;
     cfg->momentum = t->momentum;
+    cfg->lr_schedule = t->lr_schedule;
     cfg->error_feedback = t->error_feedback;
     cfg->stochastic_rounding = t->stochastic_rounding;
 }
@@ -304,6 +305,12 @@ static void config_hash(const optinc_train_config *cfg, const mlp *m, int ntrain
                      cfg->stochastic_rounding != 0);
     for (int l = 0; l <= m->layers && k < (int)sizeof text - 16; l++)
         k += snprintf(text + k, sizeof text - (size_t)k, "%d,", m->dims[l]);
+    /* A decaying rate is a function of the run's length, so its checkpoint
+     * fits only that many epochs; the constant rate adds nothing, which keeps
+     * the checkpoints written before schedules existed. */
+    if (cfg->lr_schedule != OPTINC_LR_CONSTANT)
+        k += snprintf(text + k, sizeof text - (size_t)k, " schedule=%s epochs=%d",
+                      optinc_lr_schedule_names[cfg->lr_schedule], cfg->epochs);
     uint8_t sub[32];
     if ((cfg->allreduce->flags & OPTINC_AR_ONN) && cfg->lut) {
         optinc_sha256(cfg->lut->code, cfg->lut->size * sizeof *cfg->lut->code, sub);
@@ -371,10 +378,12 @@ static optinc_status check_config(const optinc_train_config *cfg, const optinc_c
                            "%d servers requested but the backend runs %d: with MPI start "
                            "mpirun -np %d", cfg->servers, comm->servers, cfg->servers);
     if (cfg->epochs < 1 || cfg->batch < 1 || !(cfg->lr > 0.0) || cfg->momentum < 0.0 ||
-        cfg->momentum >= 1.0 || cfg->n_hidden < 0 || cfg->n_hidden > OPTINC_MAX_HIDDEN)
+        cfg->momentum >= 1.0 || cfg->lr_schedule < OPTINC_LR_CONSTANT ||
+        cfg->lr_schedule > OPTINC_LR_COSINE || cfg->n_hidden < 0 || cfg->n_hidden > OPTINC_MAX_HIDDEN)
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
-                           "training needs epochs >= 1, batch >= 1, lr > 0, 0 <= momentum < 1 "
-                           "and at most %d hidden layers", OPTINC_MAX_HIDDEN);
+                           "training needs epochs >= 1, batch >= 1, lr > 0, 0 <= momentum < 1, "
+                           "a known lr schedule and at most %d hidden layers",
+                           OPTINC_MAX_HIDDEN);
     for (int l = 0; l < cfg->n_hidden; l++)
         if (cfg->hidden[l] < 1 || cfg->hidden[l] > 65536)
             return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
@@ -511,6 +520,13 @@ static optinc_status close_epoch(const optinc_train_config *cfg, optinc_comm *co
     return st;
 }
 
+double optinc_train_lr(const optinc_train_config *cfg, long t, long T)
+{
+    if (cfg->lr_schedule == OPTINC_LR_COSINE && T > 0)
+        return cfg->lr * 0.5 * (1.0 + cos(M_PI * (double)t / (double)T));
+    return cfg->lr;
+}
+
 /* One step: local gradients, all-reduce, metrics, update. */
 static optinc_status step(const optinc_train_config *cfg, optinc_comm *comm, run *r,
                           const mlp *m, long spe, optinc_error *err)
@@ -542,7 +558,8 @@ static optinc_status step(const optinc_train_config *cfg, optinc_comm *comm, run
         s->correct += all[2 * i + 1];
     }
     s->samples += (double)N * B;
-    float lr = (float)cfg->lr, mom = (float)cfg->momentum;
+    float lr = (float)optinc_train_lr(cfg, s->step, (long)cfg->epochs * spe),
+          mom = (float)cfg->momentum;
     const float *g = r->grads[0];
     for (size_t j = 0; j < m->params; j++) {
         s->v[j] = mom * s->v[j] + g[j];
