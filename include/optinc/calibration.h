@@ -128,7 +128,9 @@ optinc_status optinc_chip_calibrate(optinc_chip *chip, const optinc_calibration 
 typedef struct optinc_recompile_data {
     const optinc_cmat *inputs;      /* the first layer's inputs: its cols x P */
     const double *weight;           /* weight of each input (its multiplicity); NULL: 1 */
-    const double *output_weight;    /* weight of each output of the last layer; NULL: 1 */
+    const double *output_weight;    /* weight of each output of the last layer, NULL: 1;
+                                       it enters only when that layer ends in a mesh (not
+                                       in an attenuator column, nor cut in segments) */
     int rounds;    /* codes chosen in this many rounds, each rounding the next block of a
                       mesh's MZIs and re-fitting the others; 0: 16 for codes coarser than
                       11 bits on 2 pi, else 1 (all at once) */
