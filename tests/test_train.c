@@ -556,7 +556,7 @@ static char *expect_resume_and_spec(const char *dir, const char *const *opts,
     snprintf(text, sizeof text, "schema_version: 1\nname: train_map\ntrain: %s\n", train_map);
     cr_assert_eq(tu_write_file(spec, text), 0);
     const char *args[4][16];
-    const char *tail[4][4] = {{"--out", full}, {"--out", cut, "--stop-after", "23"},
+    const char *tail[4][5] = {{"--out", full}, {"--out", cut, "--stop-after", "23"},
                               {"--out", cut, "--resume"}, {NULL}};
     tu_run r[5];
     for (int k = 0; k < 4; k++) {
