@@ -48,9 +48,8 @@ typedef struct opts {
     optinc_train_config cfg;
     int mpi, json, quiet, cost_model;
     int set_servers, set_epochs, set_batch, set_lr, set_schedule, set_momentum, set_hidden,
-        set_allreduce,
-        set_ckpt, set_bits, set_block, set_chip_seed, set_onn, set_phase_sigma, programmed,
-        set_chip, calibrate, set_feedback, set_stochastic;
+        set_allreduce, set_ckpt, set_bits, set_block, set_chip_seed, set_onn, set_phase_sigma,
+        programmed, set_chip, calibrate, set_feedback, set_stochastic;
     const char *chip_path;         /* --chip: a chip file (the whole device model) */
     optinc_chip_spec chip;
     const char *backend, *spec, *onn, *inject;
