@@ -34,8 +34,8 @@ static const char usage_text[] =
 /* The task of train, and of verify for a netlist whose spec is gone: a given
  * option overrides the ONN's own (verify) or the default (train). */
 typedef struct task_opts {
-    int servers, bits, level, pre, rounding;
-    int servers_given, bits_given, level_given, pre_given, rounding_given;
+    int servers, bits, level, pre, rounding, code;
+    int servers_given, bits_given, level_given, pre_given, rounding_given, code_given;
 } task_opts;
 
 /* The preprocessings an ONN can be trained for: optinc_preprocessing_names
@@ -57,7 +57,10 @@ static const char *const pre_words[] = {"digit_sums", "weighted_sum", NULL};
      .words = pre_words, .given = &(t)->pre_given, .dflt = d},                               \
     {"rounding", 0, CLI_ENUM, CLI_DST(int, &(t)->rounding), NULL,                            \
      "how the average is rounded", .words = optinc_onn_rounding_names,                      \
-     .given = &(t)->rounding_given, .dflt = d}
+     .given = &(t)->rounding_given, .dflt = d},                                              \
+    {"output-code", 0, CLI_ENUM, CLI_DST(int, &(t)->code), NULL,                             \
+     "how the outputs carry the result's digits", .words = optinc_onn_code_names,           \
+     .given = &(t)->code_given, .dflt = d}
 
 static void task_defaults(task_opts *t)
 {
@@ -71,7 +74,7 @@ static void task_defaults(task_opts *t)
 static int task_given(const task_opts *t)
 {
     return t->servers_given || t->bits_given || t->level_given || t->pre_given
-           || t->rounding_given;
+           || t->rounding_given || t->code_given;
 }
 
 /* Applies the given task options over meta (defaults where neither says). */
@@ -85,12 +88,16 @@ static optinc_status task_apply(const task_opts *t, optinc_onn_meta *m, optinc_e
         m->level = t->level;
     optinc_preproc pre = t->pre_given ? (optinc_preproc)t->pre : m->task.pre;
     optinc_rounding r = t->rounding_given ? (optinc_rounding)t->rounding : m->task.rounding;
+    optinc_onn_code code = t->code_given ? (optinc_onn_code)t->code : m->task.code;
     if (!m->fan_in)
         m->fan_in = 4;
     if (!m->bits)
         m->bits = 8;
-    return m->level ? optinc_onn_task_cascade(&m->task, m->level, m->fan_in, m->bits, pre, r, err)
-                    : optinc_onn_task_unit(&m->task, m->fan_in, m->bits, pre, r, err);
+    optinc_status st = m->level ? optinc_onn_task_cascade(&m->task, m->level, m->fan_in, m->bits,
+                                                          pre, r, err)
+                                : optinc_onn_task_unit(&m->task, m->fan_in, m->bits, pre, r, err);
+    m->task.code = code;
+    return st;
 }
 
 /* The chip verify, export and cascade evaluate: dev.ideal is 1 (ideal
@@ -277,6 +284,10 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
     optinc_status st;
     int seg[2 * OPTINC_ONN_MAX_LAYERS];
     cli_input(resume, "spec");
+    if (resume && task_given(&t))
+        return cli_usage_error("onn train", "--resume continues the task of %s; drop --servers, "
+                               "--bits, --level, --preprocessing, --rounding and --output-code",
+                               resume);
     if (resume) {
         optinc_spec *spec;
         if ((st = optinc_spec_load(resume, cli_read_opts(), &spec, &err)))
@@ -559,8 +570,8 @@ static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
         cli_json_field(stdout, "p_error_ge2_max", ge2_max);
         devices_json(&d, &v.dev);
         printf(", \"task\": {\"servers\": %d, \"bits\": %d, \"level\": %d, \"rounding\": \"%s\", "
-               "\"p_outputs\": %d}", m.fan_in, m.bits, m.level,
-               m.task.rounding == OPTINC_ROUND_HALF_UP ? "half_up" : "half_even",
+               "\"code\": \"%s\", \"p_outputs\": %d}", m.fan_in, m.bits, m.level,
+               optinc_onn_rounding_names[m.task.rounding], optinc_onn_code_names[m.task.code],
                optinc_onn_task_inputs(&m.task));
         printf(", \"mzis\": %ld, \"attenuators\": %ld, \"splitters\": %ld, \"combiners\": %ld, "
                "\"padding_slots\": %ld", a.netlist_mzis, a.netlist_attenuators, splitters,

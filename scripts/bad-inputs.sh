@@ -79,6 +79,11 @@ for f in tests/bad/spec/*.yaml; do
     row "$f" compile "$f"
 done
 
+head_table "ONN specs" "\`optinc onn verify FILE\` on each fixture of tests/bad/onn/ (tests/test_onn.c): specs that compile but do not describe an ONN optinc can run."
+for f in tests/bad/onn/*.yaml; do
+    row "$f" onn verify "$f"
+done
+
 head_table "Matrix files (.npy, .csv)" "\`optinc simulate CIRCUIT --input FILE --output OUT.npy\` (the same readers load the files a spec names with \`file:\`); cases of tests/test_fileio.c."
 d='{'"'"'descr'"'"': '"'"'<f8'"'"', '"'"'fortran_order'"'"': False, '"'"'shape'"'"': (2, 2), }'
 npy dtype_f4.npy "$(printf '%s' "$d" | sed 's/<f8/<f4/')" 32

@@ -757,9 +757,9 @@ static optinc_circuit *tiny_onn(const char *dir, optinc_onn_meta *meta)
 
 /* The output code of the circuit simulated element by element (the
  * simulator's own propagation, not the verifier's layer matrices) for P
- * outputs p (cols x n, one column per element). */
-static void simulate(const optinc_circuit *c, const optinc_onn_devices *dev, int **p, int n,
-                     uint16_t *out)
+ * outputs p (cols x n, one column per element), decoded for task t. */
+static void simulate(const optinc_circuit *c, const optinc_onn_task *t,
+                     const optinc_onn_devices *dev, int **p, int n, uint16_t *out)
 {
     optinc_layer *layers = malloc(sizeof *layers * (size_t)c->n_layers);
     optinc_circuit dc = *c;
@@ -784,7 +784,7 @@ static void simulate(const optinc_circuit *c, const optinc_onn_devices *dev, int
         double amp[8];
         for (int d = 0; d < y->rows; d++)
             amp[d] = cabs(OPTINC_AT(y, d, j));
-        out[j] = (uint16_t)optinc_onn_decode(y->rows, 1.0, amp);
+        out[j] = (uint16_t)optinc_onn_decode(t, 1.0, amp);
     }
     optinc_cmat_free(in);
     optinc_cmat_free(y);
@@ -830,7 +830,7 @@ Test(allreduce, onn_table_equals_direct_simulation, .timeout = 60)
             }
         }
         optinc_ar_aggregate(ar, 0, 0, src, 0, n, out);
-        simulate(c, &devs[d], p, n, want);
+        simulate(c, &meta.task, &devs[d], p, n, want);
         int exact = 0;
         for (int j = 0; j < n; j++) {
             cr_assert_eq(out[j], want[j], "devices %d element %d: table %u, circuit %u", d, j,

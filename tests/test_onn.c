@@ -31,6 +31,51 @@ Test(onn, pam4_round_trip)
     }
 }
 
+/* The output codes against their definitions: binary levels are the base-4
+ * digits; Gray levels reflect digit j (3 - d) when digit j+1 is odd, so that
+ * neighbouring results differ in exactly one output, by one level, and each
+ * output is a triangle wave of the result; decoding inverts both, also from
+ * amplitudes off their level by less than half a level. */
+Test(onn, output_codes)
+{
+    optinc_onn_task t;
+    cr_assert_eq(optinc_onn_task_unit(&t, 4, 10, OPTINC_P_DIGIT_SUMS, OPTINC_ROUND_HALF_EVEN,
+                                      NULL), OPTINC_OK);
+    cr_assert_eq(t.code, OPTINC_CODE_BINARY, "the constructors set binary");
+    int prev[OPTINC_ONN_MAX_DIGITS] = {0};
+    for (uint64_t v = 0; v < 1u << 10; v++) {
+        int bin[OPTINC_ONN_MAX_DIGITS], gray[OPTINC_ONN_MAX_DIGITS];
+        double amp[OPTINC_ONN_MAX_DIGITS];
+        t.code = OPTINC_CODE_BINARY;
+        optinc_onn_levels(&t, v, bin);
+        t.code = OPTINC_CODE_GRAY;
+        optinc_onn_levels(&t, v, gray);
+        for (int j = 0; j < 5; j++) {
+            int d = (int)(v / (1u << 2 * j) % 4), above = (int)(v / (1u << (2 * j + 2)) % 4);
+            cr_assert_eq(bin[j], d, "v %llu digit %d", (unsigned long long)v, j);
+            cr_assert_eq(gray[j], above % 2 ? 3 - d : d, "v %llu output %d",
+                         (unsigned long long)v, j);
+            amp[j] = gray[j] + (j % 2 ? 0.45 : -0.45) * (gray[j] > 0 && gray[j] < 3);
+        }
+        cr_assert_eq(optinc_onn_decode(&t, 1.0, amp), v);
+        for (int j = 0; j < 5; j++)
+            amp[j] = -2.0 * bin[j];             /* |y| is detected; scale 2 */
+        t.code = OPTINC_CODE_BINARY;
+        cr_assert_eq(optinc_onn_decode(&t, 2.0, amp), v);
+        if (v) {
+            int changed = 0, step = 0;
+            for (int j = 0; j < 5; j++)
+                if (gray[j] != prev[j]) {
+                    changed++;
+                    step = abs(gray[j] - prev[j]);
+                }
+            cr_assert(changed == 1 && step == 1, "v %llu: %d outputs changed",
+                      (unsigned long long)v, changed);
+        }
+        memcpy(prev, gray, sizeof prev);
+    }
+}
+
 /* ---- target and rounding ------------------------------------------------- */
 
 Test(onn, target_rounding)
@@ -234,10 +279,11 @@ Test(onn, verifier_agrees_with_brute_force)
 
 /* ---- training, export, compile, verify ----------------------------------------- */
 
-static void train_tiny(optinc_onn *net, uint64_t seed)
+static void train_tiny(optinc_onn *net, uint64_t seed, optinc_onn_code code)
 {
     optinc_onn_task t;
     optinc_onn_task_unit(&t, 2, 4, OPTINC_P_DIGIT_SUMS, OPTINC_ROUND_HALF_EVEN, NULL);
+    t.code = code;
     /* layers 15x3 (five 3x3 segments), 16x16 (one segment), 2x17 (dense) */
     int hidden[2] = {15, 16}, seg[6] = {3, 3, 16, 16, 0, 0};
     cr_assert_eq(optinc_onn_alloc(net, &t, hidden, 2, seg, NULL), OPTINC_OK);
@@ -254,8 +300,8 @@ static void train_tiny(optinc_onn *net, uint64_t seed)
 Test(onn, train_export_compile_verify, .init = tu_scratch_init, .fini = tu_scratch_fini)
 {
     optinc_onn net, again;
-    train_tiny(&net, 3);
-    train_tiny(&again, 3);
+    train_tiny(&net, 3, OPTINC_CODE_BINARY);
+    train_tiny(&again, 3, OPTINC_CODE_BINARY);
     for (int l = 0; l < net.n_layers; l++)          /* same seed, same bits */
         cr_assert(!memcmp(net.layers[l].w, again.layers[l].w,
                           sizeof(double) * (size_t)net.layers[l].rows * net.layers[l].cols));
@@ -359,6 +405,58 @@ Test(onn, train_export_compile_verify, .init = tu_scratch_init, .fini = tu_scrat
     optinc_onn_free(&net);
 }
 
+/* A Gray-coded ONN trains to every point, and its code travels from the
+ * model through the spec (info: onn_code) and the netlist (code= on the
+ * `*! onn` line) to the verifier, which decodes it; read as binary, the same
+ * outputs are wrong on most points. */
+Test(onn, gray_code_through_spec_and_netlist, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    optinc_onn net;
+    train_tiny(&net, 3, OPTINC_CODE_GRAY);
+    optinc_onn_report model;
+    cr_assert_eq(optinc_onn_check(&net, 0, &model, NULL), OPTINC_OK);
+    cr_assert_float_eq(model.accuracy, 1.0, 0, "the Gray-coded tiny ONN trains to 100%%");
+    char spec_path[4400], net_path[4400];
+    snprintf(spec_path, sizeof spec_path, "%s", tu_scratch("gray.yaml"));
+    snprintf(net_path, sizeof net_path, "%s", tu_scratch("gray.pnl.sp"));
+    optinc_onn_export_opts eo = {"gray", 0, 3, 0, 2, 4, "test"};
+    optinc_error err;
+    cr_assert_eq(optinc_onn_export(&net, spec_path, &eo, &err), OPTINC_OK, "%s", err.message);
+    optinc_onn_free(&net);
+    char *text = tu_read_file(spec_path, NULL);
+    cr_assert(text && strstr(text, "\n  onn_code: gray\n"));
+    free(text);
+    tu_run r = tu_optinc((const char *[]){"compile", spec_path, "-o", net_path, NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tu_run_free(&r);
+    text = tu_read_file(net_path, NULL);
+    cr_assert(text && strstr(text, " level=0 code=gray "), "the netlist's onn line");
+    free(text);
+    optinc_circuit *c;
+    optinc_onn_meta m;
+    cr_assert_eq(optinc_onn_load(net_path, NULL, &c, &m, &err), OPTINC_OK, "%s", err.message);
+    cr_assert_eq(m.task.code, OPTINC_CODE_GRAY);
+    optinc_onn_devices ideal = {.ideal = 1, .chip_seed = 1};
+    optinc_onn_report rg, rb;
+    cr_assert_eq(optinc_onn_verify(c, &m, &ideal, 0, &rg, NULL, &err), OPTINC_OK, "%s",
+                 err.message);
+    cr_assert_float_eq(rg.accuracy, 1.0, 0);
+    m.task.code = OPTINC_CODE_BINARY;
+    cr_assert_eq(optinc_onn_verify(c, &m, &ideal, 0, &rb, NULL, &err), OPTINC_OK);
+    cr_assert_lt(rb.accuracy, 0.75, "read as binary: %g", rb.accuracy);
+    optinc_circuit_free(c);
+    /* the command line says which code it read, and --output-code overrides it */
+    r = tu_optinc((const char *[]){"onn", "verify", net_path, "--json", NULL});
+    cr_assert(r.status == 0 && strstr(r.out, "\"code\": \"gray\"") &&
+              strstr(r.out, "\"accuracy\": 1,"), "%s%s", r.out, r.err);
+    tu_run_free(&r);
+    r = tu_optinc((const char *[]){"onn", "verify", net_path, "--json", "--output-code", "binary",
+                                   NULL});
+    cr_assert(r.status == 0 && strstr(r.out, "\"code\": \"binary\"") &&
+              !strstr(r.out, "\"accuracy\": 1,"), "%s%s", r.out, r.err);
+    tu_run_free(&r);
+}
+
 /* ---- counting model ------------------------------------------------------------ */
 
 Test(onn, counting_model)
@@ -432,13 +530,15 @@ Test(onn, shipped_onn_verifies_exhaustively, .timeout = 120, .init = tu_scratch_
 
 Test(onn, command_line_errors)
 {
-    static const char *const cases[][8] = {
+    static const char *const cases[][9] = {
         {"onn", NULL},
         {"onn", "frobnicate", NULL},
         {"onn", "verify", NULL},
         {"onn", "verify", "specs/onn4x8.yaml", "--sigma", "-1", NULL},
         {"onn", "train", "--epochs", "10", NULL},
         {"onn", "train", "-o", "x.yaml", "--bits", "7", NULL},
+        {"onn", "train", "-o", "x.yaml", "--resume", "specs/onn4x8.yaml", "--output-code", "gray",
+         NULL},
         {"onn", "export", "specs/onn4x8.yaml", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -454,6 +554,7 @@ Test(onn, command_line_errors)
         {"tests/bad/onn/no_allreduce.yaml", "", "has no allreduce: section"},
         {"tests/bad/onn/bad_rounding.yaml", ":5:17", "onn_rounding is 'up'; use half_even or "
          "half_up"},
+        {"tests/bad/onn/bad_code.yaml", ":5:13", "onn_code is 'octal'; use binary or gray"},
         {"tests/bad/onn/wrong_shape.yaml", "", "takes 4 P outputs and 1 carriers"},
         {"tests/bad/onn/missing.yaml", "", "missing.yaml"},
     };

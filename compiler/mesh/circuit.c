@@ -673,6 +673,19 @@ static const optinc_spec_info *info_get(const optinc_spec *s, const char *key)
     return NULL;
 }
 
+/* Info key `key` into dst (OPTINC_ONN_WORD_MAX bytes): one of the two words
+ * of `words`, the first when the key is absent. */
+static optinc_status info_word(const optinc_spec *spec, const char *key,
+                               const char *const *words, char *dst, optinc_error *err)
+{
+    const optinc_spec_info *v = info_get(spec, key);
+    if (v && strcmp(v->value, words[0]) && strcmp(v->value, words[1]))
+        return optinc_fail(err, OPTINC_EINPUT, spec->path, v->line, v->column,
+                           "info: %s is '%s'; use %s or %s", key, v->value, words[0], words[1]);
+    snprintf(dst, OPTINC_ONN_WORD_MAX, "%s", v ? v->value : words[0]);
+    return OPTINC_OK;
+}
+
 optinc_status optinc_circuit_onn_from_spec(const optinc_spec *spec, optinc_circuit_onn *o,
                                            optinc_error *err)
 {
@@ -682,13 +695,12 @@ optinc_status optinc_circuit_onn_from_spec(const optinc_spec *spec, optinc_circu
         return optinc_fail(err, OPTINC_EINPUT, spec->path, 0, 0,
                            "the spec has no allreduce: section, so it does not describe an "
                            "ONN; train one with 'optinc onn train'");
-    const optinc_spec_info *r = info_get(spec, "onn_rounding"), *lv = info_get(spec, "onn_level");
+    const optinc_spec_info *lv = info_get(spec, "onn_level");
     const optinc_spec_info *segs = info_get(spec, "onn_segments");
-    if (r && strcmp(r->value, optinc_onn_rounding_names[0])
-        && strcmp(r->value, optinc_onn_rounding_names[1]))
-        return optinc_fail(err, OPTINC_EINPUT, spec->path, r->line, r->column,
-                           "info: onn_rounding is '%s'; use half_even or half_up", r->value);
-    snprintf(o->rounding, sizeof o->rounding, "%s", r ? r->value : optinc_onn_rounding_names[0]);
+    optinc_status st;
+    if ((st = info_word(spec, "onn_rounding", optinc_onn_rounding_names, o->rounding, err))
+        || (st = info_word(spec, "onn_code", optinc_onn_code_names, o->code, err)))
+        return st;
     o->level = 0;
     if (lv && (!strchr("012", lv->value[0]) || !lv->value[0] || lv->value[1]))
         return optinc_fail(err, OPTINC_EINPUT, spec->path, lv->line, lv->column,

@@ -61,6 +61,7 @@ const onn_key nl_onn_keys[] = {
     {"cascade_levels", OK(cascade_levels), 1, 8, 1, NULL},
     {"rounding", OK(rounding), 0, 0, 0, optinc_onn_rounding_names},
     {"level", OK(level), 0, 2, 0, NULL},
+    {"code", OK(code), 0, 0, 0, optinc_onn_code_names},
 };
 const int nl_n_onn_keys = sizeof nl_onn_keys / sizeof nl_onn_keys[0];
 

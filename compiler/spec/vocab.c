@@ -1,7 +1,7 @@
 /*
  * vocab.c - the words of the enums of spec.h (mesh kinds, attenuator
  * positions, activations, learning-rate schedules), of
- * allreduce.preprocessing and of the ONN's info: onn_rounding.
+ * allreduce.preprocessing and of the ONN's info: onn_rounding and onn_code.
  *
  * One table per word list, so that the spec loader, the netlist writer and
  * reader and the drawings cannot drift apart: a value added to an enum needs
@@ -16,4 +16,5 @@ const char *const optinc_att_position_names[] = {"middle", "none", "input", "out
 const char *const optinc_activation_names[] = {"none", "relu_eo", "abs2", NULL};
 const char *const optinc_preprocessing_names[] = {"digit_sums", "weighted_sum", "none", NULL};
 const char *const optinc_onn_rounding_names[] = {"half_even", "half_up", NULL};
+const char *const optinc_onn_code_names[] = {"binary", "gray", NULL};
 const char *const optinc_lr_schedule_names[] = {"constant", "cosine", NULL};

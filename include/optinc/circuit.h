@@ -117,7 +117,7 @@ typedef struct optinc_layer {
 /* What a circuit that is an OptINC optical neural network needs beside its
  * matrices to be used as one: the spec's allreduce: section (servers,
  * gradient_bits, preprocessing, cascade) and its info: keys onn_rounding,
- * onn_level and onn_segments (optinc-spec(5)).  The netlist carries it in
+ * onn_level, onn_code and onn_segments (optinc-spec(5)).  The netlist carries it in
  * its `*! onn` header line (optinc-netlist(5)), so a netlist alone describes
  * its ONN; the runtime turns it into the ONN's task (onn.h). */
 #define OPTINC_ONN_SEGMENTS_MAX (OPTINC_MAX_HIDDEN + 1)   /* one per ONN layer */
@@ -131,6 +131,7 @@ typedef struct optinc_circuit_onn {
     int cascade_levels;           /* 1..8 */
     char rounding[OPTINC_ONN_WORD_MAX];       /* a word of optinc_onn_rounding_names */
     int level;                    /* 0: one unit; 1, 2: the level of a two-level cascade */
+    char code[OPTINC_ONN_WORD_MAX];           /* a word of optinc_onn_code_names */
     int n_segments;               /* 0 (dense layers) or one shape per layer */
     int segments[2 * OPTINC_ONN_SEGMENTS_MAX];  /* rows, cols of each layer's segments */
 } optinc_circuit_onn;

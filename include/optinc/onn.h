@@ -59,6 +59,17 @@ typedef enum optinc_rounding {
     OPTINC_ROUND_HALF_UP         /* floor(x + 1/2): biased by +1/(2*divisor) LSB */
 } optinc_rounding;
 
+/* How the result's digits are carried by the ONN's outputs.  Binary: output
+ * j is digit j, a sawtooth of the result that falls from 3 to 0 at every
+ * carry.  Gray (reflected base-4 Gray code): output j is digit j, or 3 minus
+ * it when digit j+1 is odd, a triangle wave of the result, so that
+ * neighbouring results differ in one output by one level and a network that
+ * is off by a little at a carry is off by 1 LSB instead of 4^j. */
+typedef enum optinc_onn_code {
+    OPTINC_CODE_BINARY = 0,      /* the default */
+    OPTINC_CODE_GRAY
+} optinc_onn_code;
+
 typedef struct optinc_onn_task {
     int servers;               /* N values summed */
     int in_digits;             /* PAM4 digits per value */
@@ -67,6 +78,7 @@ typedef struct optinc_onn_task {
     int out_digits;            /* PAM4 digits of the result */
     optinc_preproc pre;
     optinc_rounding rounding;
+    optinc_onn_code code;      /* of the outputs; the constructors set binary */
 } optinc_onn_task;
 
 /* One OptINC unit: N servers, b-bit codes (b even, 2..32), result = their
@@ -231,9 +243,13 @@ optinc_status optinc_onn_train(optinc_onn *net, const optinc_onn_train_opts *opt
 
 /* Circuit input amplitudes for P output p: x[0..inputs-1] and the carrier. */
 void optinc_onn_input(const optinc_onn *net, const int *p, double *x);
-/* The result value decoded from the detected output amplitudes |y_j| of
- * `digits` outputs whose PAM4 level is out_scale. */
-uint64_t optinc_onn_decode(int digits, double out_scale, const double *amplitude);
+/* The PAM4 levels the task's out_digits outputs carry for result v, least
+ * significant first, in the task's code. */
+void optinc_onn_levels(const optinc_onn_task *t, uint64_t v, int *level);
+/* The result value decoded from the detected output amplitudes |y_j| of the
+ * task's outputs, whose PAM4 level is out_scale: the inverse of
+ * optinc_onn_levels on the rounded, clamped levels. */
+uint64_t optinc_onn_decode(const optinc_onn_task *t, double out_scale, const double *amplitude);
 /* Decoded result value of the model for P output vector p (double forward). */
 uint64_t optinc_onn_eval(const optinc_onn *net, const int *p);
 

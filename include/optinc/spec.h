@@ -47,12 +47,13 @@ typedef enum optinc_lr_schedule { OPTINC_LR_CONSTANT = 0, OPTINC_LR_COSINE } opt
  * vocabulary for the spec loader, the netlist's writer and reader and the
  * drawings (compiler/spec/vocab.c).  allreduce.preprocessing has no enum;
  * its words are listed here for the same readers, as are those of the ONN's
- * info key onn_rounding. */
+ * info keys onn_rounding and onn_code. */
 extern const char *const optinc_mesh_kind_names[];      /* clements reck */
 extern const char *const optinc_att_position_names[];   /* middle none input output */
 extern const char *const optinc_activation_names[];     /* none relu_eo abs2 */
 extern const char *const optinc_preprocessing_names[];  /* digit_sums weighted_sum none */
 extern const char *const optinc_onn_rounding_names[];   /* half_even half_up */
+extern const char *const optinc_onn_code_names[];       /* binary gray */
 extern const char *const optinc_lr_schedule_names[];    /* constant cosine */
 
 /* Device parameters (components: section).  Zero means ideal / not set. */

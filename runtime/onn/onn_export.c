@@ -184,6 +184,7 @@ optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
             o->level);
     fprintf(f, "  onn_rounding: %s\n",
             t->rounding == OPTINC_ROUND_HALF_UP ? "half_up" : "half_even");
+    fprintf(f, "  onn_code: %s\n", optinc_onn_code_names[t->code]);
     fprintf(f, "  onn_level: \"%d\"\n  onn_segments: \"", o->level);
     for (int l = 0; l < net->n_layers; l++)
         fprintf(f, "%s%dx%d", l ? " " : "", net->layers[l].seg_rows, net->layers[l].seg_cols);
@@ -262,6 +263,7 @@ static optinc_status meta_from_record(const optinc_circuit_onn *o, int n_layers,
                                                        rounding, err);
     if (st)
         return st;
+    m->task.code = !strcmp(o->code, "gray") ? OPTINC_CODE_GRAY : OPTINC_CODE_BINARY;
     m->n_layers = n_layers;
     memcpy(m->seg, o->segments, sizeof o->segments[0] * 2 * (size_t)o->n_segments);
     snprintf(m->spec_path, sizeof m->spec_path, "%s", from);

@@ -87,12 +87,24 @@ void optinc_onn_input(const optinc_onn *net, const int *p, double *x)
     x[n] = net->carrier;
 }
 
-uint64_t optinc_onn_decode(int digits, double out_scale, const double *amplitude)
+/* Gray: level j is digit j reflected (3 - digit) when digit j+1 is odd, so
+ * both directions walk the digits from the top, where digit j+1 is known. */
+void optinc_onn_levels(const optinc_onn_task *t, uint64_t v, int *level)
+{
+    for (int j = 0; j < t->out_digits; j++) {
+        int d = (int)(v >> (2 * j) & 3), odd = (int)(v >> (2 * j + 2) & 1);
+        level[j] = t->code == OPTINC_CODE_GRAY && odd ? 3 - d : d;
+    }
+}
+
+uint64_t optinc_onn_decode(const optinc_onn_task *t, double out_scale, const double *amplitude)
 {
     uint64_t v = 0;
-    for (int j = digits - 1; j >= 0; j--) {
+    for (int j = t->out_digits - 1; j >= 0; j--) {
         double a = floor(fabs(amplitude[j]) / out_scale + 0.5);
         int d = a < 0 ? 0 : a > 3 ? 3 : (int)a;
+        if (t->code == OPTINC_CODE_GRAY && (v & 1))
+            d = 3 - d;
         v = v * 4 + (uint64_t)d;
     }
     return v;
@@ -151,7 +163,7 @@ uint64_t optinc_onn_eval(const optinc_onn *net, const int *p)
     double *x = buf + 2 * w, *y = x + w;
     optinc_onn_input(net, p, x);
     forward_batch(net, 1, x, y, buf, buf + w);
-    uint64_t v = optinc_onn_decode(net->task.out_digits, net->out_scale, y);
+    uint64_t v = optinc_onn_decode(&net->task, net->out_scale, y);
     free(buf);
     return v;
 }
@@ -213,7 +225,7 @@ optinc_status optinc_onn_check(const optinc_onn *net, uint64_t sample, optinc_on
         }
         forward_batch(net, n, x, y, b0, b1);
         for (int k = 0; k < n; k++) {
-            uint64_t got = optinc_onn_decode(D, net->out_scale, y + (size_t)k * D);
+            uint64_t got = optinc_onn_decode(&net->task, net->out_scale, y + (size_t)k * D);
             optinc_onn_report_add(r, got, want[k], cnt[k], &ok);
             total += cnt[k];
         }

@@ -525,9 +525,10 @@ static void point_row(const optinc_onn *net, const int *p, float *x, float *y)
     optinc_onn_input(net, p, xd);
     for (int k = 0; k <= optinc_onn_task_inputs(&net->task); k++)
         x[k] = (float)xd[k];
-    uint64_t v = optinc_onn_target(&net->task, p);
-    for (int j = 0; j < net->task.out_digits; j++, v >>= 2)
-        y[j] = (float)(v & 3);
+    int level[OPTINC_ONN_MAX_DIGITS];
+    optinc_onn_levels(&net->task, optinc_onn_target(&net->task, p), level);
+    for (int j = 0; j < net->task.out_digits; j++)
+        y[j] = (float)level[j];
 }
 
 /* Fills ds->n rows: every reachable point in order, or (sampled) random

@@ -179,7 +179,7 @@ static double rescore(void *ctx, const optinc_cmat *Y, int *again)
             p[k] = (int)creal(OPTINC_AT(r->X, k, b));
         for (int j = 0; j < D; j++)
             amp[j] = cabs(OPTINC_AT(Y, j, b));
-        uint64_t got = optinc_onn_decode(D, 1.0, amp), want = optinc_onn_target(&r->m->task, p);
+        uint64_t got = optinc_onn_decode(&r->m->task, 1.0, amp), want = optinc_onn_target(&r->m->task, p);
         if (got != want) {
             if (r->mult && (got > want ? got - want : want - got) >= 2)
                 far += r->mult[b];
@@ -332,7 +332,7 @@ optinc_status optinc_onn_verify(const optinc_circuit *c, const optinc_onn_meta *
         if (n)
             evaluator_run(&e, n, amp);
         for (int k = 0; k < n; k++) {
-            uint64_t got = optinc_onn_decode(D, 1.0, amp + (size_t)k * D);
+            uint64_t got = optinc_onn_decode(&m->task, 1.0, amp + (size_t)k * D);
             optinc_onn_report_add(r, got, want[k], cnt[k], &ok);
             weight += cnt[k];
             if (codes)
