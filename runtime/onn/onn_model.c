@@ -87,8 +87,8 @@ void optinc_onn_input(const optinc_onn *net, const int *p, double *x)
     x[n] = net->carrier;
 }
 
-/* Gray: level j is digit j reflected (3 - digit) when digit j+1 is odd, so
- * both directions walk the digits from the top, where digit j+1 is known. */
+/* Gray: level j is digit j reflected (3 - digit) when digit j+1 is odd;
+ * decoding walks from the top, where digit j+1 is already known. */
 void optinc_onn_levels(const optinc_onn_task *t, uint64_t v, int *level)
 {
     for (int j = 0; j < t->out_digits; j++) {
