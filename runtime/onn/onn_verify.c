@@ -179,7 +179,8 @@ static double rescore(void *ctx, const optinc_cmat *Y, int *again)
             p[k] = (int)creal(OPTINC_AT(r->X, k, b));
         for (int j = 0; j < D; j++)
             amp[j] = cabs(OPTINC_AT(Y, j, b));
-        uint64_t got = optinc_onn_decode(&r->m->task, 1.0, amp), want = optinc_onn_target(&r->m->task, p);
+        uint64_t got = optinc_onn_decode(&r->m->task, 1.0, amp);
+        uint64_t want = optinc_onn_target(&r->m->task, p);
         if (got != want) {
             if (r->mult && (got > want ? got - want : want - got) >= 2)
                 far += r->mult[b];
