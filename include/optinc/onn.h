@@ -210,7 +210,6 @@ typedef struct optinc_onn_train_opts {
     int batch;
     double lr;
     double margin;            /* stop when every output is within 0.5 - margin of its digit */
-    double hinge;             /* extra weight of the squared error beyond 0.5 - margin */
     int boost;                /* most visits per epoch of a point that keeps missing the margin */
     double noise;             /* relative weight noise injected per step (noise-aware); 0 = off */
     int eval_every;           /* epochs between exhaustive checks */

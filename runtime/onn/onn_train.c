@@ -46,7 +46,6 @@ void optinc_onn_train_defaults(optinc_onn_train_opts *o)
     o->batch = 512;
     o->lr = 3e-3;
     o->margin = 0.1;
-    o->hinge = 0;
     o->boost = 32;
     o->eval_every = 5;
 }
@@ -424,15 +423,11 @@ static double backward(trainer *t, int B, const float *x, const float *tgt, cons
     tlayer *O = &t->layer[t->L - 1];
     float *dZ = t->dH0, *dH = t->dH1;
     double loss = 0;
-    float sc = 2.0f / (float)(B * t->D), tau = (float)(0.5 - t->o->margin), hw = (float)t->o->hinge;
+    float sc = 2.0f / (float)(B * t->D);
     for (int i = 0; i < B * t->D; i++) {
-        float e = out_err(O->H[i], tgt[i]), a = fabsf(e) - tau;
+        float e = out_err(O->H[i], tgt[i]);
         loss += (double)e * e;
         dZ[i] = sc * e;
-        if (a > 0) {
-            loss += (double)hw * a * a;
-            dZ[i] += sc * hw * (e > 0 ? a : -a);
-        }
     }
     /* dZ of layer l has leading dimension ldz: R for the output layer, and
      * R + 1 for hidden layers (the carrier column's gradient is dropped). */
