@@ -38,10 +38,6 @@ typedef struct task_opts {
     int servers_given, bits_given, level_given, pre_given, rounding_given, code_given;
 } task_opts;
 
-/* The preprocessings an ONN can be trained for: optinc_preprocessing_names
- * (spec.h) without "none", which has no ONN. */
-static const char *const pre_words[] = {"digit_sums", "weighted_sum", NULL};
-
 /* The ONN library takes 2..64 servers and even widths up to 30 bits (a
  * cascade keeps one extra digit of a 32-bit code), narrower than what
  * `optinc train` takes. */
@@ -54,7 +50,7 @@ static const char *const pre_words[] = {"digit_sums", "weighted_sum", NULL};
      "0 one unit, 1 or 2 a level of a two-level cascade", .min = 0, .max = 2,                \
      .given = &(t)->level_given, .dflt = d},                                                 \
     {"preprocessing", 0, CLI_ENUM, CLI_DST(int, &(t)->pre), NULL, "the linear combiner P",   \
-     .words = pre_words, .given = &(t)->pre_given, .dflt = d},                               \
+     .words = optinc_onn_preprocessing_names, .given = &(t)->pre_given, .dflt = d},          \
     {"rounding", 0, CLI_ENUM, CLI_DST(int, &(t)->rounding), NULL,                            \
      "how the average is rounded", .words = optinc_onn_rounding_names,                      \
      .given = &(t)->rounding_given, .dflt = d},                                              \

@@ -21,6 +21,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "optinc/spec.h"
 
 enum { HELP_WIDTH = 80, LEFT_MAX = 24, VALUE_MAX = 128 };
 
@@ -235,13 +236,12 @@ static int store(const cli_opt *o, const char *arg)
             return -1;
         memcpy(o->dst, arg, strlen(arg) + 1);
         return 0;
-    case CLI_ENUM:
-        for (int i = 0; o->words[i]; i++)
-            if (!strcmp(arg ? arg : o->words[0], o->words[i])) {
-                *(int *)o->dst = i;
-                return 0;
-            }
-        return -1;
+    case CLI_ENUM: {
+        int i = optinc_word_index(o->words, arg ? arg : o->words[0]);
+        if (i >= 0)
+            *(int *)o->dst = i;
+        return i < 0 ? -1 : 0;
+    }
     case CLI_INTS: return parse_ints(o, arg);
     case CLI_CALLBACK: return o->parse(arg, o->dst) ? -1 : 0;
     default: return -1;

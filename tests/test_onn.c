@@ -555,6 +555,8 @@ Test(onn, command_line_errors)
         {"tests/bad/onn/bad_rounding.yaml", ":5:17", "onn_rounding is 'up'; use half_even or "
          "half_up"},
         {"tests/bad/onn/bad_code.yaml", ":5:13", "onn_code is 'octal'; use binary or gray"},
+        {"tests/bad/onn/preprocessing_none.yaml", ":11:18", "preprocessing is 'none', which no "
+         "ONN computes; use digit_sums or weighted_sum"},
         {"tests/bad/onn/wrong_shape.yaml", "", "takes 4 P outputs and 1 carriers"},
         {"tests/bad/onn/missing.yaml", "", "missing.yaml"},
     };

@@ -679,7 +679,7 @@ static optinc_status info_word(const optinc_spec *spec, const char *key,
                                const char *const *words, char *dst, optinc_error *err)
 {
     const optinc_spec_info *v = info_get(spec, key);
-    if (v && strcmp(v->value, words[0]) && strcmp(v->value, words[1]))
+    if (v && optinc_word_index(words, v->value) < 0)
         return optinc_fail(err, OPTINC_EINPUT, spec->path, v->line, v->column,
                            "info: %s is '%s'; use %s or %s", key, v->value, words[0], words[1]);
     snprintf(dst, OPTINC_ONN_WORD_MAX, "%s", v ? v->value : words[0]);
@@ -727,6 +727,12 @@ optinc_status optinc_circuit_onn_from_spec(const optinc_spec *spec, optinc_circu
         o->n_segments = l + 1;
         sg += used;
     }
+    /* `none` leaves the servers' digits apart: no task of the ONN runtime
+     * (onn.h) takes them so, and the ONN would be read as one of digit sums. */
+    if (optinc_word_index(optinc_onn_preprocessing_names, a->preprocessing) < 0)
+        return optinc_fail(err, OPTINC_EINPUT, spec->path, a->preprocessing_line,
+                           a->preprocessing_column, "allreduce: preprocessing is '%s', which no "
+                           "ONN computes; use digit_sums or weighted_sum", a->preprocessing);
     o->servers = a->servers;
     o->gradient_bits = a->gradient_bits;
     snprintf(o->preprocessing, sizeof o->preprocessing, "%s", a->preprocessing);

@@ -56,7 +56,7 @@ const int optinc_netlist_n_fields = sizeof optinc_netlist_fields / sizeof optinc
 const onn_key nl_onn_keys[] = {
     {"servers", OK(servers), 2, 65536, 0, NULL},
     {"gradient_bits", OK(gradient_bits), 2, 16, 0, NULL},
-    {"preprocessing", OK(preprocessing), 0, 0, 0, optinc_preprocessing_names},
+    {"preprocessing", OK(preprocessing), 0, 0, 0, optinc_onn_preprocessing_names},
     {"cascade_fan_in", OK(cascade_fan_in), 2, 65536, 0, NULL},
     {"cascade_levels", OK(cascade_levels), 1, 8, 1, NULL},
     {"rounding", OK(rounding), 0, 0, 0, optinc_onn_rounding_names},

@@ -116,6 +116,10 @@ optinc_status optinc_spec_parse_allreduce(ctx *c, yaml_node_t *n)
                                 "allreduce is %d, an odd width; PAM4 carries 2 bits per symbol, "
                                 "so use an even width such as 8 or 16", a->gradient_bits);
     snprintf(a->preprocessing, sizeof a->preprocessing, "%s", optinc_preprocessing_names[prep]);
+    if ((v = optinc_spec_get(c, n, "preprocessing"))) {
+        a->preprocessing_line = (int)v->start_mark.line + 1;
+        a->preprocessing_column = (int)v->start_mark.column + 1;
+    }
     a->cascade_fan_in = a->servers;
     if ((v = optinc_spec_get(c, n, "block_quantization")) &&
         ((st = optinc_spec_check_map(c, v, bq_what, bq_keys)) ||

@@ -360,15 +360,12 @@ optinc_status optinc_spec_read_enum(ctx *c, yaml_node_t *map, const char *key,
     optinc_status st = get_scalar(c, map, key, what, "a name", &v);
     if (st || !v)
         return st;
+    if ((*out = optinc_word_index(names, scalar_of(v))) >= 0)
+        return OPTINC_OK;
     char list[256] = "";
     size_t len = 0;
-    for (int i = 0; names[i]; i++) {
-        if (!strcmp(names[i], scalar_of(v))) {
-            *out = i;
-            return OPTINC_OK;
-        }
+    for (int i = 0; names[i]; i++)
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", i ? " | " : "", names[i]);
-    }
     return optinc_spec_fail(c, v, "'%s' in %s is '%.60s', which is not known; use one of: %s",
                             key, what, scalar_of(v), list);
 }

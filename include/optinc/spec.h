@@ -46,15 +46,20 @@ typedef enum optinc_lr_schedule { OPTINC_LR_CONSTANT = 0, OPTINC_LR_COSINE } opt
  * enum and NULL-terminated (so a reader can list them in its message): one
  * vocabulary for the spec loader, the netlist's writer and reader and the
  * drawings (compiler/spec/vocab.c).  allreduce.preprocessing has no enum;
- * its words are listed here for the same readers, as are those of the ONN's
- * info keys onn_rounding and onn_code. */
+ * its words are listed here for the same readers, then those an ONN
+ * computes (no `none`; in the order of optinc_preproc, onn.h), and those of
+ * the ONN's info keys onn_rounding and onn_code. */
 extern const char *const optinc_mesh_kind_names[];      /* clements reck */
 extern const char *const optinc_att_position_names[];   /* middle none input output */
 extern const char *const optinc_activation_names[];     /* none relu_eo abs2 */
 extern const char *const optinc_preprocessing_names[];  /* digit_sums weighted_sum none */
+extern const char *const optinc_onn_preprocessing_names[];  /* digit_sums weighted_sum */
 extern const char *const optinc_onn_rounding_names[];   /* half_even half_up */
 extern const char *const optinc_onn_code_names[];       /* binary gray */
 extern const char *const optinc_lr_schedule_names[];    /* constant cosine */
+
+/* The index of word in a NULL-terminated list of these, -1 when absent. */
+int optinc_word_index(const char *const *names, const char *word);
 
 /* Device parameters (components: section).  Zero means ideal / not set. */
 typedef struct optinc_components {
@@ -119,6 +124,7 @@ typedef struct optinc_spec_allreduce {
     int gradient_bits;                   /* b, even for pam4 */
     int block_size;
     char preprocessing[16];              /* digit_sums | weighted_sum | none */
+    int preprocessing_line, preprocessing_column;   /* where it is given; 0 0 when defaulted */
     int hidden[OPTINC_MAX_HIDDEN];
     int n_hidden;
     optinc_activation activation;

@@ -250,10 +250,10 @@ static optinc_status meta_from_record(const optinc_circuit_onn *o, int n_layers,
                                       const char *from, optinc_onn_meta *m, optinc_error *err)
 {
     memset(m, 0, sizeof *m);
-    optinc_rounding rounding = !strcmp(o->rounding, "half_up") ? OPTINC_ROUND_HALF_UP
-                                                                : OPTINC_ROUND_HALF_EVEN;
-    optinc_preproc pre = !strcmp(o->preprocessing, "weighted_sum") ? OPTINC_P_WEIGHTED_SUM
-                                                                   : OPTINC_P_DIGIT_SUMS;
+    /* The record's words were checked against these lists where it was
+     * read (circuit.c, netlist_dialect.c). */
+    optinc_rounding rounding = optinc_word_index(optinc_onn_rounding_names, o->rounding);
+    optinc_preproc pre = optinc_word_index(optinc_onn_preprocessing_names, o->preprocessing);
     m->level = o->level;
     m->bits = o->gradient_bits;
     m->fan_in = m->level ? o->cascade_fan_in : o->servers;
@@ -263,7 +263,7 @@ static optinc_status meta_from_record(const optinc_circuit_onn *o, int n_layers,
                                                        rounding, err);
     if (st)
         return st;
-    m->task.code = !strcmp(o->code, "gray") ? OPTINC_CODE_GRAY : OPTINC_CODE_BINARY;
+    m->task.code = optinc_word_index(optinc_onn_code_names, o->code);
     m->n_layers = n_layers;
     memcpy(m->seg, o->segments, sizeof o->segments[0] * 2 * (size_t)o->n_segments);
     snprintf(m->spec_path, sizeof m->spec_path, "%s", from);
