@@ -727,8 +727,8 @@ optinc_status optinc_circuit_onn_from_spec(const optinc_spec *spec, optinc_circu
         o->n_segments = l + 1;
         sg += used;
     }
-    /* `none` leaves the servers' digits apart: no task of the ONN runtime
-     * (onn.h) takes them so, and the ONN would be read as one of digit sums. */
+    /* `none` leaves the servers' digits apart, and no task of the ONN
+     * runtime (onn.h) takes them so. */
     if (optinc_word_index(optinc_onn_preprocessing_names, a->preprocessing) < 0)
         return optinc_fail(err, OPTINC_EINPUT, spec->path, a->preprocessing_line,
                            a->preprocessing_column, "allreduce: preprocessing is '%s', which no "
