@@ -238,9 +238,10 @@ static int store(const cli_opt *o, const char *arg)
         return 0;
     case CLI_ENUM: {
         int i = optinc_word_index(o->words, arg ? arg : o->words[0]);
-        if (i >= 0)
-            *(int *)o->dst = i;
-        return i < 0 ? -1 : 0;
+        if (i < 0)
+            return -1;
+        *(int *)o->dst = i;
+        return 0;
     }
     case CLI_INTS: return parse_ints(o, arg);
     case CLI_CALLBACK: return o->parse(arg, o->dst) ? -1 : 0;

@@ -732,7 +732,8 @@ optinc_status optinc_circuit_onn_from_spec(const optinc_spec *spec, optinc_circu
     if (optinc_word_index(optinc_onn_preprocessing_names, a->preprocessing) < 0)
         return optinc_fail(err, OPTINC_EINPUT, spec->path, a->preprocessing_line,
                            a->preprocessing_column, "allreduce: preprocessing is '%s', which no "
-                           "ONN computes; use digit_sums or weighted_sum", a->preprocessing);
+                           "ONN computes; use %s or %s", a->preprocessing,
+                           optinc_onn_preprocessing_names[0], optinc_onn_preprocessing_names[1]);
     o->servers = a->servers;
     o->gradient_bits = a->gradient_bits;
     snprintf(o->preprocessing, sizeof o->preprocessing, "%s", a->preprocessing);

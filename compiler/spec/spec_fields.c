@@ -360,8 +360,11 @@ optinc_status optinc_spec_read_enum(ctx *c, yaml_node_t *map, const char *key,
     optinc_status st = get_scalar(c, map, key, what, "a name", &v);
     if (st || !v)
         return st;
-    if ((*out = optinc_word_index(names, scalar_of(v))) >= 0)
+    int found = optinc_word_index(names, scalar_of(v));
+    if (found >= 0) {
+        *out = found;
         return OPTINC_OK;
+    }
     char list[256] = "";
     size_t len = 0;
     for (int i = 0; names[i]; i++)
