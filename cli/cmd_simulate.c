@@ -186,23 +186,30 @@ static optinc_status write_matrix(const optinc_circuit *c, const char *path, opt
     return st;
 }
 
-static optinc_status run_input(const optinc_circuit *c, const sim_args *a,
+/* Reads the --input batch and checks its shape against the circuit: before
+ * anything is written, so a bad batch leaves no --matrix behind. */
+static optinc_status read_input(const optinc_circuit *c, const char *path, optinc_cmat **X,
+                                optinc_error *err)
+{
+    int is_complex;
+    size_t n = strlen(path);
+    optinc_status st = n > 4 && !strcmp(path + n - 4, ".csv")
+                           ? optinc_csv_read(path, cli_read_opts(), X, &is_complex, err)
+                           : optinc_npy_read(path, cli_read_opts(), X, &is_complex, err);
+    if (!st && (*X)->rows != c->layers[0].cols)
+        st = optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
+                         "the input is %dx%d, but circuit '%s' takes %d modes; give one row "
+                         "per input mode and one column per vector (N x B)", (*X)->rows,
+                         (*X)->cols, c->name, c->layers[0].cols);
+    return st;
+}
+
+static optinc_status run_input(const optinc_circuit *c, const sim_args *a, const optinc_cmat *X,
                                const optinc_chip_options *o, uint64_t seed, optinc_error *err)
 {
-    optinc_cmat *X = NULL, *Y = NULL;
+    optinc_cmat *Y = NULL;
     optinc_chip *chip = NULL;
-    int is_complex;
-    size_t n = strlen(a->input);
-    optinc_status st = n > 4 && !strcmp(a->input + n - 4, ".csv")
-                           ? optinc_csv_read(a->input, cli_read_opts(), &X, &is_complex, err)
-                           : optinc_npy_read(a->input, cli_read_opts(), &X, &is_complex, err);
-    if (!st && X->rows != c->layers[0].cols)
-        st = optinc_fail(err, OPTINC_EINPUT, a->input, 0, 0,
-                         "the input is %dx%d, but circuit '%s' takes %d modes; give one row "
-                         "per input mode and one column per vector (N x B)", X->rows, X->cols,
-                         c->name, c->layers[0].cols);
-    if (!st)
-        st = optinc_chip_new(c, o, seed, &chip, err);
+    optinc_status st = optinc_chip_new(c, o, seed, &chip, err);
     if (!st && a->calibrate)
         st = optinc_chip_calibrate(chip, NULL, a->method, err);
     optinc_eval_options eo;
@@ -215,7 +222,6 @@ static optinc_status run_input(const optinc_circuit *c, const sim_args *a,
     if (!st)
         st = optinc_npy_write(a->output, Y, a->detect != OPTINC_DETECT_FIELD, err);
     optinc_chip_free(chip);
-    optinc_cmat_free(X);
     optinc_cmat_free(Y);
     return st;
 }
@@ -271,6 +277,7 @@ int cmd_simulate(int argc, char **argv)
     optinc_circuit *c = NULL;
     optinc_calibration *cal = NULL;
     optinc_mc_result *mc = NULL;
+    optinc_cmat *X = NULL;
     optinc_fidelity *compiled = NULL;
     int *has_target = NULL;
     const char *outputs[] = {a.output, a.matrix, a.save_calibration};
@@ -294,10 +301,12 @@ int cmd_simulate(int argc, char **argv)
     mo.chip.drive_targets = a.unquantized;
     if (a.calibration && !(st = optinc_calibration_read(a.calibration, c, cli_read_opts(), &cal, &err)))
         mo.chip.couplers = cal;
+    if (!st && a.input)
+        st = read_input(c, a.input, &X, &err);
     if (!st && a.matrix && (st = write_matrix(c, a.matrix, &err)) == OPTINC_EINPUT && !*err.file)
         snprintf(err.file, sizeof err.file, "%s", a.circuit);   /* the circuit has no matrix */
     if (!st && a.input)
-        st = run_input(c, &a, &mo.chip, seed, &err);
+        st = run_input(c, &a, X, &mo.chip, seed, &err);
     if (!st && a.save_calibration)
         st = save_calibration(c, &a, &mo.chip, seed, &err);
     compiled = calloc((size_t)c->n_layers + 1, sizeof *compiled);
@@ -315,6 +324,7 @@ int cmd_simulate(int argc, char **argv)
             print_text(c, &a, seed, compiled, has_target, mc);
     }
     optinc_mc_result_free(mc);
+    optinc_cmat_free(X);
     free(compiled);
     free(has_target);
     optinc_calibration_free(cal);

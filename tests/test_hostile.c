@@ -415,3 +415,27 @@ Test(hostile, input_batch_under_the_input_limit, .init = tu_scratch_init,
     cr_expect_eq(r.status, 0, "%s", r.err);
     tu_run_free(&r);
 }
+
+/* An input refused after the outputs were checked still leaves nothing
+ * behind: a batch of the wrong shape writes no --matrix (which comes first
+ * when the batch is fine), and a training run without its data makes no
+ * --out folder. */
+Test(hostile, refused_inputs_leave_no_outputs, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    copy_in("specs/real4.yaml", "S.yaml");
+    cr_assert_eq(tu_write_file(tu_scratch("B.csv"), "1,2\n3,4\n"), 0);
+    int files = tu_dir_count(tu_scratch_dir());
+    tu_run r = run_here(ARGS("simulate", "S.yaml", "--matrix", "M.npy", "--input", "B.csv",
+                             "-o", "Y.npy"));
+    cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+    cr_expect(r.err && strstr(r.err, "B.csv: error: the input is 2x2, but circuit"), "%s",
+              r.err);
+    cr_expect_eq(tu_dir_count(tu_scratch_dir()), files, "simulate left a file");
+    tu_run_free(&r);
+    r = run_here(ARGS("train", "--data", "nowhere", "--out", "run", "--epochs", "1"));
+    cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+    cr_expect(r.err && strstr(r.err, "Fashion-MNIST not found"), "%s", r.err);
+    cr_expect_eq(tu_dir_count(tu_scratch_dir()), files, "train left its --out folder");
+    tu_run_free(&r);
+}

@@ -422,10 +422,6 @@ static optinc_status setup(const optinc_train_config *cfg, const optinc_comm *co
 {
     optinc_status st = check_config(cfg, comm, err);
     const char *dir = cfg->data_dir[0] ? cfg->data_dir : NULL;
-    if (!st && cfg->out_dir[0] && mkdir(cfg->out_dir, 0777) && errno != EEXIST)
-        st = optinc_fail(err, OPTINC_ERUN, cfg->out_dir, 0, 0,
-                         "cannot create the output folder: %s; give --out a writable path",
-                         strerror(errno));
     if (!st)
         st = optinc_dataset_fashion_mnist(dir, 0, cfg->limit_train, &r->train, err);
     if (!st)
@@ -488,6 +484,11 @@ static optinc_status setup(const optinc_train_config *cfg, const optinc_comm *co
             own[q] = r->s.resid + (size_t)(comm->first + q) * P;
         optinc_allreduce_set_residuals(r->ar, own, comm->count);
     }
+    /* last, so that a run refused for its data or its model leaves no folder */
+    if (cfg->out_dir[0] && mkdir(cfg->out_dir, 0777) && errno != EEXIST)
+        return optinc_fail(err, OPTINC_ERUN, cfg->out_dir, 0, 0,
+                           "cannot create the output folder: %s; give --out a writable path",
+                           strerror(errno));
     mlp_init(m, cfg->seed, r->s.w);
     return OPTINC_OK;
 }
