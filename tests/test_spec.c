@@ -439,6 +439,8 @@ static const struct bad_spec {
      "of components.attenuator out"},
     {"lr_schedule.yaml", NULL, 5, 16, "'lr_schedule' in train is 'linear', which is not known; "
      "use one of: constant | cosine"},
+    {"netlist.yaml", NULL, 2, 1, "this is a netlist (it opens with a '*' title line), not a "
+     "YAML spec; give the spec it was compiled from"},
 };
 #define N_BAD (sizeof bad_specs / sizeof bad_specs[0])
 /* Specs the loader takes and the compiler refuses: numbers the

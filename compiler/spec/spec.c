@@ -266,6 +266,24 @@ static optinc_status check_name(const char *name, optinc_error *err)
                        "use a shorter path", sizeof ((optinc_spec *)0)->path - 1);
 }
 
+/* A netlist given where a spec belongs opens with its '*' title line, which
+ * libyaml reads as an alias and reports as such; say what the file is. */
+static optinc_status not_a_netlist(const optinc_input *in, optinc_error *err)
+{
+    int line = 1, col = 1;
+    size_t i = 0;
+    for (; i < in->len && (in->data[i] == ' ' || in->data[i] == '\t' || in->data[i] == '\r' ||
+                           in->data[i] == '\n'); i++, col++)
+        if (in->data[i] == '\n')
+            line++, col = 0;
+    if (i == in->len || in->data[i] != '*')
+        return OPTINC_OK;
+    return optinc_fail(err, OPTINC_EINPUT, in->name, line, col, "this is a netlist (it opens "
+                       "with a '*' title line), not a YAML spec; give the spec it was "
+                       "compiled from (optinc-spec(5)), or use a command that reads "
+                       "netlists (optinc(1))");
+}
+
 optinc_status optinc_spec_parse(const optinc_input *in, const optinc_read_opts *opts,
                                 optinc_spec **out, optinc_error *err)
 {
@@ -277,6 +295,8 @@ optinc_status optinc_spec_parse(const optinc_input *in, const optinc_read_opts *
         return too_big(in->name, (long long)in->len, err);
     if ((st = optinc_input_size_check(in->name, "spec", in->len, OPTINC_SPEC_FILE_MAX,
                                       optinc_read_limits(opts), err)))
+        return st;
+    if ((st = not_a_netlist(in, err)))
         return st;
     optinc_spec *s = calloc(1, sizeof *s);
     if (!s)
