@@ -18,7 +18,7 @@ mkdir -p "$OUT"
 step() { printf '\n== %s\n' "$*"; }
 
 step "the README's examples"
-sed -n '/<!-- demo:examples -->/,/^```$/p' README.md | grep -E '^(build/optinc|mpirun) ' |
+sed -n '/<!-- demo:examples -->/,/^```$/p' README.md | grep -E '^(build/optinc|mpirun|mkdir) ' |
 while IFS= read -r line; do
     printf '$ %s\n' "$line"
     cmd=$(printf '%s' "$line" | sed -e 's/ *# .*$//' -e "s|build/optinc|$OPTINC|g")
