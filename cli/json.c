@@ -14,17 +14,39 @@ const char *cli_shortest(char buf[CLI_SHORTEST_MAX], double x)
     return optinc_shortest(buf, x);
 }
 
+/* The length of the well-formed UTF-8 sequence (RFC 3629) at s, or 0.  The
+ * second byte's range is what rules out overlong forms and surrogates. */
+static int utf8_length(const unsigned char *s)
+{
+    int n = s[0] < 0xC2 ? 0 : s[0] < 0xE0 ? 2 : s[0] < 0xF0 ? 3 : s[0] < 0xF5 ? 4 : 0;
+    unsigned lo = s[0] == 0xE0 ? 0xA0 : s[0] == 0xF0 ? 0x90 : 0x80;
+    unsigned hi = s[0] == 0xED ? 0x9F : s[0] == 0xF4 ? 0x8F : 0xBF;
+    if (!n || s[1] < lo || s[1] > hi)
+        return 0;
+    for (int k = 2; k < n; k++)
+        if (s[k] < 0x80 || s[k] > 0xBF)
+            return 0;
+    return n;
+}
+
+/* A JSON text is UTF-8 (RFC 8259), and a path may hold any bytes: each byte
+ * that starts no well-formed sequence is written as U+FFFD, so the output
+ * stays JSON and says where the name was not text. */
 void cli_json_string(FILE *f, const char *s)
 {
+    const unsigned char *p = (const unsigned char *)s;
     fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
+    while (*p) {
+        int n = *p < 0x80 ? 1 : utf8_length(p);
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else if (n)
+            fwrite(p, 1, (size_t)n, f);
         else
-            fputc(ch, f);
+            fputs("\\ufffd", f);
+        p += n ? n : 1;
     }
     fputc('"', f);
 }

@@ -496,3 +496,33 @@ Test(cli, json_output_is_short)
     cr_expect(!strstr(r.out, "00000000"), "no padded digits: %s", r.out);
     tu_run_free(&r);
 }
+
+/* ---- JSON strings ------------------------------------------------------------- */
+
+/* A path is bytes, JSON is UTF-8: well-formed sequences pass through, every
+ * other byte (a stray continuation, an overlong form, a surrogate, a cut
+ * sequence, a byte no UTF-8 has) becomes U+FFFD, control characters and the
+ * two JSON specials are escaped. */
+Test(cli, json_strings_are_utf8)
+{
+    static const struct { const char *in, *out; } cases[] = {
+        {"plain/path.yaml", "\"plain/path.yaml\""},
+        {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\""},
+        {"chip_\xff.yaml", "\"chip_\\ufffd.yaml\""},
+        {"\x80x", "\"\\ufffdx\""},
+        {"\xc0\xaf", "\"\\ufffd\\ufffd\""},                  /* overlong '/' */
+        {"\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""},       /* a surrogate */
+        {"\xe2\x82", "\"\\ufffd\\ufffd\""},                  /* cut at the end */
+        {"\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""},   /* above U+10FFFF */
+        {"a\"b\\c\n", "\"a\\\"b\\\\c\\u000a\""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        cli_json_string(f, cases[i].in);
+        fclose(f);
+        cr_expect_str_eq(text, cases[i].out, "case %zu", i);
+        free(text);
+    }
+}
