@@ -21,7 +21,7 @@ static const struct command {
     {"export", cmd_export, "write a circuit for SAX, gdsfactory or INTERCONNECT"},
     {"netlist", cmd_netlist, "read, validate and rewrite a netlist (round trip, forms)"},
     {"simulate", cmd_simulate, "simulate a compiled circuit with device errors"},
-    {"onn", cmd_onn, "train, verify and export the OptINC optical neural network"},
+    {"onn", cmd_onn, "train, verify and export the OptINC ONN; check a two-level cascade"},
     {"train", cmd_train, "data-parallel training with ring or OptINC all-reduce"},
 };
 
