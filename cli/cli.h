@@ -31,10 +31,11 @@ const optinc_read_opts *cli_read_opts(void);
 /* Records path (NULL or "": nothing) as an input of the run; what names it
  * in messages ("spec", "calibration file"). */
 void cli_input(const char *path, const char *what);
-/* Refuses, with status 2 and before anything is written, an output that is
- * the same file as an input recorded so far (by device and inode: links
- * and other spellings of its path too).  NULL entries of outputs[0 .. n)
- * are skipped. */
+/* Refuses, with status 2 and before anything is written, an output that
+ * cannot be written where it is (optinc_out_check), that is the same file
+ * as an input recorded so far (by device and inode: links and other
+ * spellings of its path too), or that is the same file as another of the
+ * outputs.  NULL entries of outputs[0 .. n) are skipped. */
 optinc_status cli_check_outputs(const char *const *outputs, int n, optinc_error *err);
 struct cli_cmd;
 /* Prints err as "FILE:LINE:COL: error: MESSAGE" on stderr, or as "optinc

@@ -11,6 +11,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "optinc/circuit.h"
@@ -26,30 +27,45 @@ static const cli_cmd draw_cmd = {"draw", "SPEC|NET.sp", NULL,
     "modes)\n"
     "  CIRCUIT_layers.{svg,png,dot}          one node per layer"};
 
-/* Refuses a drawing of c in dir that would land on a file this run reads.
+/* Refuses a drawing of c in dir that would land on a file this run reads,
+ * that cannot be written there, or that is another drawing by a link.
  * Every name a drawing of c may get in the chosen formats is checked, in
  * both styles: the thresholds that pick the style are the library's, and a
- * name that is an input is a mistake whichever style would be drawn. */
+ * name that is an input is a mistake whichever style would be drawn.  A
+ * folder that does not exist yet holds none of them. */
 static optinc_status check_drawings(const optinc_circuit *c, const char *dir, unsigned formats,
                                     optinc_error *err)
 {
     static const struct { unsigned mask; const char *ext; } kinds[] = {
         {OPTINC_DRAW_SVG, "svg"}, {OPTINC_DRAW_PNG, "png"}, {OPTINC_DRAW_DOT, "dot"}};
-    char path[4096];
-    const char *one[1] = {path};
+    struct stat sb;
+    if (stat(dir, &sb) != 0)
+        return OPTINC_OK;   /* the drawer makes it, or says why it cannot */
+    if (!S_ISDIR(sb.st_mode))
+        return optinc_fail(err, OPTINC_EINPUT, dir, 0, 0, "'%s' exists and is not a directory; "
+                           "pass another -o DIR", dir);
+    int per_kind = 1 + 2 * c->n_layers, n = 0;
+    char (*path)[4096] = calloc((size_t)(3 * per_kind), sizeof *path);
+    const char **names = calloc((size_t)(3 * per_kind), sizeof *names);
     optinc_status st = OPTINC_OK;
+    if (!path || !names)
+        st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
     for (int k = 0; k < 3 && !st; k++) {
         if (!(formats & kinds[k].mask))
             continue;
-        snprintf(path, sizeof path, "%s/%s_layers.%s", dir, c->name, kinds[k].ext);
-        st = cli_check_outputs(one, 1, err);
-        for (int i = 0; i < c->n_layers && !st; i++)
-            for (int overview = 0; overview < 2 && !st; overview++) {
-                snprintf(path, sizeof path, "%s/%s_%s%s.%s", dir, c->name, c->layers[i].name,
-                         overview ? "_overview" : "", kinds[k].ext);
-                st = cli_check_outputs(one, 1, err);
+        snprintf(path[n], sizeof path[n], "%s/%s_layers.%s", dir, c->name, kinds[k].ext);
+        names[n] = path[n], n++;
+        for (int i = 0; i < c->n_layers; i++)
+            for (int overview = 0; overview < 2; overview++) {
+                snprintf(path[n], sizeof path[n], "%s/%s_%s%s.%s", dir, c->name,
+                         c->layers[i].name, overview ? "_overview" : "", kinds[k].ext);
+                names[n] = path[n], n++;
             }
     }
+    if (!st)
+        st = cli_check_outputs(names, n, err);
+    free(path);
+    free(names);
     return st;
 }
 

@@ -20,8 +20,8 @@
 /* What --help says besides the options. */
 static const cli_cmd netlist_cmd = {"netlist", "NET.sp", NULL,
     "Reads and validates a netlist and writes it again, in the form the "
-    "options give;\na netlist optinc wrote comes back byte-identical (without the\n"
-    "creation time, which compile leaves out with --reproducible)."};
+    "options give;\na netlist optinc wrote comes back byte-identical, less its "
+    "creation time."};
 
 int cmd_netlist(int argc, char **argv)
 {

@@ -11,12 +11,17 @@
  * resolver of cli_read_opts(), which records each one.  Before it writes,
  * a command hands its outputs to cli_check_outputs(), which compares them
  * with every input by device and inode, so no other path, link or hard
- * link of an input passes.
+ * link of an input passes.  It also refuses, before the first file is
+ * written, an output that cannot be written where it is (a folder, a
+ * missing folder) and two outputs that are one file (the same name, or a
+ * link from one to the other), which the atomic writes would otherwise
+ * resolve by keeping whichever came last.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
 #include "optinc/fileio.h"
+#include "optinc/text.h"
 
 typedef struct input {
     char path[1024];
@@ -68,13 +73,51 @@ const optinc_read_opts *cli_read_opts(void)
     return &opts;
 }
 
+/* The file output path writes: what a link points at, else the path with
+ * its folder resolved; path itself when its folder does not resolve (the
+ * write then fails on its own). */
+static void output_target(const char *path, char *out, size_t size)
+{
+    char *real = realpath(path, NULL);
+    if (!real) {
+        char dir[1024];
+        const char *base = strrchr(path, '/');
+        optinc_path_dir(path, dir, sizeof dir);
+        char *d = realpath(dir, NULL);
+        if (d)
+            snprintf(out, size, "%s/%s", d, base ? base + 1 : path);
+        else
+            snprintf(out, size, "%s", path);
+        free(d);
+        return;
+    }
+    snprintf(out, size, "%s", real);
+    free(real);
+}
+
 optinc_status cli_check_outputs(const char *const *outputs, int n, optinc_error *err)
 {
-    for (int o = 0; o < n; o++)
-        for (int i = 0; outputs[o] && i < n_inputs; i++)
+    char (*target)[4096] = calloc((size_t)(n > 0 ? n : 1), sizeof *target);
+    if (!target)
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    optinc_status st = OPTINC_OK;
+    for (int o = 0; !st && o < n; o++) {
+        if (!outputs[o])
+            continue;
+        if ((st = optinc_out_check(outputs[o], err)))
+            break;
+        for (int i = 0; !st && i < n_inputs; i++)
             if (optinc_same_file(outputs[o], inputs[i].path))
-                return optinc_fail(err, OPTINC_EINPUT, outputs[o], 0, 0,
-                                   "this output is the %s '%s' this run reads; write it to "
-                                   "another file", inputs[i].what, inputs[i].path);
-    return OPTINC_OK;
+                st = optinc_fail(err, OPTINC_EINPUT, outputs[o], 0, 0,
+                                 "this output is the %s '%s' this run reads; write it to "
+                                 "another file", inputs[i].what, inputs[i].path);
+        output_target(outputs[o], target[o], sizeof target[o]);
+        for (int q = 0; !st && q < o; q++)
+            if (outputs[q] && !strcmp(target[q], target[o]))
+                st = optinc_fail(err, OPTINC_EINPUT, outputs[o], 0, 0,
+                                 "this output is the file '%s' the run writes too; give each "
+                                 "output a file of its own", outputs[q]);
+    }
+    free(target);
+    return st;
 }

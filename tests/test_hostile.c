@@ -439,3 +439,67 @@ Test(hostile, refused_inputs_leave_no_outputs, .init = tu_scratch_init,
     cr_expect_eq(tu_dir_count(tu_scratch_dir()), files, "train left its --out folder");
     tu_run_free(&r);
 }
+
+/* Outputs that collide with each other, with the data set, or cannot be
+ * written are refused before the first file is written: two options naming
+ * one file, a companion or a drawing linked to another output, a training
+ * file linked to a data file, an output that is a folder among others that
+ * are fine.  Each exits 2, and every file there keeps its bytes. */
+Test(hostile, outputs_that_collide_or_cannot_be_written, .init = tu_scratch_init,
+     .fini = tu_scratch_fini, .timeout = 60)
+{
+    copy_in("netlists/real4.pnl.sp", "N.sp");
+    copy_in("netlists/twolayer.pnl.sp", "T.sp");
+    copy_in("netlists/onn4x8.pnl.sp", "O.sp");
+    cr_assert_eq(tu_write_file(tu_scratch("in.csv"), "1\n0\n0\n0\n"), 0);
+    cr_assert_eq(tu_write_file(tu_scratch("n.py"), "old\n"), 0);
+    cr_assert_eq(symlink("n.py", tu_scratch("n_models.py")), 0);
+    mkdir(tu_scratch("dr"), 0777);
+    cr_assert_eq(tu_write_file(tu_scratch("dr/twolayer_hidden.svg"), "old\n"), 0);
+    cr_assert_eq(symlink("twolayer_hidden.svg", tu_scratch("dr/twolayer_out.svg")), 0);
+    mkdir(tu_scratch("adir"), 0777);
+    mkdir(tu_scratch("s.py"), 0777);
+    /* the data set is never read: the outputs are checked first */
+    mkdir(tu_scratch("data"), 0777);
+    cr_assert_eq(tu_write_file(tu_scratch("data/t10k-labels-idx1-ubyte.gz"), "labels\n"), 0);
+    mkdir(tu_scratch("o"), 0777);
+    cr_assert_eq(symlink("../data/t10k-labels-idx1-ubyte.gz", tu_scratch("o/metrics.csv")), 0);
+    mkdir(tu_scratch("o5"), 0777);
+    cr_assert_eq(tu_write_file(tu_scratch("o5/metrics.csv"), "old\n"), 0);
+    cr_assert_eq(symlink("metrics.csv", tu_scratch("o5/weights.f32")), 0);
+    struct {
+        const char *args[12];
+        const char *message;
+    } cases[] = {
+        {{"simulate", "N.sp", "--input", "in.csv", "-o", "s.npy", "--matrix", "s.npy"},
+         "s.npy: error: this output is the file 's.npy' the run writes too"},
+        {{"onn", "export", "O.sp", "--hist", "x.txt", "--lut", "x.txt"},
+         "x.txt: error: this output is the file 'x.txt' the run writes too"},
+        {{"export", "N.sp", "--format", "sax", "-o", "n.py"},
+         "n_models.py: error: this output is the file 'n.py' the run writes too"},
+        {{"draw", "T.sp", "-o", "dr", "--format", "svg"},
+         "dr/twolayer_out.svg: error: this output is the file 'dr/twolayer_hidden.svg'"},
+        {{"train", "--data", "data", "--out", "o", "--epochs", "1"},
+         "o/metrics.csv: error: this output is the data file 'data/t10k-labels-idx1-ubyte.gz'"},
+        {{"train", "--data", "data", "--out", "o5", "--epochs", "1"},
+         "o5/weights.f32: error: this output is the file 'o5/metrics.csv' the run writes too"},
+        {{"simulate", "N.sp", "--matrix", "m.npy", "--input", "in.csv", "-o", "adir"},
+         "output 'adir' is a folder, not a file"},
+        {{"onn", "export", "O.sp", "--hist", "h2.txt", "--lut", "adir"},
+         "output 'adir' is a folder, not a file"},
+        {{"export", "N.sp", "--format", "sax", "-o", "s.py"},
+         "output 's.py' is a folder, not a file"},
+    };
+    kept k[] = {keep("n.py"), keep("dr/twolayer_hidden.svg"),
+                keep("data/t10k-labels-idx1-ubyte.gz"), keep("o5/metrics.csv")};
+    int files = tu_dir_count(tu_scratch_dir());
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_run r = run_here(cases[i].args);
+        cr_expect_eq(r.status, 2, "case %zu: exit %d: %s", i, r.status, r.err);
+        cr_expect(r.err && strstr(r.err, cases[i].message), "case %zu: %s", i, r.err);
+        cr_expect_eq(tu_dir_count(tu_scratch_dir()), files, "case %zu: files appeared", i);
+        tu_run_free(&r);
+    }
+    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
+        still_kept(&k[i], "a colliding output");
+}

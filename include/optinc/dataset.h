@@ -36,6 +36,9 @@ optinc_status optinc_dataset_load_idx(const char *images, const char *labels, in
  * with the Debian package that provides it. */
 optinc_status optinc_dataset_fashion_mnist(const char *dir, int test, int limit,
                                            optinc_dataset **out, optinc_error *err);
+/* The four file names it looks for in dir, each also with ".gz" (the
+ * training images and labels, then the test ones); NULL-terminated. */
+extern const char *const optinc_fashion_mnist_files[];
 void optinc_dataset_free(optinc_dataset *ds);
 
 #endif

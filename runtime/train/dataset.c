@@ -173,18 +173,20 @@ static int find_file(const char *dir, const char *base, char *path, size_t size)
     return -1;
 }
 
+const char *const optinc_fashion_mnist_files[] = {
+    "train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+    "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte", NULL};
+
 optinc_status optinc_dataset_fashion_mnist(const char *dir, int test, int limit,
                                            optinc_dataset **out, optinc_error *err)
 {
     *out = NULL;
     if (!dir || !*dir)
         dir = OPTINC_FASHION_MNIST_DIR;
-    const char *split = test ? "t10k" : "train";
-    char base[64], images[1200], labels[1200];
-    snprintf(base, sizeof base, "%s-images-idx3-ubyte", split);
-    int missing = find_file(dir, base, images, sizeof images);
-    snprintf(base, sizeof base, "%s-labels-idx1-ubyte", split);
-    missing |= find_file(dir, base, labels, sizeof labels);
+    const char *const *split = optinc_fashion_mnist_files + (test ? 2 : 0);
+    char images[1200], labels[1200];
+    int missing = find_file(dir, split[0], images, sizeof images);
+    missing |= find_file(dir, split[1], labels, sizeof labels);
     if (missing)
         return optinc_fail(err, OPTINC_EINPUT, access(images, R_OK) ? images : labels, 0, 0,
                            "Fashion-MNIST not found: install the Debian package "
