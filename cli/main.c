@@ -4,6 +4,7 @@
  * errors and warnings (the environment's soft limits are read in
  * inputs.c).
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,6 +34,19 @@ static void usage(FILE *f)
     fprintf(f, "\n'optinc COMMAND --help' for a command's options; man optinc-COMMAND.\n");
 }
 
+/* A report or JSON on standard output that could not be written (a full
+ * disk behind a redirection) is a failed run, not a success with an empty
+ * file: exit status 1 unless the command failed already. */
+static int flushed(const char *cmd, int status)
+{
+    int e = fflush(stdout) != 0 ? errno : ferror(stdout) ? EIO : 0;
+    if (!e)
+        return status;
+    fprintf(stderr, "optinc %s: error: cannot write the standard output: %s\n", cmd,
+            strerror(e));
+    return status ? status : 1;
+}
+
 int main(int argc, char **argv)
 {
     optinc_linalg_deterministic();
@@ -50,7 +64,7 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))
-            return commands[i].run(argc - 1, argv + 1);
+            return flushed(commands[i].name, commands[i].run(argc - 1, argv + 1));
     fprintf(stderr, "optinc: error: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return 2;

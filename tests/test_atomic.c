@@ -56,11 +56,11 @@ typedef struct child {
     int err_fd;          /* read end of the child's stderr */
 } child;
 
-/* Starts "$OPTINC args..." with stdout to /dev/null and stderr to a pipe
- * (pipes are not subject to RLIMIT_FSIZE); fsize > 0 limits the size of every
- * file the program writes, and ignore_xfsz makes going past it an EFBIG error
- * instead of a kill.  No core files. */
-static child start(const char *const *args, long fsize, int ignore_xfsz)
+/* Starts "$OPTINC args..." with stdout to `out` (NULL: /dev/null) and stderr
+ * to a pipe (pipes are not subject to RLIMIT_FSIZE); fsize > 0 limits the
+ * size of every file the program writes, and ignore_xfsz makes going past it
+ * an EFBIG error instead of a kill.  No core files. */
+static child start_out(const char *const *args, long fsize, int ignore_xfsz, const char *out)
 {
     const char *argv[32];
     int n = 0, fds[2];
@@ -75,7 +75,7 @@ static child start(const char *const *args, long fsize, int ignore_xfsz)
         struct rlimit none = {0, 0}, lim = {(rlim_t)fsize, (rlim_t)fsize};
         int null = open("/dev/null", O_RDWR);
         dup2(null, 0);
-        dup2(null, 1);
+        dup2(out ? open(out, O_WRONLY) : null, 1);
         dup2(fds[1], 2);
         close(fds[0]);
         setrlimit(RLIMIT_CORE, &none);
@@ -87,6 +87,11 @@ static child start(const char *const *args, long fsize, int ignore_xfsz)
     }
     close(fds[1]);
     return (child){pid, fds[0]};
+}
+
+static child start(const char *const *args, long fsize, int ignore_xfsz)
+{
+    return start_out(args, fsize, ignore_xfsz, NULL);
 }
 
 /* Waits for the child; returns its exit status, or 128 + signal; *err gets
@@ -521,5 +526,29 @@ Test(atomic, outputs_onto_devices_links_and_folders, .init = tu_scratch_init,
     cr_expect(stat(folder, &sb) == 0 && S_ISDIR(sb.st_mode), "the folder changed");
     /* nothing else appeared: the six paths, the spec and the link's file */
     cr_expect_eq(tu_dir_count(tu_scratch_dir()), devices ? 8 : 6);
+    free(spec);
+}
+
+/* Standard output that cannot be written (a redirection onto a full disk;
+ * here a device node with the numbers of /dev/full, made in the scratch
+ * folder) fails the run: exit 1 and a message, not success with nothing
+ * written. */
+Test(atomic, unwritable_standard_output_fails, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    char *spec = unitary_spec("u", 4, 1);
+    char full[4400];
+    snprintf(full, sizeof full, "%s/full", tu_scratch_dir());
+    if (mknod(full, S_IFCHR | 0666, makedev(1, 7)) != 0)
+        cr_skip_test("cannot make a device node here (not root)");
+    const char *args[] = {"compile", spec, "--json", NULL};
+    char *err = NULL;
+    child c = start_out(args, 0, 0, full);
+    int status = finish(&c, &err);
+    cr_expect_eq(status, 1, "exit %d: %s", status, err);
+    cr_expect(strstr(err, "optinc compile: error: cannot write the standard output: No space "
+                          "left on device"), "%s", err);
+    struct stat sb;
+    cr_expect(stat(full, &sb) == 0 && S_ISCHR(sb.st_mode), "the device changed");
+    free(err);
     free(spec);
 }
