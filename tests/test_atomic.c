@@ -552,3 +552,35 @@ Test(atomic, unwritable_standard_output_fails, .init = tu_scratch_init, .fini = 
     free(err);
     free(spec);
 }
+
+/* A replaced output keeps its permissions and (as root, who may give files
+ * away) its owner, as a rewrite in place would; a new one gets 0666 less
+ * the umask. */
+Test(atomic, replaced_file_keeps_mode_and_owner, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    char *spec = unitary_spec("u", 4, 1);
+    char out[4400], fresh[4400];
+    snprintf(out, sizeof out, "%s/old.sp", tu_scratch_dir());
+    snprintf(fresh, sizeof fresh, "%s/new.sp", tu_scratch_dir());
+    cr_assert_eq(tu_write_file(out, "old\n"), 0);
+    cr_assert_eq(chmod(out, 0640), 0);
+    int root = geteuid() == 0;
+    if (root)
+        cr_assert_eq(chown(out, 1234, 4321), 0);
+    const char *args[] = {"compile", spec, "-o", out, NULL};
+    cr_assert_eq(run(args), 0);
+    const char *args2[] = {"compile", spec, "-o", fresh, NULL};
+    cr_assert_eq(run(args2), 0);
+    struct stat sb;
+    cr_assert_eq(stat(out, &sb), 0);
+    cr_expect_eq(sb.st_mode & 07777, 0640, "mode %o", (unsigned)(sb.st_mode & 07777));
+    cr_expect(!root || (sb.st_uid == 1234 && sb.st_gid == 4321), "owner %u:%u",
+              (unsigned)sb.st_uid, (unsigned)sb.st_gid);
+    cr_expect_gt(sb.st_size, 100, "the file was not replaced");
+    mode_t mask = umask(0);
+    umask(mask);
+    cr_assert_eq(stat(fresh, &sb), 0);
+    cr_expect_eq(sb.st_mode & 07777, 0666 & ~mask, "mode %o", (unsigned)(sb.st_mode & 07777));
+    free(spec);
+}

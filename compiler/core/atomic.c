@@ -196,9 +196,19 @@ optinc_status optinc_out_open(optinc_out *o, const char *path, optinc_error *err
                            "cannot create a file in '%s': %s; check that the directory "
                            "exists and is writable", dir, strerror(e));
     }
+    /* A file replaced keeps its permissions and, where we may, its owner, as
+     * a rewrite in place would; a new one gets 0666 less the umask. */
+    struct stat old;
     mode_t mask = umask(0);
     umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0) {
+    mode_t mode = 0666 & ~mask;
+    if (stat(path, &old) == 0 && S_ISREG(old.st_mode)) {
+        mode = old.st_mode & 07777;
+        if (fchown(fd, old.st_uid, old.st_gid) != 0) {
+            /* not ours to give away: the file becomes the writer's */
+        }
+    }
+    if (fchmod(fd, mode) != 0) {
         int e = errno;
         close(fd);
         optinc_out_abort(o);
