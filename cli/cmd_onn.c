@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "cli/cli.h"
@@ -216,19 +217,27 @@ static int parse_segments(const char *s, const optinc_onn *net, int *seg)
     return l == net->n_layers ? 0 : -1;
 }
 
-/* What the export at the end of training would refuse, or would write over
- * an input (the spec of --resume, its matrices): found before training. */
+/* What the export at the end of training would refuse (optinc_onn_export_check:
+ * a spec name that leaves the matrices no folder of their own, an output that
+ * is a folder, a FIFO or a device, two outputs that are one file), or would
+ * write over an input (the spec of --resume, its matrices): found before
+ * training.  The matrices are compared with the inputs when their folder
+ * exists; a new folder holds no input. */
 static optinc_status check_train_outputs(const optinc_onn *net, const char *spec_path,
                                          const optinc_onn_export_opts *eo, optinc_error *err)
 {
-    char matrix[OPTINC_ONN_MAX_LAYERS][1600];
+    char matrix[OPTINC_ONN_MAX_LAYERS][1600], dir[1600];
     const char *outputs[OPTINC_ONN_MAX_LAYERS + 1] = {spec_path};
-    for (int l = 0; l < net->n_layers; l++) {
+    struct stat sb;
+    optinc_onn_export_matrix_path(spec_path, 0, dir, sizeof dir);
+    optinc_path_dir(dir, dir, sizeof dir);
+    int n = 1, folder = stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode);
+    for (int l = 0; folder && l < net->n_layers; l++) {
         optinc_onn_export_matrix_path(spec_path, l, matrix[l], sizeof matrix[l]);
-        outputs[l + 1] = matrix[l];
+        outputs[n++] = matrix[l];
     }
     optinc_status st = optinc_onn_export_check(net, spec_path, eo, err);
-    return st ? st : cli_check_outputs(outputs, net->n_layers + 1, err);
+    return st ? st : cli_check_outputs(outputs, n, err);
 }
 
 static int onn_train(const cli_cmd *cmd, int argc, char **argv)
@@ -267,7 +276,7 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
         {"phase-bits", 0, CLI_INT, CLI_DST(int, &phase_bits), "B",
          "phase drivers of the compiled meshes", .min = 0, .max = 16},
         {"name", 0, CLI_STRING, CLI_DST(const char *, &name), "NAME", "the spec's name",
-         .dflt = "onnNxB"},
+         .dflt = "onnNxB, at level L onnSxB_levelL, S = N^2"},
         CLI_OPT_QUIET(&quiet, "no summary"),
         CLI_OPT_END};
     int rc = cli_parse(cmd, opts, argc, argv, operand);

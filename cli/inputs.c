@@ -13,8 +13,8 @@
  * with every input by device and inode, so no other path, link or hard
  * link of an input passes.  It also refuses, before the first file is
  * written, an output that cannot be written where it is (a folder, a
- * missing folder) and two outputs that are one file (the same name, or a
- * link from one to the other), which the atomic writes would otherwise
+ * missing folder) and two outputs that are one file (the same name, a
+ * link from one to the other, hard links), which the atomic writes would otherwise
  * resolve by keeping whichever came last.
  */
 #include <stdlib.h>
@@ -113,7 +113,8 @@ optinc_status cli_check_outputs(const char *const *outputs, int n, optinc_error 
                                  "another file", inputs[i].what, inputs[i].path);
         output_target(outputs[o], target[o], sizeof target[o]);
         for (int q = 0; !st && q < o; q++)
-            if (outputs[q] && !strcmp(target[q], target[o]))
+            if (outputs[q] && (!strcmp(target[q], target[o]) ||
+                               optinc_same_file(outputs[q], outputs[o])))
                 st = optinc_fail(err, OPTINC_EINPUT, outputs[o], 0, 0,
                                  "this output is the file '%s' the run writes too; give each "
                                  "output a file of its own", outputs[q]);

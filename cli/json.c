@@ -8,25 +8,11 @@
 #include <stdio.h>
 #include "cli/cli.h"
 #include "optinc/fileio.h"
+#include "optinc/text.h"
 
 const char *cli_shortest(char buf[CLI_SHORTEST_MAX], double x)
 {
     return optinc_shortest(buf, x);
-}
-
-/* The length of the well-formed UTF-8 sequence (RFC 3629) at s, or 0.  The
- * second byte's range is what rules out overlong forms and surrogates. */
-static int utf8_length(const unsigned char *s)
-{
-    int n = s[0] < 0xC2 ? 0 : s[0] < 0xE0 ? 2 : s[0] < 0xF0 ? 3 : s[0] < 0xF5 ? 4 : 0;
-    unsigned lo = s[0] == 0xE0 ? 0xA0 : s[0] == 0xF0 ? 0x90 : 0x80;
-    unsigned hi = s[0] == 0xED ? 0x9F : s[0] == 0xF4 ? 0x8F : 0xBF;
-    if (!n || s[1] < lo || s[1] > hi)
-        return 0;
-    for (int k = 2; k < n; k++)
-        if (s[k] < 0x80 || s[k] > 0xBF)
-            return 0;
-    return n;
 }
 
 /* A JSON text is UTF-8 (RFC 8259), and a path may hold any bytes: each byte
@@ -37,7 +23,7 @@ void cli_json_string(FILE *f, const char *s)
     const unsigned char *p = (const unsigned char *)s;
     fputc('"', f);
     while (*p) {
-        int n = *p < 0x80 ? 1 : utf8_length(p);
+        int n = optinc_utf8_length((const char *)p);
         if (*p == '"' || *p == '\\')
             fprintf(f, "\\%c", *p);
         else if (*p < 0x20)

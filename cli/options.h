@@ -142,9 +142,10 @@ int cli_parse(const cli_cmd *cmd, const cli_opt *opts, int argc, char **argv,
  * days to check. */
 #define CLI_OPT_SAMPLE(p, text) \
     {"sample", 0, CLI_U64, CLI_DST(uint64_t, p), "N", text, .min = 0, .max = 1ull << 34}
-/* The static phase error of every phase shifter (--sigma, --phase-sigma). */
+/* The static phase error of every phase shifter (--sigma, --phase-sigma), at
+ * most a full turn: past 2 pi the phase is uniform noise, no chip. */
 #define CLI_OPT_PHASE_SIGMA(name, p, g, text) \
-    {name, 0, CLI_DOUBLE, CLI_DST(double, p), "RAD", text, .lo = 0, .hi = INFINITY, \
+    {name, 0, CLI_DOUBLE, CLI_DST(double, p), "RAD", text, .lo = 0, .hi = 2 * M_PI, \
      .what = "radians", .given = g}
 
 /* A chip file (optinc-onn(1), CHIP FILES): the whole device model of the chip an ONN

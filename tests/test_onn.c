@@ -8,7 +8,11 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
 #include "optinc/circuit.h"
 #include "optinc/onn.h"
 #include "optinc/spec.h"
@@ -455,6 +459,194 @@ Test(onn, gray_code_through_spec_and_netlist, .init = tu_scratch_init, .fini = t
     cr_assert(r.status == 0 && strstr(r.out, "\"code\": \"binary\"") &&
               !strstr(r.out, "\"accuracy\": 1,"), "%s%s", r.out, r.err);
     tu_run_free(&r);
+}
+
+/* ---- the outputs of onn train ------------------------------------------------------ */
+
+/* The quickest training the command takes: exactness is not the point. */
+#define TINY_TRAIN "--servers", "2", "--bits", "2", "--epochs", "1", "--hidden", "4", "--quiet"
+
+/* The spec's file name is any file name: YAML's syntax (#, ", a comma, a
+ * brace, a colon after a newline), quotes and backslashes, controls and
+ * non-ASCII UTF-8.  Each spec written reads back (optinc_spec_load finds
+ * its matrices; `optinc compile` takes it), its `file:` values name the
+ * matrices exactly, and its "# Compile:" comment stays one line.  A name
+ * that is not UTF-8, which no YAML escape gives back, is refused first. */
+Test(onn, train_writes_any_spec_name_back, .init = tu_scratch_init, .fini = tu_scratch_fini,
+     .timeout = 120)
+{
+    static const char *const names[] = {
+        "run #2", "a, b", "br}ace", "nl\nfoo: 1", "it's \"q\" \\back", "tab\there \x7f\xc2\x80\xc3\xa9",
+        "- [x]: &y *z !t |",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char spec_path[4400], net_path[4400], w1[4400];
+        snprintf(spec_path, sizeof spec_path, "%s/%s.yaml", tu_scratch_dir(), names[i]);
+        snprintf(w1, sizeof w1, "%s/%s/W1.npy", tu_scratch_dir(), names[i]);
+        snprintf(net_path, sizeof net_path, "%s/net%zu.sp", tu_scratch_dir(), i);
+        tu_run r = tu_optinc((const char *[]){"onn", "train", "-o", spec_path, TINY_TRAIN, NULL});
+        cr_assert_eq(r.status, 0, "name %zu: %s", i, r.err);
+        tu_run_free(&r);
+        optinc_spec *spec;
+        optinc_error err;
+        cr_assert_eq(optinc_spec_load(spec_path, NULL, &spec, &err), OPTINC_OK,
+                     "name %zu: %s", i, err.message);
+        cr_assert_eq(spec->n_matrices, 2);
+        cr_assert_eq(spec->matrices[0].rows, 5, "W1 read from its file");
+        optinc_spec_free(spec);
+        struct stat sb;
+        cr_assert_eq(stat(w1, &sb), 0, "name %zu: the matrices are where the spec says", i);
+        char *text = tu_read_file(spec_path, NULL);
+        cr_assert(text);
+        const char *second = strchr(text, '\n') + 1, *third = strchr(second, '\n') + 1;
+        cr_assert(!strncmp(second, "# Compile: optinc compile ", 26) &&
+                  !strncmp(third, "# Conventions", 13), "name %zu: %s", i, text);
+        free(text);
+        r = tu_optinc((const char *[]){"compile", spec_path, "-o", net_path, NULL});
+        cr_assert_eq(r.status, 0, "name %zu: %s", i, r.err);
+        tu_run_free(&r);
+    }
+    int files = tu_dir_count(tu_scratch_dir());
+    char bad[4400];
+    snprintf(bad, sizeof bad, "%s/caf\xe9.yaml", tu_scratch_dir());   /* Latin-1 */
+    tu_run r = tu_optinc((const char *[]){"onn", "train", "-o", bad, TINY_TRAIN, NULL});
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "is not UTF-8 text"), "%s", r.err);
+    cr_assert_eq(tu_dir_count(tu_scratch_dir()), files, "files appeared");
+    tu_run_free(&r);
+}
+
+/* What the spec and its matrices could not be, refused before training
+ * (exit 2, in seconds with --epochs that would train for hours) and with
+ * nothing written: a spec name that leaves its matrices no folder of their
+ * own (".yaml" would put them in the spec's folder under "", "sub/.yaml"
+ * at the root), a FIFO for the spec or a matrix (written in place, it
+ * would hang or leave the matrices without their spec), and two outputs
+ * that are one file (a link between the matrices, a hard link, the spec a
+ * link to a matrix): the last written would be all of them. */
+Test(onn, train_refuses_outputs_it_cannot_write_back, .init = tu_scratch_init,
+     .fini = tu_scratch_fini, .timeout = 60)
+{
+    char p[6][4400];
+    snprintf(p[0], sizeof p[0], "%s/sub", tu_scratch_dir());
+    cr_assert_eq(mkdir(p[0], 0777), 0);
+    snprintf(p[0], sizeof p[0], "%s/ff.yaml", tu_scratch_dir());
+    cr_assert_eq(mkfifo(p[0], 0666), 0);
+    snprintf(p[0], sizeof p[0], "%s/fm", tu_scratch_dir());
+    cr_assert_eq(mkdir(p[0], 0777), 0);
+    snprintf(p[0], sizeof p[0], "%s/fm/W2.npy", tu_scratch_dir());
+    cr_assert_eq(mkfifo(p[0], 0666), 0);
+    snprintf(p[0], sizeof p[0], "%s/ln", tu_scratch_dir());
+    cr_assert_eq(mkdir(p[0], 0777), 0);
+    cr_assert_eq(tu_write_file(tu_scratch("ln/W2.npy"), "old\n"), 0);
+    snprintf(p[0], sizeof p[0], "%s/ln/W1.npy", tu_scratch_dir());
+    cr_assert_eq(symlink("W2.npy", p[0]), 0);
+    snprintf(p[0], sizeof p[0], "%s/hl", tu_scratch_dir());
+    cr_assert_eq(mkdir(p[0], 0777), 0);
+    cr_assert_eq(tu_write_file(tu_scratch("hl/W1.npy"), "old\n"), 0);
+    snprintf(p[0], sizeof p[0], "%s/hl/W1.npy", tu_scratch_dir());
+    snprintf(p[1], sizeof p[1], "%s/hl/W2.npy", tu_scratch_dir());
+    cr_assert_eq(link(p[0], p[1]), 0);
+    snprintf(p[0], sizeof p[0], "%s/sl", tu_scratch_dir());
+    cr_assert_eq(mkdir(p[0], 0777), 0);
+    cr_assert_eq(tu_write_file(tu_scratch("sl/W1.npy"), "old\n"), 0);
+    snprintf(p[0], sizeof p[0], "%s/sl.yaml", tu_scratch_dir());
+    cr_assert_eq(symlink("sl/W1.npy", p[0]), 0);
+    static const struct { const char *spec, *message; } cases[] = {
+        {".yaml", "without its extension, '', names no folder of its own"},
+        {".yml", "without its extension, '', names no folder"},
+        {"sub/.yaml", "without its extension, '', names no folder"},
+        {"...yaml", "without its extension, '..', names no folder"},
+        {"sub/..yaml", "without its extension, '.', names no folder"},
+        {"ff.yaml", "ff.yaml' is a FIFO, not a file"},
+        {"fm.yaml", "W2.npy' is a FIFO, not a file"},
+        {"ln.yaml", "ln/W2.npy: error: this output is the file '"},
+        {"hl.yaml", "hl/W2.npy: error: this output is the file '"},
+        {"sl.yaml", "sl/W1.npy: error: this output is the file '"},
+    };
+    int files = tu_dir_count(tu_scratch_dir()), sub = tu_dir_count(tu_scratch("sub"));
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char spec_path[4400];
+        snprintf(spec_path, sizeof spec_path, "%s/%s", tu_scratch_dir(), cases[i].spec);
+        time_t t0 = time(NULL);
+        tu_run r = tu_optinc((const char *[]){"onn", "train", "-o", spec_path, "--servers", "2",
+                                              "--bits", "2", "--hidden", "4", "--epochs",
+                                              "1000000", NULL});
+        cr_expect_eq(r.status, 2, "case %zu: exit %d: %s", i, r.status, r.err);
+        cr_expect(r.err && strstr(r.err, cases[i].message), "case %zu: %s", i, r.err);
+        cr_expect_leq(time(NULL) - t0, 10, "case %zu trained first", i);
+        tu_run_free(&r);
+    }
+    cr_expect_eq(tu_dir_count(tu_scratch_dir()), files, "files appeared");
+    cr_expect_eq(tu_dir_count(tu_scratch("sub")), sub, "files appeared in sub/");
+    cr_expect_eq(tu_dir_count(tu_scratch("fm")), 1);
+    cr_expect_eq(tu_dir_count(tu_scratch("ln")), 2);
+    char *old = tu_read_file(tu_scratch("ln/W2.npy"), NULL);
+    cr_expect(old && !strcmp(old, "old\n"));
+    free(old);
+}
+
+/* The spec and its matrices are written in full before any of them
+ * replaces its old version, the spec last: an export that fails on the
+ * spec (here: it exceeds the file size limit, as on a full disk) leaves
+ * the previous spec and matrices byte for byte, and no new file, not even
+ * the folder of the matrices of a new spec. */
+Test(onn, export_failure_leaves_the_previous_onn, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    optinc_onn_task t;
+    optinc_onn net;
+    int hidden[1] = {4};
+    cr_assert_eq(optinc_onn_task_unit(&t, 2, 2, OPTINC_P_DIGIT_SUMS, OPTINC_ROUND_HALF_EVEN,
+                                      NULL), OPTINC_OK);
+    cr_assert_eq(optinc_onn_alloc(&net, &t, hidden, 1, NULL, NULL), OPTINC_OK);
+    for (int l = 0; l < net.n_layers; l++)
+        for (int i = 0; i < net.layers[l].rows * net.layers[l].cols; i++)
+            net.layers[l].w[i] = 0.01 * (i + 1);
+    optinc_onn_export_opts eo = {"before", 8, 1, 0, 2, 2, "test"};
+    optinc_error err;
+    char spec_path[4400], dir[4400], w[2][4400];
+    snprintf(spec_path, sizeof spec_path, "%s/onn.yaml", tu_scratch_dir());
+    snprintf(dir, sizeof dir, "%s/onn", tu_scratch_dir());
+    for (int l = 0; l < 2; l++)
+        optinc_onn_export_matrix_path(spec_path, l, w[l], sizeof w[l]);
+    cr_assert_eq(optinc_onn_export(&net, spec_path, &eo, &err), OPTINC_OK, "%s", err.message);
+    size_t len[3];
+    char *before[3] = {tu_read_file(spec_path, &len[0]), tu_read_file(w[0], &len[1]),
+                       tu_read_file(w[1], &len[2])};
+    cr_assert(before[0] && before[1] && before[2]);
+    cr_assert(len[0] > 1024 && len[1] < 1024 && len[2] < 1024, "sizes %zu %zu %zu", len[0],
+              len[1], len[2]);
+    int files = tu_dir_count(tu_scratch_dir()), in_dir = tu_dir_count(dir);
+
+    for (int l = 0; l < net.n_layers; l++)     /* other matrices, a spec too large */
+        for (int i = 0; i < net.layers[l].rows * net.layers[l].cols; i++)
+            net.layers[l].w[i] = -0.5 * (i + 1);
+    eo.name = "after";
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit was, small = {1024, 1024};
+    cr_assert_eq(getrlimit(RLIMIT_FSIZE, &was), 0);
+    small.rlim_max = was.rlim_max;
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+    optinc_status st = optinc_onn_export(&net, spec_path, &eo, &err);
+    char fresh[4400];
+    snprintf(fresh, sizeof fresh, "%s/fresh.yaml", tu_scratch_dir());
+    optinc_status st2 = optinc_onn_export(&net, fresh, &eo, &err);
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &was), 0);
+    cr_assert_eq(st, OPTINC_ERUN);
+    cr_assert_eq(st2, OPTINC_ERUN);
+    cr_assert(strstr(err.file, "fresh.yaml"), "the error names the spec: %s", err.file);
+    const char *paths[3] = {spec_path, w[0], w[1]};
+    for (int k = 0; k < 3; k++) {
+        size_t n;
+        char *now = tu_read_file(paths[k], &n);
+        cr_assert(now && n == len[k] && !memcmp(now, before[k], n), "%s changed", paths[k]);
+        free(now);
+        free(before[k]);
+    }
+    cr_assert_eq(tu_dir_count(tu_scratch_dir()), files, "files appeared beside the spec");
+    cr_assert_eq(tu_dir_count(dir), in_dir, "files appeared beside the matrices");
+    optinc_onn_free(&net);
 }
 
 /* ---- counting model ------------------------------------------------------------ */

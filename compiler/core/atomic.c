@@ -235,29 +235,49 @@ static void fsync_dir(const char *path)
     }
 }
 
+static optinc_status write_failed(optinc_out *o, int e, optinc_error *err)
+{
+    optinc_out_abort(o);
+    return optinc_fail(err, OPTINC_ERUN, o->path, 0, 0,
+                       "cannot write '%s': %s; check free disk space and permissions",
+                       o->path, strerror(e));
+}
+
+/* The first error of the writes, then of fsync. */
+static int flush_error(optinc_out *o)
+{
+    int e = fflush(o->f) != 0 ? errno : 0;
+    if (!e)
+        e = o->sink->error;
+    if (!e && !o->in_place && fsync(o->sink->fd) != 0)
+        e = errno;
+    return e;
+}
+
+optinc_status optinc_out_flush(optinc_out *o, optinc_error *err)
+{
+    if (!o->f)
+        return optinc_fail(err, OPTINC_ERUN, o->path, 0, 0,
+                           "internal error: output file was not open");
+    int e = flush_error(o);
+    return e ? write_failed(o, e, err) : OPTINC_OK;
+}
+
 optinc_status optinc_out_commit(optinc_out *o, optinc_error *err)
 {
     if (!o->f)
         return optinc_fail(err, OPTINC_ERUN, o->path, 0, 0,
                            "internal error: output file was not open");
     /* The first error of the writes, then of fsync, close and rename. */
-    int e = fflush(o->f) != 0 ? errno : 0;
-    if (!e)
-        e = o->sink->error;
-    if (!e && !o->in_place && fsync(o->sink->fd) != 0)
-        e = errno;
+    int e = flush_error(o);
     if (fclose(o->f) != 0 && !e)
         e = errno;
     o->f = NULL;
     o->sink = NULL;
     if (!e && !o->in_place && rename(o->tmp, o->path) != 0)
         e = errno;
-    if (e) {
-        optinc_out_abort(o);
-        return optinc_fail(err, OPTINC_ERUN, o->path, 0, 0,
-                           "cannot write '%s': %s; check free disk space and permissions",
-                           o->path, strerror(e));
-    }
+    if (e)
+        return write_failed(o, e, err);
     if (!o->in_place)
         fsync_dir(o->path);
     o->tmp[0] = '\0';

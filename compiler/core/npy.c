@@ -280,13 +280,11 @@ optinc_status optinc_npy_read(const char *path, const optinc_read_opts *opts, op
                                    is_complex, err);
 }
 
-optinc_status optinc_npy_write(const char *path, const optinc_cmat *m, int real_only,
-                               optinc_error *err)
+/* The reader refuses NaN and infinite entries, so the writer does too,
+ * before it writes a byte. */
+static optinc_status finite_entries(const char *path, const optinc_cmat *m, optinc_error *err)
 {
     size_t n = (size_t)m->rows * (size_t)m->cols;
-    int cplx = 0;
-    /* The reader refuses NaN and infinite entries, so the writer does too,
-     * before it touches the file. */
     for (size_t k = 0; k < n; k++)
         if (!isfinite(creal(m->a[k])) || !isfinite(cimag(m->a[k])))
             return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "entry (%zu, %zu) to be written "
@@ -294,6 +292,17 @@ optinc_status optinc_npy_write(const char *path, const optinc_cmat *m, int real_
                                "nothing was written; the values it came from are too large "
                                "for double precision: scale them down",
                                k / (size_t)m->cols + 1, k % (size_t)m->cols + 1);
+    return OPTINC_OK;
+}
+
+optinc_status optinc_npy_put(optinc_out *o, const optinc_cmat *m, int real_only,
+                             optinc_error *err)
+{
+    size_t n = (size_t)m->rows * (size_t)m->cols;
+    int cplx = 0;
+    optinc_status st = finite_entries(o->path, m, err);
+    if (st)
+        return st;
     for (size_t k = 0; k < n && !cplx; k++)
         cplx = !real_only || cimag(m->a[k]) != 0;
     char head[128];
@@ -305,17 +314,29 @@ optinc_status optinc_npy_write(const char *path, const optinc_cmat *m, int real_
     unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
     pre[8] = (unsigned char)((total - 10) & 0xff);
     pre[9] = (unsigned char)((total - 10) >> 8);
-    optinc_out o;
-    optinc_status st = optinc_out_open(&o, path, err);
-    if (st)
-        return st;
-    fwrite(pre, 1, 10, o.f);
-    fprintf(o.f, "%s%*s\n", head, total - 10 - len - 1, "");
+    fwrite(pre, 1, 10, o->f);
+    fprintf(o->f, "%s%*s\n", head, total - 10 - len - 1, "");
     unsigned char buf[16];
     for (size_t k = 0; k < n; k++) {
         put_le_double(buf, creal(m->a[k]));
         put_le_double(buf + 8, cimag(m->a[k]));
-        fwrite(buf, 1, cplx ? 16 : 8, o.f);
+        fwrite(buf, 1, cplx ? 16 : 8, o->f);
+    }
+    return OPTINC_OK;
+}
+
+optinc_status optinc_npy_write(const char *path, const optinc_cmat *m, int real_only,
+                               optinc_error *err)
+{
+    optinc_out o;
+    optinc_status st = finite_entries(path, m, err);
+    if (!st)
+        st = optinc_out_open(&o, path, err);
+    if (st)
+        return st;
+    if ((st = optinc_npy_put(&o, m, real_only, err))) {
+        optinc_out_abort(&o);
+        return st;
     }
     return optinc_out_commit(&o, err);
 }

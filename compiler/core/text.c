@@ -381,3 +381,21 @@ int optinc_token_double(const optinc_token *t, double *v)
     *v = strtod(buf, &end);
     return errno || *end || end == buf || !isfinite(*v) ? -1 : 0;
 }
+
+int optinc_utf8_length(const char *text)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    if (s[0] < 0x80)
+        return 1;
+    int n = s[0] < 0xC2 ? 0 : s[0] < 0xE0 ? 2 : s[0] < 0xF0 ? 3 : s[0] < 0xF5 ? 4 : 0;
+    /* the second byte's range rules out overlong forms, surrogates and
+     * code points past U+10FFFF */
+    unsigned lo = s[0] == 0xE0 ? 0xA0 : s[0] == 0xF0 ? 0x90 : 0x80;
+    unsigned hi = s[0] == 0xED ? 0x9F : s[0] == 0xF4 ? 0x8F : 0xBF;
+    if (!n || s[1] < lo || s[1] > hi)
+        return 0;
+    for (int k = 2; k < n; k++)
+        if (s[k] < 0x80 || s[k] > 0xBF)
+            return 0;
+    return n;
+}

@@ -43,6 +43,10 @@ typedef struct optinc_out {
 const char *optinc_shortest(char buf[OPTINC_SHORTEST_MAX], double x);
 
 optinc_status optinc_out_open(optinc_out *o, const char *path, optinc_error *err);
+/* Everything written so far is on the disk, or the error (status 1) and
+ * the output aborted.  A run that writes several files that only make
+ * sense together flushes them all before it commits the first. */
+optinc_status optinc_out_flush(optinc_out *o, optinc_error *err);
 optinc_status optinc_out_commit(optinc_out *o, optinc_error *err);
 void optinc_out_abort(optinc_out *o);
 /* The whole life of one output: opens path, has body(f, ctx, err) write
@@ -85,6 +89,10 @@ optinc_status optinc_npy_parse(const optinc_input *in, optinc_cmat **out, int *i
 optinc_status optinc_npy_read(const char *path, const optinc_read_opts *opts, optinc_cmat **out,
                               int *is_complex, optinc_error *err);
 /* Writes complex128 (or float64 when real_only and every imaginary part is 0). */
+/* The same into an output opened with optinc_out_open(), left open (the
+ * caller commits it). */
+optinc_status optinc_npy_put(optinc_out *o, const optinc_cmat *m, int real_only,
+                             optinc_error *err);
 optinc_status optinc_npy_write(const char *path, const optinc_cmat *m, int real_only,
                                optinc_error *err);
 /* .csv (csv.c): one matrix row per line, comma-separated; a complex entry is

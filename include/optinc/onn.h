@@ -314,13 +314,17 @@ typedef struct optinc_onn_export_opts {
 
 /* Writes net as a spec at spec_path (atomically), its layer matrices as
  * .npy files in the directory named like the spec without ".yaml", and
- * nothing else; `optinc compile` turns the spec into the ONN's netlist. */
+ * nothing else, all flushed before the first replaces its old version (the
+ * spec last), so a failed export leaves the previous ONN; `optinc compile`
+ * turns the spec into the ONN's netlist. */
 optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
                                 const optinc_onn_export_opts *o, optinc_error *err);
 /* What optinc_onn_export() would refuse, found before any work: a name that
  * is not an identifier, an output spec or matrix that cannot be written
- * (a folder, a missing folder), a matrices folder that is a file.  A
- * command that trains first checks this. */
+ * (a folder, a missing folder) or would be written in place (a FIFO, a
+ * device), a spec whose file name leaves the matrices no folder of their
+ * own ("", "." or ".." without the extension) or is not UTF-8, a matrices
+ * folder that is a file.  A command that trains first checks this. */
 optinc_status optinc_onn_export_check(const optinc_onn *net, const char *spec_path,
                                       const optinc_onn_export_opts *o, optinc_error *err);
 /* The .npy file export writes layer (0-based) of the spec at spec_path to. */

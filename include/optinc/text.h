@@ -91,6 +91,11 @@ optinc_status optinc_resolve_file(void *ctx, const char *from, const char *rel,
  * for a bare file name, as dirname(3) gives it); dir and rel joined into
  * out (rel itself when it is absolute or dir is "." or empty). */
 void optinc_path_dir(const char *path, char *dir, size_t size);
+
+/* The length of the well-formed UTF-8 sequence (RFC 3629) that starts s
+ * (1 for an ASCII byte, '\0' included), or 0 when s starts none: a stray
+ * continuation byte, an overlong form, a surrogate, a cut sequence. */
+int optinc_utf8_length(const char *s);
 void optinc_path_join(const char *dir, const char *rel, char *out, size_t size);
 
 /* What every reader takes besides its input.  A NULL options pointer, or

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "optinc/fileio.h"
 #include "optinc/netlist.h"
 #include "optinc/onn.h"
@@ -61,13 +62,29 @@ static double *circuit_matrix(const optinc_onn *net, int l, int *rows, int *cols
     return M;
 }
 
+/* s as a YAML double-quoted scalar that libyaml reads back as s, on one
+ * line: '"' and '\\' escaped, and as \\uHHHH every character a YAML stream
+ * may not hold as it is or would read as a line break (the C0 and C1
+ * controls, DEL, U+2028, U+2029, U+FEFF, U+FFFE, U+FFFF).  A byte that is
+ * not UTF-8 has no escape: it is written as U+FFFD (callers that need the
+ * bytes back refuse such text first). */
 static void put_yaml_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        fputc(*s == '\n' ? ' ' : *s, f);
+    for (int n; *s; s += n ? n : 1) {
+        n = optinc_utf8_length(s);
+        unsigned long cp = n > 1 ? (unsigned char)s[0] & (0x7Fu >> n) : (unsigned char)s[0];
+        for (int k = 1; k < n; k++)
+            cp = cp << 6 | ((unsigned char)s[k] & 0x3Fu);
+        if (!n)
+            fputs("\\uFFFD", f);
+        else if (cp == '"' || cp == '\\')
+            fprintf(f, "\\%c", (int)cp);
+        else if (cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || cp == 0x2028 || cp == 0x2029 ||
+                 cp == 0xFEFF || cp == 0xFFFE || cp == 0xFFFF)
+            fprintf(f, "\\u%04lX", cp);
+        else
+            fwrite(s, 1, (size_t)n, f);
     }
     fputc('"', f);
 }
@@ -115,17 +132,52 @@ static optinc_status check_name(const char *name, optinc_error *err)
                        "'_', at most %d characters", shown, OPTINC_NAME_MAX - 1);
 }
 
+/* The folder of the matrices is the spec's file name without its extension,
+ * which the spec names in its `file:` values: it must be a name of its own
+ * (not "", "." or "..", which would put the matrices beside the spec or
+ * above it) and UTF-8, which YAML holds exactly (it has no escape for a
+ * byte that is not). */
+static optinc_status check_data_dir(const char *spec_path, const char *rel, optinc_error *err)
+{
+    if (!*rel || !strcmp(rel, ".") || !strcmp(rel, ".."))
+        return optinc_fail(err, OPTINC_EINPUT, spec_path, 0, 0, "the spec's name without its "
+                           "extension, '%s', names no folder of its own for the matrices; "
+                           "give the spec a name such as onn.yaml", rel);
+    for (const char *p = rel; *p; p += optinc_utf8_length(p))
+        if (!optinc_utf8_length(p))
+            return optinc_fail(err, OPTINC_EINPUT, spec_path, 0, 0, "the spec's name is not "
+                               "UTF-8 text, which its `file:` values (YAML) cannot hold "
+                               "exactly; give the spec a UTF-8 name");
+    return OPTINC_OK;
+}
+
+/* What optinc_out_check() refuses, and a FIFO or a device, which would be
+ * written in place: the spec and its matrices are files `optinc compile`
+ * reads back. */
+static optinc_status check_file(const char *path, optinc_error *err)
+{
+    struct stat sb;
+    optinc_status st = optinc_out_check(path, err);
+    if (st || stat(path, &sb) != 0 || S_ISREG(sb.st_mode))
+        return st;
+    return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "output '%s' is %s, not a file; the "
+                       "ONN's spec and matrices are files 'optinc compile' reads back, so give "
+                       "the path of a file", path, S_ISFIFO(sb.st_mode) ? "a FIFO" : "a device");
+}
+
 optinc_status optinc_onn_export_check(const optinc_onn *net, const char *spec_path,
                                       const optinc_onn_export_opts *o, optinc_error *err)
 {
     char dir[1024], rel[1024], path[1600];
     struct stat sb;
+    data_dir_of(spec_path, dir, sizeof dir, rel, sizeof rel);
     optinc_status st = check_name(o->name, err);
     if (!st)
-        st = optinc_out_check(spec_path, err);
+        st = check_file(spec_path, err);
+    if (!st)
+        st = check_data_dir(spec_path, rel, err);
     if (st)
         return st;
-    data_dir_of(spec_path, dir, sizeof dir, rel, sizeof rel);
     if (stat(dir, &sb) != 0)
         return optinc_out_check(dir, err);   /* made by export: its folder must be writable */
     if (!S_ISDIR(sb.st_mode))
@@ -133,51 +185,26 @@ optinc_status optinc_onn_export_check(const optinc_onn *net, const char *spec_pa
                            "is not a folder; remove it or give the spec another name", dir);
     for (int l = 0; !st && l < net->n_layers; l++) {
         optinc_onn_export_matrix_path(spec_path, l, path, sizeof path);
-        st = optinc_out_check(path, err);
+        st = check_file(path, err);
     }
     return st;
 }
 
-optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
-                                const optinc_onn_export_opts *o, optinc_error *err)
+/* The spec of net, whose matrices are rel/W*.npy of rows x cols. */
+static void put_spec(FILE *f, const optinc_onn *net, const char *spec_path, const char *rel,
+                     const optinc_onn_export_opts *o, const int *rows, const int *cols)
 {
-    char dir[1024], rel[1024], path[1600];
-    optinc_status st = optinc_onn_export_check(net, spec_path, o, err);
-    if (st)
-        return st;
-    data_dir_of(spec_path, dir, sizeof dir, rel, sizeof rel);
-    if (mkdir(dir, 0777) && errno != EEXIST)
-        return optinc_fail(err, OPTINC_ERUN, dir, 0, 0, "cannot create the directory for the "
-                           "ONN's matrices: %s", strerror(errno));
-    int rows[OPTINC_ONN_MAX_LAYERS], cols[OPTINC_ONN_MAX_LAYERS];
-    for (int l = 0; l < net->n_layers; l++) {
-        double *M = circuit_matrix(net, l, &rows[l], &cols[l]);
-        optinc_cmat *C = M ? optinc_cmat_new(rows[l], cols[l]) : NULL;
-        if (!C) {
-            free(M);
-            return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory exporting the ONN");
-        }
-        for (size_t i = 0; i < (size_t)rows[l] * cols[l]; i++)
-            C->a[i] = M[i];
-        free(M);
-        optinc_onn_export_matrix_path(spec_path, l, path, sizeof path);
-        st = optinc_npy_write(path, C, 1, err);
-        optinc_cmat_free(C);
-        if (st)
-            return st;
-    }
     const optinc_onn_task *t = &net->task;
-    optinc_out out;
-    st = optinc_out_open(&out, spec_path, err);
-    if (st)
-        return st;
-    FILE *f = out.f;
-    fprintf(f, "# An OptINC optical neural network, written by 'optinc onn train'.\n"
-               "# Compile: optinc compile %s -o NET.pnl.sp; check: optinc onn verify %s\n"
-               "# Conventions (optinc-onn(7)): inputs are the P outputs in PAM4 level units,\n"
+    char path[1600];
+    /* the paths quoted as the spec quotes its own, so the comment is one line */
+    fputs("# An OptINC optical neural network, written by 'optinc onn train'.\n"
+          "# Compile: optinc compile ", f);
+    put_yaml_string(f, spec_path);
+    fputs(" -o NET.pnl.sp; check: optinc onn verify ", f);
+    put_yaml_string(f, spec_path);
+    fprintf(f, "\n# Conventions (optinc-onn(7)): inputs are the P outputs in PAM4 level units,\n"
                "# then %d carriers of amplitude 1 (one bias per layer); outputs are PAM4\n"
-               "# digits in level units, decoded from |y|.\n",
-            spec_path, spec_path, net->n_layers);
+               "# digits in level units, decoded from |y|.\n", net->n_layers);
     fprintf(f, "schema_version: 1\nname: %s\ninfo:\n", o->name);
     fprintf(f, "  description: \"OptINC ONN: %d servers, %d-bit codes, %s, level %d\"\n",
             o->fan_in, o->bits, t->pre == OPTINC_P_DIGIT_SUMS ? "digit sums" : "weighted sum",
@@ -198,9 +225,12 @@ optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
             (unsigned long long)o->seed);
     fprintf(f, "components:\n  phase_shifter:\n    bits: %d\n", o->phase_bits);
     fputs("matrices:\n", f);
-    for (int l = 0; l < net->n_layers; l++)
-        fprintf(f, "  W%d: {file: %s/W%d.npy, shape: [%d, %d], dtype: real}\n", l + 1, rel, l + 1,
-                rows[l], cols[l]);
+    for (int l = 0; l < net->n_layers; l++) {
+        fprintf(f, "  W%d: {file: ", l + 1);
+        snprintf(path, sizeof path, "%s/W%d.npy", rel, l + 1);
+        put_yaml_string(f, path);
+        fprintf(f, ", shape: [%d, %d], dtype: real}\n", rows[l], cols[l]);
+    }
     fputs("layers:\n", f);
     int approx[OPTINC_ONN_MAX_LAYERS], n_approx = 0;
     for (int l = 0; l < net->n_layers; l++) {
@@ -239,7 +269,61 @@ optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
         fputs("]\n", f);
     }
     fprintf(f, "  cascade: {fan_in: %d, levels: %d}\n", o->fan_in, o->level ? 2 : 1);
-    return optinc_out_commit(&out, err);
+}
+
+/* The layer's matrix as the circuit takes it (carriers included). */
+static optinc_cmat *layer_matrix(const optinc_onn *net, int l, int *rows, int *cols)
+{
+    double *M = circuit_matrix(net, l, rows, cols);
+    optinc_cmat *C = M ? optinc_cmat_new(*rows, *cols) : NULL;
+    for (size_t i = 0; C && i < (size_t)*rows * *cols; i++)
+        C->a[i] = M[i];
+    free(M);
+    return C;
+}
+
+/* The matrices and the spec only make sense together, so all are written
+ * in full to their temporary files and flushed before the first replaces
+ * its old version, the spec last: a failure on the way (a full disk)
+ * leaves the previous ONN as it was, and a new folder of matrices is
+ * removed again. */
+optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
+                                const optinc_onn_export_opts *o, optinc_error *err)
+{
+    char dir[1024], rel[1024], path[1600];
+    optinc_status st = optinc_onn_export_check(net, spec_path, o, err);
+    if (st)
+        return st;
+    data_dir_of(spec_path, dir, sizeof dir, rel, sizeof rel);
+    int made = mkdir(dir, 0777) == 0;
+    if (!made && errno != EEXIST)
+        return optinc_fail(err, OPTINC_ERUN, dir, 0, 0, "cannot create the directory for the "
+                           "ONN's matrices: %s", strerror(errno));
+    int rows[OPTINC_ONN_MAX_LAYERS], cols[OPTINC_ONN_MAX_LAYERS], n = 0, L = net->n_layers;
+    optinc_out out[OPTINC_ONN_MAX_LAYERS + 1];
+    for (int l = 0; !st && l < L; l++) {
+        optinc_cmat *C = layer_matrix(net, l, &rows[l], &cols[l]);
+        optinc_onn_export_matrix_path(spec_path, l, path, sizeof path);
+        st = C ? optinc_out_open(&out[n], path, err)
+               : optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory exporting the ONN");
+        if (!st && (st = optinc_npy_put(&out[n++], C, 1, err)))
+            n--, optinc_out_abort(&out[n]);
+        optinc_cmat_free(C);
+    }
+    if (!st && !(st = optinc_out_open(&out[n], spec_path, err)))
+        put_spec(out[n++].f, net, spec_path, rel, o, rows, cols);
+    int failed = -1;   /* the output a flush aborted */
+    for (int k = 0; !st && k < n; k++)
+        if ((st = optinc_out_flush(&out[k], err)))
+            failed = k;
+    for (int k = 0; k < n; k++)
+        if (st && k != failed)
+            optinc_out_abort(&out[k]);
+        else if (!st)
+            st = optinc_out_commit(&out[k], err);
+    if (st && made)
+        rmdir(dir);
+    return st;
 }
 
 /* ---- meta ------------------------------------------------------------------- */
