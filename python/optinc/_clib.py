@@ -2,15 +2,17 @@
 
 Every structure here mirrors one of include/optinc/*.h field for field, in
 the same order and with the same C types, so ctypes lays it out as the C
-compiler does (python/tests/test_layout.py compiles the headers and compares
-sizes and offsets).  Nothing of the library's arithmetic is repeated here:
-the package only fills configurations, passes pointers and reads results.
+compiler does (TestLayout in python/tests/test_package.py compiles the
+headers and compares sizes and offsets).  Nothing of the library's
+arithmetic is repeated here: the package only fills configurations, passes
+pointers and reads results.
 
 The library is found through the OPTINC_LIBRARY environment variable (a path
 to liboptinc.so), else in the build/ folder of the checkout the package sits
 in (python/optinc -> ../../build/liboptinc.so), else where the dynamic
 linker finds an installed liboptinc.
 """
+import contextlib
 import ctypes
 import ctypes.util
 import os
@@ -144,3 +146,31 @@ lib, path = _load()
 # optinc_ar_algorithms[]: the table of algorithms, NULL-terminated.
 algorithm_table = ctypes.cast(ctypes.addressof(c_void_p.in_dll(lib, "optinc_ar_algorithms")),
                               P(P(CAlgorithm)))
+
+
+# The library's linear algebra (a spec compiled when loaded, a chip's drivers
+# recompiled from its measurement) gives the same bits only on one OpenBLAS
+# thread: OpenBLAS splits its sums across threads.  The CLI pins one thread
+# for the whole process (optinc_linalg_deterministic), which cannot find
+# OpenBLAS in a library ctypes loads with RTLD_LOCAL; the package looks it up
+# through the library's own handle instead and pins one thread only for the
+# calls that need it, so the rest of the process keeps its threads.
+_blas_set = getattr(lib, "openblas_set_num_threads", None)
+_blas_get = getattr(lib, "openblas_get_num_threads", None)
+if _blas_set is not None and _blas_get is not None:
+    _blas_set.restype, _blas_set.argtypes = None, [c_int]
+    _blas_get.restype, _blas_get.argtypes = c_int, []
+
+
+@contextlib.contextmanager
+def one_blas_thread():
+    """One OpenBLAS thread for the duration (nothing under another BLAS)."""
+    if _blas_set is None or _blas_get is None:
+        yield
+        return
+    threads = _blas_get()
+    _blas_set(1)
+    try:
+        yield
+    finally:
+        _blas_set(threads)

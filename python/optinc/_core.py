@@ -11,6 +11,9 @@ call.  A plan holds scratch memory: use one plan from one thread at a time.
 """
 import collections
 import ctypes
+import math
+import numbers
+import operator
 import os
 import sys
 import weakref
@@ -48,6 +51,69 @@ def _call(fn, *args):
 
 def _path(p):
     return os.fsencode(p)
+
+
+# ---- numeric arguments -------------------------------------------------------
+# Checked before C sees them: ctypes would wrap a negative seed or an int too
+# wide for its C type without a word, and a NaN compares false with every
+# bound, so each is refused here with the range it should be in.
+
+_SEED_MAX = 2 ** 64 - 1             # seeds and steps are uint64_t in the library
+_INT_MAX = 2 ** 31 - 1
+
+
+def _integer(value, what, lo, hi, accepted):
+    """value as an int in lo..hi: an integer, or a float of integral value;
+    anything else is a ValueError (a TypeError if not a number) saying
+    accepted."""
+    try:
+        n = operator.index(value)
+    except TypeError:
+        if not isinstance(value, numbers.Real):
+            raise TypeError("%s is a %s: give %s" % (what, type(value).__name__, accepted)) \
+                from None
+        if not math.isfinite(value) or value != math.floor(value):
+            raise ValueError("%s %r: give %s" % (what, value, accepted)) from None
+        n = int(value)
+    if not lo <= n <= hi:
+        raise ValueError("%s %r: give %s" % (what, value, accepted))
+    return n
+
+
+def _seed(value, what="seed"):
+    return _integer(value, what, 0, _SEED_MAX, "an integer from 0 to 2^64-1")
+
+
+def _c_int(value, what, rule):
+    """An int for C whose range the library checks (it says rule)."""
+    return _integer(value, what, -_INT_MAX - 1, _INT_MAX, "an integer (%s)" % rule)
+
+
+def _servers(value):
+    return _c_int(value, "servers", "1 to %d servers" % _clib.AR_MAX_SERVERS)
+
+
+def _bits(value, rule="the quantizing algorithms take an even width from 2 to 16"):
+    return _c_int(value, "bits", rule)
+
+
+_TABLE_BITS = "an aggregation table takes an even width from 2 to 12"
+
+
+def _block_size(value):
+    return _c_int(value, "block_size",
+                  "the quantizing algorithms take 1 or more elements per scale block")
+
+
+def _nonnegative(value, what, unit):
+    """A finite float >= 0 (NaN and the infinities are refused)."""
+    if not isinstance(value, numbers.Real):
+        raise TypeError("%s is a %s: give a finite number of %s >= 0"
+                        % (what, type(value).__name__, unit))
+    x = float(value)
+    if not (math.isfinite(x) and x >= 0):
+        raise ValueError("%s %r: give a finite number of %s >= 0" % (what, value, unit))
+    return x
 
 
 # ---- algorithms ------------------------------------------------------------
@@ -121,12 +187,14 @@ class Chip:
     that error.  file names a chip file (optinc-onn(1), CHIP FILES) with the
     whole device model instead of those three, and calibrate=True recompiles
     each chip's drivers from a lab's measurement of it (`--chip FILE
-    --calibrate`).  seed draws the errors (None: the seed of the run)."""
+    --calibrate`).  seed draws the errors (None: the seed of the run).
+    phase_sigma must be finite and >= 0, seed None or an integer from 0 to
+    2^64-1 (ValueError otherwise, NaN and the infinities included)."""
 
     def __init__(self, programmed=False, phase_sigma=0.0, seed=None, continuous=False,
                  file=None, calibrate=False):
-        if phase_sigma < 0:
-            raise ValueError("phase_sigma %r: give a standard deviation >= 0 rad" % phase_sigma)
+        phase_sigma = _nonnegative(phase_sigma, "phase_sigma", "radians")
+        seed = None if seed is None else _seed(seed)
         if file is not None and (programmed or phase_sigma or continuous):
             raise ValueError("a chip file gives the whole device model: leave out programmed, "
                              "phase_sigma and continuous (put phase_error_sigma_rad in the file)")
@@ -134,7 +202,7 @@ class Chip:
             raise ValueError("calibrate recompiles a chip from its measurement: give the chip "
                              "file with file=")
         self.programmed = bool(programmed or phase_sigma > 0 or continuous)
-        self.phase_sigma, self.seed, self.continuous = float(phase_sigma), seed, continuous
+        self.phase_sigma, self.seed, self.continuous = phase_sigma, seed, continuous
         self.file, self.calibrate = file, bool(calibrate)
         self._spec = _ChipFile(file) if file is not None else None
 
@@ -154,8 +222,10 @@ class Chip:
                          "optinc.Chip's keywords or an optinc.Chip" % (chip,))
 
     def devices(self, run_seed=0):
+        """The library's optinc_onn_devices of this chip: its errors drawn
+        from the chip's seed, or from run_seed when it has none."""
         ideal = _clib.ONN_CONTINUOUS if self.continuous else int(not self.programmed)
-        seed = run_seed if self.seed is None else self.seed
+        seed = _seed(run_seed, "run_seed") if self.seed is None else self.seed
         dev = _clib.COnnDevices(ideal, self.phase_sigma, seed)
         if self._spec is not None:
             lib.optinc_onn_devices_use_chip(ctypes.byref(dev), self._spec._ptr,
@@ -192,7 +262,8 @@ class AggTable(_Owner):
     def exact(cls, servers, bits=8):
         """The table of the exact target (what a perfect ONN computes)."""
         out = ctypes.POINTER(_clib.CAggLut)()
-        _call(lib.optinc_agg_lut_exact, int(servers), int(bits), ctypes.byref(out))
+        _call(lib.optinc_agg_lut_exact, _servers(servers),
+              _bits(bits, _TABLE_BITS), ctypes.byref(out))
         return cls(out)
 
     @classmethod
@@ -200,12 +271,16 @@ class AggTable(_Owner):
         """The table of the ONN at path (a netlist, or a spec compiled when
         loaded) simulated on chip (see Chip.of; its errors drawn from seed
         unless the chip has its own) on every point of P's output space; its
-        accuracy against the exact target is in .report."""
+        accuracy against the exact target is in .report.  seed is `optinc
+        onn verify --chip-seed`, whose default is 1: seed=1 gives the
+        numbers of a run without --chip-seed."""
         chip = Chip.of(chip)        # kept: dev borrows the chip file it read
-        dev = chip.devices(seed)
+        dev = chip.devices(_seed(seed))
+        servers, bits = _servers(servers), _bits(bits, _TABLE_BITS)
         out, rep = ctypes.POINTER(_clib.CAggLut)(), _clib.COnnReport()
-        _call(lib.optinc_agg_lut_onn, _path(path), None, int(servers), int(bits),
-              ctypes.byref(dev), ctypes.byref(out), ctypes.byref(rep))
+        with _clib.one_blas_thread():    # the bits of `optinc onn verify`
+            _call(lib.optinc_agg_lut_onn, _path(path), None, servers, bits,
+                  ctypes.byref(dev), ctypes.byref(out), ctypes.byref(rep))
         errors = {k - _clib.ONN_HIST: rep.hist[k] for k in range(2 * _clib.ONN_HIST + 1)
                   if rep.hist[k] and k != _clib.ONN_HIST}
         return cls(out, Report(rep.checked, rep.correct, rep.accuracy, rep.weighted_accuracy,
@@ -316,6 +391,8 @@ class Plan(_Owner):
     def __init__(self, algorithm, servers, bits=8, block_size=1024, table=None, inject=None,
                  seed=0, error_feedback=False, stochastic_rounding=False):
         alg = _find_algorithm(algorithm)
+        servers, bits = _servers(servers), _bits(bits)
+        block_size, seed = _block_size(block_size), _seed(seed)
         if isinstance(inject, (str, bytes, os.PathLike)):
             inject = ErrorHistogram.load(inject)
         if table is not None and not isinstance(table, AggTable):
@@ -328,9 +405,9 @@ class Plan(_Owner):
         self.servers, self.bits, self.block_size, self.seed = servers, bits, block_size, seed
         self.error_feedback = bool(error_feedback)
         self.stochastic_rounding = bool(stochastic_rounding)
-        cfg = _clib.CArConfig(alg, int(servers), int(bits), int(block_size),
+        cfg = _clib.CArConfig(alg, servers, bits, block_size,
                               table._ptr if table else None, inject._ptr if inject else None,
-                              int(seed), 1, int(self.error_feedback),
+                              seed, 1, int(self.error_feedback),
                               int(self.stochastic_rounding))
         out = ctypes.c_void_p()
         _call(lib.optinc_allreduce_new, ctypes.byref(cfg), ctypes.byref(out))
@@ -361,6 +438,7 @@ class Plan(_Owner):
         server's residual in the same shape (zeros at the start), which the
         run reads and updates; keep one per gradient you reduce.  Returns
         the number of errors injected by this call."""
+        step = _seed(step, "step")
         addrs, n = self._addresses(grads, "gradients")
         if self.error_feedback:
             if residuals is None:
@@ -373,7 +451,7 @@ class Plan(_Owner):
             lib.optinc_allreduce_set_residuals(self._ptr, res, len(res))
         before = self._stats.injected_errors
         try:
-            _call(lib.optinc_allreduce_inproc, self._ptr, int(step), addrs, n,
+            _call(lib.optinc_allreduce_inproc, self._ptr, step, addrs, n,
                   ctypes.byref(self._stats))
         finally:
             if self.error_feedback:     # the plan keeps no pointer into Python's buffers

@@ -64,7 +64,9 @@ class OptincHookState:
     file here are taken from the checkout.  bits, block_size: the gradient
     codes of the quantizing algorithms.  chip: the devices the ONN is
     simulated on (None: ideal; see optinc.Chip.of), its errors drawn from
-    seed unless it has its own.  seed: of the chip and of injected errors.
+    seed unless it has its own.  seed: of the chip and of injected errors
+    (`optinc train` draws its chip from --chip-seed, by default its --seed,
+    1: seed=1 gives the chip of a run with the defaults).
     inject: output errors to inject (a histogram path, an
     optinc.ErrorHistogram, or "onn" for the errors the ONN's chip makes).
     process_group: the group to reduce over (None: the default group, which

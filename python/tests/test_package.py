@@ -138,6 +138,20 @@ class TestPlan(unittest.TestCase):
         self.assertEqual(optinc.AggTable.onn(ONN, chip="programmed", seed=5).report,
                          optinc.AggTable.onn(ONN, chip=dict(programmed=True, seed=5)).report)
 
+    def test_seed_1_is_optinc_onn_verify_without_chip_seed(self):
+        """`optinc onn verify` draws its chip from --chip-seed 1 by default,
+        AggTable.onn from seed=0: seed=1 gives the CLI's numbers, as
+        optinc-python(7) says."""
+        out = subprocess.run([PROG, "onn", "verify", ONN, "--sigma", "0.01", "--json"],
+                             check=True, capture_output=True, text=True).stdout
+        cli = json.loads(out)
+        self.assertEqual(cli["devices"]["chip_seed"], 1)
+        chip = dict(phase_sigma=0.01)
+        one = optinc.AggTable.onn(ONN, chip=chip, seed=1).report
+        self.assertEqual((one.checked, one.correct), (cli["inputs_checked"], cli["correct"]))
+        self.assertEqual(one.accuracy, cli["accuracy"])
+        self.assertNotEqual(optinc.AggTable.onn(ONN, chip=chip).report.correct, cli["correct"])
+
     def test_chip_file_table_is_what_optinc_onn_verify_measures(self):
         """A chip file, as drawn and recompiled from its measurement (a chip
         without coupler errors, so the recompilation takes a second): the
@@ -251,6 +265,49 @@ class TestBadInput(unittest.TestCase):
                 optinc.Chip(file=c.name)
         self.assertEqual((e.exception.status, e.exception.file, e.exception.line),
                          (2, c.name, 2))
+
+    def test_numeric_arguments_refuse_nan_and_infinities(self):
+        """NaN compares false with every bound and ctypes wraps what does not
+        fit its C type: each is a ValueError naming the range, before C
+        sees it (as `optinc onn verify --sigma nan` is refused)."""
+        nan, inf = float("nan"), float("inf")
+        for bad in (nan, inf, -inf, -0.1):
+            with self.assertRaisesRegex(ValueError, r"phase_sigma .*finite number of "
+                                                    r"radians >= 0"):
+                optinc.Chip(phase_sigma=bad)
+            with self.assertRaisesRegex(ValueError, "phase_sigma"):
+                optinc.AggTable.onn(ONN, chip=dict(phase_sigma=bad))
+        for bad in (nan, inf, -inf, -1, 2 ** 64, 2.5):
+            with self.assertRaisesRegex(ValueError, r"seed .*integer from 0 to 2\^64-1"):
+                optinc.Chip(seed=bad)
+            with self.assertRaisesRegex(ValueError, r"seed .*integer from 0 to 2\^64-1"):
+                optinc.AggTable.onn(ONN, seed=bad)
+            with self.assertRaisesRegex(ValueError, r"seed .*integer from 0 to 2\^64-1"):
+                optinc.Plan("quantized", 4, seed=bad)
+            with self.assertRaisesRegex(ValueError, r"step .*integer from 0 to 2\^64-1"):
+                optinc.Plan("exact", 2).run(gradients(2, 8), step=bad)
+            with self.assertRaisesRegex(ValueError, "run_seed"):
+                optinc.Chip().devices(run_seed=bad)
+        for name in ("servers", "bits", "block_size"):
+            for bad in (nan, inf, 8.5, 2 ** 32 + 4):
+                with self.assertRaisesRegex(ValueError, "%s .*give an integer" % name):
+                    optinc.Plan("quantized", **dict(dict(servers=4), **{name: bad}))
+        with self.assertRaisesRegex(ValueError, "bits nan"):
+            optinc.AggTable.exact(4, nan)
+        with self.assertRaisesRegex(TypeError, "phase_sigma is a str"):
+            optinc.Chip(phase_sigma="0.1")
+        # valid values still work: the bounds, integral floats, NumPy scalars
+        chip = optinc.Chip(phase_sigma=np.float64(0.01), seed=2 ** 64 - 1)
+        self.assertEqual((chip.phase_sigma, chip.seed, chip.programmed), (0.01, 2 ** 64 - 1, True))
+        self.assertEqual(chip.devices().chip_seed, 2 ** 64 - 1)
+        self.assertEqual(optinc.Chip(phase_sigma=0).devices(run_seed=np.uint64(7)).chip_seed, 7)
+        self.assertEqual(optinc.AggTable.onn(ONN, chip=dict(phase_sigma=0.01), seed=1.0).report,
+                         optinc.AggTable.onn(ONN, chip=dict(phase_sigma=0.01), seed=1).report)
+        plan = optinc.Plan("quantized", 4.0, bits=np.int64(8), seed=3.0)
+        self.assertEqual((plan.servers, plan.bits, plan.seed), (4, 8, 3))
+        g = gradients(4, 16)
+        plan.run(g, step=2 ** 64 - 1)
+        self.assertTrue(np.all(g == g[0]))
 
 
 if __name__ == "__main__":
