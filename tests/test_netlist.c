@@ -11,12 +11,14 @@
  * is checked against the MZI convention computed here from its definition,
  * and read again from memory through a resolver of the test's own.  The
  * `*! onn` line round-trips, and gives an ONN's meta without its spec.  The
- * card table keeps the dialect's rules.  Every bad-netlist fixture in tests/bad/netlist/ must fail with the
- * FILE:LINE:COL and message fragment of its .expect file, and the reader's
- * resource limits must hold.  The number text the netlist is written and
- * read with (compiler/core/numtext.h) gives printf's %.17g bytes and strtod's
- * doubles on a million random doubles and on the cases where rounding is
- * hard, and refuses what is outside the number grammar.
+ * card table keeps the dialect's rules, and the header's device ranges are
+ * the spec loader's, bound for bound.  Every bad-netlist fixture in
+ * tests/bad/netlist/ must fail with the FILE:LINE:COL and message fragment
+ * of its .expect file, and the reader's resource limits must hold.  The
+ * number text the netlist is written and read with (compiler/core/numtext.h)
+ * gives printf's %.17g bytes and strtod's doubles on a million random
+ * doubles and on the cases where rounding is hard, and refuses what is
+ * outside the number grammar.
  */
 #include <criterion/criterion.h>
 #include <complex.h>
@@ -885,6 +887,106 @@ Test(netlist, created_line_only_without_reproducible)
 }
 
 /* ------------------------------------------------------------------ bad input */
+
+/* 1 when the spec text loads (from memory), else 0 with the error in err. */
+static int spec_takes(const char *text, optinc_error *err)
+{
+    optinc_input in = {"bounds.yaml", text, strlen(text)};
+    optinc_spec *s = NULL;
+    optinc_status st = optinc_spec_parse(&in, NULL, &s, err);
+    optinc_spec_free(s);
+    return st == OPTINC_OK;
+}
+
+/* 1 when a one-layer netlist with the header line `*! layer.L1.LINE` reads. */
+static int netlist_takes(const char *line, optinc_error *err)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "* bounds\n"
+             "*! circuit = seed=1 wavelength_um=1.55\n"
+             "*! layer.L1 = rows=2 cols=2 gain=1 mesh=clements attenuators=none "
+             "activation=none\n"
+             "*! layer.L1.%s\n"
+             ".subckt layer_L1 in0 in1 out0 out1\n"
+             "MZ_L1_U_c0_r0 in0 in1 a0 a1 mzi theta_rad=1.5 phi_rad=0.25\n"
+             "PS_L1_U_c1_r0 a0 out0 ps phase_rad=0.5\n"
+             "PS_L1_U_c1_r1 a1 out1 ps phase_rad=0\n"
+             ".ends layer_L1\n"
+             ".subckt t in0 in1 out0 out1\n"
+             "X_L1 in0 in1 out0 out1 layer_L1\n"
+             ".ends t\n"
+             "t in0 in1 out0 out1 t\n"
+             ".end\n", line);
+    optinc_input in = {"bounds.pnl.sp", text, strlen(text)};
+    optinc_circuit *c = NULL;
+    optinc_status st = optinc_netlist_parse(&in, NULL, &c, err);
+    optinc_circuit_free(c);
+    return st == OPTINC_OK;
+}
+
+#define BOUNDS_SPEC "schema_version: 1\nname: t\ncomponents:\n  %s: {%s}\nmatrices:\n" \
+                    "  W: {shape: [2, 2], dtype: real, data: [[1, 0], [0, 1]]}\n" \
+                    "layers:\n  - {name: L1, matrix: W}\n"
+
+/* A netlist cannot carry a device the spec refuses, nor refuse one it
+ * takes: at every finite bound of a device key of the header
+ * (optinc_netlist_fields) and one double beyond it, the spec loader and the
+ * netlist reader agree, and take the bound itself unless it is excluded;
+ * so for the attenuator's DAC step (max_attenuation_dB / (2^bits - 1) at
+ * most 100 dB), a bound across two keys. */
+Test(netlist, device_ranges_agree_with_the_spec)
+{
+    int checked = 0;
+    for (int f = 0; f < optinc_netlist_n_fields; f++) {
+        const optinc_netlist_field *fd = &optinc_netlist_fields[f];
+        if (fd->type != 'd' || !strncmp(fd->key, "range_", 6))   /* the spec's range_rad */
+            continue;
+        for (int hi = 0; hi < 2; hi++) {
+            double bound = hi ? fd->max : fd->min;
+            int open = hi ? fd->max_open : fd->min_open;
+            if (!isfinite(bound))
+                continue;
+            for (int beyond = 0; beyond < 2; beyond++) {
+                double v = beyond ? nextafter(bound, hi ? INFINITY : -INFINITY) : bound;
+                char kv[128], yaml[1024], line[256];
+                optinc_error es = {0}, en = {0};
+                snprintf(kv, sizeof kv, "%s: %.17g", fd->key, v);
+                snprintf(yaml, sizeof yaml, BOUNDS_SPEC, fd->section, kv);
+                snprintf(line, sizeof line, "%s = %s=%.17g", fd->section, fd->key, v);
+                int by_spec = spec_takes(yaml, &es), by_netlist = netlist_takes(line, &en);
+                cr_expect_eq(by_spec, by_netlist, "%s.%s = %.17g: spec %s, netlist %s",
+                             fd->section, fd->key, v, by_spec ? "takes it" : es.message,
+                             by_netlist ? "takes it" : en.message);
+                cr_expect_eq(by_netlist, !beyond && !open, "%s.%s = %.17g: %s", fd->section,
+                             fd->key, v, by_netlist ? "taken" : en.message);
+                checked++;
+            }
+        }
+    }
+    cr_expect_geq(checked, 40, "every device number of the header has its bounds checked");
+
+    static const struct { double max_db; int bits, ok; } steps[] = {
+        {100, 1, 1}, {100.001, 1, 0}, {300, 2, 1}, {300.001, 2, 0}, {400, 3, 1}, {60, 16, 1},
+        {400, 2, 0}};
+    for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+        char kv[128], yaml[1024], line[256];
+        optinc_error es = {0}, en = {0};
+        snprintf(kv, sizeof kv, "max_attenuation_dB: %.17g, bits: %d", steps[k].max_db,
+                 steps[k].bits);
+        snprintf(yaml, sizeof yaml, BOUNDS_SPEC, "attenuator", kv);
+        snprintf(line, sizeof line, "attenuator = max_attenuation_dB=%.17g bits=%d",
+                 steps[k].max_db, steps[k].bits);
+        int by_spec = spec_takes(yaml, &es), by_netlist = netlist_takes(line, &en);
+        cr_expect_eq(by_spec, steps[k].ok, "%s: %s", kv, by_spec ? "taken" : es.message);
+        cr_expect_eq(by_netlist, steps[k].ok, "%s: %s", line, by_netlist ? "taken" : en.message);
+        if (!steps[k].ok)
+            cr_expect(strstr(es.message, "attenuation DAC steps through it")
+                      && strstr(en.message, "attenuation DAC steps through it"),
+                      "one message: '%s' and '%s'", es.message, en.message);
+    }
+}
+
 
 Test(netlist, bad_fixtures, .timeout = 60)
 {

@@ -399,7 +399,7 @@ static const struct bad_spec {
     {"not_a_number.yaml", NULL, 4, 27, "must be a number such as 0.25 or -1e-3, got '2dB'"},
     {"nan.yaml", NULL, 5, 24, "is '.nan', which is not a finite number"},
     {"inf.yaml", NULL, 5, 28, "is 'inf', which is not a finite number"},
-    {"negative_loss.yaml", NULL, 5, 24, "is -0.1, out of range; use a number >= 0"},
+    {"negative_loss.yaml", NULL, 5, 24, "is -0.1, out of range; use a number in [0, 100]"},
     {"bits_17.yaml", NULL, 5, 11, "'bits' in components.phase_shifter is 17, out of range; use a whole number in 0..16"},
     {"bits_float.yaml", NULL, 4, 22, "must be a whole number, got '8.5'"},
     {"crosstalk_half.yaml", NULL, 4, 38, "use a number in [0, 0.5)"},
@@ -441,6 +441,24 @@ static const struct bad_spec {
      "use one of: constant | cosine"},
     {"netlist.yaml", NULL, 2, 1, "this is a netlist (it opens with a '*' title line), not a "
      "YAML spec; give the spec it was compiled from"},
+    {"gain_underflow.yaml", NULL, 6, 54, "'gain' in layer 'L1' is '1e-400', too small for a "
+     "double (it reads as 0)"},
+    {"input_scale_huge.yaml", NULL, 7, 20, "entry 1 of 'input_scale' in layer 'L1' is 1e308; an "
+     "amplitude scale must lie in [1e-6, 1e6]"},
+    {"phase_sigma_huge.yaml", NULL, 6, 32, "'phase_error_sigma_rad' in components.mzi is 1e308, "
+     "out of range; use a number in [0, 6.283185307179586] (a standard deviation in rad, at "
+     "most 2*pi: beyond it the phase is uniform anyway)"},
+    {"splitter_sigma_big.yaml", NULL, 6, 31, "'splitter_error_sigma' in components.mzi is 0.75, "
+     "out of range; use a number in [0, 0.5]"},
+    {"loss_huge.yaml", NULL, 5, 33, "'insertion_loss_dB' in components.crossing is 1e308, out "
+     "of range; use a number in [0, 100]"},
+    {"max_attenuation_huge.yaml", NULL, 7, 36, "'max_attenuation_dB' in components.attenuator "
+     "is 1e6, out of range; use a number in (0, 400]"},
+    {"att_dac_step.yaml", NULL, 13, 26, "'max_attenuation_dB' in components.attenuator of layer "
+     "'L1' is 200 dB: a 1-bit attenuation DAC steps through it 200 dB at a time (2^1 - 1 "
+     "steps), more than 100 dB"},
+    {"layout_pitch_huge.yaml", NULL, 5, 27, "'column_pitch_um' in layout is 1e308, out of "
+     "range; use a number in (0, 1e+06]"},
 };
 #define N_BAD (sizeof bad_specs / sizeof bad_specs[0])
 /* Specs the loader takes and the compiler refuses: numbers the

@@ -24,25 +24,31 @@
 /* Ranges follow optinc-spec(5), bounds it excludes excluded too (the last
  * two columns: thermal_crosstalk < 0.5, max_attenuation_dB and
  * responsivity_A_W > 0), so a netlist cannot smuggle in a device the spec
- * loader would refuse. */
+ * loader would refuse; the upper bounds are optinc/spec.h's, which the
+ * spec loader uses too (test_netlist.c holds the two tables together). */
 const optinc_netlist_field optinc_netlist_fields[] = {
-    {"mzi", "insertion_loss_dB", CF(mzi.insertion_loss_dB), 'd', 0, INFINITY, 0, 0},
-    {"mzi", "phase_error_sigma_rad", CF(mzi.phase_error_sigma_rad), 'd', 0, INFINITY, 0, 0},
-    {"mzi", "splitter_error_sigma", CF(mzi.splitter_error_sigma), 'd', 0, INFINITY, 0, 0},
+    {"mzi", "insertion_loss_dB", CF(mzi.insertion_loss_dB), 'd', 0, OPTINC_LOSS_DB_MAX, 0, 0},
+    {"mzi", "phase_error_sigma_rad", CF(mzi.phase_error_sigma_rad), 'd', 0, OPTINC_SIGMA_RAD_MAX,
+     0, 0},
+    {"mzi", "splitter_error_sigma", CF(mzi.splitter_error_sigma), 'd', 0,
+     OPTINC_SPLITTER_SIGMA_MAX, 0, 0},
     {"phase_shifter", "bits", CF(phase_shifter.bits), 'i', 0, 16, 0, 0},
     {"phase_shifter", "range_lo_rad", CF(phase_shifter.range_rad[0]), 'd',
      -INFINITY, INFINITY, 0, 0},
     {"phase_shifter", "range_hi_rad", CF(phase_shifter.range_rad[1]), 'd',
      -INFINITY, INFINITY, 0, 0},
-    {"phase_shifter", "noise_sigma_rad", CF(phase_shifter.noise_sigma_rad), 'd', 0, INFINITY, 0, 0},
+    {"phase_shifter", "noise_sigma_rad", CF(phase_shifter.noise_sigma_rad), 'd', 0,
+     OPTINC_SIGMA_RAD_MAX, 0, 0},
     {"phase_shifter", "thermal_crosstalk", CF(phase_shifter.thermal_crosstalk), 'd', 0, 0.5,
      0, 1},
-    {"attenuator", "insertion_loss_dB", CF(attenuator.insertion_loss_dB), 'd', 0, INFINITY, 0, 0},
+    {"attenuator", "insertion_loss_dB", CF(attenuator.insertion_loss_dB), 'd', 0,
+     OPTINC_LOSS_DB_MAX, 0, 0},
     {"attenuator", "max_attenuation_dB", CF(attenuator.max_attenuation_dB), 'd', 0,
-     INFINITY, 1, 0},
+     OPTINC_EXTINCTION_DB_MAX, 1, 0},
     {"attenuator", "bits", CF(attenuator.bits), 'i', 0, 16, 0, 0},
-    {"waveguide", "loss_dB_cm", CF(waveguide.loss_dB_cm), 'd', 0, INFINITY, 0, 0},
-    {"crossing", "insertion_loss_dB", CF(crossing.insertion_loss_dB), 'd', 0, INFINITY, 0, 0},
+    {"waveguide", "loss_dB_cm", CF(waveguide.loss_dB_cm), 'd', 0, OPTINC_LOSS_DB_MAX, 0, 0},
+    {"crossing", "insertion_loss_dB", CF(crossing.insertion_loss_dB), 'd', 0, OPTINC_LOSS_DB_MAX,
+     0, 0},
     {"crossing", "crosstalk_dB", CF(crossing.crosstalk_dB), 'd', -INFINITY, 0, 0, 0},
     {"detector", "responsivity_A_W", CF(detector.responsivity_A_W), 'd', 0,
      INFINITY, 1, 0},

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "compiler/netlist/read.h"
+#include "optinc/fileio.h"
 
 /* The key=value tokens of a header line's REST, into r->toks (appended;
  * the caller drops them again). */
@@ -55,15 +56,19 @@ static int word_of(reader *r, int file, tok v, const char *const *names, const c
 }
 
 /* A number in the interval from lo to hi, each bound excluded when its
- * *_open flag is set (the spec's ranges: wavelength > 0, crosstalk < 0.5). */
+ * *_open flag is set (the spec's ranges: wavelength > 0, crosstalk < 0.5).
+ * The bounds are said exactly (2 pi as 6.283185307179586, not 6.28319), so
+ * the bound a message gives is a value the reader takes. */
 static int number_in(reader *r, int file, tok v, double lo, int lo_open, double hi, int hi_open,
                      const char *key, double *out)
 {
+    char l[OPTINC_SHORTEST_MAX], h[OPTINC_SHORTEST_MAX];
     if (nl_value_of(r, file, v, NULL, out))
         return -1;
     if (*out < lo || *out > hi || (lo_open && *out == lo) || (hi_open && *out == hi))
-        return nl_fail_at(r, file, v.off, "%s = %.17g is out of range %c%g, %g%c", key, *out,
-                          lo_open ? '(' : '[', lo, hi, hi_open || isinf(hi) ? ')' : ']');
+        return nl_fail_at(r, file, v.off, "%s = %.17g is out of range %c%s, %s%c", key, *out,
+                          lo_open ? '(' : '[', optinc_shortest(l, lo), optinc_shortest(h, hi),
+                          hi_open || isinf(hi) ? ')' : ']');
     return 0;
 }
 
@@ -199,7 +204,8 @@ static int meta_input_scale(reader *r, const meta *m, optinc_layer *L)
         if (L->input_scale[x] > 0)
             return nl_fail_at(r, file, k.off, "in%lld is given twice in the input_scale line of "
                               "layer '%s'", x, L->name);
-        if (number_in(r, file, v, 0, 1, INFINITY, 1, "input_scale", &L->input_scale[x]))
+        if (number_in(r, file, v, OPTINC_INPUT_SCALE_MIN, 0, OPTINC_INPUT_SCALE_MAX, 0,
+                      "input_scale", &L->input_scale[x]))
             return -1;
     }
     r->ntoks = first;
@@ -276,6 +282,10 @@ static int meta_section(reader *r, const meta *m, tok section, optinc_layer *L)
         && optinc_phase_range_problem(&L->components, why, sizeof why))
         return nl_fail_at(r, file, section.off, "the range range_lo_rad..range_hi_rad of layer "
                           "'%s' %s", L->name, why);
+    if (teq(r, file, section, "attenuator")
+        && optinc_att_range_problem(&L->components, why, sizeof why))
+        return nl_fail_at(r, file, section.off, "max_attenuation_dB of layer '%s' %s", L->name,
+                          why);
     return 0;
 }
 

@@ -28,9 +28,11 @@ static optinc_status parse_calibration(ctx *c, yaml_node_t *n, optinc_chip_spec 
 {
     static const field fields[] = {
         {"phase_sigma_rad", 'd', offsetof(optinc_chip_spec, calibration.phase_sigma_rad), 0,
-         INFINITY, 0, 0, "(the standard deviation of a measured phase offset's error)"},
+         OPTINC_SIGMA_RAD_MAX, 0, 0, "(the standard deviation of a measured phase offset's "
+         "error, at most 2*pi: beyond it the phase is uniform anyway)"},
         {"splitter_sigma", 'd', offsetof(optinc_chip_spec, calibration.splitter_sigma), 0,
-         INFINITY, 0, 0, "(the standard deviation of a measured coupler splitting's error)"},
+         OPTINC_SPLITTER_SIGMA_MAX, 0, 0, "(the standard deviation of a measured coupler "
+         "splitting's error; a splitting lies in [0, 1])"},
         FIELDS_END};
     static const char *const keys[] = {"phase_sigma_rad", "splitter_sigma", NULL};
     optinc_status st = optinc_spec_check_map(c, n, "calibration", keys);

@@ -22,31 +22,48 @@ static void field_keys(const field *fields, const char **keys, size_t size)
     keys[n] = NULL;
 }
 
+/* ATT_STEP_DB_MAX: one code of a quantized attenuator (optinc_att_program):
+ * a step beyond a device's largest loss leaves its codes nothing to set
+ * between on and off.  The other bounds are optinc/spec.h's. */
+#define ATT_STEP_DB_MAX OPTINC_LOSS_DB_MAX
+#define LOSS_HINT "(a loss in dB, at most 100: a device losing more passes less than 1e-10 " \
+                  "of the power)"
+#define SIGMA_HINT "(a standard deviation in rad, at most 2*pi: beyond it the phase is " \
+                   "uniform anyway)"
+
 #define CF(f) offsetof(optinc_components, f)
 static const field mzi_fields[] = {
-    {"insertion_loss_dB", 'd', CF(mzi.insertion_loss_dB), 0, INFINITY, 0, 0, "(a loss in dB)"},
-    {"phase_error_sigma_rad", 'd', CF(mzi.phase_error_sigma_rad), 0, INFINITY, 0, 0, NULL},
-    {"splitter_error_sigma", 'd', CF(mzi.splitter_error_sigma), 0, INFINITY, 0, 0, NULL},
+    {"insertion_loss_dB", 'd', CF(mzi.insertion_loss_dB), 0, OPTINC_LOSS_DB_MAX, 0, 0, LOSS_HINT},
+    {"phase_error_sigma_rad", 'd', CF(mzi.phase_error_sigma_rad), 0, OPTINC_SIGMA_RAD_MAX, 0, 0,
+     SIGMA_HINT},
+    {"splitter_error_sigma", 'd', CF(mzi.splitter_error_sigma), 0, OPTINC_SPLITTER_SIGMA_MAX, 0, 0,
+     "(the standard deviation of a coupler's power splitting around 0.5, which can only "
+     "lie in [0, 1])"},
     FIELDS_END};
 static const field ps_fields[] = {
     {"bits", 'i', CF(phase_shifter.bits), 0, 16, 0, 0, "(0 = not quantized)"},
     {"range_rad", 'r', CF(phase_shifter.range_rad), 0, 0, 0, 0, NULL},
-    {"noise_sigma_rad", 'd', CF(phase_shifter.noise_sigma_rad), 0, INFINITY, 0, 0, NULL},
+    {"noise_sigma_rad", 'd', CF(phase_shifter.noise_sigma_rad), 0, OPTINC_SIGMA_RAD_MAX, 0, 0,
+     SIGMA_HINT},
     {"thermal_crosstalk", 'd', CF(phase_shifter.thermal_crosstalk), 0, 0.5, 0, 1,
      "(the fraction of a heater's phase reaching each neighbour)"},
     FIELDS_END};
 static const field att_fields[] = {
-    {"insertion_loss_dB", 'd', CF(attenuator.insertion_loss_dB), 0, INFINITY, 0, 0,
-     "(a loss in dB)"},
-    {"max_attenuation_dB", 'd', CF(attenuator.max_attenuation_dB), 0, INFINITY, 1, 0, NULL},
+    {"insertion_loss_dB", 'd', CF(attenuator.insertion_loss_dB), 0, OPTINC_LOSS_DB_MAX, 0, 0,
+     LOSS_HINT},
+    {"max_attenuation_dB", 'd', CF(attenuator.max_attenuation_dB), 0, OPTINC_EXTINCTION_DB_MAX,
+     1, 0,
+     "(the extinction in dB; 400 dB, 1e-20 of the amplitude, is full extinction in double "
+     "precision)"},
     {"bits", 'i', CF(attenuator.bits), 0, 16, 0, 0, "(0 = continuous)"},
     FIELDS_END};
 static const field wg_fields[] = {
-    {"loss_dB_cm", 'd', CF(waveguide.loss_dB_cm), 0, INFINITY, 0, 0, NULL},
+    {"loss_dB_cm", 'd', CF(waveguide.loss_dB_cm), 0, OPTINC_LOSS_DB_MAX, 0, 0,
+     "(a loss in dB per cm, at most 100)"},
     FIELDS_END};
 static const field cross_fields[] = {
-    {"insertion_loss_dB", 'd', CF(crossing.insertion_loss_dB), 0, INFINITY, 0, 0,
-     "(a loss in dB)"},
+    {"insertion_loss_dB", 'd', CF(crossing.insertion_loss_dB), 0, OPTINC_LOSS_DB_MAX, 0, 0,
+     LOSS_HINT},
     {"crosstalk_dB", 'd', CF(crossing.crosstalk_dB), -INFINITY, 0, 0, 0,
      "(a power ratio in dB such as -40; 0 = not modelled)"},
     FIELDS_END};
@@ -91,6 +108,37 @@ const char *optinc_phase_range_problem(const optinc_components *c, char *buf, si
     return buf;
 }
 
+/* The spec loader and the netlist reader (read_header.c) refuse the same
+ * attenuators with it, as they do phase ranges. */
+const char *optinc_att_range_problem(const optinc_components *c, char *buf, size_t size)
+{
+    int bits = c->attenuator.bits;
+    double max_db = c->attenuator.max_attenuation_dB, steps = ldexp(1.0, bits) - 1;
+    if (bits <= 0 || !(max_db / steps > ATT_STEP_DB_MAX))
+        return NULL;
+    snprintf(buf, size, "is %g dB: a %d-bit attenuation DAC steps through it %g dB at a time "
+             "(2^%d - 1 steps), more than %.0f dB, so its first code above 0 already dims a "
+             "channel by more than a device may lose and no code sets a weight between on and "
+             "off; lower max_attenuation_dB to at most %g dB or use more bits", max_db, bits,
+             max_db / steps, bits, ATT_STEP_DB_MAX,
+             fmin(ATT_STEP_DB_MAX * steps, OPTINC_EXTINCTION_DB_MAX));
+    return buf;
+}
+
+/* The attenuator of comp as its section sec leaves it: a problem is reported
+ * at max_attenuation_dB, or at the bits when it comes from the table below. */
+static optinc_status check_att_step(ctx *c, yaml_node_t *sec, const char *what,
+                                    const optinc_components *comp)
+{
+    char why[400];
+    if (!optinc_att_range_problem(comp, why, sizeof why))
+        return OPTINC_OK;
+    yaml_node_t *at = optinc_spec_get(c, sec, "max_attenuation_dB");
+    if (!at)
+        at = optinc_spec_get(c, sec, "bits");
+    return optinc_spec_fail(c, at ? at : sec, "'max_attenuation_dB' in %s %s", what, why);
+}
+
 /* The phase shifter of comp as its section sec (a node of this table)
  * leaves it: a problem is reported at the range, or at the bits when the
  * range comes from the table below. */
@@ -129,6 +177,8 @@ optinc_status optinc_spec_components_over(ctx *c, yaml_node_t *n, const char *ow
             st = optinc_spec_read_fields(c, sec, what, comp_sections[i].fields, comp);
         if (!st && comp_sections[i].fields == ps_fields)
             st = check_phase_range(c, sec, what, comp);
+        if (!st && comp_sections[i].fields == att_fields)
+            st = check_att_step(c, sec, what, comp);
     }
     return st;
 }

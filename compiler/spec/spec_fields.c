@@ -217,6 +217,16 @@ optinc_status optinc_spec_number_any(ctx *c, yaml_node_t *n, const char *key, co
     return OPTINC_OK;
 }
 
+/* 1 when the digits of s before its exponent are not all 0: a number that
+ * reads as 0 then underflowed. */
+static int nonzero_mantissa(const char *s)
+{
+    for (; *s && *s != 'e' && *s != 'E' && *s != 'p' && *s != 'P'; s++)
+        if (*s >= '1' && *s <= '9')
+            return 1;
+    return 0;
+}
+
 optinc_status optinc_spec_number(ctx *c, yaml_node_t *n, const char *key, const char *what,
                                  double *out)
 {
@@ -227,6 +237,12 @@ optinc_status optinc_spec_number(ctx *c, yaml_node_t *n, const char *key, const 
         return st;
     if (imag)
         return optinc_spec_fail(c, n, "'%s' in %s must be a real number, got '%.60s'", key, what,
+                                scalar_of(n));
+    /* 1e-400 reads as 0, which for some keys means something else (a gain
+     * of 0 is "the largest singular value") */
+    if (creal(z) == 0 && nonzero_mantissa(scalar_of(n)))
+        return optinc_spec_fail(c, n, "'%s' in %s is '%.60s', too small for a double (it reads "
+                                "as 0); give 0 or a number of at least 1e-300", key, what,
                                 scalar_of(n));
     *out = creal(z);
     return OPTINC_OK;
@@ -257,18 +273,23 @@ optinc_status optinc_spec_whole(ctx *c, yaml_node_t *n, const char *key, const c
 
 /* -------------------------------------------------------- field tables -- */
 
+/* The bounds exactly (optinc_shortest), so the message's number is one the
+ * field takes: 6.283185307179586, not 6.28319, which it refuses. */
 static void range_text(const field *f, char *buf, size_t size)
 {
     const char *kind = f->type == 'd' ? "a number" : "a whole number";
+    char lo[OPTINC_SHORTEST_MAX], hi[OPTINC_SHORTEST_MAX];
+    optinc_shortest(lo, f->lo);
+    optinc_shortest(hi, f->hi);
     if (f->type != 'd' && isfinite(f->hi))
         snprintf(buf, size, "%s in %.0f..%.0f", kind, f->lo, f->hi);
     else if (isfinite(f->lo) && isfinite(f->hi))
-        snprintf(buf, size, "%s in %c%g, %g%c", kind, f->lo_open ? '(' : '[', f->lo, f->hi,
+        snprintf(buf, size, "%s in %c%s, %s%c", kind, f->lo_open ? '(' : '[', lo, hi,
                  f->hi_open ? ')' : ']');
     else if (isfinite(f->lo))
-        snprintf(buf, size, "%s %s %g", kind, f->lo_open ? ">" : ">=", f->lo);
+        snprintf(buf, size, "%s %s %s", kind, f->lo_open ? ">" : ">=", lo);
     else
-        snprintf(buf, size, "%s %s %g", kind, f->hi_open ? "<" : "<=", f->hi);
+        snprintf(buf, size, "%s %s %s", kind, f->hi_open ? "<" : "<=", hi);
 }
 
 static int in_range(const field *f, double v)

@@ -63,7 +63,7 @@ static optinc_status count_cards(ctx *c, yaml_node_t *v, const optinc_spec_layer
 /* input_scale: [d_0, ...] of a segmented layer: one positive number per
  * input of its grid, the amplitude the modulators that put the inputs on
  * light give each (electronic, like the gain), so that W' = W''.diag(d)
- * with the grid on W''. */
+ * with the grid on W'' (each within OPTINC_INPUT_SCALE_MIN.._MAX). */
 static optinc_status parse_input_scale(ctx *c, yaml_node_t *n, const char *what,
                                        optinc_spec_layer *L, int cols)
 {
@@ -80,9 +80,11 @@ static optinc_status parse_input_scale(ctx *c, yaml_node_t *n, const char *what,
     for (int k = 0; k < cols; k++) {
         yaml_node_t *x = seq_item(c, v, k);
         optinc_status st = optinc_spec_number(c, x, "input_scale", what, &L->input_scale[k]);
-        if (!st && !(L->input_scale[k] > 0))
-            st = optinc_spec_fail(c, x, "entry %d of 'input_scale' in %s is %g; an amplitude "
-                                  "scale must be above 0", k + 1, what, L->input_scale[k]);
+        if (!st && !(L->input_scale[k] >= OPTINC_INPUT_SCALE_MIN &&
+                     L->input_scale[k] <= OPTINC_INPUT_SCALE_MAX))
+            st = optinc_spec_fail(c, x, "entry %d of 'input_scale' in %s is %s; an amplitude "
+                                  "scale must lie in [1e-6, 1e6], a modulator's whole range "
+                                  "and more", k + 1, what, scalar_of(x));
         if (st)
             return st;
     }

@@ -8,8 +8,13 @@
  * describes, like its components; the exports read it from the spec so that
  * one spec gives one layout, whatever the command line says.
  */
-#include <math.h>
 #include "compiler/spec/spec_internal.h"
+
+/* The largest pitch or MZI length, in um (a metre): what the GDSII export
+ * draws (compiler/export/gds.c), and far from overflowing the coordinates
+ * the placing exports print, a column or mode number times a pitch
+ * (compiler/export/place.c). */
+#define PITCH_UM_MAX 1e6
 
 optinc_status optinc_spec_parse_layout(ctx *c, yaml_node_t *n)
 {
@@ -17,11 +22,11 @@ optinc_status optinc_spec_parse_layout(ctx *c, yaml_node_t *n)
                                        NULL};
 #define LF(f) offsetof(optinc_layout, f)
     static const field fields[] = {
-        {"column_pitch_um", 'd', LF(column_pitch_um), 0, INFINITY, 1, 0,
+        {"column_pitch_um", 'd', LF(column_pitch_um), 0, PITCH_UM_MAX, 1, 0,
          "(the distance between two MZI columns)"},
-        {"mode_pitch_um", 'd', LF(mode_pitch_um), 0, INFINITY, 1, 0,
+        {"mode_pitch_um", 'd', LF(mode_pitch_um), 0, PITCH_UM_MAX, 1, 0,
          "(the distance between two waveguides)"},
-        {"mzi_length_um", 'd', LF(mzi_length_um), 0, INFINITY, 1, 0,
+        {"mzi_length_um", 'd', LF(mzi_length_um), 0, PITCH_UM_MAX, 1, 0,
          "(the length of one MZI along the propagation)"},
         FIELDS_END};
 #undef LF

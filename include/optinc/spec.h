@@ -102,7 +102,8 @@ typedef struct optinc_spec_layer {
     optinc_components components;        /* global table merged with the layer's overrides */
     int segments[2];                     /* segments: [R, G] grid of blocks; 0 0 = dense */
     int pass_through;                    /* pass_through: K, last K inputs to last K outputs */
-    double *input_scale;                 /* input_scale: one per segmented input; NULL = 1s */
+    double *input_scale;                 /* input_scale: one per segmented input; NULL = 1s,
+                                            each in OPTINC_INPUT_SCALE_MIN.._MAX */
     int line, column;
 } optinc_spec_layer;
 
@@ -257,6 +258,32 @@ void optinc_components_defaults(optinc_components *c);
 /* The ends of a phase shifter's range_rad lie within +-OPTINC_PHASE_RANGE_MAX
  * rad (2^20 turns), where a double still resolves a phase to a nanoradian. */
 #define OPTINC_PHASE_RANGE_MAX (2097152 * 3.14159265358979323846)
+/* The upper bounds of the device tables (optinc-spec(5), components), which
+ * the spec loader, a chip file's calibration: table and the netlist reader
+ * all hold:
+ *   OPTINC_LOSS_DB_MAX  a device's loss (and per cm of waveguide): 100 dB
+ *       leaves 1e-10 of the power, past any chip that works.
+ *   OPTINC_SIGMA_RAD_MAX  a phase's standard deviation: at 2 pi the phase
+ *       wrapped to a turn is uniform within 3e-9 (exp(-sigma^2 / 2)), and
+ *       more only costs precision (1e308 rad gave NaN).
+ *   OPTINC_SPLITTER_SIGMA_MAX  a coupler's splitting, 0.5 + sigma N, lies in
+ *       [0, 1] (the simulator clamps it there): beyond that half-width more
+ *       than a third of the couplers sit at full bar or cross, no longer the
+ *       Gaussian spread the model means.
+ *   OPTINC_EXTINCTION_DB_MAX  an attenuator's largest attenuation: past
+ *       about 320 dB (2^-53 in amplitude) the light it leaks is below the
+ *       rounding of a double next to a lit channel; 400 dB (1e-20) is full
+ *       extinction. */
+#define OPTINC_LOSS_DB_MAX 100.0
+#define OPTINC_SIGMA_RAD_MAX 6.283185307179586   /* 2 pi */
+#define OPTINC_SPLITTER_SIGMA_MAX 0.5
+#define OPTINC_EXTINCTION_DB_MAX 400.0
+/* An input_scale entry lies in [OPTINC_INPUT_SCALE_MIN, _MAX], a
+ * modulator's whole range and more: the layer's matrix is divided by it,
+ * and 1e-308 or 1e308 took the decomposition to overflow and NaN. */
+#define OPTINC_INPUT_SCALE_MIN 1e-6
+#define OPTINC_INPUT_SCALE_MAX 1e6
+
 /* NULL when the phase shifters of c can be programmed: range_rad spans at
  * least 2 pi, its ends lie within +-OPTINC_PHASE_RANGE_MAX, and when they
  * are quantized a DAC step (span / 2^bits) is at most pi.  Otherwise what is
@@ -264,6 +291,11 @@ void optinc_components_defaults(optinc_components *c);
  * range ("spans 3.14 rad, less than 2*pi: ..."); the spec loader and the
  * netlist reader refuse the same ranges with it. */
 const char *optinc_phase_range_problem(const optinc_components *c, char *buf, size_t size);
+/* The same for the attenuators of c: NULL when they are unquantized or
+ * their DAC step, max_attenuation_dB / (2^bits - 1) (optinc_att_program),
+ * is at most 100 dB; otherwise what is wrong and how to fix it, as words
+ * that follow the name max_attenuation_dB. */
+const char *optinc_att_range_problem(const optinc_components *c, char *buf, size_t size);
 /* A train: section holding the defaults above (present = 0, no onn); every
  * spec starts from it, so a field a spec leaves out trains as if there were
  * no spec. */
