@@ -125,33 +125,22 @@ const char *optinc_att_range_problem(const optinc_components *c, char *buf, size
     return buf;
 }
 
-/* The attenuator of comp as its section sec leaves it: a problem is reported
- * at max_attenuation_dB, or at the bits when it comes from the table below. */
-static optinc_status check_att_step(ctx *c, yaml_node_t *sec, const char *what,
-                                    const optinc_components *comp)
+/* A device of comp as its section sec (a node of this table) leaves it,
+ * checked by problem (optinc_phase_range_problem, optinc_att_range_problem):
+ * a problem is reported at key, the setting it names, or at the bits when
+ * that comes from the table below. */
+static optinc_status check_device(ctx *c, yaml_node_t *sec, const char *what, const char *key,
+                                  const char *(*problem)(const optinc_components *, char *,
+                                                         size_t),
+                                  const optinc_components *comp)
 {
     char why[400];
-    if (!optinc_att_range_problem(comp, why, sizeof why))
+    if (!problem(comp, why, sizeof why))
         return OPTINC_OK;
-    yaml_node_t *at = optinc_spec_get(c, sec, "max_attenuation_dB");
+    yaml_node_t *at = optinc_spec_get(c, sec, key);
     if (!at)
         at = optinc_spec_get(c, sec, "bits");
-    return optinc_spec_fail(c, at ? at : sec, "'max_attenuation_dB' in %s %s", what, why);
-}
-
-/* The phase shifter of comp as its section sec (a node of this table)
- * leaves it: a problem is reported at the range, or at the bits when the
- * range comes from the table below. */
-static optinc_status check_phase_range(ctx *c, yaml_node_t *sec, const char *what,
-                                       const optinc_components *comp)
-{
-    char why[400];
-    if (!optinc_phase_range_problem(comp, why, sizeof why))
-        return OPTINC_OK;
-    yaml_node_t *at = optinc_spec_get(c, sec, "range_rad");
-    if (!at)
-        at = optinc_spec_get(c, sec, "bits");
-    return optinc_spec_fail(c, at ? at : sec, "'range_rad' in %s %s", what, why);
+    return optinc_spec_fail(c, at ? at : sec, "'%s' in %s %s", key, what, why);
 }
 
 /* Reads a components table over *comp (which holds the defaults or the table
@@ -176,9 +165,10 @@ optinc_status optinc_spec_components_over(ctx *c, yaml_node_t *n, const char *ow
         if (!(st = optinc_spec_check_map(c, sec, what, keys)))
             st = optinc_spec_read_fields(c, sec, what, comp_sections[i].fields, comp);
         if (!st && comp_sections[i].fields == ps_fields)
-            st = check_phase_range(c, sec, what, comp);
+            st = check_device(c, sec, what, "range_rad", optinc_phase_range_problem, comp);
         if (!st && comp_sections[i].fields == att_fields)
-            st = check_att_step(c, sec, what, comp);
+            st = check_device(c, sec, what, "max_attenuation_dB", optinc_att_range_problem,
+                              comp);
     }
     return st;
 }
