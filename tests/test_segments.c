@@ -399,7 +399,8 @@ Test(segments, spec_refuses_a_pass_through_w_does_not_have)
         {"  - {name: L1, matrix: W1, pass_through: 1}\n", "needs 'segments'"},
         {"  - {name: L1, matrix: W1, segments: [1, 1], pass_through: 2}\n", "'pass_through'"},
         {"  - {name: L1, matrix: W1, segments: [1, 1], input_scale: [1]}\n", "2 positive"},
-        {"  - {name: L1, matrix: W1, segments: [1, 1], input_scale: [1, 0]}\n", "above 0"},
+        {"  - {name: L1, matrix: W1, segments: [1, 1], input_scale: [1, 0]}\n",
+         "must lie in [1e-6, 1e6]"},
     };
     for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
         char text[1024];
