@@ -14,8 +14,8 @@
  * link of an input passes.  It also refuses, before the first file is
  * written, an output that cannot be written where it is (a folder, a
  * missing folder) and two outputs that are one file (the same name, a
- * link from one to the other, hard links), which the atomic writes would otherwise
- * resolve by keeping whichever came last.
+ * link from one to the other, hard links), which the atomic writes would
+ * otherwise resolve by keeping whichever came last.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -243,35 +243,27 @@ static optinc_status write_failed(optinc_out *o, int e, optinc_error *err)
                        o->path, strerror(e));
 }
 
-/* The first error of the writes, then of fsync. */
-static int flush_error(optinc_out *o)
-{
-    int e = fflush(o->f) != 0 ? errno : 0;
-    if (!e)
-        e = o->sink->error;
-    if (!e && !o->in_place && fsync(o->sink->fd) != 0)
-        e = errno;
-    return e;
-}
-
 optinc_status optinc_out_flush(optinc_out *o, optinc_error *err)
 {
     if (!o->f)
         return optinc_fail(err, OPTINC_ERUN, o->path, 0, 0,
                            "internal error: output file was not open");
-    int e = flush_error(o);
+    /* The first error of the writes, then of fsync. */
+    int e = fflush(o->f) != 0 ? errno : 0;
+    if (!e)
+        e = o->sink->error;
+    if (!e && !o->in_place && fsync(o->sink->fd) != 0)
+        e = errno;
     return e ? write_failed(o, e, err) : OPTINC_OK;
 }
 
 optinc_status optinc_out_commit(optinc_out *o, optinc_error *err)
 {
-    if (!o->f)
-        return optinc_fail(err, OPTINC_ERUN, o->path, 0, 0,
-                           "internal error: output file was not open");
-    /* The first error of the writes, then of fsync, close and rename. */
-    int e = flush_error(o);
-    if (fclose(o->f) != 0 && !e)
-        e = errno;
+    /* The first error of the writes and fsync, then of close and rename. */
+    optinc_status st = optinc_out_flush(o, err);
+    if (st)
+        return st;
+    int e = fclose(o->f) != 0 ? errno : 0;
     o->f = NULL;
     o->sink = NULL;
     if (!e && !o->in_place && rename(o->tmp, o->path) != 0)

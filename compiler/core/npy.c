@@ -295,14 +295,11 @@ static optinc_status finite_entries(const char *path, const optinc_cmat *m, opti
     return OPTINC_OK;
 }
 
-optinc_status optinc_npy_put(optinc_out *o, const optinc_cmat *m, int real_only,
-                             optinc_error *err)
+/* The .npy bytes of m, its entries checked already. */
+static void put_entries(FILE *f, const optinc_cmat *m, int real_only)
 {
     size_t n = (size_t)m->rows * (size_t)m->cols;
     int cplx = 0;
-    optinc_status st = finite_entries(o->path, m, err);
-    if (st)
-        return st;
     for (size_t k = 0; k < n && !cplx; k++)
         cplx = !real_only || cimag(m->a[k]) != 0;
     char head[128];
@@ -314,15 +311,23 @@ optinc_status optinc_npy_put(optinc_out *o, const optinc_cmat *m, int real_only,
     unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0};
     pre[8] = (unsigned char)((total - 10) & 0xff);
     pre[9] = (unsigned char)((total - 10) >> 8);
-    fwrite(pre, 1, 10, o->f);
-    fprintf(o->f, "%s%*s\n", head, total - 10 - len - 1, "");
+    fwrite(pre, 1, 10, f);
+    fprintf(f, "%s%*s\n", head, total - 10 - len - 1, "");
     unsigned char buf[16];
     for (size_t k = 0; k < n; k++) {
         put_le_double(buf, creal(m->a[k]));
         put_le_double(buf + 8, cimag(m->a[k]));
-        fwrite(buf, 1, cplx ? 16 : 8, o->f);
+        fwrite(buf, 1, cplx ? 16 : 8, f);
     }
-    return OPTINC_OK;
+}
+
+optinc_status optinc_npy_put(optinc_out *o, const optinc_cmat *m, int real_only,
+                             optinc_error *err)
+{
+    optinc_status st = finite_entries(o->path, m, err);
+    if (!st)
+        put_entries(o->f, m, real_only);
+    return st;
 }
 
 optinc_status optinc_npy_write(const char *path, const optinc_cmat *m, int real_only,
@@ -334,9 +339,6 @@ optinc_status optinc_npy_write(const char *path, const optinc_cmat *m, int real_
         st = optinc_out_open(&o, path, err);
     if (st)
         return st;
-    if ((st = optinc_npy_put(&o, m, real_only, err))) {
-        optinc_out_abort(&o);
-        return st;
-    }
+    put_entries(o.f, m, real_only);
     return optinc_out_commit(&o, err);
 }

@@ -143,8 +143,8 @@ static optinc_status check_data_dir(const char *spec_path, const char *rel, opti
         return optinc_fail(err, OPTINC_EINPUT, spec_path, 0, 0, "the spec's name without its "
                            "extension, '%s', names no folder of its own for the matrices; "
                            "give the spec a name such as onn.yaml", rel);
-    for (const char *p = rel; *p; p += optinc_utf8_length(p))
-        if (!optinc_utf8_length(p))
+    for (int n; *rel; rel += n)
+        if (!(n = optinc_utf8_length(rel)))
             return optinc_fail(err, OPTINC_EINPUT, spec_path, 0, 0, "the spec's name is not "
                                "UTF-8 text, which its `file:` values (YAML) cannot hold "
                                "exactly; give the spec a UTF-8 name");
