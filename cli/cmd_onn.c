@@ -621,8 +621,9 @@ static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
 /* The exact error histogram of K chips' tables, summed: every error value
  * (not the verifier's +-OPTINC_ONN_HIST bins), counted over raw server
  * inputs. */
-static optinc_status write_hist(const char *path, const char *src, const char *devices,
-                                optinc_onn_lut *const *luts, long chips, optinc_error *err)
+static optinc_status write_hist(optinc_outs *set, const char *path, const char *src,
+                                const char *devices, optinc_onn_lut *const *luts, long chips,
+                                optinc_error *err)
 {
     const optinc_onn_lut *lut = luts[0];
     optinc_onn_domain d;
@@ -652,7 +653,7 @@ static optinc_status write_hist(const char *path, const char *src, const char *d
         for (long b = 0; b <= 2 * top; b++)
             if (bin[b] > 0)
                 fprintf(out.f, "%ld %.17g\n", b - top, bin[b]);
-        st = optinc_out_commit(&out, err);
+        st = optinc_outs_add(set, &out, err);
     }
     free(bin);
     return st;
@@ -708,16 +709,18 @@ static int onn_export(const cli_cmd *cmd, int argc, char **argv)
     if (chips > 1)
         snprintf(dt + strlen(dt), sizeof dt - strlen(dt), ", %ld chips", chips);
     optinc_out out;
+    optinc_outs set = {0};      /* the table and the histogram land together */
     if (!st && hist)
-        st = write_hist(hist, operand[0], dt, luts, chips, &err);
+        st = write_hist(&set, hist, operand[0], dt, luts, chips, &err);
     if (!st && lutp && !(st = optinc_out_open(&out, lutp, &err))) {
         fprintf(out.f, "# optinc onn export: aggregation table of %s\n# devices: %s\n"
                        "# INDEX CODE, index = sum_k p_k (3N+1)^k, N = %d, %d digits\n",
                 operand[0], dt, m.task.servers, optinc_onn_task_inputs(&m.task));
         for (uint64_t i = 0; i < lut->size; i++)
             fprintf(out.f, "%llu %u\n", (unsigned long long)i, lut->code[i]);
-        st = optinc_out_commit(&out, &err);
+        st = optinc_outs_add(&set, &out, &err);
     }
+    st = optinc_outs_end(&set, st, &err);
     for (long k = 0; luts && k < chips; k++)
         optinc_onn_lut_free(luts[k]);
     free(luts);

@@ -170,7 +170,11 @@ static void print_text(const optinc_circuit *c, const sim_args *a, uint64_t seed
 
 /* ------------------------------------------------------------------ actions */
 
-static optinc_status write_matrix(const optinc_circuit *c, const char *path, optinc_error *err)
+/* The run's outputs (-o, --matrix, --save-calibration) are one set of
+ * outputs (fileio.h): staged as they are computed, and in place only when
+ * the whole run has succeeded. */
+static optinc_status write_matrix(const optinc_circuit *c, const char *path, optinc_outs *set,
+                                  optinc_error *err)
 {
     optinc_chip *chip;
     optinc_cmat *M = NULL;
@@ -181,7 +185,7 @@ static optinc_status write_matrix(const optinc_circuit *c, const char *path, opt
         optinc_chip_free(chip);
     }
     if (!st)
-        st = optinc_npy_write(path, M, 0, err);
+        st = optinc_npy_add(set, path, M, 0, err);
     optinc_cmat_free(M);
     return st;
 }
@@ -205,7 +209,8 @@ static optinc_status read_input(const optinc_circuit *c, const char *path, optin
 }
 
 static optinc_status run_input(const optinc_circuit *c, const sim_args *a, const optinc_cmat *X,
-                               const optinc_chip_options *o, uint64_t seed, optinc_error *err)
+                               const optinc_chip_options *o, uint64_t seed, optinc_outs *set,
+                               optinc_error *err)
 {
     optinc_cmat *Y = NULL;
     optinc_chip *chip = NULL;
@@ -220,7 +225,7 @@ static optinc_status run_input(const optinc_circuit *c, const sim_args *a, const
     if (!st)
         st = optinc_chip_eval(chip, X, &Y, &eo, err);
     if (!st)
-        st = optinc_npy_write(a->output, Y, a->detect != OPTINC_DETECT_FIELD, err);
+        st = optinc_npy_add(set, a->output, Y, a->detect != OPTINC_DETECT_FIELD, err);
     optinc_chip_free(chip);
     optinc_cmat_free(Y);
     return st;
@@ -228,7 +233,7 @@ static optinc_status run_input(const optinc_circuit *c, const sim_args *a, const
 
 static optinc_status save_calibration(const optinc_circuit *c, const sim_args *a,
                                       const optinc_chip_options *o, uint64_t seed,
-                                      optinc_error *err)
+                                      optinc_outs *set, optinc_error *err)
 {
     optinc_chip *chip;
     optinc_calibration *cal = NULL;
@@ -238,7 +243,7 @@ static optinc_status save_calibration(const optinc_circuit *c, const sim_args *a
         optinc_chip_free(chip);
     }
     if (!st)
-        st = optinc_calibration_write(cal, c, a->save_calibration, err);
+        st = optinc_calibration_add(set, cal, c, a->save_calibration, err);
     optinc_calibration_free(cal);
     return st;
 }
@@ -303,12 +308,14 @@ int cmd_simulate(int argc, char **argv)
         mo.chip.couplers = cal;
     if (!st && a.input)
         st = read_input(c, a.input, &X, &err);
-    if (!st && a.matrix && (st = write_matrix(c, a.matrix, &err)) == OPTINC_EINPUT && !*err.file)
+    optinc_outs set = {0};
+    if (!st && a.matrix && (st = write_matrix(c, a.matrix, &set, &err)) == OPTINC_EINPUT
+        && !*err.file)
         snprintf(err.file, sizeof err.file, "%s", a.circuit);   /* the circuit has no matrix */
     if (!st && a.input)
-        st = run_input(c, &a, X, &mo.chip, seed, &err);
+        st = run_input(c, &a, X, &mo.chip, seed, &set, &err);
     if (!st && a.save_calibration)
-        st = save_calibration(c, &a, &mo.chip, seed, &err);
+        st = save_calibration(c, &a, &mo.chip, seed, &set, &err);
     compiled = calloc((size_t)c->n_layers + 1, sizeof *compiled);
     has_target = calloc((size_t)c->n_layers + 1, sizeof *has_target);
     if (!st && (!compiled || !has_target))
@@ -317,7 +324,7 @@ int cmd_simulate(int argc, char **argv)
         st = compiled_metrics(c, compiled, has_target, &err);
     if (!st)
         st = optinc_monte_carlo(c, &mo, &mc, &err);
-    if (!st) {
+    if (!(st = optinc_outs_end(&set, st, &err))) {
         if (a.json)
             print_json(c, &a, seed, compiled, has_target, mc);
         else

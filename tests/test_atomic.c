@@ -584,3 +584,70 @@ Test(atomic, replaced_file_keeps_mode_and_owner, .init = tu_scratch_init,
     cr_expect_eq(sb.st_mode & 07777, 0666 & ~mask, "mode %o", (unsigned)(sb.st_mode & 07777));
     free(spec);
 }
+
+/* The outputs of one run land together.  Each command below writes a small
+ * file first and a big one after it; past RLIMIT_FSIZE (with SIGXFSZ
+ * ignored, the write fails as on a full disk) the big one cannot be
+ * written, and the run exits 1 leaving every file as it was (a placeholder
+ * per output name here), no other file, no temporary, and no folder of its
+ * own: before, the small file was already in place (a SAX models file, the
+ * first layer's drawing, the histogram beside a table, the matrix beside a
+ * calibration) and draw left the folder it had made. */
+Test(atomic, outputs_of_one_run_land_together, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    char spec[4400], d[4400], made[4400], made_top[4400];
+    snprintf(spec, sizeof spec, "%s/two.yaml", tu_scratch_dir());
+    cr_assert_eq(tu_write_file(spec,
+        "schema_version: 1\nname: two\nmatrices:\n"
+        "  A: {shape: [4, 4], dtype: complex, generate: {kind: haar_unitary, seed: 1}}\n"
+        "  B: {shape: [32, 4], dtype: complex, generate: {kind: gaussian, seed: 2}}\n"
+        "layers:\n  - {name: L1, matrix: A, attenuators: none}\n"
+        "  - {name: L2, matrix: B, attenuators: middle}\n"), 0);
+    snprintf(d, sizeof d, "%s/d", tu_scratch_dir());
+    snprintf(made_top, sizeof made_top, "%s/new", tu_scratch_dir());
+    snprintf(made, sizeof made, "%s/new/sub", tu_scratch_dir());
+    cr_assert_eq(mkdir(d, 0777), 0);
+    static const char *const placeholders[] = {
+        "d/two_L1.dot", "d/two_L2.dot", "d/two_layers.dot", "s.json", "s_models.py", "h.txt",
+        "l.txt", "m.npy", "c.cal"};
+    enum { N_RUNS = 5, N_FILES = sizeof placeholders / sizeof *placeholders };
+    char path[N_FILES][4400];
+    for (int k = 0; k < N_FILES; k++) {
+        snprintf(path[k], sizeof path[k], "%s/%s", tu_scratch_dir(), placeholders[k]);
+        cr_assert_eq(tu_write_file(path[k], "old\n"), 0);
+    }
+    const char *runs[][12] = {
+        {"draw", spec, "-o", d, "--format", "dot", NULL},
+        {"draw", spec, "-o", made, "--format", "dot", NULL},
+        {"export", spec, "--format", "sax", "-o", path[3], NULL},
+        {"onn", "export", "netlists/onn4x8.pnl.sp", "--hist", path[5], "--lut", path[6], NULL},
+        {"simulate", spec, "--matrix", path[7], "--save-calibration", path[8],
+         NULL}};
+    int files = tu_dir_count(tu_scratch_dir()), in_d = tu_dir_count(d);
+    for (int r = 0; r < N_RUNS; r++) {
+        child c = start(runs[r], 6144, 1);
+        char *err;
+        int status = finish(&c, &err);
+        cr_expect_eq(status, 1, "%s %s: exit %d: %s", runs[r][0], runs[r][1], status, err);
+        cr_expect(strstr(err, "File too large"), "%s", err);
+        free(err);
+        for (int k = 0; k < N_FILES; k++)
+            cr_expect(same(path[k], "old\n", 4), "%s %s changed %s", runs[r][0], runs[r][1],
+                      placeholders[k]);
+        cr_expect_eq(tu_dir_count(tu_scratch_dir()), files, "%s %s left a file", runs[r][0],
+                     runs[r][1]);
+        cr_expect_eq(tu_dir_count(d), in_d, "%s %s left a file in d/", runs[r][0],
+                     runs[r][1]);
+        struct stat sb;
+        cr_expect_neq(stat(made_top, &sb), 0, "draw left the folders it made");
+    }
+    /* and without the limit every output is written */
+    for (int r = 0; r < N_RUNS; r++) {
+        child c = start(runs[r], 0, 0);
+        cr_expect_eq(finish(&c, NULL), 0, "%s %s", runs[r][0], runs[r][1]);
+    }
+    for (int k = 0; k < N_FILES; k++)
+        cr_expect_not(same(path[k], "old\n", 4), "%s not written", placeholders[k]);
+    cr_expect_eq(tu_dir_count(made), 3, "drawings in new/sub");
+}

@@ -243,11 +243,10 @@ static optinc_status write_failed(optinc_out *o, int e, optinc_error *err)
                        o->path, strerror(e));
 }
 
-optinc_status optinc_out_flush(optinc_out *o, optinc_error *err)
+/* Everything written so far on the disk, or the error (status 1) and the
+ * output aborted. */
+static optinc_status out_flush(optinc_out *o, optinc_error *err)
 {
-    if (!o->f)
-        return optinc_fail(err, OPTINC_ERUN, o->path, 0, 0,
-                           "internal error: output file was not open");
     /* The first error of the writes, then of fsync. */
     int e = fflush(o->f) != 0 ? errno : 0;
     if (!e)
@@ -257,19 +256,33 @@ optinc_status optinc_out_flush(optinc_out *o, optinc_error *err)
     return e ? write_failed(o, e, err) : OPTINC_OK;
 }
 
-optinc_status optinc_out_commit(optinc_out *o, optinc_error *err)
+/* Flushed and closed: the temporary file complete on the disk, where it
+ * stays until the output is committed or aborted. */
+static optinc_status out_close(optinc_out *o, optinc_error *err)
 {
-    /* The first error of the writes and fsync, then of close and rename. */
-    optinc_status st = optinc_out_flush(o, err);
+    optinc_status st = out_flush(o, err);
     if (st)
         return st;
     int e = fclose(o->f) != 0 ? errno : 0;
     o->f = NULL;
     o->sink = NULL;
-    if (!e && !o->in_place && rename(o->tmp, o->path) != 0)
-        e = errno;
-    if (e)
-        return write_failed(o, e, err);
+    return e ? write_failed(o, e, err) : OPTINC_OK;
+}
+
+optinc_status optinc_out_commit(optinc_out *o, optinc_error *err)
+{
+    /* The first error of the writes, fsync and close, then of rename.  An
+     * output of a set (below) comes here closed already. */
+    optinc_status st = OPTINC_OK;
+    if (o->f)
+        st = out_close(o, err);
+    else if (!o->tmp[0] && !o->in_place)
+        st = optinc_fail(err, OPTINC_ERUN, o->path, 0, 0,
+                         "internal error: output file was not open");
+    if (st)
+        return st;
+    if (!o->in_place && rename(o->tmp, o->path) != 0)
+        return write_failed(o, errno, err);
     if (!o->in_place)
         fsync_dir(o->path);
     o->tmp[0] = '\0';
@@ -287,8 +300,30 @@ void optinc_out_abort(optinc_out *o)
     o->tmp[0] = '\0';
 }
 
-optinc_status optinc_out_write(const char *path, optinc_out_body body, const void *ctx,
-                               optinc_error *err)
+optinc_status optinc_outs_add(optinc_outs *s, optinc_out *o, optinc_error *err)
+{
+    optinc_status st = o->f ? out_close(o, err)
+                            : optinc_fail(err, OPTINC_ERUN, o->path, 0, 0,
+                                          "internal error: output file was not open");
+    if (!st && s->n == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 8;
+        optinc_out *grown = realloc(s->out, (size_t)cap * sizeof *grown);
+        if (grown)
+            s->out = grown, s->cap = cap;
+        else
+            st = optinc_fail(err, OPTINC_ERUN, o->path, 0, 0, "out of memory writing '%s'",
+                             o->path);
+    }
+    if (st) {
+        optinc_out_abort(o);
+        return st;
+    }
+    s->out[s->n++] = *o;
+    return OPTINC_OK;
+}
+
+optinc_status optinc_outs_write(optinc_outs *s, const char *path, optinc_out_body body,
+                                const void *ctx, optinc_error *err)
 {
     optinc_out o;
     optinc_status st = optinc_out_open(&o, path, err);
@@ -300,9 +335,28 @@ optinc_status optinc_out_write(const char *path, optinc_out_body body, const voi
     if ((st = body(o.f, ctx, err)))
         optinc_out_abort(&o);
     else
-        st = optinc_out_commit(&o, err);
+        st = optinc_outs_add(s, &o, err);   /* closed: the buffer is free to go */
     free(buf);
     return st;
+}
+
+optinc_status optinc_outs_end(optinc_outs *s, optinc_status st, optinc_error *err)
+{
+    for (int i = 0; i < s->n; i++)
+        if (st)
+            optinc_out_abort(&s->out[i]);
+        else
+            st = optinc_out_commit(&s->out[i], err);
+    free(s->out);
+    *s = (optinc_outs){0};
+    return st;
+}
+
+optinc_status optinc_out_write(const char *path, optinc_out_body body, const void *ctx,
+                               optinc_error *err)
+{
+    optinc_outs one = {0};
+    return optinc_outs_end(&one, optinc_outs_write(&one, path, body, ctx, err), err);
 }
 
 int optinc_same_file(const char *a, const char *b)

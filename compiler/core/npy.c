@@ -321,17 +321,8 @@ static void put_entries(FILE *f, const optinc_cmat *m, int real_only)
     }
 }
 
-optinc_status optinc_npy_put(optinc_out *o, const optinc_cmat *m, int real_only,
-                             optinc_error *err)
-{
-    optinc_status st = finite_entries(o->path, m, err);
-    if (!st)
-        put_entries(o->f, m, real_only);
-    return st;
-}
-
-optinc_status optinc_npy_write(const char *path, const optinc_cmat *m, int real_only,
-                               optinc_error *err)
+optinc_status optinc_npy_add(optinc_outs *s, const char *path, const optinc_cmat *m,
+                             int real_only, optinc_error *err)
 {
     optinc_out o;
     optinc_status st = finite_entries(path, m, err);
@@ -340,5 +331,12 @@ optinc_status optinc_npy_write(const char *path, const optinc_cmat *m, int real_
     if (st)
         return st;
     put_entries(o.f, m, real_only);
-    return optinc_out_commit(&o, err);
+    return optinc_outs_add(s, &o, err);
+}
+
+optinc_status optinc_npy_write(const char *path, const optinc_cmat *m, int real_only,
+                               optinc_error *err)
+{
+    optinc_outs one = {0};
+    return optinc_outs_end(&one, optinc_npy_add(&one, path, m, real_only, err), err);
 }

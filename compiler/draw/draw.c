@@ -37,9 +37,11 @@
  *
  * Graphviz's API drifts between releases (Debian 12's 2.42 takes char *, later
  * releases const char *), so the few calls live behind the gv_* wrappers.
- * Every file is rendered into a temporary file of optinc_out_* that is
- * renamed into place when complete, so no file is ever partial, and graphs
- * are freed in the order gvFreeLayout -> agclose, with gvFreeContext last.
+ * Every file is rendered into a temporary file of optinc_out_*, and the
+ * files of one call are renamed into place together when all are complete
+ * (a set of outputs), so no file is ever partial and a failure leaves none
+ * of them.  Graphs are freed in the order gvFreeLayout -> agclose, with
+ * gvFreeContext last.
  */
 #define _GNU_SOURCE     /* dladdr */
 #include <dlfcn.h>
@@ -98,6 +100,7 @@ struct optinc_drawer {
     int verbose;
     char **written;
     int n_written, cap_written;
+    optinc_outs staged;     /* the drawings of the call under way (fileio.h) */
 };
 
 /* Graphviz reports through one process-wide callback without a user pointer,
@@ -194,6 +197,13 @@ optinc_status optinc_drawer_new(unsigned flags, optinc_drawer **out, optinc_erro
     return OPTINC_OK;
 }
 
+/* Drops the names from the n-th on. */
+static void forget(optinc_drawer *d, int n)
+{
+    while (d->n_written > n)
+        free(d->written[--d->n_written]);
+}
+
 void optinc_drawer_free(optinc_drawer *d)
 {
     if (!d)
@@ -204,8 +214,7 @@ void optinc_drawer_free(optinc_drawer *d)
     agseterr(d->old_level);
     if (!d->verbose)
         agseterrf(d->old_errf);
-    for (int i = 0; i < d->n_written; i++)
-        free(d->written[i]);
+    forget(d, 0);
     free(d->written);
     free(d);
 }
@@ -287,11 +296,13 @@ optinc_status optinc_draw_parse_formats(const char *list, unsigned *out, optinc_
     return OPTINC_OK;
 }
 
-/* mkdir -p */
-static optinc_status make_dir(const char *dir, optinc_error *err)
+/* mkdir -p; *made gets the length of dir's prefix that names the first
+ * folder it made (0: it made none). */
+static optinc_status make_dir(const char *dir, size_t *made, optinc_error *err)
 {
     char p[1024];
     struct stat st;
+    *made = 0;
     if (!*dir || snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p)
         return optinc_fail(err, OPTINC_EINPUT, dir, 0, 0,
                            "output directory name is empty or too long; pass -o DIR");
@@ -300,7 +311,9 @@ static optinc_status make_dir(const char *dir, optinc_error *err)
             continue;
         char c = *s;
         *s = '\0';
-        if (mkdir(p, 0777) != 0 && errno != EEXIST)
+        if (mkdir(p, 0777) == 0)
+            *made = *made ? *made : strlen(p);
+        else if (errno != EEXIST)
             return optinc_fail(err, errno == ENOTDIR ? OPTINC_EINPUT : OPTINC_ERUN, dir, 0, 0,
                                "cannot create directory '%s': %s; pass another -o DIR", p,
                                strerror(errno));
@@ -312,6 +325,24 @@ static optinc_status make_dir(const char *dir, optinc_error *err)
         return optinc_fail(err, OPTINC_EINPUT, dir, 0, 0,
                            "'%s' exists and is not a directory; pass another -o DIR", dir);
     return OPTINC_OK;
+}
+
+/* Removes the folders make_dir made (the prefixes of dir at least `made`
+ * long), deepest first; one that is not empty stays. */
+static void unmake_dir(const char *dir, size_t made)
+{
+    char p[1024];
+    snprintf(p, sizeof p, "%s", dir);
+    for (size_t n = strlen(p); made && n >= made && n > 0;) {
+        rmdir(p);
+        while (n > 0 && p[n - 1] == '/')
+            n--;
+        while (n > 0 && p[n - 1] != '/')
+            n--;
+        while (n > 0 && p[n - 1] == '/')
+            n--;
+        p[n] = '\0';
+    }
 }
 
 /* Renders the laid-out g in one format straight into an atomic output file.
@@ -331,7 +362,7 @@ static optinc_status render(optinc_drawer *d, Agraph_t *g, const char *format, c
                            "Graphviz could not render %s: %s; check the Graphviz install "
                            "(libgvc6) or pick another --format", format, gv_message());
     }
-    st = optinc_out_commit(&o, err);
+    st = optinc_outs_add(&d->staged, &o, err);
     if (!st)
         remember(d, path);
     return st;
@@ -821,7 +852,19 @@ static Agraph_t *build_layer(const optinc_circuit *c, const optinc_layer *L,
 
 /* ------------------------------------------------------------- public API */
 
-optinc_status optinc_draw_layer(optinc_drawer *d, const optinc_circuit *c, int layer,
+/* The drawings of one call land together (a set of outputs, fileio.h): a
+ * failure on the way (a full disk) leaves the files in dir as they were and
+ * names none as written.  The drawers below stage; the public functions
+ * end the set. */
+static optinc_status settle(optinc_drawer *d, int n_written, optinc_status st, optinc_error *err)
+{
+    st = optinc_outs_end(&d->staged, st, err);
+    if (st)
+        forget(d, n_written);
+    return st;
+}
+
+static optinc_status draw_layer(optinc_drawer *d, const optinc_circuit *c, int layer,
                                 optinc_draw_style style, unsigned mask, const char *dir,
                                 optinc_error *err)
 {
@@ -839,7 +882,7 @@ optinc_status optinc_draw_layer(optinc_drawer *d, const optinc_circuit *c, int l
     return finish(d, g, "nop", mask, dir, stem, err);
 }
 
-optinc_status optinc_draw_layers(optinc_drawer *d, const optinc_circuit *c, unsigned mask,
+static optinc_status draw_layers(optinc_drawer *d, const optinc_circuit *c, unsigned mask,
                                  const char *dir, optinc_error *err)
 {
     char stem[128], title[160], label[256], tip[512], width[16];
@@ -886,18 +929,39 @@ optinc_status optinc_draw_layers(optinc_drawer *d, const optinc_circuit *c, unsi
     return finish(d, g, "dot", mask, dir, stem, err);
 }
 
+optinc_status optinc_draw_layer(optinc_drawer *d, const optinc_circuit *c, int layer,
+                                optinc_draw_style style, unsigned mask, const char *dir,
+                                optinc_error *err)
+{
+    int n = d->n_written;
+    return settle(d, n, draw_layer(d, c, layer, style, mask, dir, err), err);
+}
+
+optinc_status optinc_draw_layers(optinc_drawer *d, const optinc_circuit *c, unsigned mask,
+                                 const char *dir, optinc_error *err)
+{
+    int n = d->n_written;
+    return settle(d, n, draw_layers(d, c, mask, dir, err), err);
+}
+
 optinc_status optinc_draw_circuit(optinc_drawer *d, const optinc_circuit *c, const char *dir,
                                   const optinc_draw_options *opt, optinc_error *err)
 {
     unsigned mask = opt && opt->formats ? opt->formats : OPTINC_DRAW_SVG | OPTINC_DRAW_PNG;
-    optinc_status st = make_dir(dir, err);
+    int n_written = d->n_written;
+    size_t made;
+    optinc_status st = make_dir(dir, &made, err);
     for (int i = 0; i < c->n_layers && !st; i++) {
         int n = optinc_draw_layer_modes(&c->layers[i]);
         unsigned detail = n <= OPTINC_DRAW_PNG_MAX ? mask : mask & ~OPTINC_DRAW_PNG;
         if (detail && (n <= OPTINC_DRAW_DETAIL_MAX || (opt && opt->force_detail)))
-            st = optinc_draw_layer(d, c, i, OPTINC_DRAW_DETAIL, detail, dir, err);
+            st = draw_layer(d, c, i, OPTINC_DRAW_DETAIL, detail, dir, err);
         if (!st && (n > OPTINC_DRAW_PNG_MAX || (opt && opt->force_overview)))
-            st = optinc_draw_layer(d, c, i, OPTINC_DRAW_OVERVIEW, mask, dir, err);
+            st = draw_layer(d, c, i, OPTINC_DRAW_OVERVIEW, mask, dir, err);
     }
-    return st ? st : optinc_draw_layers(d, c, mask, dir, err);
+    if (!st)
+        st = draw_layers(d, c, mask, dir, err);
+    if ((st = settle(d, n_written, st, err)) && made)
+        unmake_dir(dir, made);
+    return st;
 }

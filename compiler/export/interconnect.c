@@ -308,11 +308,14 @@ optinc_status optinc_export_interconnect_mapped(const optinc_circuit *c,
     if (!st && strchr(g.main_file, '"'))
         st = optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "the output's name holds a '\"', "
                          "which the .INCLUDE line cannot quote; rename it");
+    optinc_outs set = {0};
     if (!st)
-        st = optinc_out_write(circuit, put_circuit, &g, err);
+        st = optinc_outs_write(&set, circuit, put_circuit, &g, err);
     if (!st)
-        st = optinc_out_write(script, put_script, &g, err);
-    return st ? st : optinc_out_write(path, put_main, &g, err);
+        st = optinc_outs_write(&set, script, put_script, &g, err);
+    if (!st)
+        st = optinc_outs_write(&set, path, put_main, &g, err);
+    return optinc_outs_end(&set, st, err);
 }
 
 optinc_status optinc_export_interconnect(const optinc_circuit *c, const optinc_layout *layout,

@@ -226,7 +226,10 @@ optinc_status optinc_export_sax(const optinc_circuit *c, const optinc_layout *la
     optinc_status st = ex_check(c, err);
     if (!st)
         st = optinc_export_companion(path, EX_SAX_MODELS, models, sizeof models, err);
+    optinc_outs set = {0};
     if (!st)
-        st = optinc_out_write(models, put_models, NULL, err);
-    return st ? st : optinc_out_write(path, put_netlist, c, err);
+        st = optinc_outs_write(&set, models, put_models, NULL, err);
+    if (!st)
+        st = optinc_outs_write(&set, path, put_netlist, c, err);
+    return optinc_outs_end(&set, st, err);
 }

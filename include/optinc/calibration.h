@@ -23,6 +23,7 @@
 
 #include "optinc/circuit.h"
 #include "optinc/error.h"
+#include "optinc/fileio.h"
 #include "optinc/sim.h"
 #include "optinc/text.h"
 
@@ -61,7 +62,11 @@ optinc_status optinc_calibration_parse(const optinc_input *in, const optinc_circ
 optinc_status optinc_calibration_read(const char *path, const optinc_circuit *c,
                                       const optinc_read_opts *opts, optinc_calibration **out,
                                       optinc_error *err);
-/* Writes a calibration for circuit c (all MZIs, in propagation order). */
+/* Writes a calibration for circuit c (all MZIs, in propagation order); the
+ * add form as a member of a set of outputs (fileio.h). */
+optinc_status optinc_calibration_add(optinc_outs *s, const optinc_calibration *cal,
+                                     const optinc_circuit *c, const char *path,
+                                     optinc_error *err);
 optinc_status optinc_calibration_write(const optinc_calibration *cal, const optinc_circuit *c,
                                        const char *path, optinc_error *err);
 /* The couplers a chip realizes, as a calibration (a perfect measurement). */

@@ -69,7 +69,9 @@ const char *optinc_drawer_written(const optinc_drawer *d, int i);
 optinc_status optinc_draw_parse_formats(const char *list, unsigned *formats, optinc_error *err);
 
 /* Every drawing of c the thresholds (and opt) call for, into dir (created
- * when missing).  Each file is written atomically. */
+ * when missing).  The drawings of one call are written atomically and
+ * together: when one fails, none is written (the old files stay) and a
+ * folder the call made is removed. */
 optinc_status optinc_draw_circuit(optinc_drawer *d, const optinc_circuit *c, const char *dir,
                                   const optinc_draw_options *opt, optinc_error *err);
 

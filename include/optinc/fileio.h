@@ -43,10 +43,6 @@ typedef struct optinc_out {
 const char *optinc_shortest(char buf[OPTINC_SHORTEST_MAX], double x);
 
 optinc_status optinc_out_open(optinc_out *o, const char *path, optinc_error *err);
-/* Everything written so far is on the disk, or the error (status 1) and
- * the output aborted.  A run that writes several files that only make
- * sense together flushes them all before it commits the first. */
-optinc_status optinc_out_flush(optinc_out *o, optinc_error *err);
 optinc_status optinc_out_commit(optinc_out *o, optinc_error *err);
 void optinc_out_abort(optinc_out *o);
 /* The whole life of one output: opens path, has body(f, ctx, err) write
@@ -55,6 +51,26 @@ void optinc_out_abort(optinc_out *o);
 typedef optinc_status (*optinc_out_body)(FILE *f, const void *ctx, optinc_error *err);
 optinc_status optinc_out_write(const char *path, optinc_out_body body, const void *ctx,
                                optinc_error *err);
+
+/* Outputs that only make sense together (an export and its companion
+ * files, the drawings of one circuit, an ONN's spec and its matrices) land
+ * together or not at all.  Each is written in full and closed as its
+ * temporary file (optinc_outs_add takes an open, written output and closes
+ * it; optinc_outs_write is optinc_out_write's counterpart), and
+ * optinc_outs_end() renames them all into place, in the order they were
+ * added, when st is OPTINC_OK, or removes them all when it is not: a
+ * failure on the way (a full disk) leaves every old file as it was.  A set
+ * holds names, not descriptors, so it may be large.  A zeroed optinc_outs
+ * is empty; optinc_outs_end() frees it and returns st or the first error
+ * of the renames. */
+typedef struct optinc_outs {
+    optinc_out *out;
+    int n, cap;
+} optinc_outs;
+optinc_status optinc_outs_add(optinc_outs *s, optinc_out *o, optinc_error *err);
+optinc_status optinc_outs_write(optinc_outs *s, const char *path, optinc_out_body body,
+                                const void *ctx, optinc_error *err);
+optinc_status optinc_outs_end(optinc_outs *s, optinc_status st, optinc_error *err);
 /* What optinc_out_open() would refuse, found without writing anything: an
  * output that is a folder, a block device, a socket or a dangling link, or
  * whose folder is missing or not writable (status 2).  For a run that
@@ -89,10 +105,9 @@ optinc_status optinc_npy_parse(const optinc_input *in, optinc_cmat **out, int *i
 optinc_status optinc_npy_read(const char *path, const optinc_read_opts *opts, optinc_cmat **out,
                               int *is_complex, optinc_error *err);
 /* Writes complex128 (or float64 when real_only and every imaginary part is 0). */
-/* The same into an output opened with optinc_out_open(), left open (the
- * caller commits it). */
-optinc_status optinc_npy_put(optinc_out *o, const optinc_cmat *m, int real_only,
-                             optinc_error *err);
+/* The same as a member of a set of outputs. */
+optinc_status optinc_npy_add(optinc_outs *s, const char *path, const optinc_cmat *m,
+                             int real_only, optinc_error *err);
 optinc_status optinc_npy_write(const char *path, const optinc_cmat *m, int real_only,
                                optinc_error *err);
 /* .csv (csv.c): one matrix row per line, comma-separated; a complex entry is

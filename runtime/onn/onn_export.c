@@ -282,9 +282,8 @@ static optinc_cmat *layer_matrix(const optinc_onn *net, int l, int *rows, int *c
     return C;
 }
 
-/* The matrices and the spec only make sense together, so all are written
- * in full to their temporary files and flushed before the first replaces
- * its old version, the spec last: a failure on the way (a full disk)
+/* The matrices and the spec only make sense together, so they are one set
+ * of outputs (fileio.h), the spec last: a failure on the way (a full disk)
  * leaves the previous ONN as it was, and a new folder of matrices is
  * removed again. */
 optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
@@ -299,28 +298,21 @@ optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
     if (!made && errno != EEXIST)
         return optinc_fail(err, OPTINC_ERUN, dir, 0, 0, "cannot create the directory for the "
                            "ONN's matrices: %s", strerror(errno));
-    int rows[OPTINC_ONN_MAX_LAYERS], cols[OPTINC_ONN_MAX_LAYERS], n = 0, L = net->n_layers;
-    optinc_out out[OPTINC_ONN_MAX_LAYERS + 1];
-    for (int l = 0; !st && l < L; l++) {
+    int rows[OPTINC_ONN_MAX_LAYERS], cols[OPTINC_ONN_MAX_LAYERS];
+    optinc_outs set = {0};
+    for (int l = 0; !st && l < net->n_layers; l++) {
         optinc_cmat *C = layer_matrix(net, l, &rows[l], &cols[l]);
         optinc_onn_export_matrix_path(spec_path, l, path, sizeof path);
-        st = C ? optinc_out_open(&out[n], path, err)
+        st = C ? optinc_npy_add(&set, path, C, 1, err)
                : optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory exporting the ONN");
-        if (!st && (st = optinc_npy_put(&out[n++], C, 1, err)))
-            n--, optinc_out_abort(&out[n]);
         optinc_cmat_free(C);
     }
-    if (!st && !(st = optinc_out_open(&out[n], spec_path, err)))
-        put_spec(out[n++].f, net, spec_path, rel, o, rows, cols);
-    int failed = -1;   /* the output a flush aborted */
-    for (int k = 0; !st && k < n; k++)
-        if ((st = optinc_out_flush(&out[k], err)))
-            failed = k;
-    for (int k = 0; k < n; k++)
-        if (st && k != failed)
-            optinc_out_abort(&out[k]);
-        else if (!st)
-            st = optinc_out_commit(&out[k], err);
+    optinc_out out;
+    if (!st && !(st = optinc_out_open(&out, spec_path, err))) {
+        put_spec(out.f, net, spec_path, rel, o, rows, cols);
+        st = optinc_outs_add(&set, &out, err);
+    }
+    st = optinc_outs_end(&set, st, err);
     if (st && made)
         rmdir(dir);
     return st;

@@ -188,15 +188,11 @@ optinc_status optinc_calibration_measure(const optinc_chip *chip, double phase_s
     return OPTINC_OK;
 }
 
-optinc_status optinc_calibration_write(const optinc_calibration *cal, const optinc_circuit *c,
-                                       const char *path, optinc_error *err)
+/* The file's text, of a calibration already checked against c. */
+static void put_calibration(FILE *f, const optinc_calibration *cal, const optinc_circuit *c)
 {
-    optinc_status st = optinc_calibration_check(cal, c, err);
-    optinc_out o;
-    if (st || (st = optinc_out_open(&o, path, err)))
-        return st;
     int v2 = cal->has_offsets;
-    fprintf(o.f, "# optinc %s calibration, see optinc-calibration(5)\n"
+    fprintf(f, "# optinc %s calibration, see optinc-calibration(5)\n"
                  "# circuit %s; coupling = 0.5 + delta%s\n"
                  "optinc-calibration %d\n"
                  "# layer mesh column mode delta_in delta_out%s\n",
@@ -210,25 +206,43 @@ optinc_status optinc_calibration_write(const optinc_calibration *cal, const opti
             const optinc_mesh *mesh = L->stage[s].mesh;
             const double *k = cal->layer[l].kappa[s], *off = cal->layer[l].offset[s];
             for (int i = 0; i < mesh->n_mzi; i++) {
-                fprintf(o.f, "%s %c %d %d %.17g %.17g", L->name, L->stage[s].tag,
+                fprintf(f, "%s %c %d %d %.17g %.17g", L->name, L->stage[s].tag,
                         mesh->mzi[i].column, mesh->mzi[i].mode, k[2 * i] - 0.5,
                         k[2 * i + 1] - 0.5);
                 if (v2)
-                    fprintf(o.f, " %.17g %.17g", off[2 * i], off[2 * i + 1]);
-                fputc('\n', o.f);
+                    fprintf(f, " %.17g %.17g", off[2 * i], off[2 * i + 1]);
+                fputc('\n', f);
             }
             for (int r = 0; v2 && r < mesh->modes; r++)
-                fprintf(o.f, "%s %c screen %d %.17g\n", L->name, L->stage[s].tag, r,
+                fprintf(f, "%s %c screen %d %.17g\n", L->name, L->stage[s].tag, r,
                         off[2 * mesh->n_mzi + r]);
         }
         for (int s = 0; s < L->n_stages; s++) {
             int links = L->stage[s].fan - 1, taps = cal->layer[l].n_tap[s];
             for (int i = 0; i < taps; i++)
-                fprintf(o.f, "%s %c tap %d %d %.17g\n", L->name, L->stage[s].tag, i / links,
+                fprintf(f, "%s %c tap %d %d %.17g\n", L->name, L->stage[s].tag, i / links,
                         i % links, cal->layer[l].tap[s][i]);
         }
     }
-    return optinc_out_commit(&o, err);   /* which reports a write error */
+}
+
+optinc_status optinc_calibration_add(optinc_outs *s, const optinc_calibration *cal,
+                                     const optinc_circuit *c, const char *path,
+                                     optinc_error *err)
+{
+    optinc_status st = optinc_calibration_check(cal, c, err);
+    optinc_out o;
+    if (st || (st = optinc_out_open(&o, path, err)))
+        return st;
+    put_calibration(o.f, cal, c);
+    return optinc_outs_add(s, &o, err);
+}
+
+optinc_status optinc_calibration_write(const optinc_calibration *cal, const optinc_circuit *c,
+                                       const char *path, optinc_error *err)
+{
+    optinc_outs one = {0};
+    return optinc_outs_end(&one, optinc_calibration_add(&one, cal, c, path, err), err);
 }
 
 /* ------------------------------------------------------------------ reading */
