@@ -127,24 +127,34 @@ static void device_defaults(device_opts *d)
     d->dev = (optinc_onn_devices){.ideal = 1, .chip_seed = 1};
 }
 
-/* The chip the parsed options describe, its chip file read; OPTINC_EINPUT
- * (a usage error, err without a file) when --chip comes with the options it
- * replaces. */
+/* cli_parse, then the device options that exclude each other, as usage
+ * errors: --chip replaces the others, and --calibrate needs it.  Returns -1
+ * to go on, else the exit code. */
+static int parse_devices(const cli_cmd *cmd, const cli_opt *opts, int argc, char **argv,
+                         const char **operand, const device_opts *d)
+{
+    int rc = cli_parse(cmd, opts, argc, argv, operand);
+    if (rc >= 0)
+        return rc;
+    if (d->chip_given && (d->sigma_given || d->dev.ideal != 1))
+        return cli_usage_error(cmd->name, "--chip gives the whole device model; leave out "
+                               "--programmed, --continuous and --sigma (put "
+                               "phase_error_sigma_rad in the chip file)");
+    if (!d->chip_given && d->dev.calibrate)
+        return cli_usage_error(cmd->name, "--calibrate recompiles a chip from its "
+                               "measurement; give the chip with --chip CHIP.yaml");
+    return -1;
+}
+
+/* The chip the parsed options describe, its chip file read. */
 static optinc_status device_finish(device_opts *d, optinc_onn_devices *out, optinc_error *err)
 {
     if (d->chip_given) {
-        if (d->sigma_given || d->dev.ideal != 1)
-            return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "--chip gives the whole "
-                               "device model; leave out --programmed, --continuous and "
-                               "--sigma (put phase_error_sigma_rad in the chip file)");
         cli_input(d->chip_path, "chip file");
         optinc_status st = optinc_chip_spec_load(d->chip_path, cli_read_opts(), &d->chip, err);
         if (st)
             return st;
         optinc_onn_devices_use_chip(&d->dev, &d->chip, d->dev.calibrate);
-    } else if (d->dev.calibrate) {
-        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "--calibrate recompiles a chip "
-                           "from its measurement; give the chip with --chip CHIP.yaml");
     }
     if (d->sigma_given && d->dev.ideal == 1)
         d->dev.ideal = 0;
@@ -503,7 +513,7 @@ static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
         CLI_OPT_GROUP("The task of a netlist whose spec is gone:"),
         TASK_OPTIONS(&v.t, "the ONN's"),
         CLI_OPT_END};
-    int rc = cli_parse(cmd, opts, argc, argv, operand);
+    int rc = parse_devices(cmd, opts, argc, argv, operand, &d);
     if (rc >= 0)
         return rc;
     const char *path = operand[0];
@@ -675,7 +685,7 @@ static int onn_export(const cli_cmd *cmd, int argc, char **argv)
          "--hist: summed over K chips from --chip-seed (one chip for --lut)", .min = 1,
          .max = 1000},
         CLI_OPT_END};
-    int rc = cli_parse(cmd, opts, argc, argv, operand);
+    int rc = parse_devices(cmd, opts, argc, argv, operand, &d);
     if (rc >= 0)
         return rc;
     if (!hist && !lutp)
@@ -745,7 +755,7 @@ static int onn_cascade(const cli_cmd *cmd, int argc, char **argv)
         CLI_OPT_SEED(&seed, NULL, NULL, "seed of the end-to-end inputs"),
         DEVICE_OPTIONS(&d),
         CLI_OPT_END};
-    int rc = cli_parse(cmd, opts, argc, argv, operand);
+    int rc = parse_devices(cmd, opts, argc, argv, operand, &d);
     if (rc >= 0)
         return rc;
     optinc_error err = {0};

@@ -265,6 +265,9 @@ static int refuse_ignored(const opts *o)
     if (o->calibrate && !o->set_chip)
         return cli_usage_error("train", "--calibrate recompiles a chip from its measurement; "
                                "give the chip with --chip CHIP.yaml");
+    if (measured && exact)
+        return cli_usage_error("train", "--inject-errors onn measures a compiled ONN: give "
+                               "--onn NET.sp");
     return -1;
 }
 
@@ -691,9 +694,6 @@ static optinc_status load_aggregator(opts *o, optinc_err_hist **hist, optinc_agg
     *name = o->cfg.allreduce->summary;
     *have_rep = 0;
     int exact = o->onn && !strcmp(o->onn, "exact");
-    if (from_onn && exact)
-        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
-                           "--inject-errors onn measures a compiled ONN: give --onn NET.sp");
     if (onn || from_onn) {
         st = exact ? optinc_agg_lut_exact(o->cfg.servers, o->cfg.bits, lut, err)
                    : onn_table(o, lut, rep, err);

@@ -75,6 +75,36 @@ Test(cli, compile_bad_command_lines, .init = tu_scratch_init, .fini = tu_scratch
     tu_run_free(&r);
 }
 
+/* Options that exclude each other are a bad command line like any other:
+ * status 2, the command named, the way to --help, and nothing read (the
+ * operands here do not exist) or written. */
+Test(cli, options_that_exclude_each_other)
+{
+    static const struct {
+        const char *cmd, *args[10];
+    } cases[] = {
+        {"onn verify", {"onn", "verify", "no.sp", "--calibrate", NULL}},
+        {"onn export", {"onn", "export", "no.sp", "--chip", "no.yaml", "--sigma", "0.1",
+                        "--hist", "h", NULL}},
+        {"onn cascade", {"onn", "cascade", "a.sp", "b.sp", "--chip", "no.yaml",
+                         "--programmed", NULL}},
+        {"train", {"train", "--allreduce", "optinc", "--onn", "exact", "--inject-errors", "onn",
+                   NULL}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char head[64], tail[64];
+        snprintf(head, sizeof head, "optinc %s: error: ", cases[i].cmd);
+        snprintf(tail, sizeof tail, "\nTry 'optinc %s --help'.\n", cases[i].cmd);
+        tu_run r = tu_optinc(cases[i].args);
+        cr_expect_eq(r.status, 2, "%s: status %d", cases[i].cmd, r.status);
+        cr_expect(!strncmp(r.err, head, strlen(head)), "%s", r.err);
+        size_t n = strlen(r.err);
+        cr_expect(n > strlen(tail) && !strcmp(r.err + n - strlen(tail), tail), "%s", r.err);
+        cr_expect_eq(r.out[0], '\0', "%s wrote %s", cases[i].cmd, r.out);
+        tu_run_free(&r);
+    }
+}
+
 /* Parses "key": number out of a JSON text, from position p on. */
 static double json_num(const char *text, const char *key, const char **p)
 {
