@@ -21,6 +21,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "optinc/fileio.h"
 #include "optinc/spec.h"
 
 enum { HELP_WIDTH = 80, LEFT_MAX = 24, VALUE_MAX = 128 };
@@ -202,7 +203,8 @@ static int store(const cli_opt *o, const char *arg)
 {
     uint64_t u;
     double d;
-    char *end;
+    double complex z;
+    int imag;
     switch (o->type) {
     case CLI_FLAG: *(int *)o->dst = 1; return 0;
     case CLI_SET: *(int *)o->dst = o->set; return 0;
@@ -219,9 +221,11 @@ static int store(const cli_opt *o, const char *arg)
             *(uint64_t *)o->dst = u;
         return 0;
     case CLI_DOUBLE:
-        errno = 0;
-        d = strtod(arg, &end);
-        if (errno || end == arg || *end || !isfinite(d) || d < o->lo || d > o->hi
+        /* a real in the one number grammar of the files (fileio.h) */
+        if (*arg == '(' || optinc_parse_number(arg, &z, &imag) || imag)
+            return -1;
+        d = creal(z);
+        if (d < o->lo || d > o->hi
             || (o->flags & CLI_ABOVE && d == o->lo) || (o->flags & CLI_BELOW && d == o->hi))
             return -1;
         *(double *)o->dst = d;

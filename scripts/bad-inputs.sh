@@ -103,6 +103,7 @@ printf '1,2,3\n4,5\n' > "$tmp/ragged.csv"
 printf '1,2\n\n3,4\n' > "$tmp/blank_line.csv"
 printf '1,,2\n' > "$tmp/empty_field.csv"
 printf '1, nan\n' > "$tmp/nan.csv"
+printf '1, 0x1p-2\n' > "$tmp/hex.csv"
 printf '' > "$tmp/empty.csv"
 printf '# only a comment\n\n' > "$tmp/comment_only.csv"
 yes 1 | head -n 65537 | paste -s -d , - > "$tmp/too_wide.csv"
@@ -112,7 +113,7 @@ for f in dtype_f4 big_endian fortran three_dims scalar unknown_key missing_key t
          trailing too_large nan not_npy; do
     row "$f.npy" simulate "$circuit" --input "$tmp/$f.npy" --output "$tmp/out.npy"
 done
-for f in not_a_number ragged blank_line empty_field nan empty comment_only too_wide overflowing; do
+for f in not_a_number ragged blank_line empty_field nan hex empty comment_only too_wide overflowing; do
     row "$f.csv" simulate "$circuit" --input "$tmp/$f.csv" --output "$tmp/out.npy"
 done
 row "no such file" simulate "$circuit" --input "$tmp/missing.npy" --output "$tmp/out.npy"
@@ -137,6 +138,7 @@ cal no_mesh 'optinc-calibration 1\nL1 S 0 0 0 0\n'
 cal bad_column 'optinc-calibration 1\nL1 V 7 0 0 0\n'
 cal no_mzi 'optinc-calibration 1\nL1 U 0 1 0 0\n'
 cal bad_delta 'optinc-calibration 1\nL1 U 0 0 0.01 abc\n'
+cal hex_delta 'optinc-calibration 1\nL1 U 0 0 0x1p-7 0\n'
 cal delta_range 'optinc-calibration 1\nL1 U 0 0 0.6 0\n'
 cal duplicate 'optinc-calibration 1\nL1 U 0 0 0 0\n# again\nL1 U 0 0 0.1 0\n'
 cal tap_no_chain 'optinc-calibration 2\nL1 U tap 0 0 0.5\n'

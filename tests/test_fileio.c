@@ -107,6 +107,10 @@ Test(number, numpy_spellings)
         {"1 ", 0, 0, 0, -1},          {"1+2", 0, 0, 0, -1},       {"j", 0, 0, 0, -1},
         {"abc", 0, 0, 0, -1},         {"(1+2j", 0, 0, 0, -1},     {"1e", 0, 0, 0, -1},
         {"()", 0, 0, 0, -1},
+        /* one decimal grammar: no hexadecimal; inf and nan are named (1), not numbers */
+        {"0x1p1", 0, 0, 0, -1},       {"1+0x2j", 0, 0, 0, -1},    {"1e400", 0, 0, 0, 1},
+        {"-Infinity", 0, 0, 0, 1},    {"NaN", 0, 0, 0, 1},        {"1e-3j", 0, 1e-3, 1, 0},
+        {".5", 0.5, 0, 0, 0},         {"5.", 5, 0, 0, 0},         {"1e-3-2E+1j", 1e-3, -20, 1, 0},
     };
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
         double complex z = 0;

@@ -546,6 +546,7 @@ static const struct {
     {"bad_column", "optinc-calibration 1\nL1 V 7 0 0 0\n", 2, 6, "column must be an integer"},
     {"no_mzi", "optinc-calibration 1\nL1 U 0 1 0 0\n", 2, 8, "no MZI of mesh U"},
     {"bad_delta", "optinc-calibration 1\nL1 U 0 0 0.01 abc\n", 2, 15, "'abc' is not a number"},
+    {"hex_delta", "optinc-calibration 1\nL1 U 0 0 0x1p-7 0\n", 2, 10, "'0x1p-7' is not a number"},
     {"delta_range", "optinc-calibration 1\nL1 U 0 0 0.6 0\n", 2, 10, "in [-0.5, 0.5]"},
     {"duplicate", "optinc-calibration 1\nL1 U 0 0 0 0\n# again\nL1 U 0 0 0.1 0\n", 4, 1,
      "already listed on line 2"},

@@ -399,6 +399,7 @@ static const struct bad_spec {
     {"not_a_number.yaml", NULL, 4, 27, "must be a number such as 0.25 or -1e-3, got '2dB'"},
     {"nan.yaml", NULL, 5, 24, "is '.nan', which is not a finite number"},
     {"inf.yaml", NULL, 5, 28, "is 'inf', which is not a finite number"},
+    {"hex_number.yaml", NULL, 5, 28, "must be a number such as 0.25 or -1e-3, got '0x1p-7'"},
     {"negative_loss.yaml", NULL, 5, 24, "is -0.1, out of range; use a number in [0, 100]"},
     {"bits_17.yaml", NULL, 5, 11, "'bits' in components.phase_shifter is 17, out of range; use a whole number in 0..16"},
     {"bits_float.yaml", NULL, 4, 22, "must be a whole number, got '8.5'"},

@@ -19,8 +19,29 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "compiler/core/matrix_file.h"
+#include "compiler/core/numtext.h"
 #include "optinc/fileio.h"
+
+/* The real at [b, e) in the decimal grammar of numtext.h (no hexadecimal
+ * or blanks, which strtod would take): 0, -1 when it is not one, 1 when it
+ * is beyond the largest double or spells infinity or NaN as C and NumPy do
+ * (inf, infinity, nan, in any case, signed), so that a reader can say why
+ * such an entry is refused. */
+static int real_at(const char *b, const char *e, double *x)
+{
+    optinc_num_parse_result r = optinc_num_parse(b, (size_t)(e - b), x);
+    if (r == OPTINC_NUM_SYNTAX) {
+        b += b < e && (*b == '+' || *b == '-');
+        size_t n = (size_t)(e - b);
+        static const char *const words[] = {"inf", "infinity", "nan"};
+        for (int k = 0; k < 3; k++)
+            if (n == strlen(words[k]) && !strncasecmp(b, words[k], n))
+                return 1;
+    }
+    return r == OPTINC_NUM_OK ? 0 : r == OPTINC_NUM_RANGE ? 1 : -1;
+}
 
 int optinc_parse_number(const char *s, double complex *z, int *had_imag)
 {
@@ -31,32 +52,22 @@ int optinc_parse_number(const char *s, double complex *z, int *had_imag)
         b++;
         e--;
     }
-    if (b == e || isspace((unsigned char)*b))
+    if (b == e)
         return -1;
-    char *end;
-    double re = strtod(b, &end), im = 0;
-    int imag = 0;
-    if (end == b || end > e)
+    /* a 'j' part starts at the last sign that is not an exponent's */
+    int imag = e[-1] == 'j' || e[-1] == 'J';
+    const char *split = imag ? b : e;
+    for (const char *p = b + 1; imag && p < e - 1; p++)
+        if ((*p == '+' || *p == '-') && p[-1] != 'e' && p[-1] != 'E')
+            split = p;
+    double re = 0, im = 0;
+    int r = split > b ? real_at(b, split, &re) : 0, ri = imag ? real_at(split, e - 1, &im) : 0;
+    if (r < 0 || ri < 0)
         return -1;
-    if (end < e && (*end == 'j' || *end == 'J')) {
-        im = re;
-        re = 0;
-        imag = 1;
-        end++;
-    } else if (end < e && (*end == '+' || *end == '-')) {
-        const char *p = end;
-        im = strtod(p, &end);
-        if (end == p || end >= e || (*end != 'j' && *end != 'J'))
-            return -1;
-        imag = 1;
-        end++;
-    }
-    if (end != e)
-        return -1;
-    *z = CMPLX(re, im);
+    *z = CMPLX(r ? HUGE_VAL : re, ri ? HUGE_VAL : im);
     if (had_imag)
         *had_imag = imag;
-    return isfinite(re) && isfinite(im) ? 0 : 1;
+    return r || ri;
 }
 
 static int blank(const char *s)

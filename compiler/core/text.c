@@ -36,6 +36,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "compiler/core/bigmem.h"
+#include "compiler/core/numtext.h"
 #include "optinc/text.h"
 
 static optinc_status open_failed(const char *path, const char *what, int e, optinc_error *err)
@@ -374,12 +375,7 @@ int optinc_token_long(const optinc_token *t, long *v)
 
 int optinc_token_double(const optinc_token *t, double *v)
 {
-    char buf[64], *end;
-    if (optinc_token_cstr(t, buf, sizeof buf))
-        return -1;
-    errno = 0;
-    *v = strtod(buf, &end);
-    return errno || *end || end == buf || !isfinite(*v) ? -1 : 0;
+    return optinc_num_parse(t->s, (size_t)t->len, v) == OPTINC_NUM_OK ? 0 : -1;
 }
 
 int optinc_utf8_length(const char *text)

@@ -120,10 +120,13 @@ optinc_status optinc_csv_read(const char *path, const optinc_read_opts *opts, op
                               int *is_complex, optinc_error *err);
 
 /* Parses a whole real or complex number in NumPy's spelling: "1.5", "-2e-3",
- * "2j", "1+2j", "1.5-0.5J", optionally in parentheses "(1+2j)".  No leading or
- * trailing blanks.  Returns 0 and sets *z (and *had_imag: a 'j' part was
- * written) on success, -1 when s is not a number, 1 when it is NaN or
- * infinite (*z is then set too). */
+ * "2j", "1+2j", "1.5-0.5J", optionally in parentheses "(1+2j)".  Each part is
+ * decimal, [+-]? (DIGITS [. DIGITS?] | . DIGITS) ([eE] [+-]? DIGITS)?, the
+ * one grammar of every number optinc reads (no hexadecimal, inf, nan or
+ * blanks).  Returns 0 and sets *z (and *had_imag: a 'j' part was written)
+ * on success, -1 when s is not a number, 1 when a part is beyond the
+ * largest double or is inf, infinity or nan (any case, signed: not numbers
+ * of the grammar, but named so a reader can say why it refuses them). */
 int optinc_parse_number(const char *s, double complex *z, int *had_imag);
 
 /* sha256 of a file's bytes (FIPS 180-4, used for provenance headers; sha256.c). */
