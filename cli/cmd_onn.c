@@ -585,8 +585,9 @@ static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
         cli_json_field(stdout, "p_error_ge2_max", ge2_max);
         devices_json(&d, &v.dev);
         printf(", \"task\": {\"servers\": %d, \"bits\": %d, \"level\": %d, \"rounding\": \"%s\", "
-               "\"code\": \"%s\", \"p_outputs\": %d}", m.fan_in, m.bits, m.level,
-               optinc_onn_rounding_names[m.task.rounding], optinc_onn_code_names[m.task.code],
+               "\"code\": \"%s\", \"preprocessing\": \"%s\", \"p_outputs\": %d}", m.fan_in,
+               m.bits, m.level, optinc_onn_rounding_names[m.task.rounding],
+               optinc_onn_code_names[m.task.code], optinc_onn_preprocessing_names[m.task.pre],
                optinc_onn_task_inputs(&m.task));
         printf(", \"mzis\": %ld, \"attenuators\": %ld, \"splitters\": %ld, \"combiners\": %ld, "
                "\"padding_slots\": %ld", a.netlist_mzis, a.netlist_attenuators, splitters,

@@ -524,6 +524,25 @@ Test(onn, train_writes_any_spec_name_back, .init = tu_scratch_init, .fini = tu_s
  * would hang or leave the matrices without their spec), and two outputs
  * that are one file (a link between the matrices, a hard link, the spec a
  * link to a matrix): the last written would be all of them. */
+/* verify --json names the task whole: its preprocessing too, which decides
+ * what the P outputs are (one weighted sum here, in 0..2 x 3). */
+Test(onn, verify_json_names_the_preprocessing, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    char spec_path[4400];
+    snprintf(spec_path, sizeof spec_path, "%s", tu_scratch("ws.yaml"));
+    tu_run r = tu_optinc((const char *[]){"onn", "train", "-o", spec_path, TINY_TRAIN,
+                                          "--preprocessing", "weighted_sum", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    tu_run_free(&r);
+    r = tu_optinc((const char *[]){"onn", "verify", spec_path, "--json", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_expect(strstr(r.out, "\"preprocessing\": \"weighted_sum\", \"p_outputs\": 1}"), "%s",
+              r.out);
+    cr_expect(strstr(r.out, "\"inputs_checked\": 7,"), "p = 0..6: %s", r.out);
+    tu_run_free(&r);
+}
+
 Test(onn, train_refuses_outputs_it_cannot_write_back, .init = tu_scratch_init,
      .fini = tu_scratch_fini, .timeout = 60)
 {

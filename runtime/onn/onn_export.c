@@ -255,7 +255,7 @@ static void put_spec(FILE *f, const optinc_onn *net, const char *spec_path, cons
     fprintf(f, "allreduce:\n  servers: %d\n  gradient_bits: %d\n  symbol: pam4\n"
                "  block_quantization: {block_size: 1024}\n  preprocessing: %s\n  onn:\n"
                "    hidden: [",
-            servers, o->bits, t->pre == OPTINC_P_DIGIT_SUMS ? "digit_sums" : "weighted_sum");
+            servers, o->bits, optinc_onn_preprocessing_names[t->pre]);
     for (int l = 0; l < net->n_layers - 1; l++)
         fprintf(f, "%s%d", l ? ", " : "", net->layers[l].rows);
     fprintf(f, "]\n    activation: relu_eo\n    approximation: %s\n",
