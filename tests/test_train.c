@@ -320,6 +320,12 @@ Test(train, command_line)
         cr_assert(strstr(r.err, "optinc train: error:"), "%s", r.err);
         tu_run_free(&r);
     }
+    /* a model too big to hold is refused before anything is allocated */
+    r = tu_optinc((const char *[]){"train", "--hidden", "65536,65536", "--epochs", "1", NULL});
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "optinc train: error: the model has 4347133962 parameters, more "
+                            "than the 268435456 training takes"), "%s", r.err);
+    tu_run_free(&r);
     /* a malformed test fault is refused, not ignored */
     setenv("OPTINC_TEST_FAULT", "kill:2", 1);
     r = tu_optinc((const char *[]){"train", NULL});

@@ -117,6 +117,12 @@ enum { OPTINC_TRAIN_METRICS, OPTINC_TRAIN_WEIGHTS, OPTINC_TRAIN_CHECKPOINT };
  * (optinc_spec_train_defaults(), spec.h), so that a field a spec leaves out
  * trains as if there were no spec. */
 #define OPTINC_TRAIN_DEFAULT_SEED 1
+/* The most parameters (weights and biases) a model may have: the run holds
+ * about 3 + S float copies of them (weights, momentum, a gradient per server
+ * of the process, error-feedback residuals), 1 GiB each at this size, and a
+ * wider model is refused before anything is allocated rather than left to
+ * the system's out-of-memory killer. */
+#define OPTINC_TRAIN_PARAMS_MAX (1L << 28)
 
 /* The learning rate of step t (0-based) of a run of T steps. */
 double optinc_train_lr(const optinc_train_config *cfg, long t, long T);

@@ -442,6 +442,11 @@ static optinc_status setup(const optinc_train_config *cfg, const optinc_comm *co
                            "%d: use a smaller batch or more samples",
                            r->train->n, cfg->servers, cfg->batch);
     mlp_layout(m, r->train->features, cfg->hidden, cfg->n_hidden, classes);
+    if (m->params > (size_t)OPTINC_TRAIN_PARAMS_MAX)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "the model has %zu parameters, more than the %ld training takes; "
+                           "give narrower or fewer hidden layers", m->params,
+                           OPTINC_TRAIN_PARAMS_MAX);
     /* threads serve the servers of this process: none to share under MPI */
     /* a spec's error feedback and stochastic rounding serve the quantizing
      * algorithms only, like its bits: a ring run of the same spec ignores them */
