@@ -170,28 +170,23 @@ static void print_text(const optinc_circuit *c, const sim_args *a, uint64_t seed
 
 /* ------------------------------------------------------------------ actions */
 
-/* The run's outputs (-o, --matrix, --save-calibration) are one set of
- * outputs (fileio.h): staged as they are computed, and in place only when
- * the whole run has succeeded. */
-static optinc_status write_matrix(const optinc_circuit *c, const char *path, optinc_outs *set,
-                                  optinc_error *err)
+/* The run's outputs (-o, --matrix, --save-calibration) are computed first,
+ * kept in memory through the Monte Carlo, and written last as one set of
+ * outputs (fileio.h): in place only when the whole run has succeeded, and
+ * no temporary file waits through a long run for an interrupt to strand it. */
+static optinc_status ideal_matrix(const optinc_circuit *c, optinc_cmat **M, optinc_error *err)
 {
     optinc_chip *chip;
-    optinc_cmat *M = NULL;
     optinc_chip_options o = {OPTINC_DEV_NONE, OPTINC_DRIVE_CODES, NULL, 0};
     optinc_status st = optinc_chip_new(c, &o, 0, &chip, err);
     if (!st) {
-        st = optinc_chip_circuit_matrix(chip, &M, err);
+        st = optinc_chip_circuit_matrix(chip, M, err);
         optinc_chip_free(chip);
     }
-    if (!st)
-        st = optinc_npy_add(set, path, M, 0, err);
-    optinc_cmat_free(M);
     return st;
 }
 
-/* Reads the --input batch and checks its shape against the circuit: before
- * anything is written, so a bad batch leaves no --matrix behind. */
+/* Reads the --input batch and checks its shape against the circuit. */
 static optinc_status read_input(const optinc_circuit *c, const char *path, optinc_cmat **X,
                                 optinc_error *err)
 {
@@ -209,10 +204,9 @@ static optinc_status read_input(const optinc_circuit *c, const char *path, optin
 }
 
 static optinc_status run_input(const optinc_circuit *c, const sim_args *a, const optinc_cmat *X,
-                               const optinc_chip_options *o, uint64_t seed, optinc_outs *set,
+                               const optinc_chip_options *o, uint64_t seed, optinc_cmat **Y,
                                optinc_error *err)
 {
-    optinc_cmat *Y = NULL;
     optinc_chip *chip = NULL;
     optinc_status st = optinc_chip_new(c, o, seed, &chip, err);
     if (!st && a->calibrate)
@@ -223,28 +217,21 @@ static optinc_status run_input(const optinc_circuit *c, const sim_args *a, const
     eo.detect = a->detect;
     eo.reference_phase_rad = a->reference_phase;
     if (!st)
-        st = optinc_chip_eval(chip, X, &Y, &eo, err);
-    if (!st)
-        st = optinc_npy_add(set, a->output, Y, a->detect != OPTINC_DETECT_FIELD, err);
+        st = optinc_chip_eval(chip, X, Y, &eo, err);
     optinc_chip_free(chip);
-    optinc_cmat_free(Y);
     return st;
 }
 
-static optinc_status save_calibration(const optinc_circuit *c, const sim_args *a,
-                                      const optinc_chip_options *o, uint64_t seed,
-                                      optinc_outs *set, optinc_error *err)
+static optinc_status chip_calibration(const optinc_circuit *c, const optinc_chip_options *o,
+                                      uint64_t seed, optinc_calibration **cal,
+                                      optinc_error *err)
 {
     optinc_chip *chip;
-    optinc_calibration *cal = NULL;
     optinc_status st = optinc_chip_new(c, o, seed, &chip, err);
     if (!st) {
-        st = optinc_calibration_from_chip(chip, &cal, err);
+        st = optinc_calibration_from_chip(chip, cal, err);
         optinc_chip_free(chip);
     }
-    if (!st)
-        st = optinc_calibration_add(set, cal, c, a->save_calibration, err);
-    optinc_calibration_free(cal);
     return st;
 }
 
@@ -308,14 +295,14 @@ int cmd_simulate(int argc, char **argv)
         mo.chip.couplers = cal;
     if (!st && a.input)
         st = read_input(c, a.input, &X, &err);
-    optinc_outs set = {0};
-    if (!st && a.matrix && (st = write_matrix(c, a.matrix, &set, &err)) == OPTINC_EINPUT
-        && !*err.file)
+    optinc_cmat *M = NULL, *Y = NULL;
+    optinc_calibration *saved = NULL;
+    if (!st && a.matrix && (st = ideal_matrix(c, &M, &err)) == OPTINC_EINPUT && !*err.file)
         snprintf(err.file, sizeof err.file, "%s", a.circuit);   /* the circuit has no matrix */
     if (!st && a.input)
-        st = run_input(c, &a, X, &mo.chip, seed, &set, &err);
+        st = run_input(c, &a, X, &mo.chip, seed, &Y, &err);
     if (!st && a.save_calibration)
-        st = save_calibration(c, &a, &mo.chip, seed, &set, &err);
+        st = chip_calibration(c, &mo.chip, seed, &saved, &err);
     compiled = calloc((size_t)c->n_layers + 1, sizeof *compiled);
     has_target = calloc((size_t)c->n_layers + 1, sizeof *has_target);
     if (!st && (!compiled || !has_target))
@@ -324,6 +311,13 @@ int cmd_simulate(int argc, char **argv)
         st = compiled_metrics(c, compiled, has_target, &err);
     if (!st)
         st = optinc_monte_carlo(c, &mo, &mc, &err);
+    optinc_outs set = {0};
+    if (!st && M)
+        st = optinc_npy_add(&set, a.matrix, M, 0, &err);
+    if (!st && Y)
+        st = optinc_npy_add(&set, a.output, Y, a.detect != OPTINC_DETECT_FIELD, &err);
+    if (!st && saved)
+        st = optinc_calibration_add(&set, saved, c, a.save_calibration, &err);
     if (!(st = optinc_outs_end(&set, st, &err))) {
         if (a.json)
             print_json(c, &a, seed, compiled, has_target, mc);
@@ -331,6 +325,9 @@ int cmd_simulate(int argc, char **argv)
             print_text(c, &a, seed, compiled, has_target, mc);
     }
     optinc_mc_result_free(mc);
+    optinc_cmat_free(M);
+    optinc_cmat_free(Y);
+    optinc_calibration_free(saved);
     optinc_cmat_free(X);
     free(compiled);
     free(has_target);

@@ -21,8 +21,8 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "cli/options.h"
-#include "optinc/fileio.h"
 #include "optinc/spec.h"
+#include "optinc/text.h"
 
 enum { HELP_WIDTH = 80, LEFT_MAX = 24, VALUE_MAX = 128 };
 
@@ -155,17 +155,16 @@ static int bad_value(const char *cmd, const cli_opt *o, const char *arg)
                            *range ? " " : "", range, arg);
 }
 
-/* A whole decimal number >= 0 (as strtol reads it: leading blanks and a
- * sign allowed, "-0" is 0). */
+/* A whole decimal number >= 0: digits after an optional sign ("-0" is 0),
+ * no blanks, as the numbers of the files. */
 static int parse_u64(const char *s, uint64_t *out)
 {
-    const char *p = s;
     char *end;
-    while (isspace((unsigned char)*p))
-        p++;
+    if (isspace((unsigned char)*s))
+        return -1;
     errno = 0;
     unsigned long long v = strtoull(s, &end, 10);
-    if (errno || end == s || *end || (*p == '-' && v != 0))
+    if (errno || end == s || *end || (*s == '-' && v != 0))
         return -1;
     *out = v;
     return 0;
@@ -203,8 +202,7 @@ static int store(const cli_opt *o, const char *arg)
 {
     uint64_t u;
     double d;
-    double complex z;
-    int imag;
+    optinc_token t;
     switch (o->type) {
     case CLI_FLAG: *(int *)o->dst = 1; return 0;
     case CLI_SET: *(int *)o->dst = o->set; return 0;
@@ -221,10 +219,10 @@ static int store(const cli_opt *o, const char *arg)
             *(uint64_t *)o->dst = u;
         return 0;
     case CLI_DOUBLE:
-        /* a real in the one number grammar of the files (fileio.h) */
-        if (*arg == '(' || optinc_parse_number(arg, &z, &imag) || imag)
+        /* a real in the one number grammar of the files (text.h) */
+        t = (optinc_token){arg, (int)strnlen(arg, 256), 1};
+        if (arg[t.len] || optinc_token_double(&t, &d))
             return -1;
-        d = creal(z);
         if (d < o->lo || d > o->hi
             || (o->flags & CLI_ABOVE && d == o->lo) || (o->flags & CLI_BELOW && d == o->hi))
             return -1;

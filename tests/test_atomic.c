@@ -642,6 +642,18 @@ Test(atomic, outputs_of_one_run_land_together, .init = tu_scratch_init,
         struct stat sb;
         cr_expect_neq(stat(made_top, &sb), 0, "draw left the folders it made");
     }
+    /* a folder that was there stays, also when ".." leads back into it
+     * through one the run made */
+    char keep[4400], via[4400], made2[4400];
+    snprintf(keep, sizeof keep, "%s/keep", tu_scratch_dir());
+    snprintf(made2, sizeof made2, "%s/made", tu_scratch_dir());
+    snprintf(via, sizeof via, "%s/made/../keep", tu_scratch_dir());
+    cr_assert_eq(mkdir(keep, 0777), 0);
+    child k = start((const char *[]){"draw", spec, "-o", via, "--format", "dot", NULL}, 6144, 1);
+    cr_expect_eq(finish(&k, NULL), 1);
+    struct stat sb;
+    cr_expect_eq(stat(keep, &sb), 0, "draw removed a folder it did not make");
+    cr_expect_neq(stat(made2, &sb), 0, "draw left the folder it made");
     /* and without the limit every output is written */
     for (int r = 0; r < N_RUNS; r++) {
         child c = start(runs[r], 0, 0);

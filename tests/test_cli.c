@@ -247,6 +247,7 @@ Test(cli, option_table_refuses_out_of_range, .init = cr_redirect_stderr)
         {"--long", "6"},   {"--seed", "-1"},   {"--seed", "18446744073709551616"},
         {"--double", "0"}, {"--double", "1"},  {"--double", "nan"},   {"--double", "1e999"},
         {"--double", "0x1p-2"}, {"--double", " 0.5"}, {"--double", "(0.5)"}, {"--double", "0.5j"},
+        {"--double", "1e-400"}, {"--long", " 2"},
         {"--path", "12345678"}, {"--enum=gamma"}, {"--ints", "1,10"}, {"--ints", "1,2,3,4,5"},
         {"--nope"},        {"--int"},
     };

@@ -9,7 +9,9 @@
  * rename(2) is atomic), is flushed and fsync'ed, and only then renamed over
  * the target; the directory is fsync'ed too so the rename survives a crash.
  * optinc_out_abort() unlinks the temporary file.  mkstemp creates files
- * 0600, so the usual 0666 & ~umask mode is restored before the rename.
+ * 0600, so the usual 0666 & ~umask mode is restored before the rename.  A
+ * set of outputs (optinc_outs_*) closes each complete temporary file and
+ * renames them all only at its end.
  *
  * What the target already is decides how it is replaced, because a rename
  * replaces whatever has the name: run as root, `-o /dev/null` would turn the
@@ -23,8 +25,9 @@
  * Why the stream never fails.  The FILE a writer gets is a stream over the
  * file's descriptor (fopencookie) that keeps the first write error (a full
  * disk, a file too large) and drops what comes after it, while telling the
- * writer every write succeeded; optinc_out_commit() then reports that error
- * with the file's name and removes the temporary file.  So no writer needs
+ * writer every write succeeded; optinc_out_commit() (or optinc_outs_add(),
+ * which closes a member of a set) then reports that error with the file's
+ * name and removes the temporary file.  So no writer needs
  * its own error path, and a library that gives up on a failed write by
  * calling exit() (Graphviz does) never sees one: it would otherwise end the
  * program with no message and leave the temporary file behind.  (BSD's
@@ -342,13 +345,14 @@ optinc_status optinc_outs_write(optinc_outs *s, const char *path, optinc_out_bod
 
 optinc_status optinc_outs_end(optinc_outs *s, optinc_status st, optinc_error *err)
 {
+    int done = 0;
     for (int i = 0; i < s->n; i++)
         if (st)
             optinc_out_abort(&s->out[i]);
-        else
-            st = optinc_out_commit(&s->out[i], err);
+        else if (!(st = optinc_out_commit(&s->out[i], err)))
+            done++;
     free(s->out);
-    *s = (optinc_outs){0};
+    *s = (optinc_outs){.placed = done};
     return st;
 }
 

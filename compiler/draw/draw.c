@@ -229,19 +229,22 @@ const char *optinc_drawer_written(const optinc_drawer *d, int i)
     return i >= 0 && i < d->n_written ? d->written[i] : NULL;
 }
 
-static void remember(optinc_drawer *d, const char *path)
+/* Notes path as the next name written; -1 when out of memory. */
+static int remember(optinc_drawer *d, const char *path)
 {
     if (d->n_written == d->cap_written) {
         int cap = d->cap_written ? 2 * d->cap_written : 16;
         char **w = realloc(d->written, (size_t)cap * sizeof *w);
         if (!w)
-            return;
+            return -1;
         d->written = w;
         d->cap_written = cap;
     }
     char *copy = strdup(path);
-    if (copy)
-        d->written[d->n_written++] = copy;
+    if (!copy)
+        return -1;
+    d->written[d->n_written++] = copy;
+    return 0;
 }
 
 /* ------------------------------------------------------ Graphviz wrappers */
@@ -296,13 +299,23 @@ optinc_status optinc_draw_parse_formats(const char *list, unsigned *out, optinc_
     return OPTINC_OK;
 }
 
-/* mkdir -p; *made gets the length of dir's prefix that names the first
- * folder it made (0: it made none). */
-static optinc_status make_dir(const char *dir, size_t *made, optinc_error *err)
+/* The folders make_dir made, as the lengths of dir's prefixes that name
+ * them, in the order made (a parent before its child).  Only these are
+ * removed again: a prefix that existed stays, also when a "." or ".." in
+ * dir leads back into it. */
+#define MADE_MAX 64
+typedef struct made_dirs {
+    size_t len[MADE_MAX];
+    int n;
+} made_dirs;
+
+/* mkdir -p, noting in *made the folders it made (past MADE_MAX they are
+ * made but not noted, so a failure leaves them). */
+static optinc_status make_dir(const char *dir, made_dirs *made, optinc_error *err)
 {
     char p[1024];
     struct stat st;
-    *made = 0;
+    made->n = 0;
     if (!*dir || snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p)
         return optinc_fail(err, OPTINC_EINPUT, dir, 0, 0,
                            "output directory name is empty or too long; pass -o DIR");
@@ -311,12 +324,14 @@ static optinc_status make_dir(const char *dir, size_t *made, optinc_error *err)
             continue;
         char c = *s;
         *s = '\0';
-        if (mkdir(p, 0777) == 0)
-            *made = *made ? *made : strlen(p);
-        else if (errno != EEXIST)
+        if (mkdir(p, 0777) == 0) {
+            if (made->n < MADE_MAX)
+                made->len[made->n++] = strlen(p);
+        } else if (errno != EEXIST) {
             return optinc_fail(err, errno == ENOTDIR ? OPTINC_EINPUT : OPTINC_ERUN, dir, 0, 0,
                                "cannot create directory '%s': %s; pass another -o DIR", p,
                                strerror(errno));
+        }
         *s = c;
         if (!c)
             break;
@@ -327,21 +342,14 @@ static optinc_status make_dir(const char *dir, size_t *made, optinc_error *err)
     return OPTINC_OK;
 }
 
-/* Removes the folders make_dir made (the prefixes of dir at least `made`
- * long), deepest first; one that is not empty stays. */
-static void unmake_dir(const char *dir, size_t made)
+/* Removes the folders make_dir made, deepest first; one that is not empty
+ * stays. */
+static void unmake_dir(const char *dir, const made_dirs *made)
 {
     char p[1024];
-    snprintf(p, sizeof p, "%s", dir);
-    for (size_t n = strlen(p); made && n >= made && n > 0;) {
+    for (int k = made->n - 1; k >= 0; k--) {
+        snprintf(p, sizeof p, "%.*s", (int)made->len[k], dir);
         rmdir(p);
-        while (n > 0 && p[n - 1] == '/')
-            n--;
-        while (n > 0 && p[n - 1] != '/')
-            n--;
-        while (n > 0 && p[n - 1] == '/')
-            n--;
-        p[n] = '\0';
     }
 }
 
@@ -363,8 +371,8 @@ static optinc_status render(optinc_drawer *d, Agraph_t *g, const char *format, c
                            "(libgvc6) or pick another --format", format, gv_message());
     }
     st = optinc_outs_add(&d->staged, &o, err);
-    if (!st)
-        remember(d, path);
+    if (!st && remember(d, path))   /* a name for each staged file, in order */
+        st = optinc_fail(err, OPTINC_ERUN, path, 0, 0, "out of memory drawing '%s'", path);
     return st;
 }
 
@@ -855,12 +863,12 @@ static Agraph_t *build_layer(const optinc_circuit *c, const optinc_layer *L,
 /* The drawings of one call land together (a set of outputs, fileio.h): a
  * failure on the way (a full disk) leaves the files in dir as they were and
  * names none as written.  The drawers below stage; the public functions
- * end the set. */
+ * end the set, and keep the names of the files it put in place (all, or
+ * those before a rename that failed). */
 static optinc_status settle(optinc_drawer *d, int n_written, optinc_status st, optinc_error *err)
 {
     st = optinc_outs_end(&d->staged, st, err);
-    if (st)
-        forget(d, n_written);
+    forget(d, n_written + d->staged.placed);
     return st;
 }
 
@@ -949,7 +957,7 @@ optinc_status optinc_draw_circuit(optinc_drawer *d, const optinc_circuit *c, con
 {
     unsigned mask = opt && opt->formats ? opt->formats : OPTINC_DRAW_SVG | OPTINC_DRAW_PNG;
     int n_written = d->n_written;
-    size_t made;
+    made_dirs made;
     optinc_status st = make_dir(dir, &made, err);
     for (int i = 0; i < c->n_layers && !st; i++) {
         int n = optinc_draw_layer_modes(&c->layers[i]);
@@ -961,7 +969,7 @@ optinc_status optinc_draw_circuit(optinc_drawer *d, const optinc_circuit *c, con
     }
     if (!st)
         st = draw_layers(d, c, mask, dir, err);
-    if ((st = settle(d, n_written, st, err)) && made)
-        unmake_dir(dir, made);
+    if ((st = settle(d, n_written, st, err)))
+        unmake_dir(dir, &made);
     return st;
 }

@@ -3,17 +3,18 @@
  * SHA-256.
  *
  * Every file optinc writes goes through optinc_out_open()/optinc_out_commit()
- * (atomic.c): the bytes go to a temporary file beside the target, which is
- * fsync'ed and renamed into place only when complete, so a reader (or a kill)
- * never sees a partial file.  optinc_out_abort() removes the temporary file.
- * An output is never allowed to destroy what is not a file of ours: a
- * symbolic link is followed and its target replaced (the link stays), a
- * character device or a FIFO (/dev/null, a pipe to another program) is
- * written in place, as a shell redirection would, and a folder, a block
- * device or a socket is refused before anything is written.  Writes to the
- * stream o->f never fail: the first error (a full disk) is kept and
- * reported by optinc_out_commit(), with the file's name and the system's
- * reason, and the temporary file is removed.
+ * (atomic.c), alone or in a set of outputs that land together (below): the
+ * bytes go to a temporary file beside the target, which is fsync'ed and
+ * renamed into place only when complete, so a reader (or a kill) never sees
+ * a partial file.  optinc_out_abort() removes the temporary file.  An
+ * output is never allowed to destroy what is not a file of ours: a symbolic
+ * link is followed and its target replaced (the link stays), a character
+ * device or a FIFO (/dev/null, a pipe to another program) is written in
+ * place, as a shell redirection would, and a folder, a block device or a
+ * socket is refused before anything is written.  Writes to the stream o->f
+ * never fail: the first error (a full disk) is kept and reported by
+ * optinc_out_commit() (or optinc_outs_add()), with the file's name and the
+ * system's reason, and the temporary file is removed.
  *
  * The matrix readers take an input in memory (text.h), as a fuzzer or a
  * resolver hands it to them; their path versions read a regular file whole,
@@ -59,13 +60,16 @@ optinc_status optinc_out_write(const char *path, optinc_out_body body, const voi
  * it; optinc_outs_write is optinc_out_write's counterpart), and
  * optinc_outs_end() renames them all into place, in the order they were
  * added, when st is OPTINC_OK, or removes them all when it is not: a
- * failure on the way (a full disk) leaves every old file as it was.  A set
- * holds names, not descriptors, so it may be large.  A zeroed optinc_outs
- * is empty; optinc_outs_end() frees it and returns st or the first error
- * of the renames. */
+ * failure while writing (a full disk) leaves every old file as it was.
+ * Only a rename that fails (rare: a file made immutable or a folder made
+ * read-only meanwhile) leaves the outputs before it in place.  A set holds
+ * names, not descriptors, so it may be large.  A zeroed optinc_outs is
+ * empty; optinc_outs_end() empties it for another use, and returns st or
+ * the first error of the renames. */
 typedef struct optinc_outs {
     optinc_out *out;
     int n, cap;
+    int placed;         /* after optinc_outs_end(): how many it put in place */
 } optinc_outs;
 optinc_status optinc_outs_add(optinc_outs *s, optinc_out *o, optinc_error *err);
 optinc_status optinc_outs_write(optinc_outs *s, const char *path, optinc_out_body body,

@@ -172,8 +172,8 @@ int optinc_token_is(const optinc_token *t, const char *s);
 /* The token as a C string in buf; -1 when it does not fit. */
 int optinc_token_cstr(const optinc_token *t, char *buf, size_t size);
 /* The token as a whole decimal number / a finite decimal number (the
- * grammar of optinc_parse_number, without a 'j' part); -1 when it is not
- * one. */
+ * grammar of optinc_parse_number, without a 'j' part, and not so small it
+ * reads as 0, as 1e-400 would); -1 when it is not one. */
 int optinc_token_long(const optinc_token *t, long *v);
 int optinc_token_double(const optinc_token *t, double *v);
 
