@@ -246,42 +246,37 @@ static optinc_status write_failed(optinc_out *o, int e, optinc_error *err)
                        o->path, strerror(e));
 }
 
-/* Everything written so far on the disk, or the error (status 1) and the
- * output aborted. */
-static optinc_status out_flush(optinc_out *o, optinc_error *err)
+/* Flushed, fsync'ed and closed: the temporary file complete on the disk,
+ * where it stays until the output is committed or aborted; or the error
+ * (status 1) and the output aborted. */
+static optinc_status out_close(optinc_out *o, optinc_error *err)
 {
-    /* The first error of the writes, then of fsync. */
+    /* The first error of the writes, then of fsync and close. */
     int e = fflush(o->f) != 0 ? errno : 0;
     if (!e)
         e = o->sink->error;
     if (!e && !o->in_place && fsync(o->sink->fd) != 0)
         e = errno;
-    return e ? write_failed(o, e, err) : OPTINC_OK;
-}
-
-/* Flushed and closed: the temporary file complete on the disk, where it
- * stays until the output is committed or aborted. */
-static optinc_status out_close(optinc_out *o, optinc_error *err)
-{
-    optinc_status st = out_flush(o, err);
-    if (st)
-        return st;
-    int e = fclose(o->f) != 0 ? errno : 0;
+    if (fclose(o->f) != 0 && !e)
+        e = errno;
     o->f = NULL;
     o->sink = NULL;
     return e ? write_failed(o, e, err) : OPTINC_OK;
+}
+
+static optinc_status not_open(const optinc_out *o, optinc_error *err)
+{
+    return optinc_fail(err, OPTINC_ERUN, o->path, 0, 0,
+                       "internal error: output file was not open");
 }
 
 optinc_status optinc_out_commit(optinc_out *o, optinc_error *err)
 {
     /* The first error of the writes, fsync and close, then of rename.  An
      * output of a set (below) comes here closed already. */
-    optinc_status st = OPTINC_OK;
-    if (o->f)
-        st = out_close(o, err);
-    else if (!o->tmp[0] && !o->in_place)
-        st = optinc_fail(err, OPTINC_ERUN, o->path, 0, 0,
-                         "internal error: output file was not open");
+    optinc_status st = o->f                           ? out_close(o, err)
+                       : !o->tmp[0] && !o->in_place ? not_open(o, err)
+                                                    : OPTINC_OK;
     if (st)
         return st;
     if (!o->in_place && rename(o->tmp, o->path) != 0)
@@ -305,9 +300,7 @@ void optinc_out_abort(optinc_out *o)
 
 optinc_status optinc_outs_add(optinc_outs *s, optinc_out *o, optinc_error *err)
 {
-    optinc_status st = o->f ? out_close(o, err)
-                            : optinc_fail(err, OPTINC_ERUN, o->path, 0, 0,
-                                          "internal error: output file was not open");
+    optinc_status st = o->f ? out_close(o, err) : not_open(o, err);
     if (!st && s->n == s->cap) {
         int cap = s->cap ? 2 * s->cap : 8;
         optinc_out *grown = realloc(s->out, (size_t)cap * sizeof *grown);

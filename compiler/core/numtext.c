@@ -326,6 +326,14 @@ static inline size_t take_digits(const char *s, size_t len, size_t i, uint64_t *
     return i;
 }
 
+int optinc_num_underflowed(const char *s, size_t len, double x)
+{
+    for (size_t k = 0; x == 0 && k < len && s[k] != 'e' && s[k] != 'E'; k++)
+        if (s[k] >= '1' && s[k] <= '9')
+            return 1;
+    return 0;
+}
+
 optinc_num_parse_result optinc_num_parse(const char *s, size_t len, double *out)
 {
     size_t i = 0;

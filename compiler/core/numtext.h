@@ -40,6 +40,11 @@ typedef enum optinc_num_parse_result {
  * strtod, so the result is the same, only slower. */
 optinc_num_parse_result optinc_num_parse(const char *s, size_t len, double *out);
 
+/* 1 when x, read from the len bytes at s, is 0 though the digits before the
+ * exponent are not all 0: the number underflowed (1e-400), which readers
+ * that give 0 a meaning of its own refuse. */
+int optinc_num_underflowed(const char *s, size_t len, double x);
+
 /* The 8 bytes at p as one word, p[0] its lowest byte (one load where the
  * machine is little-endian): the number parser's and the netlist
  * tokenizer's eight-bytes-a-step scans. */

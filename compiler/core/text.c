@@ -375,13 +375,10 @@ int optinc_token_long(const optinc_token *t, long *v)
 
 int optinc_token_double(const optinc_token *t, double *v)
 {
-    if (optinc_num_parse(t->s, (size_t)t->len, v) != OPTINC_NUM_OK)
-        return -1;
-    /* a number that reads as 0 from digits that are not all 0 underflowed */
-    for (int k = 0; *v == 0 && k < t->len && t->s[k] != 'e' && t->s[k] != 'E'; k++)
-        if (t->s[k] >= '1' && t->s[k] <= '9')
-            return -1;
-    return 0;
+    return optinc_num_parse(t->s, (size_t)t->len, v) != OPTINC_NUM_OK ||
+                   optinc_num_underflowed(t->s, (size_t)t->len, *v)
+               ? -1
+               : 0;
 }
 
 int optinc_utf8_length(const char *text)

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "optinc/fileio.h"
+#include "compiler/core/numtext.h"
 #include "compiler/spec/spec_internal.h"
 
 /* --------------------------------------------------------------- nodes -- */
@@ -217,16 +218,6 @@ optinc_status optinc_spec_number_any(ctx *c, yaml_node_t *n, const char *key, co
     return OPTINC_OK;
 }
 
-/* 1 when the digits of s before its exponent are not all 0: a number that
- * reads as 0 then underflowed. */
-static int nonzero_mantissa(const char *s)
-{
-    for (; *s && *s != 'e' && *s != 'E' && *s != 'p' && *s != 'P'; s++)
-        if (*s >= '1' && *s <= '9')
-            return 1;
-    return 0;
-}
-
 optinc_status optinc_spec_number(ctx *c, yaml_node_t *n, const char *key, const char *what,
                                  double *out)
 {
@@ -240,7 +231,7 @@ optinc_status optinc_spec_number(ctx *c, yaml_node_t *n, const char *key, const 
                                 scalar_of(n));
     /* 1e-400 reads as 0, which for some keys means something else (a gain
      * of 0 is "the largest singular value") */
-    if (creal(z) == 0 && nonzero_mantissa(scalar_of(n)))
+    if (optinc_num_underflowed(scalar_of(n), strlen(scalar_of(n)), creal(z)))
         return optinc_spec_fail(c, n, "'%s' in %s is '%.60s', too small for a double (it reads "
                                 "as 0); give 0 or a number of at least 1e-300", key, what,
                                 scalar_of(n));
