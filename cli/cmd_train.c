@@ -418,6 +418,7 @@ static void write_note(void)
 static void on_sigterm(int sig)
 {
     write_note();
+    optinc_out_remove_temporaries();
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -438,8 +439,9 @@ static void note_checkpoint(watch *w, long saved)
  * 128 + the signal's number, as the signal would have.  A handler may not do
  * that work, so it only notes the signal, and the progress callback hands
  * it to the trainer (under MPI the ranks agree on it after every step, so
- * all stop after the same one); the handler is reset by its first signal
- * (SA_RESETHAND), so a second one ends the program at once.
+ * all stop after the same one); a second signal of the same kind ends the
+ * program at once, as it would have without a handler, once the temporary
+ * files (a checkpoint being written) are removed.
  *
  * Under MPI the signal is mpirun's: on Ctrl-C, or when a rank dies, it sends
  * SIGCONT and, a second later, SIGTERM to every rank, and SIGKILL when they
@@ -447,26 +449,36 @@ static void note_checkpoint(watch *w, long saved)
  * that.  A healthy run stops in that time; one whose peer died cannot (its
  * ranks wait for the dead one).  So rank 0 gives the orderly stop half that
  * time (the grace timer); when the timer fires first, it prints the note of
- * on_sigterm() and dies of the signal, as it would have without a handler
- * (a checkpoint it was writing then stays a temporary file). */
+ * on_sigterm() and dies of the signal, as it would have without a handler,
+ * removing a checkpoint it was writing. */
 static volatile sig_atomic_t stop_signal;
 static timer_t grace_timer;
 static struct itimerspec grace;             /* set before the handlers */
 static volatile sig_atomic_t grace_armed;   /* rank 0 under MPI: start it on a signal */
 
+static volatile sig_atomic_t stopped_by[2];    /* SIGINT, SIGTERM seen */
+
 static void on_stop(int sig)
 {
+    if (stopped_by[sig == SIGTERM]) {
+        optinc_out_remove_temporaries();
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    stopped_by[sig == SIGTERM] = 1;
     stop_signal = sig;
     if (grace_armed)
         timer_settime(grace_timer, 0, &grace, NULL);   /* async-signal-safe */
 }
 
 /* The grace ran out: the orderly stop is stuck (a dead peer), so rank 0
- * says where the last checkpoint is and dies of the stop signal, whose
- * handler SA_RESETHAND has already taken away. */
+ * says where the last checkpoint is and dies of the stop signal. */
 static void on_grace_over(int unused)
 {
     write_note();
+    optinc_out_remove_temporaries();
+    signal(stop_signal, SIG_DFL);
     raise(stop_signal);
 }
 
@@ -498,7 +510,6 @@ static void catch_stop_signals(int with_grace)
         grace_armed = !timer_create(CLOCK_MONOTONIC, &ev, &grace_timer);
     }
     sa.sa_handler = on_stop;
-    sa.sa_flags = SA_RESETHAND;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 }

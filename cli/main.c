@@ -10,6 +10,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "optinc/fileio.h"
 #include "optinc/matrix.h"
 
 static const struct command {
@@ -50,6 +51,7 @@ static int flushed(const char *cmd, int status)
 int main(int argc, char **argv)
 {
     optinc_linalg_deterministic();
+    optinc_out_remove_on_signals();
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -26,7 +26,8 @@
 #                                4 s natively)
 #   atomic/compile_killed*,      kill programs at chosen moments: timing, not
 #   atomic/killed_at*,           memory, is what they test, and under valgrind
-#   atomic/readers*              each moment costs 30x longer
+#   atomic/readers*,             each moment costs 30x longer
+#   atomic/interrupted*
 #   limits/yaml_node_count       an 8 MB YAML file: minutes under memcheck for
 #                                a path (the event pass) other cases cover
 #   netlist/golden_netlists*     byte comparison with netlists/: under valgrind
@@ -60,7 +61,7 @@ check_one() {
     case $name in
         test_mpi | test_mpi_*) echo "$name: skipped (starts mpirun)"; return 0 ;;
         test_allreduce) filter='allreduce/!(onn_table_equals_direct_simulation)' ;;
-        test_atomic) filter='atomic/!(compile_killed*|killed_at*|readers*)' ;;
+        test_atomic) filter='atomic/!(compile_killed*|killed_at*|readers*|interrupted*)' ;;
         test_limits) filter='limits/!(yaml_node_count)' ;;
         test_onn) filter='onn/!(shipped_onn_verifies_exhaustively)' ;;
         test_onn_chip) filter='onn_chip/!(shipped_unit_on_chip_files|command_line|coarse_chips_recompiled)' ;;

@@ -32,11 +32,21 @@
  * calling exit() (Graphviz does) never sees one: it would otherwise end the
  * program with no message and leave the temporary file behind.  (BSD's
  * funopen is the same interface.)
+ *
+ * Why a signal removes the temporary files.  A run interrupted while it
+ * holds temporary files (Ctrl-C during a draw's layouts, a terminal that
+ * closes, a file-size limit) would leave them behind, hidden but
+ * accumulating.  Every temporary file is noted while it exists, and the
+ * program (not the library: a handler belongs to whoever owns the process)
+ * can have the signals that end it remove them first
+ * (optinc_out_remove_on_signals); SIGKILL and a crash still leave them.
  */
 #define _GNU_SOURCE     /* fopencookie */
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -72,6 +82,113 @@ static int sink_close(void *cookie)
     free(s);
     errno = e;
     return rc;
+}
+
+/* The temporary files that exist, for a handler to remove.  A handler may
+ * run at any instruction of the program, so what it reads is never freed
+ * under it: nodes are only added to the list (and reused once their file
+ * is placed or removed), and a node's name is complete before the node
+ * names it.  The program keeps the list with the mutex; a handler reads it
+ * without. */
+struct optinc_out_temp {
+    struct optinc_out_temp *volatile next;   /* every node made */
+    struct optinc_out_temp *next_free;
+    char *volatile name;                     /* NULL: free */
+};
+
+static struct optinc_out_temp *volatile temps;
+static struct optinc_out_temp *free_temps;
+static pthread_mutex_t temps_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Notes o->tmp, just made; 0 or -1 (no memory). */
+static int temp_note(optinc_out *o)
+{
+    char *name = strdup(o->tmp);
+    if (!name)
+        return -1;
+    pthread_mutex_lock(&temps_lock);
+    struct optinc_out_temp *t = free_temps;
+    if (t)
+        free_temps = t->next_free;
+    else if ((t = calloc(1, sizeof *t))) {
+        t->next = temps;
+        temps = t;
+    }
+    if (t)
+        t->name = name;
+    pthread_mutex_unlock(&temps_lock);
+    if (!t)
+        free(name);
+    o->temp = t;
+    return t ? 0 : -1;
+}
+
+/* o's temporary file is gone (renamed or removed). */
+static void temp_forget(optinc_out *o)
+{
+    struct optinc_out_temp *t = o->temp;
+    if (!t)
+        return;
+    pthread_mutex_lock(&temps_lock);
+    char *name = t->name;
+    t->name = NULL;
+    t->next_free = free_temps;
+    free_temps = t;
+    pthread_mutex_unlock(&temps_lock);
+    free(name);
+    o->temp = NULL;
+}
+
+void optinc_out_remove_temporaries(void)
+{
+    for (struct optinc_out_temp *t = temps; t; t = t->next) {
+        const char *name = t->name;
+        if (name)
+            unlink(name);
+    }
+}
+
+/* The signals that end a program by default and that a user or the system
+ * sends to stop one: they remove the temporary files, then end the program
+ * as they would have (the default restored, the signal raised again is
+ * delivered when the handler returns).
+ *
+ * Why a signal is passed to the thread that installed the handlers.  That
+ * thread makes the temporary files, and holds these signals from a file's
+ * creation until it is noted.  A signal sent to the process goes to any
+ * thread that does not hold it (a BLAS worker), where the handler would run
+ * in that window and miss the file just made; passed on, it waits until the
+ * file is noted.  (A test that signals the moment a file appears caught it
+ * about once in four runs before.) */
+static const int ending_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGXFSZ};
+static pthread_t signal_owner;
+
+static void on_ending_signal(int sig)
+{
+    int e = errno;
+    if (!pthread_equal(pthread_self(), signal_owner)) {
+        pthread_kill(signal_owner, sig);
+    } else {
+        optinc_out_remove_temporaries();
+        signal(sig, SIG_DFL);
+        raise(sig);
+    }
+    errno = e;
+}
+
+void optinc_out_remove_on_signals(void)
+{
+    struct sigaction sa = {.sa_handler = on_ending_signal, .sa_flags = SA_RESTART};
+    sigemptyset(&sa.sa_mask);
+    signal_owner = pthread_self();
+    for (size_t i = 0; i < sizeof ending_signals / sizeof ending_signals[0]; i++) {
+        struct sigaction old;
+        /* An ignored signal (nohup's SIGHUP, a shell's trap '' XFSZ) stays
+         * ignored, and a handler of the program's own stays in place. */
+        if (sigaction(ending_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
+            !(old.sa_flags & SA_SIGINFO))
+            sigaction(ending_signals[i], &sa, NULL);
+    }
 }
 
 /* o->f over fd, which it owns from here on (closed on failure too). */
@@ -178,6 +295,7 @@ optinc_status optinc_out_open(optinc_out *o, const char *path, optinc_error *err
     o->sink = NULL;
     o->tmp[0] = '\0';
     o->in_place = 0;
+    o->temp = NULL;
     int how = target_of(o, path, err);
     if (how < 0)
         return OPTINC_EINPUT;
@@ -191,9 +309,22 @@ optinc_status optinc_out_open(optinc_out *o, const char *path, optinc_error *err
         snprintf(o->tmp, sizeof o->tmp, ".%s.tmpXXXXXX", base);
     else
         snprintf(o->tmp, sizeof o->tmp, "%s/.%s.tmpXXXXXX", dir, base);
-    int fd = mkstemp(o->tmp);
+    /* Made and noted with the ending signals held, so that none can come
+     * between the two. */
+    sigset_t ending, was;
+    sigemptyset(&ending);
+    for (size_t i = 0; i < sizeof ending_signals / sizeof ending_signals[0]; i++)
+        sigaddset(&ending, ending_signals[i]);
+    pthread_sigmask(SIG_BLOCK, &ending, &was);
+    int fd = mkstemp(o->tmp), e = errno;
+    if (fd >= 0 && temp_note(o)) {
+        unlink(o->tmp);
+        close(fd);
+        fd = -1;
+        e = ENOMEM;
+    }
+    pthread_sigmask(SIG_SETMASK, &was, NULL);
     if (fd < 0) {
-        int e = errno;
         o->tmp[0] = '\0';
         return optinc_fail(err, OPTINC_ERUN, path, 0, 0,
                            "cannot create a file in '%s': %s; check that the directory "
@@ -281,6 +412,7 @@ optinc_status optinc_out_commit(optinc_out *o, optinc_error *err)
         return st;
     if (!o->in_place && rename(o->tmp, o->path) != 0)
         return write_failed(o, errno, err);
+    temp_forget(o);   /* after the rename: a signal before it still removes the file */
     if (!o->in_place)
         fsync_dir(o->path);
     o->tmp[0] = '\0';
@@ -295,6 +427,7 @@ void optinc_out_abort(optinc_out *o)
     o->sink = NULL;
     if (o->tmp[0])
         unlink(o->tmp);
+    temp_forget(o);
     o->tmp[0] = '\0';
 }
 

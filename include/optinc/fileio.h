@@ -36,7 +36,18 @@ typedef struct optinc_out {
     char tmp[1100];       /* the temporary file; "" when writing in place */
     int in_place;         /* a character device or FIFO, written directly */
     struct optinc_out_sink *sink;   /* the descriptor under f and its first write error */
+    struct optinc_out_temp *temp;   /* tmp as noted for the signals that remove it */
 } optinc_out;
+
+/* Has SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE and SIGXFSZ, where they
+ * would end the program (not ignored, no handler of its own), remove every
+ * temporary output file that exists before they end it.  For a program's
+ * main(), in the thread that will write the outputs; a library leaves the
+ * process's signals alone. */
+void optinc_out_remove_on_signals(void);
+/* Removes every temporary output file that exists (async-signal-safe): for
+ * a handler of the program's own that ends the program. */
+void optinc_out_remove_temporaries(void);
 
 /* x as the shortest %.Ng (N = 1..17) that reads back to x, in buf; returns
  * buf.  For outputs that must be exact and readable (JSON, the exports). */
