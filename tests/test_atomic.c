@@ -666,10 +666,29 @@ Test(atomic, outputs_of_one_run_land_together, .init = tu_scratch_init,
     cr_expect_eq(tu_dir_count(made), 3, "drawings in new/sub");
 }
 
+/* 1 once a file is staged in dir (a dot-file "NAME.tmpXXXXXX"), looking
+ * every 0.1 ms for up to 20 s; else 0. */
+static int staged_in(const char *dir)
+{
+    for (int k = 0; k < 200000; k++) {
+        int staged = 0;
+        DIR *d = opendir(dir);
+        for (struct dirent *e; d && (e = readdir(d)) && !staged;)
+            staged = e->d_name[0] == '.' && strstr(e->d_name, ".tmp");
+        if (d)
+            closedir(d);
+        if (staged)
+            return 1;
+        sleep_us(100);
+    }
+    return 0;
+}
+
 /* Interrupted while it holds its temporary files (Ctrl-C, kill, a terminal
  * that closes), a run removes them and dies of the signal; every old file
- * stays.  A draw of 24 layers of 40 modes stages its drawings for about a
- * second, one layout after the other, and renames them at the end. */
+ * stays, and the folders it made go.  A draw of 24 layers of 40 modes
+ * stages its drawings for about a second, one layout after the other, and
+ * renames them at the end. */
 Test(atomic, interrupted_run_removes_its_temporaries, .init = tu_scratch_init,
      .fini = tu_scratch_fini)
 {
@@ -705,18 +724,7 @@ Test(atomic, interrupted_run_removes_its_temporaries, .init = tu_scratch_init,
     const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
     for (int i = 0; i < 3; i++) {
         child c = start(draw, 0, 0);
-        /* until the first drawing is staged (a dot-file "NAME.tmpXXXXXX") */
-        int staged = 0;
-        for (int k = 0; k < 200000 && !staged; k++) {
-            DIR *dd = opendir(dir);
-            for (struct dirent *e; dd && (e = readdir(dd)) && !staged;)
-                staged = e->d_name[0] == '.' && strstr(e->d_name, ".tmp");
-            if (dd)
-                closedir(dd);
-            if (!staged)
-                sleep_us(100);
-        }
-        cr_expect(staged, "no drawing was staged");
+        cr_expect(staged_in(dir), "no drawing was staged");
         kill(c.pid, sigs[i]);
         char *err;
         int status = finish(&c, &err);
@@ -729,4 +737,15 @@ Test(atomic, interrupted_run_removes_its_temporaries, .init = tu_scratch_init,
             cr_expect(same(path, "old\n", 4), "signal %d: %s changed", sigs[i], names[k]);
         }
     }
+    /* into folders it makes: they go too */
+    char made[4400], sub[4400];
+    snprintf(made, sizeof made, "%s/new", tu_scratch_dir());
+    snprintf(sub, sizeof sub, "%s/new/sub", tu_scratch_dir());
+    const char *draw_new[] = {"draw", spec, "-o", sub, "--format", "svg", NULL};
+    child c = start(draw_new, 0, 0);
+    cr_expect(staged_in(sub), "no drawing was staged in new/sub");
+    kill(c.pid, SIGTERM);
+    cr_expect_eq(finish(&c, NULL), 128 + SIGTERM);
+    struct stat sb;
+    cr_expect_neq(stat(made, &sb), 0, "the folders the run made are still there");
 }

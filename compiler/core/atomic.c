@@ -36,10 +36,11 @@
  * Why a signal removes the temporary files.  A run interrupted while it
  * holds temporary files (Ctrl-C during a draw's layouts, a terminal that
  * closes, a file-size limit) would leave them behind, hidden but
- * accumulating.  Every temporary file is noted while it exists, and the
- * program (not the library: a handler belongs to whoever owns the process)
- * can have the signals that end it remove them first
- * (optinc_out_remove_on_signals); SIGKILL and a crash still leave them.
+ * accumulating.  Every temporary file (and a folder made for outputs,
+ * optinc_out_note_folder) is noted while it exists, and the program (not
+ * the library: a handler belongs to whoever owns the process) can have the
+ * signals that end it remove them first (optinc_out_remove_on_signals);
+ * SIGKILL and a crash still leave them.
  */
 #define _GNU_SOURCE     /* fopencookie */
 #include <errno.h>
@@ -84,67 +85,84 @@ static int sink_close(void *cookie)
     return rc;
 }
 
-/* The temporary files that exist, for a handler to remove.  A handler may
- * run at any instruction of the program, so what it reads is never freed
- * under it: nodes are only added to the list (and reused once their file
- * is placed or removed), and a node's name is complete before the node
- * names it.  The program keeps the list with the mutex; a handler reads it
- * without. */
-struct optinc_out_temp {
-    struct optinc_out_temp *volatile next;   /* every node made */
-    struct optinc_out_temp *next_free;
+/* The temporary files that exist, and the folders made for them, for a
+ * handler to remove.  A handler may run at any instruction of the program,
+ * so what it reads is never freed under it: nodes are only added to the
+ * list (and reused once their file is placed or removed), and a node's name
+ * is complete before the node names it.  The program keeps the list with
+ * the mutex; a handler reads it without. */
+struct optinc_out_note {
+    struct optinc_out_note *volatile next;   /* every node made */
+    struct optinc_out_note *next_free;
     char *volatile name;                     /* NULL: free */
+    volatile int folder;
 };
 
-static struct optinc_out_temp *volatile temps;
-static struct optinc_out_temp *free_temps;
-static pthread_mutex_t temps_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct optinc_out_note *volatile notes;
+static struct optinc_out_note *free_notes;
+static pthread_mutex_t notes_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Notes o->tmp, just made; 0 or -1 (no memory). */
-static int temp_note(optinc_out *o)
+/* Notes path, a temporary file or a folder just made; NULL when out of
+ * memory. */
+static struct optinc_out_note *note(const char *path, int folder)
 {
-    char *name = strdup(o->tmp);
+    char *name = strdup(path);
     if (!name)
-        return -1;
-    pthread_mutex_lock(&temps_lock);
-    struct optinc_out_temp *t = free_temps;
+        return NULL;
+    pthread_mutex_lock(&notes_lock);
+    struct optinc_out_note *t = free_notes;
     if (t)
-        free_temps = t->next_free;
+        free_notes = t->next_free;
     else if ((t = calloc(1, sizeof *t))) {
-        t->next = temps;
-        temps = t;
+        t->next = notes;
+        notes = t;
     }
-    if (t)
+    if (t) {
+        t->folder = folder;
         t->name = name;
-    pthread_mutex_unlock(&temps_lock);
+    }
+    pthread_mutex_unlock(&notes_lock);
     if (!t)
         free(name);
-    o->temp = t;
-    return t ? 0 : -1;
+    return t;
 }
 
-/* o's temporary file is gone (renamed or removed). */
-static void temp_forget(optinc_out *o)
+void optinc_out_forget(struct optinc_out_note *t)
 {
-    struct optinc_out_temp *t = o->temp;
     if (!t)
         return;
-    pthread_mutex_lock(&temps_lock);
+    pthread_mutex_lock(&notes_lock);
     char *name = t->name;
     t->name = NULL;
-    t->next_free = free_temps;
-    free_temps = t;
-    pthread_mutex_unlock(&temps_lock);
+    t->next_free = free_notes;
+    free_notes = t;
+    pthread_mutex_unlock(&notes_lock);
     free(name);
-    o->temp = NULL;
 }
 
+struct optinc_out_note *optinc_out_note_folder(const char *path)
+{
+    return note(path, 1);
+}
+
+/* The files first, then the folders, empty by then unless something else
+ * is in them; a folder inside another goes first, whatever the order of
+ * the list (a node is reused where it is), so the folders are gone over
+ * until a round removes none. */
 void optinc_out_remove_temporaries(void)
 {
-    for (struct optinc_out_temp *t = temps; t; t = t->next) {
+    for (struct optinc_out_note *t = notes; t; t = t->next) {
         const char *name = t->name;
-        if (name)
+        if (name && !t->folder)
             unlink(name);
+    }
+    for (int removed = 1; removed;) {
+        removed = 0;
+        for (struct optinc_out_note *t = notes; t; t = t->next) {
+            const char *name = t->name;
+            if (name && t->folder && rmdir(name) == 0)
+                removed = 1;   /* and the next round's rmdir of it fails */
+        }
     }
 }
 
@@ -317,7 +335,7 @@ optinc_status optinc_out_open(optinc_out *o, const char *path, optinc_error *err
         sigaddset(&ending, ending_signals[i]);
     pthread_sigmask(SIG_BLOCK, &ending, &was);
     int fd = mkstemp(o->tmp), e = errno;
-    if (fd >= 0 && temp_note(o)) {
+    if (fd >= 0 && !(o->temp = note(o->tmp, 0))) {
         unlink(o->tmp);
         close(fd);
         fd = -1;
@@ -412,7 +430,8 @@ optinc_status optinc_out_commit(optinc_out *o, optinc_error *err)
         return st;
     if (!o->in_place && rename(o->tmp, o->path) != 0)
         return write_failed(o, errno, err);
-    temp_forget(o);   /* after the rename: a signal before it still removes the file */
+    optinc_out_forget(o->temp);   /* after the rename: a signal before it still removes it */
+    o->temp = NULL;
     if (!o->in_place)
         fsync_dir(o->path);
     o->tmp[0] = '\0';
@@ -427,7 +446,8 @@ void optinc_out_abort(optinc_out *o)
     o->sink = NULL;
     if (o->tmp[0])
         unlink(o->tmp);
-    temp_forget(o);
+    optinc_out_forget(o->temp);
+    o->temp = NULL;
     o->tmp[0] = '\0';
 }
 

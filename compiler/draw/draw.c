@@ -300,12 +300,14 @@ optinc_status optinc_draw_parse_formats(const char *list, unsigned *out, optinc_
 }
 
 /* The folders make_dir made, as the lengths of dir's prefixes that name
- * them, in the order made (a parent before its child).  Only these are
- * removed again: a prefix that existed stays, also when a "." or ".." in
- * dir leads back into it. */
+ * them, in the order made (a parent before its child), and noted for the
+ * signals that end a run (fileio.h).  Only these are removed again: a
+ * prefix that existed stays, also when a "." or ".." in dir leads back
+ * into it. */
 #define MADE_MAX 64
 typedef struct made_dirs {
     size_t len[MADE_MAX];
+    struct optinc_out_note *note[MADE_MAX];
     int n;
 } made_dirs;
 
@@ -325,8 +327,10 @@ static optinc_status make_dir(const char *dir, made_dirs *made, optinc_error *er
         char c = *s;
         *s = '\0';
         if (mkdir(p, 0777) == 0) {
-            if (made->n < MADE_MAX)
+            if (made->n < MADE_MAX) {
+                made->note[made->n] = optinc_out_note_folder(p);
                 made->len[made->n++] = strlen(p);
+            }
         } else if (errno != EEXIST) {
             return optinc_fail(err, errno == ENOTDIR ? OPTINC_EINPUT : OPTINC_ERUN, dir, 0, 0,
                                "cannot create directory '%s': %s; pass another -o DIR", p,
@@ -342,14 +346,16 @@ static optinc_status make_dir(const char *dir, made_dirs *made, optinc_error *er
     return OPTINC_OK;
 }
 
-/* Removes the folders make_dir made, deepest first; one that is not empty
- * stays. */
-static void unmake_dir(const char *dir, const made_dirs *made)
+/* Removes the folders make_dir made when the run failed (deepest first;
+ * one that is not empty stays), and forgets them. */
+static void settle_dirs(const char *dir, const made_dirs *made, optinc_status st)
 {
     char p[1024];
     for (int k = made->n - 1; k >= 0; k--) {
         snprintf(p, sizeof p, "%.*s", (int)made->len[k], dir);
-        rmdir(p);
+        if (st)
+            rmdir(p);
+        optinc_out_forget(made->note[k]);
     }
 }
 
@@ -969,7 +975,7 @@ optinc_status optinc_draw_circuit(optinc_drawer *d, const optinc_circuit *c, con
     }
     if (!st)
         st = draw_layers(d, c, mask, dir, err);
-    if ((st = settle(d, n_written, st, err)))
-        unmake_dir(dir, &made);
+    st = settle(d, n_written, st, err);
+    settle_dirs(dir, &made, st);
     return st;
 }

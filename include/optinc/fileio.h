@@ -36,7 +36,7 @@ typedef struct optinc_out {
     char tmp[1100];       /* the temporary file; "" when writing in place */
     int in_place;         /* a character device or FIFO, written directly */
     struct optinc_out_sink *sink;   /* the descriptor under f and its first write error */
-    struct optinc_out_temp *temp;   /* tmp as noted for the signals that remove it */
+    struct optinc_out_note *temp;   /* tmp as noted for the signals that remove it */
 } optinc_out;
 
 /* Has SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE and SIGXFSZ, where they
@@ -45,9 +45,15 @@ typedef struct optinc_out {
  * main(), in the thread that will write the outputs; a library leaves the
  * process's signals alone. */
 void optinc_out_remove_on_signals(void);
-/* Removes every temporary output file that exists (async-signal-safe): for
- * a handler of the program's own that ends the program. */
+/* Removes every temporary output file that exists, and every folder noted
+ * below that is empty then (async-signal-safe): for a handler of the
+ * program's own that ends the program. */
 void optinc_out_remove_temporaries(void);
+/* A folder a run made for its outputs, noted so that the signals above
+ * remove it too (when empty) until it is forgotten, whether it stays or the
+ * run removed it.  NULL when out of memory: not noted. */
+struct optinc_out_note *optinc_out_note_folder(const char *path);
+void optinc_out_forget(struct optinc_out_note *note);
 
 /* x as the shortest %.Ng (N = 1..17) that reads back to x, in buf; returns
  * buf.  For outputs that must be exact and readable (JSON, the exports). */
