@@ -17,10 +17,11 @@
  *    file, keeps the old target and exits 1 with a message.
  *
  * The kills come three ways: SIGKILL at random moments (half of them timed
- * into the write phase by watching for the temporary file), and, to be sure
- * of hitting the middle of a write on any machine, RLIMIT_FSIZE, which kills
+ * into the write phase by watching for the temporary file); to be sure of
+ * hitting the middle of a write on any machine, RLIMIT_FSIZE, which kills
  * the program with SIGXFSZ at an exact byte (or, with SIGXFSZ ignored, makes
- * that write fail with EFBIG, as a full disk would).  A reader polling the
+ * that write fail with EFBIG, as a full disk would); and SIGINT, SIGTERM or
+ * SIGHUP the moment a draw has staged its first drawing.  A reader polling the
  * target while a writer replaces it over and over never sees anything but
  * one of the complete versions.
  */
