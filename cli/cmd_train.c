@@ -418,9 +418,7 @@ static void write_note(void)
 static void on_sigterm(int sig)
 {
     write_note();
-    optinc_out_remove_temporaries();
-    signal(sig, SIG_DFL);
-    raise(sig);
+    optinc_out_end_by(sig);
 }
 
 static void note_checkpoint(watch *w, long saved)
@@ -461,9 +459,7 @@ static volatile sig_atomic_t stopped_by[2];    /* SIGINT, SIGTERM seen */
 static void on_stop(int sig)
 {
     if (stopped_by[sig == SIGTERM]) {
-        optinc_out_remove_temporaries();
-        signal(sig, SIG_DFL);
-        raise(sig);
+        optinc_out_end_by(sig);
         return;
     }
     stopped_by[sig == SIGTERM] = 1;
@@ -477,9 +473,7 @@ static void on_stop(int sig)
 static void on_grace_over(int unused)
 {
     write_note();
-    optinc_out_remove_temporaries();
-    signal(stop_signal, SIG_DFL);
-    raise(stop_signal);
+    optinc_out_end_by(stop_signal);
 }
 
 /* Half the seconds mpirun leaves between SIGTERM and SIGKILL (mpirun passes

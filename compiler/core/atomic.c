@@ -180,6 +180,7 @@ void optinc_out_remove_temporaries(void)
  * about once in four runs before.) */
 static const int ending_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGXFSZ};
 static pthread_t signal_owner;
+static volatile sig_atomic_t have_owner;
 
 static void on_ending_signal(int sig)
 {
@@ -199,6 +200,7 @@ void optinc_out_remove_on_signals(void)
     struct sigaction sa = {.sa_handler = on_ending_signal, .sa_flags = SA_RESTART};
     sigemptyset(&sa.sa_mask);
     signal_owner = pthread_self();
+    have_owner = 1;
     for (size_t i = 0; i < sizeof ending_signals / sizeof ending_signals[0]; i++) {
         struct sigaction old;
         /* An ignored signal (nohup's SIGHUP, a shell's trap '' XFSZ) stays
@@ -207,6 +209,20 @@ void optinc_out_remove_on_signals(void)
             !(old.sa_flags & SA_SIGINFO))
             sigaction(ending_signals[i], &sa, NULL);
     }
+}
+
+void optinc_out_end_by(int sig)
+{
+    if (!have_owner) {
+        optinc_out_remove_temporaries();
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    struct sigaction sa = {.sa_handler = on_ending_signal, .sa_flags = SA_RESTART};
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+    pthread_kill(signal_owner, sig);
 }
 
 /* o->f over fd, which it owns from here on (closed on failure too). */

@@ -46,9 +46,16 @@ typedef struct optinc_out {
  * process's signals alone. */
 void optinc_out_remove_on_signals(void);
 /* Removes every temporary output file that exists, and every folder noted
- * below that is empty then (async-signal-safe): for a handler of the
- * program's own that ends the program. */
+ * below that is empty then (async-signal-safe, but complete only in the
+ * thread that called optinc_out_remove_on_signals, outside
+ * optinc_out_open: a file being made there is not noted yet). */
 void optinc_out_remove_temporaries(void);
+/* Ends the program by signal sig once the temporary files are removed: for
+ * a handler of the program's own (async-signal-safe, any thread).  The
+ * signal goes to the thread that called optinc_out_remove_on_signals, with
+ * the handler above, and so waits for a file being made to be noted;
+ * without that call, this thread removes what is noted and dies of sig. */
+void optinc_out_end_by(int sig);
 /* A folder a run made for its outputs, noted so that the signals above
  * remove it too (when empty) until it is forgotten, whether it stays or the
  * run removed it.  NULL when out of memory: not noted. */
