@@ -179,49 +179,60 @@ void optinc_out_remove_temporaries(void)
  * file is noted.  (A test that signals the moment a file appears caught it
  * about once in four runs before.) */
 static const int ending_signals[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGPIPE, SIGXFSZ};
+static sigset_t ending_set;              /* the signals above, once handled */
 static pthread_t signal_owner;
 static volatile sig_atomic_t have_owner;
+
+/* Removes what is noted and dies of sig (delivered when the handler that
+ * calls this returns). */
+static void die_of(int sig)
+{
+    optinc_out_remove_temporaries();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
 
 static void on_ending_signal(int sig)
 {
     int e = errno;
-    if (!pthread_equal(pthread_self(), signal_owner)) {
+    if (!pthread_equal(pthread_self(), signal_owner))
         pthread_kill(signal_owner, sig);
-    } else {
-        optinc_out_remove_temporaries();
-        signal(sig, SIG_DFL);
-        raise(sig);
-    }
+    else
+        die_of(sig);
     errno = e;
+}
+
+/* Makes on_ending_signal sig's handler. */
+static void handle(int sig)
+{
+    struct sigaction sa = {.sa_handler = on_ending_signal, .sa_flags = SA_RESTART};
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
 }
 
 void optinc_out_remove_on_signals(void)
 {
-    struct sigaction sa = {.sa_handler = on_ending_signal, .sa_flags = SA_RESTART};
-    sigemptyset(&sa.sa_mask);
     signal_owner = pthread_self();
-    have_owner = 1;
+    sigemptyset(&ending_set);
     for (size_t i = 0; i < sizeof ending_signals / sizeof ending_signals[0]; i++) {
         struct sigaction old;
+        sigaddset(&ending_set, ending_signals[i]);
         /* An ignored signal (nohup's SIGHUP, a shell's trap '' XFSZ) stays
          * ignored, and a handler of the program's own stays in place. */
         if (sigaction(ending_signals[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL &&
             !(old.sa_flags & SA_SIGINFO))
-            sigaction(ending_signals[i], &sa, NULL);
+            handle(ending_signals[i]);
     }
+    have_owner = 1;
 }
 
 void optinc_out_end_by(int sig)
 {
     if (!have_owner) {
-        optinc_out_remove_temporaries();
-        signal(sig, SIG_DFL);
-        raise(sig);
+        die_of(sig);
         return;
     }
-    struct sigaction sa = {.sa_handler = on_ending_signal, .sa_flags = SA_RESTART};
-    sigemptyset(&sa.sa_mask);
-    sigaction(sig, &sa, NULL);
+    handle(sig);
     pthread_kill(signal_owner, sig);
 }
 
@@ -343,13 +354,11 @@ optinc_status optinc_out_open(optinc_out *o, const char *path, optinc_error *err
         snprintf(o->tmp, sizeof o->tmp, ".%s.tmpXXXXXX", base);
     else
         snprintf(o->tmp, sizeof o->tmp, "%s/.%s.tmpXXXXXX", dir, base);
-    /* Made and noted with the ending signals held, so that none can come
-     * between the two. */
-    sigset_t ending, was;
-    sigemptyset(&ending);
-    for (size_t i = 0; i < sizeof ending_signals / sizeof ending_signals[0]; i++)
-        sigaddset(&ending, ending_signals[i]);
-    pthread_sigmask(SIG_BLOCK, &ending, &was);
+    /* Made and noted with the ending signals held, when they are handled,
+     * so that none can come between the two. */
+    sigset_t was;
+    if (have_owner)
+        pthread_sigmask(SIG_BLOCK, &ending_set, &was);
     int fd = mkstemp(o->tmp), e = errno;
     if (fd >= 0 && !(o->temp = note(o->tmp, 0))) {
         unlink(o->tmp);
@@ -357,7 +366,8 @@ optinc_status optinc_out_open(optinc_out *o, const char *path, optinc_error *err
         fd = -1;
         e = ENOMEM;
     }
-    pthread_sigmask(SIG_SETMASK, &was, NULL);
+    if (have_owner)
+        pthread_sigmask(SIG_SETMASK, &was, NULL);
     if (fd < 0) {
         o->tmp[0] = '\0';
         return optinc_fail(err, OPTINC_ERUN, path, 0, 0,
