@@ -595,6 +595,10 @@ Test(allreduce, histogram_files)
     cr_assert_eq(optinc_err_hist_parse("0 10\n1 x\n", 9, "mem", &h, &err), OPTINC_EINPUT);
     cr_assert(!strcmp(err.file, "mem") && err.line == 2 && err.column == 3, "%s:%d:%d", err.file,
               err.line, err.column);
+    /* counts whose sum overflows (found by fuzz_hist) */
+    const char *huge = "1 1e308\n2 1e308\n";
+    cr_assert_eq(optinc_err_hist_parse(huge, strlen(huge), "mem", &h, &err), OPTINC_EINPUT);
+    cr_assert(err.line == 2 && err.column == 3, "%d:%d: %s", err.line, err.column, err.message);
     tu_rmtree(dir);
     free(dir);
 }

@@ -11,6 +11,7 @@
  * file is read whole, without blocking on a FIFO or a device, and at most
  * HIST_BYTES_MAX bytes of it.
  */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,7 +138,7 @@ optinc_status optinc_err_hist_parse(const char *buf, size_t len, const char *nam
     *out = NULL;
     int cap = 0, n = 0, p_line = 0, p_col = 0;
     int *delta = NULL;
-    double *weight = NULL, p_error = -1.0;
+    double *weight = NULL, p_error = -1.0, total = 0.0;
     optinc_input in = {name, buf, len};
     optinc_lines lines;
     optinc_line l;
@@ -169,6 +170,11 @@ optinc_status optinc_err_hist_parse(const char *buf, size_t len, const char *nam
             st = optinc_fail(err, OPTINC_EINPUT, name, l.number, t[nt == 2 ? 1 : bad].col,
                              "expected \"DELTA COUNT\": an integer error in LSBs and a count "
                              ">= 0");
+        } else if (!((total += w) <= DBL_MAX)) {
+            /* a sum of infinity would make every weight 0 or NaN */
+            st = optinc_fail(err, OPTINC_EINPUT, name, l.number, t[1].col,
+                             "the counts add up past %g, the largest double; scale them all "
+                             "down", DBL_MAX);
         } else if (push_bin(&delta, &weight, &n, &cap, (int)d, w)) {
             st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
         }
