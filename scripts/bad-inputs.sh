@@ -158,6 +158,7 @@ hist p_error_range 'p_error 2\n'
 hist empty '# nothing\n'
 hist no_error_bin 'p_error 0.1\n0 5\n'
 hist nul '0 10\n1 \0 3\n'
+hist sum_overflow '0 1e308\n3 1e308\n'
 
 head_table "Resource limits" "Inputs that would need absurd memory or time, refused before the work starts (optinc-limits(7), tests/test_limits.c): the fixtures of tests/bad/limits/ and, made here, YAML that libyaml alone would take hours or gigabytes over."
 for f in tests/bad/limits/*.yaml; do
