@@ -285,7 +285,7 @@ static optinc_cmat *layer_matrix(const optinc_onn *net, int l, int *rows, int *c
 /* The matrices and the spec only make sense together, so they are one set
  * of outputs (fileio.h), the spec last: a failure on the way (a full disk)
  * leaves the previous ONN as it was, and a new folder of matrices is
- * removed again. */
+ * removed again (also by a signal that ends the program, fileio.h). */
 optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
                                 const optinc_onn_export_opts *o, optinc_error *err)
 {
@@ -298,6 +298,7 @@ optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
     if (!made && errno != EEXIST)
         return optinc_fail(err, OPTINC_ERUN, dir, 0, 0, "cannot create the directory for the "
                            "ONN's matrices: %s", strerror(errno));
+    struct optinc_out_note *dir_note = made ? optinc_out_note_folder(dir) : NULL;
     int rows[OPTINC_ONN_MAX_LAYERS], cols[OPTINC_ONN_MAX_LAYERS];
     optinc_outs set = {0};
     for (int l = 0; !st && l < net->n_layers; l++) {
@@ -315,6 +316,7 @@ optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
     st = optinc_outs_end(&set, st, err);
     if (st && made)
         rmdir(dir);
+    optinc_out_forget(dir_note);
     return st;
 }
 
