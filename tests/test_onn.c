@@ -80,6 +80,58 @@ Test(onn, output_codes)
     }
 }
 
+/* The offset code (onn.h): for a 10-bit result, 5 binary outputs and 4
+ * offset ones.  Where an output is trained it carries its digit (the binary
+ * digit j of v, or digit j of v + 4^j/2); every digit j >= 1 is read from
+ * one of its two outputs, which is trained there and 4^j/8 either side, and
+ * whose level does not change within a step of v either side: no digit is
+ * read at its carry.  Decoding takes only the outputs it reads, within half
+ * a level, whatever the others carry. */
+Test(onn, offset_code)
+{
+    optinc_onn_task t;
+    cr_assert_eq(optinc_onn_task_unit(&t, 4, 10, OPTINC_P_DIGIT_SUMS, OPTINC_ROUND_HALF_EVEN,
+                                      NULL), OPTINC_OK);
+    t.code = OPTINC_CODE_OFFSET;
+    cr_assert_eq(optinc_onn_task_outputs(&t), 9);
+    const int D = 5;
+    const long top = 1L << 10;
+    for (long v = 0; v < top; v++) {
+        int lv[OPTINC_ONN_MAX_OUTPUTS];
+        double amp[OPTINC_ONN_MAX_OUTPUTS];
+        optinc_onn_levels(&t, (uint64_t)v, lv);
+        cr_assert_eq(lv[0], v % 4, "digit 0 is always trained");
+        amp[0] = lv[0] + (v % 2 ? 0.45 : -0.45) * (lv[0] > 0 && lv[0] < 3);
+        for (int j = 1; j < D; j++) {
+            long q = 1L << (2 * j), L = v % q;
+            int plain = (int)(v / q % 4), shifted = (int)((v + q / 2) / q % 4);
+            int read_plain = 4 * L >= q && 4 * L < 3 * q;
+            cr_assert(lv[j] == -1 || lv[j] == plain, "v %ld output %d", v, j);
+            cr_assert(lv[D + j - 1] == -1 || lv[D + j - 1] == shifted, "v %ld output %d", v,
+                      D + j - 1);
+            int out = read_plain ? j : D + j - 1;
+            for (long w = v - q / 8; w <= v + q / 8; w++) {
+                int lw[OPTINC_ONN_MAX_OUTPUTS];
+                if (w < 0 || w >= top)
+                    continue;
+                optinc_onn_levels(&t, (uint64_t)w, lw);
+                cr_assert_neq(lw[out], -1, "v %ld: output %d is read but not trained at %ld",
+                              v, out, w);
+            }
+            for (long w = v - 1; w <= v + 1; w++)
+                if (w >= 0 && w < top)
+                    cr_assert_eq(read_plain ? w / q % 4 : (w + q / 2) / q % 4,
+                                 read_plain ? plain : shifted,
+                                 "v %ld: digit %d is read at a step of output %d", v, j, out);
+            /* the output read: within half a level; the other: any level */
+            int other = read_plain ? D + j - 1 : j, level = read_plain ? plain : shifted;
+            amp[out] = level + (j % 2 ? 0.45 : -0.45) * (level > 0 && level < 3);
+            amp[other] = (double)((v * 7 + j) % 4) + 0.2;
+        }
+        cr_assert_eq(optinc_onn_decode(&t, 1.0, amp), (uint64_t)v);
+    }
+}
+
 /* ---- target and rounding ------------------------------------------------- */
 
 Test(onn, target_rounding)
@@ -413,52 +465,79 @@ Test(onn, train_export_compile_verify, .init = tu_scratch_init, .fini = tu_scrat
  * model through the spec (info: onn_code) and the netlist (code= on the
  * `*! onn` line) to the verifier, which decodes it; read as binary, the same
  * outputs are wrong on most points. */
-Test(onn, gray_code_through_spec_and_netlist, .init = tu_scratch_init, .fini = tu_scratch_fini)
+/* A tiny ONN in a code other than binary, trained, exported, compiled and
+ * verified through its netlist, which names the code; the binary reading of
+ * the same circuit is wrong (Gray) or refused, the outputs being more than
+ * the digits (offset). */
+static void code_through_spec_and_netlist(optinc_onn_code code)
 {
+    const char *name = optinc_onn_code_names[code];
     optinc_onn net;
-    train_tiny(&net, 3, OPTINC_CODE_GRAY);
+    train_tiny(&net, 3, code);
     optinc_onn_report model;
     cr_assert_eq(optinc_onn_check(&net, 0, &model, NULL), OPTINC_OK);
-    cr_assert_float_eq(model.accuracy, 1.0, 0, "the Gray-coded tiny ONN trains to 100%%");
-    char spec_path[4400], net_path[4400];
-    snprintf(spec_path, sizeof spec_path, "%s", tu_scratch("gray.yaml"));
-    snprintf(net_path, sizeof net_path, "%s", tu_scratch("gray.pnl.sp"));
-    optinc_onn_export_opts eo = {"gray", 0, 3, 0, 2, 4, "test"};
+    cr_assert_float_eq(model.accuracy, 1.0, 0, "the %s-coded tiny ONN trains to 100%%", name);
+    char spec_path[4400], net_path[4400], want[64];
+    snprintf(spec_path, sizeof spec_path, "%s", tu_scratch("coded.yaml"));
+    snprintf(net_path, sizeof net_path, "%s", tu_scratch("coded.pnl.sp"));
+    optinc_onn_export_opts eo = {"coded", 0, 3, 0, 2, 4, "test"};
     optinc_error err;
     cr_assert_eq(optinc_onn_export(&net, spec_path, &eo, &err), OPTINC_OK, "%s", err.message);
     optinc_onn_free(&net);
     char *text = tu_read_file(spec_path, NULL);
-    cr_assert(text && strstr(text, "\n  onn_code: gray\n"));
+    snprintf(want, sizeof want, "\n  onn_code: %s\n", name);
+    cr_assert(text && strstr(text, want));
     free(text);
     tu_run r = tu_optinc((const char *[]){"compile", spec_path, "-o", net_path, NULL});
     cr_assert_eq(r.status, 0, "%s", r.err);
     tu_run_free(&r);
     text = tu_read_file(net_path, NULL);
-    cr_assert(text && strstr(text, " level=0 code=gray "), "the netlist's onn line");
+    snprintf(want, sizeof want, " level=0 code=%s ", name);
+    cr_assert(text && strstr(text, want), "the netlist's onn line");
     free(text);
     optinc_circuit *c;
     optinc_onn_meta m;
     cr_assert_eq(optinc_onn_load(net_path, NULL, &c, &m, &err), OPTINC_OK, "%s", err.message);
-    cr_assert_eq(m.task.code, OPTINC_CODE_GRAY);
+    cr_assert_eq(m.task.code, code);
+    cr_assert_eq(c->layers[c->n_layers - 1].rows, code == OPTINC_CODE_OFFSET ? 3 : 2);
     optinc_onn_devices ideal = {.ideal = 1, .chip_seed = 1};
-    optinc_onn_report rg, rb;
-    cr_assert_eq(optinc_onn_verify(c, &m, &ideal, 0, &rg, NULL, &err), OPTINC_OK, "%s",
+    optinc_onn_report rc, rb;
+    cr_assert_eq(optinc_onn_verify(c, &m, &ideal, 0, &rc, NULL, &err), OPTINC_OK, "%s",
                  err.message);
-    cr_assert_float_eq(rg.accuracy, 1.0, 0);
-    m.task.code = OPTINC_CODE_BINARY;
-    cr_assert_eq(optinc_onn_verify(c, &m, &ideal, 0, &rb, NULL, &err), OPTINC_OK);
-    cr_assert_lt(rb.accuracy, 0.75, "read as binary: %g", rb.accuracy);
+    cr_assert_float_eq(rc.accuracy, 1.0, 0);
+    if (code == OPTINC_CODE_GRAY) {
+        m.task.code = OPTINC_CODE_BINARY;
+        cr_assert_eq(optinc_onn_verify(c, &m, &ideal, 0, &rb, NULL, &err), OPTINC_OK);
+        cr_assert_lt(rb.accuracy, 0.75, "read as binary: %g", rb.accuracy);
+    }
     optinc_circuit_free(c);
     /* the command line says which code it read, and --output-code overrides it */
     r = tu_optinc((const char *[]){"onn", "verify", net_path, "--json", NULL});
-    cr_assert(r.status == 0 && strstr(r.out, "\"code\": \"gray\"") &&
-              strstr(r.out, "\"accuracy\": 1,"), "%s%s", r.out, r.err);
+    snprintf(want, sizeof want, "\"code\": \"%s\"", name);
+    cr_assert(r.status == 0 && strstr(r.out, want) && strstr(r.out, "\"accuracy\": 1,"), "%s%s",
+              r.out, r.err);
     tu_run_free(&r);
     r = tu_optinc((const char *[]){"onn", "verify", net_path, "--json", "--output-code", "binary",
                                    NULL});
-    cr_assert(r.status == 0 && strstr(r.out, "\"code\": \"binary\"") &&
-              !strstr(r.out, "\"accuracy\": 1,"), "%s%s", r.out, r.err);
+    if (code == OPTINC_CODE_GRAY)
+        cr_assert(r.status == 0 && strstr(r.out, "\"code\": \"binary\"") &&
+                  !strstr(r.out, "\"accuracy\": 1,"), "%s%s", r.out, r.err);
+    else
+        cr_assert(r.status == 2 && strstr(r.err, "the circuit has 3 outputs but the task's 2 "
+                                          "result digits in the binary code take 2"),
+                  "%s", r.err);
     tu_run_free(&r);
+}
+
+Test(onn, gray_code_through_spec_and_netlist, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    code_through_spec_and_netlist(OPTINC_CODE_GRAY);
+}
+
+Test(onn, offset_code_through_spec_and_netlist, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    code_through_spec_and_netlist(OPTINC_CODE_OFFSET);
 }
 
 /* ---- the outputs of onn train ------------------------------------------------------ */

@@ -19,7 +19,7 @@ const char *const optinc_activation_names[] = {"none", "relu_eo", "abs2", NULL};
 const char *const optinc_preprocessing_names[] = {"digit_sums", "weighted_sum", "none", NULL};
 const char *const optinc_onn_preprocessing_names[] = {"digit_sums", "weighted_sum", NULL};
 const char *const optinc_onn_rounding_names[] = {"half_even", "half_up", NULL};
-const char *const optinc_onn_code_names[] = {"binary", "gray", NULL};
+const char *const optinc_onn_code_names[] = {"binary", "gray", "offset", NULL};
 const char *const optinc_lr_schedule_names[] = {"constant", "cosine", NULL};
 
 int optinc_word_index(const char *const *names, const char *word)

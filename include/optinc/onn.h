@@ -27,6 +27,7 @@
 #include "optinc/spec.h"
 
 #define OPTINC_ONN_MAX_DIGITS 16      /* b <= 32 */
+#define OPTINC_ONN_MAX_OUTPUTS (2 * OPTINC_ONN_MAX_DIGITS)
 #define OPTINC_ONN_MAX_LAYERS (OPTINC_MAX_HIDDEN + 1)
 
 /* PAM4: a code of `digits` base-4 digits, least significant first. */
@@ -64,10 +65,18 @@ typedef enum optinc_rounding {
  * carry.  Gray (reflected base-4 Gray code): output j is digit j, or 3 minus
  * it when digit j+1 is odd, a triangle wave of the result, so that
  * neighbouring results differ in one output by one level and a network that
- * is off by a little at a carry is off by 1 LSB instead of 4^j. */
+ * is off by a little at a carry is off by 1 LSB instead of 4^j.  Offset:
+ * the binary outputs, then for each digit j >= 1 a second output, digit j
+ * of v + 4^j/2, whose carries fall half a period of digit j away from its
+ * own.  The receiver reads digit j from the output whose carry is farther
+ * from v, as the lower digits already read place it (the binary output
+ * when v mod 4^j is in [4^j/4, 3*4^j/4)), so no digit is read at its step,
+ * where a chip's small errors move a carry; each output is trained only
+ * where it is read and a margin beyond (optinc_onn_levels). */
 typedef enum optinc_onn_code {
     OPTINC_CODE_BINARY = 0,      /* the default */
-    OPTINC_CODE_GRAY
+    OPTINC_CODE_GRAY,
+    OPTINC_CODE_OFFSET
 } optinc_onn_code;
 
 typedef struct optinc_onn_task {
@@ -94,6 +103,8 @@ optinc_status optinc_onn_task_cascade(optinc_onn_task *t, int level, int fan_in,
                                       optinc_error *err);
 /* Number of P outputs (the ONN's data inputs): in_digits or 1. */
 int optinc_onn_task_inputs(const optinc_onn_task *t);
+/* Number of the ONN's outputs: out_digits, or 2 out_digits - 1 (offset). */
+int optinc_onn_task_outputs(const optinc_onn_task *t);
 /* The weight of P output k in the sum: 4^k (digit sums) or 1. */
 uint64_t optinc_onn_task_weight(const optinc_onn_task *t, int k);
 /* The target: round(sum / divisor) for a P output vector p (0 <= result <
@@ -242,8 +253,9 @@ optinc_status optinc_onn_train(optinc_onn *net, const optinc_onn_train_opts *opt
 
 /* Circuit input amplitudes for P output p: x[0..inputs-1] and the carrier. */
 void optinc_onn_input(const optinc_onn *net, const int *p, double *x);
-/* The PAM4 levels the task's out_digits outputs carry for result v, least
- * significant first, in the task's code. */
+/* The PAM4 levels the task's outputs (optinc_onn_task_outputs) carry for
+ * result v, least significant first, in the task's code; -1 where the
+ * output is not read for v and need not be any level (offset). */
 void optinc_onn_levels(const optinc_onn_task *t, uint64_t v, int *level);
 /* The result value decoded from the detected output amplitudes |y_j| of the
  * task's outputs, whose PAM4 level is out_scale: the inverse of

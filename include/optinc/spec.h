@@ -55,7 +55,7 @@ extern const char *const optinc_activation_names[];     /* none relu_eo abs2 */
 extern const char *const optinc_preprocessing_names[];  /* digit_sums weighted_sum none */
 extern const char *const optinc_onn_preprocessing_names[];  /* digit_sums weighted_sum */
 extern const char *const optinc_onn_rounding_names[];   /* half_even half_up */
-extern const char *const optinc_onn_code_names[];       /* binary gray */
+extern const char *const optinc_onn_code_names[];       /* binary gray offset */
 extern const char *const optinc_lr_schedule_names[];    /* constant cosine */
 
 /* The index of word in a NULL-terminated list of these, -1 when absent. */

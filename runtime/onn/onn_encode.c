@@ -112,6 +112,11 @@ int optinc_onn_task_inputs(const optinc_onn_task *t)
     return t->pre == OPTINC_P_DIGIT_SUMS ? t->in_digits : 1;
 }
 
+int optinc_onn_task_outputs(const optinc_onn_task *t)
+{
+    return t->code == OPTINC_CODE_OFFSET ? 2 * t->out_digits - 1 : t->out_digits;
+}
+
 uint64_t optinc_onn_task_weight(const optinc_onn_task *t, int k)
 {
     return t->pre == OPTINC_P_DIGIT_SUMS ? 1ull << (2 * k) : 1;

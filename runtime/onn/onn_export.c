@@ -370,10 +370,12 @@ optinc_status optinc_onn_meta_check(const optinc_circuit *c, const optinc_onn_me
                            "the circuit takes %d inputs, but an ONN of %d layers for this task "
                            "takes %d P outputs and %d carriers; check allreduce: servers, "
                            "gradient_bits and preprocessing", c->layers[0].cols, L, p, L);
-    if (c->layers[L - 1].rows != m->task.out_digits)
+    if (c->layers[L - 1].rows != optinc_onn_task_outputs(&m->task))
         return optinc_fail(err, OPTINC_EINPUT, m->spec_path, 0, 0,
-                           "the circuit has %d outputs but the task has %d result digits",
-                           c->layers[L - 1].rows, m->task.out_digits);
+                           "the circuit has %d outputs but the task's %d result digits in the "
+                           "%s code take %d", c->layers[L - 1].rows, m->task.out_digits,
+                           optinc_onn_code_names[m->task.code],
+                           optinc_onn_task_outputs(&m->task));
     for (int l = 0; l < L; l++) {
         int sr = m->seg[2 * l], sc = m->seg[2 * l + 1];
         int rows = c->layers[l].rows - (L - l - 1), cols = c->layers[l].cols - (L - l) + 1;

@@ -42,7 +42,7 @@ optinc_status optinc_onn_alloc(optinc_onn *net, const optinc_onn_task *t, const 
     for (int l = 0; l < net->n_layers; l++) {
         optinc_onn_layer *L = &net->layers[l];
         L->cols = width;
-        L->rows = l < n_hidden ? hidden[l] : t->out_digits;
+        L->rows = l < n_hidden ? hidden[l] : optinc_onn_task_outputs(t);
         L->activation = OPTINC_ACT_RELU_EO;
         if (L->rows < 1 || L->rows > 4096)
             return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
@@ -88,21 +88,55 @@ void optinc_onn_input(const optinc_onn *net, const int *p, double *x)
 }
 
 /* Gray: level j is digit j reflected (3 - digit) when digit j+1 is odd;
- * decoding walks from the top, where digit j+1 is already known. */
+ * decoding walks from the top, where digit j+1 is already known.  Offset:
+ * with q = 4^j and L = v mod q, digit j (j >= 1) is read from output j when
+ * 4L is in [q, 3q), else from output D + j - 1, the digit of v + q/2 (one
+ * more than digit j when 2L >= q); each is trained q/8 beyond where it is
+ * read (8L in [q, 7q), and 8L outside [3q, 5q)), and decoding walks up from
+ * digit 0, where L is already known.  Why not wider: trained a whole LSB
+ * beyond (so digit 1's outputs everywhere, in case digit 0 is read 1 off),
+ * the network was as exact but less robust, its digit-1 outputs steep again
+ * (optinc-onn(7), Output code). */
 void optinc_onn_levels(const optinc_onn_task *t, uint64_t v, int *level)
 {
-    for (int j = 0; j < t->out_digits; j++) {
+    int D = t->out_digits;
+    for (int j = 0; j < D; j++) {
         int d = (int)(v >> (2 * j) & 3), odd = (int)(v >> (2 * j + 2) & 1);
         level[j] = t->code == OPTINC_CODE_GRAY && odd ? 3 - d : d;
     }
+    for (int j = 1; t->code == OPTINC_CODE_OFFSET && j < D; j++) {
+        uint64_t q = 1ull << (2 * j), L8 = 8 * (v & (q - 1));
+        level[D + j - 1] = L8 < 3 * q || L8 >= 5 * q ? (int)((v + q / 2) >> (2 * j) & 3) : -1;
+        if (L8 < q || L8 >= 7 * q)
+            level[j] = -1;
+    }
+}
+
+/* The level of a detected amplitude, clamped to 0..3. */
+static int level_of(double amplitude, double out_scale)
+{
+    double a = floor(fabs(amplitude) / out_scale + 0.5);
+    return a < 0 ? 0 : a > 3 ? 3 : (int)a;
 }
 
 uint64_t optinc_onn_decode(const optinc_onn_task *t, double out_scale, const double *amplitude)
 {
     uint64_t v = 0;
-    for (int j = t->out_digits - 1; j >= 0; j--) {
-        double a = floor(fabs(amplitude[j]) / out_scale + 0.5);
-        int d = a < 0 ? 0 : a > 3 ? 3 : (int)a;
+    int D = t->out_digits;
+    if (t->code == OPTINC_CODE_OFFSET) {
+        v = (uint64_t)level_of(amplitude[0], out_scale);
+        for (int j = 1; j < D; j++) {
+            uint64_t q = 1ull << (2 * j), L4 = 4 * v;
+            int d = L4 >= q && L4 < 3 * q ? level_of(amplitude[j], out_scale)
+                                          : level_of(amplitude[D + j - 1], out_scale);
+            if (!(L4 >= q && L4 < 3 * q) && 2 * v >= q)
+                d = (d + 3) & 3;
+            v += (uint64_t)d << (2 * j);
+        }
+        return v;
+    }
+    for (int j = D - 1; j >= 0; j--) {
+        int d = level_of(amplitude[j], out_scale);
         if (t->code == OPTINC_CODE_GRAY && (v & 1))
             d = 3 - d;
         v = v * 4 + (uint64_t)d;
@@ -130,7 +164,7 @@ static double act_real(optinc_activation a, double z)
     }
 }
 
-/* Batch forward: x (B x cols0), out amplitudes (B x out_digits).  A hidden
+/* Batch forward: x (B x cols0), out amplitudes (B x outputs).  A hidden
  * layer's output rows get one more column, the next layer's carrier. */
 static void forward_batch(const optinc_onn *net, int B, const double *x, double *out,
                           double *buf0, double *buf1)
@@ -157,7 +191,7 @@ static void forward_batch(const optinc_onn *net, int B, const double *x, double 
 uint64_t optinc_onn_eval(const optinc_onn *net, const int *p)
 {
     int w = max_width(net);
-    double *buf = malloc(sizeof *buf * (size_t)(3 * w + net->task.out_digits + 1));
+    double *buf = malloc(sizeof *buf * (size_t)(3 * w + optinc_onn_task_outputs(&net->task) + 1));
     if (!buf)
         return UINT64_MAX;
     double *x = buf + 2 * w, *y = x + w;
@@ -203,7 +237,7 @@ optinc_status optinc_onn_check(const optinc_onn *net, uint64_t sample, optinc_on
         return st;
     memset(r, 0, sizeof *r);
     enum { B = 1024 };
-    int w = max_width(net), n_in = net->layers[0].cols, D = net->task.out_digits;
+    int w = max_width(net), n_in = net->layers[0].cols, D = optinc_onn_task_outputs(&net->task);
     double *x = malloc(sizeof *x * B * (size_t)n_in), *y = malloc(sizeof *y * B * (size_t)D);
     double *b0 = malloc(sizeof *b0 * B * (size_t)w), *b1 = malloc(sizeof *b1 * B * (size_t)w);
     uint64_t *want = malloc(sizeof *want * B);

@@ -242,7 +242,7 @@ static int trainer_init(trainer *t, optinc_onn *net, const optinc_onn_train_opts
     t->o = o;
     t->L = net->n_layers;
     t->B = o->batch;
-    t->D = net->task.out_digits;
+    t->D = optinc_onn_task_outputs(&net->task);
     t->n_in = net->layers[0].cols;
     optinc_rng_stream(&t->rng, o->seed, 0);
     t->layer = calloc((size_t)t->L, sizeof *t->layer);
@@ -409,11 +409,12 @@ static void forward(trainer *t, int B, const float *x, double noise, const float
     }
 }
 
-/* Clamped error of output y against digit d. */
+/* Clamped error of output y against digit d (none where d < 0: an output
+ * not read there, optinc_onn_levels). */
 static inline float out_err(float y, float d)
 {
     float e = y - d;
-    if ((d <= 0 && e < 0) || (d >= 3 && e > 0))
+    if ((d <= 0 && e < 0) || (d >= 3 && e > 0) || d < 0)
         e = 0;
     return e;
 }
@@ -520,9 +521,9 @@ static void point_row(const optinc_onn *net, const int *p, float *x, float *y)
     optinc_onn_input(net, p, xd);
     for (int k = 0; k <= optinc_onn_task_inputs(&net->task); k++)
         x[k] = (float)xd[k];
-    int level[OPTINC_ONN_MAX_DIGITS];
+    int level[OPTINC_ONN_MAX_OUTPUTS];
     optinc_onn_levels(&net->task, optinc_onn_target(&net->task, p), level);
-    for (int j = 0; j < net->task.out_digits; j++)
+    for (int j = 0; j < optinc_onn_task_outputs(&net->task); j++)
         y[j] = (float)level[j];
 }
 
@@ -531,7 +532,7 @@ static void point_row(const optinc_onn *net, const int *p, float *x, float *y)
 static void dataset_fill(dataset *ds, const optinc_onn *net, const optinc_onn_domain *d,
                          int sampled, optinc_rng *rng)
 {
-    int n_in = optinc_onn_task_inputs(&net->task) + 1, D = net->task.out_digits;
+    int n_in = optinc_onn_task_inputs(&net->task) + 1, D = optinc_onn_task_outputs(&net->task);
     size_t k = 0;
     for (uint64_t i = 0; k < ds->n; i++) {
         uint64_t j = sampled ? optinc_rng_below(rng, d->size) : i;
@@ -549,7 +550,7 @@ static void dataset_fill(dataset *ds, const optinc_onn *net, const optinc_onn_do
 static int dataset_make(dataset *ds, const optinc_onn *net, const optinc_onn_domain *d,
                         uint64_t sample, optinc_rng *rng)
 {
-    int n_in = optinc_onn_task_inputs(&net->task) + 1, D = net->task.out_digits;
+    int n_in = optinc_onn_task_inputs(&net->task) + 1, D = optinc_onn_task_outputs(&net->task);
     int sampled = sample && d->reachable > sample;
     ds->n = sampled ? sample : d->reachable;
     ds->x = fcalloc(ds->n * (size_t)n_in);

@@ -119,10 +119,11 @@ static optinc_status recompile_data(const optinc_circuit *c, const optinc_onn_me
         for (int k = 0; k < cols; k++)
             OPTINC_AT(*X, k, b) = k < np ? (double)p[k] : 1.0;
     double sum = 0;
-    for (int j = 0; j < m->task.out_digits; j++)
-        sum += dw[j] = ldexp(1.0, 2 * j);
-    for (int j = 0; j < m->task.out_digits; j++)
-        dw[j] *= m->task.out_digits / sum;
+    int D = m->task.out_digits, outs = optinc_onn_task_outputs(&m->task);
+    for (int j = 0; j < outs; j++)
+        sum += dw[j] = ldexp(1.0, 2 * (j < D ? j : j - D + 1));
+    for (int j = 0; j < outs; j++)
+        dw[j] *= outs / sum;
     optinc_onn_domain_free(&d);
     return OPTINC_OK;
 }
@@ -170,11 +171,12 @@ typedef struct rescore_ctx {
 static double rescore(void *ctx, const optinc_cmat *Y, int *again)
 {
     rescore_ctx *r = ctx;
-    int D = r->m->task.out_digits, np = optinc_onn_task_inputs(&r->m->task), wrong = 0;
+    int D = optinc_onn_task_outputs(&r->m->task), np = optinc_onn_task_inputs(&r->m->task);
+    int wrong = 0;
     double far = 0;
     for (int b = 0; b < Y->cols; b++) {
         int p[OPTINC_ONN_MAX_DIGITS];
-        double amp[OPTINC_ONN_MAX_DIGITS];
+        double amp[OPTINC_ONN_MAX_OUTPUTS];
         for (int k = 0; k < np; k++)
             p[k] = (int)creal(OPTINC_AT(r->X, k, b));
         for (int j = 0; j < D; j++)
@@ -200,7 +202,7 @@ static optinc_status recompile(optinc_chip *chip, const optinc_circuit *c,
 {
     optinc_calibration *meas = NULL;
     optinc_cmat *X = NULL;
-    double *w = NULL, *mult = NULL, dw[OPTINC_ONN_MAX_DIGITS];
+    double *w = NULL, *mult = NULL, dw[OPTINC_ONN_MAX_OUTPUTS];
     optinc_status st = optinc_calibration_measure(chip, dev->measure_phase_sigma_rad,
                                                   dev->measure_splitter_sigma, dev->chip_seed,
                                                   &meas, err);
@@ -311,7 +313,7 @@ optinc_status optinc_onn_verify(const optinc_circuit *c, const optinc_onn_meta *
         optinc_onn_domain_free(&d);
         return st;
     }
-    int D = m->task.out_digits;
+    int D = optinc_onn_task_outputs(&m->task);
     double *amp = malloc(sizeof *amp * B * (size_t)D), *cnt = malloc(sizeof *cnt * B);
     uint64_t *idx = malloc(sizeof *idx * B), *want = malloc(sizeof *want * B);
     if (!amp || !cnt || !idx || !want) {
