@@ -480,7 +480,7 @@ Test(segments, shipped_netlist_holds_the_design_the_area_counts)
     cr_expect_eq(split, (long)a.model.splitters);
     cr_expect_eq(comb, (long)a.model.combiners);
     cr_expect_eq(mzis + att + split + comb, (long)a.model.total);
-    cr_expect_eq((long)a.model.total, 17193);
+    cr_expect_eq((long)a.model.total, 17414);
     cr_expect_leq(a.ratio, 0.393, "area ratio %g", a.ratio);
     optinc_circuit_free(c);
 }
