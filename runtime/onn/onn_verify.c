@@ -87,8 +87,9 @@ static void evaluator_free(evaluator *e)
  * multiplicities, and a weight per output digit: its significance, 4^j for
  * digit j, so what the fit cannot make exact lands in the low digits.  (They
  * enter only a last layer that ends in a mesh, not the shipped unit's,
- * whose last layer is cut in segments: carried into its segments' meshes,
- * they left the errors of 10 realistic 8-bit chips in the second digit and
+ * whose last layer is cut in segments: carried into the segments' meshes of
+ * the binary unit (optinc-onn(7)), they left the errors of 10 realistic
+ * 8-bit chips in the second digit and
  * raised the worst to 0.129% of raw inputs off by 2 LSB or more from
  * 0.099%.)
  * Weighted by multiplicity the fit keeps the common outputs right, which a
@@ -132,7 +133,8 @@ static optinc_status recompile_data(const optinc_circuit *c, const optinc_onn_me
  * the chip's codes are fine (optinc_recompile_coarse_codes() false): after
  * a pass, the P outputs the chip as measured decodes wrong weigh
  * RESCORE_FACTOR times more in the next, and the chip keeps the pass it
- * decodes the fewest P outputs wrong in.  On 10 realistic 12-bit chips
+ * decodes the fewest P outputs wrong in.  Measured on the binary unit
+ * (optinc-onn(7)): on 10 realistic 12-bit chips
  * (specs/chips/realistic12.yaml) that took the worst from 98.78% of P
  * outputs exact to 99.15% and raw inputs from 99.848% to 99.868% in 2
  * passes; with the noise-tuned ONN a third pass took the worst from 99.78%
