@@ -200,9 +200,12 @@ static int show_progress(void *ctx, int epoch, double loss, double acc)
     return 0;
 }
 
-/* Segment shapes: auto gives every layer that is square one segment, and a
+/* Segment shapes: auto gives every layer that is square one segment, a
  * tall (wide) layer whose rows (columns) are a multiple of the other side
- * square segments of that side; other layers stay dense. */
+ * square segments of that side, and any other wide layer segments of all
+ * its rows by the fewest columns that divide its columns, when that makes
+ * more than one (the offset code's 7 x 128 output layer: 7 x 8); other
+ * layers stay dense. */
 static int parse_segments(const char *s, const optinc_onn *net, int *seg)
 {
     memset(seg, 0, sizeof *seg * 2 * OPTINC_ONN_MAX_LAYERS);
@@ -210,10 +213,15 @@ static int parse_segments(const char *s, const optinc_onn *net, int *seg)
         return 0;
     if (!strcmp(s, "auto")) {
         for (int l = 0; l < net->n_layers; l++) {
-            int R = net->layers[l].rows, C = net->layers[l].cols;
-            int k = R == C ? R : R > C && R % C == 0 ? C : R < C && C % R == 0 ? R : 0;
-            seg[2 * l] = R == C ? R : k;
-            seg[2 * l + 1] = R == C ? C : k;
+            int R = net->layers[l].rows, C = net->layers[l].cols, c = R;
+            while (R < C && C % c)
+                c++;
+            if (R > C)
+                c = R % C == 0 ? C : 0;
+            else if (R < C && c == C)
+                c = 0;              /* one segment would only bind its rows */
+            seg[2 * l] = R > C ? c : c ? R : 0;
+            seg[2 * l + 1] = c;
         }
         return 0;
     }

@@ -622,6 +622,32 @@ Test(onn, verify_json_names_the_preprocessing, .init = tu_scratch_init,
     tu_run_free(&r);
 }
 
+/* --segments auto: square layers one segment, the input layer 5 x 5, the
+ * output layer square segments of its rows when they divide its columns
+ * (binary, 4 x 128: 4 x 4), else the fewest columns from its rows up that
+ * do (offset, 7 x 128: 7 x 8), and dense when only all of them do (2 x 17). */
+Test(onn, auto_segments, .init = tu_scratch_init, .fini = tu_scratch_fini, .timeout = 60)
+{
+    static const struct { const char *code, *servers, *bits, *hidden, *want; } c[] = {
+        {"binary", "4", "8", "125,126,127", "\"5x5 126x126 127x127 4x4\""},
+        {"offset", "4", "8", "125,126,127", "\"5x5 126x126 127x127 7x8\""},
+        {"binary", "2", "4", "15,16", "\"3x3 16x16 0x0\""},
+    };
+    char spec_path[4400];
+    snprintf(spec_path, sizeof spec_path, "%s", tu_scratch("auto.yaml"));
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        tu_run r = tu_optinc((const char *[]){"onn", "train", "-o", spec_path, "--output-code",
+                                              c[i].code, "--servers", c[i].servers, "--bits",
+                                              c[i].bits, "--hidden", c[i].hidden, "--epochs",
+                                              "1", "--quiet", NULL});
+        cr_assert_eq(r.status, 0, "%s", r.err);
+        tu_run_free(&r);
+        char *text = tu_read_file(spec_path, NULL);
+        cr_assert(text && strstr(text, c[i].want), "case %zu: %s", i, text);
+        free(text);
+    }
+}
+
 Test(onn, train_refuses_outputs_it_cannot_write_back, .init = tu_scratch_init,
      .fini = tu_scratch_fini, .timeout = 60)
 {
