@@ -213,14 +213,16 @@ static int parse_segments(const char *s, const optinc_onn *net, int *seg)
         return 0;
     if (!strcmp(s, "auto")) {
         for (int l = 0; l < net->n_layers; l++) {
-            int R = net->layers[l].rows, C = net->layers[l].cols, c = R;
-            while (R < C && C % c)
-                c++;
-            if (R > C)
-                c = R % C == 0 ? C : 0;
-            else if (R < C && c == C)
-                c = 0;              /* one segment would only bind its rows */
-            seg[2 * l] = R > C ? c : c ? R : 0;
+            int R = net->layers[l].rows, C = net->layers[l].cols, r = R, c = R;
+            if (R > C) {
+                r = c = R % C ? 0 : C;
+            } else {
+                while (C % c)
+                    c++;
+                if (R < C && c == C)
+                    r = c = 0;      /* one segment would only bind its rows */
+            }
+            seg[2 * l] = r;
             seg[2 * l + 1] = c;
         }
         return 0;

@@ -126,10 +126,10 @@ uint64_t optinc_onn_decode(const optinc_onn_task *t, double out_scale, const dou
     if (t->code == OPTINC_CODE_OFFSET) {
         v = (uint64_t)level_of(amplitude[0], out_scale);
         for (int j = 1; j < D; j++) {
-            uint64_t q = 1ull << (2 * j), L4 = 4 * v;
-            int d = L4 >= q && L4 < 3 * q ? level_of(amplitude[j], out_scale)
-                                          : level_of(amplitude[D + j - 1], out_scale);
-            if (!(L4 >= q && L4 < 3 * q) && 2 * v >= q)
+            uint64_t q = 1ull << (2 * j);
+            int plain = 4 * v >= q && 4 * v < 3 * q;
+            int d = level_of(amplitude[plain ? j : D + j - 1], out_scale);
+            if (!plain && 2 * v >= q)
                 d = (d + 3) & 3;
             v += (uint64_t)d << (2 * j);
         }

@@ -414,7 +414,7 @@ static void forward(trainer *t, int B, const float *x, double noise, const float
 static inline float out_err(float y, float d)
 {
     float e = y - d;
-    if ((d <= 0 && e < 0) || (d >= 3 && e > 0) || d < 0)
+    if (d < 0 || (d == 0 && e < 0) || (d >= 3 && e > 0))
         e = 0;
     return e;
 }
