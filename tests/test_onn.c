@@ -622,15 +622,19 @@ Test(onn, verify_json_names_the_preprocessing, .init = tu_scratch_init,
     tu_run_free(&r);
 }
 
-/* --segments auto: square layers one segment, the input layer 5 x 5, the
- * output layer square segments of its rows when they divide its columns
- * (binary, 4 x 128: 4 x 4), else the fewest columns from its rows up that
- * do (offset, 7 x 128: 7 x 8), and dense when only all of them do (2 x 17). */
+/* --segments auto: square layers one segment (11 x 11), a tall layer square
+ * segments of its columns when they divide its rows (10 x 5: 5 x 5) and dense
+ * when they do not (127 x 12), the output layer square segments of its rows
+ * when they divide its columns (binary, 4 x 128: 4 x 4), else the fewest
+ * columns from its rows up that do (offset, 7 x 128: 7 x 8), and dense when
+ * only all of them do (3 x 17).  Two servers and small hidden layers: one
+ * epoch of each stays within the timeout under valgrind (4 servers: 28,561
+ * P outputs, 70 s). */
 Test(onn, auto_segments, .init = tu_scratch_init, .fini = tu_scratch_fini, .timeout = 60)
 {
     static const struct { const char *code, *servers, *bits, *hidden, *want; } c[] = {
-        {"binary", "4", "8", "125,126,127", "\"5x5 126x126 127x127 4x4\""},
-        {"offset", "4", "8", "125,126,127", "\"5x5 126x126 127x127 7x8\""},
+        {"binary", "2", "8", "10,11,127", "\"5x5 11x11 0x0 4x4\""},
+        {"offset", "2", "8", "10,11,127", "\"5x5 11x11 0x0 7x8\""},
         {"binary", "2", "4", "15,16", "\"3x3 16x16 0x0\""},
     };
     char spec_path[4400];
