@@ -753,6 +753,23 @@ Test(netlist, onn_meta_from_a_netlist_without_its_spec)
     cr_assert(!memcmp(&m.task, &want.task, sizeof m.task), "same task");
     cr_assert(!memcmp(m.seg, want.seg, sizeof m.seg), "same segments");
     optinc_circuit_free(c);
+
+    /* Without both, the task is read from the circuit's shape: 4 inputs
+     * besides the 4 carriers are 4 PAM4 digits (8 bits), and 7 outputs for
+     * them the offset code's. */
+    text = tu_read_file(path, &len);
+    ref = strstr(text, "path=\"specs/onn4x8.yaml\"");
+    cr_assert_not_null(ref);
+    memcpy(ref + strlen("path=\""), "gone_", 5);
+    snprintf(path, sizeof path, "%s/bare.pnl.sp", dir);
+    cr_assert_eq(tu_write_file(path, text), 0);
+    free(text);
+    cr_assert_eq(optinc_onn_load(path, NULL, &c, &m, &err), OPTINC_OK, "%s", err.message);
+    cr_assert(!memcmp(&m.task, &want.task, sizeof m.task), "the task of the shipped spec");
+    cr_assert_eq(m.task.code, OPTINC_CODE_OFFSET);
+    cr_assert_eq(m.bits, 8);
+    cr_assert(!memcmp(m.seg, want.seg, sizeof m.seg), "segments from the layers' grids");
+    optinc_circuit_free(c);
     optinc_circuit_free(s);
     tu_rmtree(dir);
     free(dir);

@@ -431,15 +431,33 @@ static int sha_matches(const char *path, const uint8_t sha[32])
     return !optinc_sha256_file(path, d, &e) && !memcmp(d, sha, sizeof d);
 }
 
+/* The task of a netlist without its `*! onn` line and spec, read from its
+ * shape: 4 servers and digit sums, one input per PAM4 digit besides the L
+ * carriers, so B = 2 x inputs (kept in 2..32: a circuit of another shape is
+ * then refused by optinc_onn_meta_check for its inputs, not for B); 2D - 1
+ * outputs for D > 1 digits are the offset code's, others binary; each
+ * layer's segment shape is its grid's block without the pass-through
+ * carriers.  The command line's task options override it. */
 static optinc_status meta_defaults(const optinc_circuit *c, optinc_onn_meta *m, optinc_error *err)
 {
     memset(m, 0, sizeof *m);
-    int L = c->n_layers, out = c->layers[L - 1].rows;
+    int L = c->n_layers, in = c->layers[0].cols - L, out = c->layers[L - 1].rows;
+    int D = in < 1 ? 1 : in > 16 ? 16 : in;
     m->fan_in = 4;
-    m->bits = 2 * out;
+    m->bits = 2 * D;
     m->n_layers = L;
-    return optinc_onn_task_unit(&m->task, 4, m->bits, OPTINC_P_DIGIT_SUMS,
-                                OPTINC_ROUND_HALF_EVEN, err);
+    optinc_status st = optinc_onn_task_unit(&m->task, 4, m->bits, OPTINC_P_DIGIT_SUMS,
+                                            OPTINC_ROUND_HALF_EVEN, err);
+    if (!st && D > 1 && out == 2 * D - 1)
+        m->task.code = OPTINC_CODE_OFFSET;
+    for (int l = 0; l < L && l < OPTINC_ONN_MAX_LAYERS; l++) {
+        const optinc_layer *y = &c->layers[l];
+        if (y->seg_rows > 0 && y->seg_cols > 0) {
+            m->seg[2 * l] = (y->rows - y->pass_through) / y->seg_rows;
+            m->seg[2 * l + 1] = (y->cols - y->pass_through) / y->seg_cols;
+        }
+    }
+    return st;
 }
 
 static optinc_status spec_meta(const char *path, const optinc_read_opts *opts, optinc_onn_meta *m,
