@@ -448,8 +448,10 @@ static optinc_status meta_defaults(const optinc_circuit *c, optinc_onn_meta *m, 
     m->n_layers = L;
     optinc_status st = optinc_onn_task_unit(&m->task, 4, m->bits, OPTINC_P_DIGIT_SUMS,
                                             OPTINC_ROUND_HALF_EVEN, err);
-    if (!st && D > 1 && out == 2 * D - 1)
-        m->task.code = OPTINC_CODE_OFFSET;
+    optinc_onn_task offset = m->task;
+    offset.code = OPTINC_CODE_OFFSET;
+    if (!st && D > 1 && out == optinc_onn_task_outputs(&offset))
+        m->task = offset;
     for (int l = 0; l < L && l < OPTINC_ONN_MAX_LAYERS; l++) {
         const optinc_layer *y = &c->layers[l];
         if (y->seg_rows > 0 && y->seg_cols > 0) {
