@@ -18,6 +18,15 @@
 #define MODES 8
 #define COLS 5          /* not a multiple of the fit's lanes */
 
+/* What the fit promises on a target in reach: its objective is summed from
+ * the residuals, so L-BFGS goes on until they are rounding, a few ulps of
+ * the unit-scale fields per MZI on a path (8 columns here).  Measured:
+ * 2.9e-15 to 6.7e-15 on OpenBLAS's Haswell, SkylakeX and Sandybridge
+ * kernels and on the reference BLAS, whose SVDs give the mesh different last
+ * bits to start from.  1e-12 leaves two decades; a wrong term of the
+ * gradient (a sign in one derivative, tried) stalls above 0.02. */
+#define FIT_BOUND 1e-12
+
 /* out (MODES x COLS) = diag(e^{i screen}) . M'(th, ph) . A, multiplied out
  * with the device matrices of the couplers kappa. */
 static void by_hand(const optinc_mesh *mesh, const double *kappa, const optinc_phase *th,
@@ -108,7 +117,7 @@ Test(mesh_fit, finds_the_mesh_from_a_perturbed_start)
                                  k.th, k.ph, k.screen), 0);
     double after = misfit(&k);
     cr_assert_gt(before, 0.05, "before %g", before);
-    cr_assert_lt(after, 1e-7, "before %g after %g", before, after);
+    cr_assert_lt(after, FIT_BOUND, "before %g after %g", before, after);
     optinc_circuit_free(k.c);
 }
 
@@ -133,6 +142,6 @@ Test(mesh_fit, keeps_frozen_phases)
         if (frozen[2 * i + 1])
             cr_assert_eq(k.ph[i].rad, keep[2 * i + 1].rad, "phi %d moved", i);
     }
-    cr_assert_lt(misfit(&k), 1e-7, "misfit %g", misfit(&k));
+    cr_assert_lt(misfit(&k), FIT_BOUND, "misfit %g", misfit(&k));
     optinc_circuit_free(k.c);
 }
