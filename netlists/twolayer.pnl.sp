@@ -41,7 +41,7 @@ PS_hidden_V_c6_r2 hidden_V_c5_m2 hidden_V_c6_m2 ps phase_rad=1.7180584824319181 
 PS_hidden_V_c6_r3 hidden_V_c5_m3 hidden_V_c6_m3 ps phase_rad=2.1353012567368124 code=87 phase_target_rad=2.1323743085427385 bits=8
 PS_hidden_V_c6_r4 hidden_V_c5_m4 hidden_V_c6_m4 ps phase_rad=5.2768939103266055 code=215 phase_target_rad=5.2739669621325316 bits=8
 PS_hidden_V_c6_r5 hidden_V_c4_m5 hidden_V_c6_m5 ps phase_rad=1.6198837120072371 code=66 phase_target_rad=1.613503559111634 bits=8
-AT_hidden_r0 hidden_V_c6_m0 hidden_S_m0 att att_dB=0 code=0 bits=10
+AT_hidden_r0 hidden_V_c6_m0 hidden_S_m0 att att_dB=0 code=0 bits=10 t_target=1
 AT_hidden_r1 hidden_V_c6_m1 hidden_S_m1 att att_dB=5.6891495601173023 code=194 bits=10 t_target=0.51950684461564789
 AT_hidden_r2 hidden_V_c6_m2 hidden_S_m2 att att_dB=9.0322580645161299 code=308 bits=10 t_target=0.35402597785514561
 AT_hidden_r3 hidden_V_c6_m3 hidden_S_m3 att att_dB=14.750733137829911 code=503 bits=10 t_target=0.18310374362823192

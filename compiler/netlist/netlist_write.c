@@ -371,8 +371,10 @@ static void put_att(writer *w, const optinc_stage *s, int last)
             set_value(&cl, ATT_CODE, a->code);
             set_value(&cl, ATT_BITS, w->L->components.attenuator.bits);
         }
-        if (memcmp(&a->t_target, &a->t, sizeof a->t))
-            set_value(&cl, ATT_T_TARGET, a->t_target);
+        /* On every card, even where it equals 10^(-att_dB/20): whether it
+         * does is decided by the last bit of an SVD, and a card's shape must
+         * not differ from one BLAS to another. */
+        set_value(&cl, ATT_T_TARGET, a->t_target);
         put_card(w->f, OPTINC_CARD_ATT, name, (const char *[]){w->cur[i], out}, &cl);
         memcpy(w->cur[o], out, NET_MAX);
         k++;
