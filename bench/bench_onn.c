@@ -38,6 +38,7 @@ static int bench_train(const char *what, const int *seg)
     optinc_onn_train_defaults(&o);
     o.max_epochs = 5;
     o.eval_every = 5;
+    o.restarts = 0;             /* a rate per epoch of one start */
     optinc_onn_train_result r;
     double t0 = bench_cpu();
     st = optinc_onn_train(&net, &o, 0, &r, &err);

@@ -290,6 +290,8 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
          .flags = CLI_BELOW},
         {"boost", 0, CLI_INT, CLI_DST(int, &o.boost), "K",
          "oversample points missing the margin up to K times", .min = 1, .max = 128},
+        {"restarts", 0, CLI_INT, CLI_DST(int, &o.restarts), "R",
+         "fresh starts from other seeds after a plateau", .min = 0, .max = 1000},
         {"noise", 0, CLI_DOUBLE, CLI_DST(double, &o.noise), "X",
          "noise-aware: relative weight noise per step", .lo = 0, .hi = 1},
         CLI_OPT_SAMPLE(&o.sample, "train on N random points when P has more outputs; 0 for all"),
@@ -360,7 +362,9 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
         optinc_onn_free(&net);
         return cli_report(cmd, &err, st);
     }
-    progress pr = {!quiet && isatty(2), o.max_epochs};
+    /* the most epochs the run can take, over every start */
+    progress pr = {!quiet && isatty(2),
+                   o.max_epochs * (resume || o.noise > 0 ? 1 : 1 + o.restarts)};
     o.progress = show_progress;
     o.ctx = &pr;
     optinc_onn_train_result res;
@@ -377,9 +381,10 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
         optinc_onn_free(&net);
         return cli_report(cmd, &err, st);
     }
-    snprintf(prov, sizeof prov, "optinc %s onn train: seed %llu, %d epochs, lr %g, batch %d, "
-             "margin %g, boost %d, noise %g%s%s; model accuracy %.6f (%llu/%llu P outputs)",
-             OPTINC_VERSION, (unsigned long long)o.seed, res.epochs, o.lr, o.batch, o.margin,
+    snprintf(prov, sizeof prov, "optinc %s onn train: seed %llu, %d epochs in %d start%s, lr "
+             "%g, batch %d, margin %g, boost %d, noise %g%s%s; model accuracy %.6f (%llu/%llu P "
+             "outputs)", OPTINC_VERSION, (unsigned long long)o.seed, res.epochs, res.starts,
+             res.starts == 1 ? "" : "s", o.lr, o.batch, o.margin,
              o.boost, o.noise, resume ? ", resumed from " : "", resume ? resume : "",
              rep.accuracy, (unsigned long long)rep.correct, (unsigned long long)rep.checked);
     st = optinc_onn_export(&net, output, &eo, &err);
@@ -389,7 +394,8 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
     if (st)
         return cli_report(cmd, &err, st);
     if (!quiet) {
-        printf("%s: %d epochs, %.1f min wall, %.1f min CPU\n", output, res.epochs,
+        printf("%s: %d epochs in %d start%s, %.1f min wall, %.1f min CPU\n", output,
+               res.epochs, res.starts, res.starts == 1 ? "" : "s",
                ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)) / 60,
                res.seconds / 60);
         printf("model accuracy %.6f (%llu/%llu %sP outputs), over raw inputs %.6f, largest "

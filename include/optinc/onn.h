@@ -225,6 +225,7 @@ typedef struct optinc_onn_train_opts {
     double noise;             /* relative weight noise injected per step (noise-aware); 0 = off */
     int eval_every;           /* epochs between exhaustive checks */
     uint64_t sample;          /* train on this many sampled points when the box is larger (0 = all) */
+    int restarts;             /* fresh starts after a plateau (not when resumed or noise-aware) */
     /* Called after every check (may be NULL): epoch, loss, accuracy. Return
      * nonzero to stop. */
     int (*progress)(void *ctx, int epoch, double loss, double accuracy);
@@ -234,7 +235,9 @@ typedef struct optinc_onn_train_opts {
 void optinc_onn_train_defaults(optinc_onn_train_opts *o);
 
 typedef struct optinc_onn_train_result {
-    int epochs;
+    int epochs;                /* over every start */
+    int starts;                /* 1 + the restarts taken */
+    int converged;             /* every output met the margin (never set noise-aware) */
     double accuracy;           /* exhaustive exact match of the trained model (double) */
     double max_error;          /* max |y - digit| over the training set */
     double seconds;            /* CPU seconds */
@@ -243,9 +246,13 @@ typedef struct optinc_onn_train_result {
 /* Trains net (initialized here from opts->seed, or continued when `resume`)
  * on the exhaustive set of P outputs of its task.  Segmented layers are
  * trained directly in their (s, Q) parameterization (Q = rows of U0 . Cayley(A),
- * A skew), so the result is exactly of the hardware's form.  The same
- * options give bit-identical weights when BLAS runs on one thread
- * (optinc_linalg_deterministic(), which the optinc program calls). */
+ * A skew), so the result is exactly of the hardware's form.  A start that
+ * stalls (no gain in accuracy or largest error for a quarter of its
+ * schedule), or whose schedule runs out short of the margin, is replaced by
+ * a fresh one from another seed, up to opts->restarts times.  The same
+ * options give bit-identical weights on one machine when BLAS runs on one
+ * thread (optinc_linalg_deterministic(), which the optinc program calls);
+ * another BLAS kernel gives another network, trained to the same margin. */
 optinc_status optinc_onn_train(optinc_onn *net, const optinc_onn_train_opts *opts, int resume,
                                optinc_onn_train_result *res, optinc_error *err);
 
