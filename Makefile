@@ -9,6 +9,7 @@
 #   make fuzz       libFuzzer targets in fuzz/ (clang), each for FUZZ_TIME seconds (60)
 #   make valgrind   the tests that do not start MPI, under valgrind memcheck
 #   SAN=1           build everything with AddressSanitizer + UBSan (in build-san/)
+#   BLAS=reference  make check / make valgrind against the reference BLAS/LAPACK
 
 VERSION  := 0.1.0
 PREFIX   ?= /usr/local
@@ -67,6 +68,17 @@ LIBSO    := $(BUILD)/liboptinc.so
 PROG     := $(BUILD)/optinc
 # Debian's python3, which python3-torch serves (not a python earlier on PATH).
 PYTHON   := /usr/bin/python3
+# BLAS=reference runs the tests (make check, make valgrind) against Debian's
+# reference BLAS and LAPACK (libblas3, liblapack3) instead of OpenBLAS: the
+# same binaries, with those libraries' folders first on the loader's path.
+# With OpenBLAS on its own kernel for the CPU, the two builds round
+# differently in the last bits, as two machines do; CI runs both.
+ifeq ($(BLAS),reference)
+BLAS_DIR := /usr/lib/$(shell $(CC) -print-multiarch)
+TEST_ENV := LD_LIBRARY_PATH=$(BLAS_DIR)/blas:$(BLAS_DIR)/lapack$(if $(LD_LIBRARY_PATH),:$(LD_LIBRARY_PATH))
+else ifneq ($(BLAS),)
+$(error BLAS=$(BLAS): the tests run on OpenBLAS (no BLAS=) or BLAS=reference)
+endif
 
 # Tests and MPI runs as root on a 2-core machine: mpirun refuses root and
 # more ranks than cores unless told.
@@ -104,11 +116,14 @@ $(BUILD)/bench/%: bench/%.c $(LIBA)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $< -o $@ $(LIBA) $(LDFLAGS) $(PKG_LIBS)
 
-# Tests find the program and the build through these variables.
+# Tests find the program and the build through these variables; the first
+# line of the output names the BLAS and LAPACK the tests load.
 check: deps
 	@sh scripts/check-layers.sh
 	@$(MAKE) --no-print-directory $(PROG) $(TESTS)
-	@OPTINC=$(abspath $(PROG)) OPTINC_BUILD=$(abspath $(BUILD)) sh scripts/run-tests.sh $(TESTS)
+	@$(TEST_ENV) sh scripts/blas-in-use.sh $(PROG) $(BLAS)
+	@$(TEST_ENV) OPTINC=$(abspath $(PROG)) OPTINC_BUILD=$(abspath $(BUILD)) \
+	    sh scripts/run-tests.sh $(TESTS)
 	@$(MAKE) --no-print-directory check-python
 
 # The Python package's tests (python/tests/, unittest) over this build's
@@ -119,7 +134,7 @@ ifeq ($(SAN),1)
 	@echo "check-python: skipped: SAN=1 builds a library python cannot load"
 else
 	@if $(PYTHON) -c 'import torch, numpy' 2>/dev/null; then \
-	    OPTINC=$(abspath $(PROG)) OPTINC_LIBRARY=$(abspath $(LIBSO)) PYTHONPATH=python \
+	    $(TEST_ENV) OPTINC=$(abspath $(PROG)) OPTINC_LIBRARY=$(abspath $(LIBSO)) PYTHONPATH=python \
 	    PYTHONDONTWRITEBYTECODE=1 $(PYTHON) -m unittest discover -s python/tests; \
 	else echo "check-python: skipped: $(PYTHON) cannot import torch and numpy" \
 	    "(apt-get install python3-torch python3-numpy)"; fi
@@ -140,7 +155,9 @@ build/fuzz/bin/%: fuzz/%.c fuzz/fuzz.h $(LIBA)
 # Memcheck over the Criterion tests, with tests/valgrind/*.supp.
 valgrind: deps
 	@$(MAKE) --no-print-directory $(PROG) $(TESTS)
-	@OPTINC=$(abspath $(PROG)) OPTINC_BUILD=$(abspath $(BUILD)) sh scripts/valgrind.sh $(TESTS)
+	@$(TEST_ENV) sh scripts/blas-in-use.sh $(PROG) $(BLAS)
+	@$(TEST_ENV) OPTINC=$(abspath $(PROG)) OPTINC_BUILD=$(abspath $(BUILD)) \
+	    sh scripts/valgrind.sh $(TESTS)
 
 demo: deps
 	@$(MAKE) --no-print-directory $(PROG)

@@ -61,8 +61,8 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "--version")) {
-        printf("optinc %s\n", OPTINC_VERSION);
-        return 0;
+        printf("optinc %s\nlinear algebra: %s\n", OPTINC_VERSION, optinc_linalg_name());
+        return flushed("--version", 0);
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name))

@@ -32,6 +32,8 @@ Test(cli, dispatcher)
     r = tu_optinc(ARGS("--version"));
     cr_assert_eq(r.status, 0);
     cr_assert(!strncmp(r.out, "optinc ", 7));
+    /* what a bug report needs to tell machines apart: the BLAS and its kernel */
+    cr_assert(strstr(r.out, "\nlinear algebra: "), "%s", r.out);
     tu_run_free(&r);
 
     r = tu_optinc(ARGS("frobnicate"));

@@ -32,12 +32,24 @@ void optinc_linalg_deterministic(void)
 {
     /* OpenBLAS splits the sums of its level-3 kernels, and so of LAPACK,
      * across threads, so the last bits of an SVD depend on the thread count.
-     * One thread makes netlists byte-identical on every machine.  Looked up
-     * at run time so the reference BLAS still links. */
+     * One thread makes them the same run after run on one machine; across
+     * machines the kernel OpenBLAS picks for the CPU still decides them
+     * (optinc_linalg_name).  Looked up at run time so the reference BLAS
+     * still links. */
     void (*set_threads)(int);
     *(void **)&set_threads = dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
     if (set_threads)
         set_threads(1);
+}
+
+const char *optinc_linalg_name(void)
+{
+    /* OpenBLAS's configuration names the kernel it picked for this CPU
+     * (Haswell, SkylakeX, Cooperlake, ...): what decides the last bits of
+     * every SVD here. */
+    const char *(*config)(void);
+    *(void **)&config = dlsym(RTLD_DEFAULT, "openblas_get_config");
+    return config ? config() : "a BLAS other than OpenBLAS (the reference BLAS?)";
 }
 
 optinc_cmat *optinc_cmat_new(int rows, int cols)

@@ -23,9 +23,15 @@ typedef struct optinc_cmat {
 
 /* Pins the BLAS to one thread when it is OpenBLAS: its threaded kernels split
  * sums differently with the thread count, which would change the last bits of
- * decompositions (and so netlists) from one machine to another.  Programs call
- * it once at start; the optinc command does. */
+ * decompositions (and so netlists) from one run to another.  Programs call it
+ * once at start; the optinc command does.  Across machines the BLAS's kernel
+ * for the CPU still changes those last bits: netlists keep their cards and
+ * codes, and their phases agree to about 1e-12 rad (optinc-netlist(5)). */
 void optinc_linalg_deterministic(void);
+
+/* The BLAS in use, for reports: OpenBLAS's configuration, which names the
+ * kernel it chose for this CPU, or a note that it is another BLAS. */
+const char *optinc_linalg_name(void);
 
 optinc_cmat *optinc_cmat_new(int rows, int cols);           /* zero-filled; NULL on OOM */
 optinc_cmat *optinc_cmat_identity(int n);

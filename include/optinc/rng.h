@@ -3,7 +3,8 @@
  *
  * xoshiro256** seeded through splitmix64: fast, small state, and bit-identical on
  * every platform, which the determinism rule (same seed, same result on every
- * backend) needs.  Normal deviates use the polar Box-Muller method without a
+ * backend) needs; normal deviates go through libm's log, which glibc's FMA
+ * and non-FMA paths may round apart in a rare last bit.  Normal deviates use the polar Box-Muller method without a
  * cached second value, so a stream's values never depend on call history outside
  * the generator state.
  */
