@@ -1,0 +1,136 @@
+"""The package's objects are safe by construction (optinc-python(7),
+Lifetimes): a closed object raises ValueError on every use, and a plan keeps
+what it borrows until it ends.  What could crash runs in a python of its
+own, so that a segfault fails its test rather than the suite."""
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import unittest
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+ONN = os.path.join(ROOT, "netlists", "onn4x8.pnl.sp")
+
+# What every child starts from: the package and four servers' gradients.
+PRELUDE = """\
+import gc
+import numpy as np
+import optinc
+ONN = %r
+g = np.random.default_rng(0).standard_normal((4, 40000), dtype=np.float32)
+""" % ONN
+
+
+def child(code):
+    """Runs PRELUDE and code in this interpreter and environment, from a
+    temporary folder; returns the CompletedProcess."""
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"), PYTHONDONTWRITEBYTECODE="1")
+    with tempfile.TemporaryDirectory() as d:
+        return subprocess.run([sys.executable, "-c", PRELUDE + textwrap.dedent(code)], cwd=d,
+                              env=env, capture_output=True, text=True, timeout=120)
+
+
+class ChildCase(unittest.TestCase):
+    def assertRefused(self, code, *words):
+        """code ends in a ValueError holding words (a crash is a signal: a
+        negative return code)."""
+        r = child(code)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        last = r.stderr.strip().splitlines()[-1]
+        self.assertTrue(last.startswith("ValueError: "), r.stderr)
+        for w in words:
+            self.assertIn(w, last)
+
+    def assertPrints(self, code, out):
+        r = child(code)
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        self.assertEqual(r.stdout.split(), out)
+
+
+class TestClosed(ChildCase):
+    def test_every_use_of_a_closed_object_raises(self):
+        made = {"Plan": "optinc.Plan('ring', 4)",
+                "AggTable": "optinc.AggTable.exact(4, 8)",
+                "ErrorHistogram": "optinc.ErrorHistogram.from_table(optinc.AggTable.onn(ONN))",
+                "Chip": "optinc.Chip()"}
+        uses = {"Plan": ["x.run(g)", "x.stats", "x.reset_stats()"],
+                "AggTable": ["x.codes()", "optinc.Plan('optinc', 4, table=x)",
+                             "optinc.ErrorHistogram.from_table(x)"],
+                "ErrorHistogram": ["optinc.Plan('quantized', 4, inject=x)"],
+                "Chip": ["x.devices()", "optinc.AggTable.onn(ONN, chip=x)"]}
+        for name, make in made.items():
+            for use in uses[name] + ["x.__enter__()"]:
+                with self.subTest(name=name, use=use):
+                    # closed twice: the second does nothing
+                    self.assertRefused("x = %s\nx.close()\nx.close()\n%s\n" % (make, use),
+                                       "optinc.%s is closed" % name)
+
+    def test_with_closes_at_the_end(self):
+        self.assertPrints("""
+            with optinc.Plan("exact", 4) as plan:
+                print(plan.closed, plan.run(g))
+            print(plan.closed, (g == g[0]).all())
+            with optinc.Chip() as chip:
+                pass
+            with optinc.AggTable.exact(4) as table:
+                pass
+            print(chip.closed, table.closed)
+            """, ["False", "0", "True", "True", "True", "True"])
+
+
+class TestBorrowed(ChildCase):
+    def test_a_plan_keeps_a_closed_table_and_histogram(self):
+        """Closed while a plan uses them, the table and histogram stay in
+        memory: the plan injects the same 8,754 errors into the same bits
+        as before (on freed memory it read 0), and frees them at its end."""
+        self.assertPrints("""
+            table = optinc.AggTable.onn(ONN, chip=dict(phase_sigma=0.01), seed=1)
+            hist = optinc.ErrorHistogram.from_table(table)
+            plan = optinc.Plan("optinc", 4, table=table, inject=hist)
+            a, b = g.copy(), g.copy()
+            print(plan.run(a))
+            table.close()
+            hist.close()
+            junk = [np.full(1 << 16, -1, np.int64) for _ in range(64)]
+            print(plan.run(b), a.tobytes() == b.tobytes(), table._finalizer.alive)
+            plan.close()
+            print(table._finalizer.alive, hist._finalizer.alive)
+            """, ["8754", "8754", "True", "True", "False", "False"])
+
+    def test_the_last_user_frees(self):
+        """Two plans on one table: the table lives until it is closed and
+        both plans have ended (one closed, one collected), in any order; a
+        table that is not closed outlives its plans."""
+        self.assertPrints("""
+            table = optinc.AggTable.exact(4, 8)
+            plans = [optinc.Plan("optinc", 4, table=table) for _ in range(2)]
+            plans[0].close()
+            table.close()
+            print(table._finalizer.alive)
+            plans[1].run(g)
+            del plans
+            gc.collect()
+            print(table._finalizer.alive)
+            table = optinc.AggTable.exact(4, 8)
+            optinc.Plan("optinc", 4, table=table).close()
+            print(table._finalizer.alive, len(table.codes()))
+            """, ["True", "False", "True", "28561"])
+
+    def test_devices_keep_the_chip_file(self):
+        """chip.devices() points into the chip file: closing the chip
+        frees the file only once the structure is collected."""
+        self.assertPrints("""
+            with open("chip.yaml", "w") as f:
+                f.write("components:\\n  mzi: {phase_error_sigma_rad: 0.01}\\n")
+            chip = optinc.Chip(file="chip.yaml")
+            dev = chip.devices()
+            chip.close()
+            print(chip._finalizer.alive)
+            del dev
+            print(chip._finalizer.alive)
+            """, ["True", "False"])
+
+
+if __name__ == "__main__":
+    unittest.main()
