@@ -432,6 +432,26 @@ def _rows(grads):
     return list(grads)
 
 
+def _disjoint(bufs, n):
+    """Refuses two of bufs, (buffer, address, name) of n float32 each, that
+    share memory: the all-reduce reads every server's buffer while it writes
+    the others in place, so an aliased one would be counted twice and
+    overwritten mid-run.  In address order, buffers of one length overlap
+    only if two neighbours do."""
+    order = sorted(range(len(bufs)), key=lambda i: bufs[i][1])
+    for i, j in zip(order, order[1:]):
+        if bufs[j][1] < bufs[i][1] + 4 * n:
+            i, j = sorted((i, j))
+            raise ValueError("%s and %s overlap in memory (one buffer given twice, or "
+                             "overlapping views of one): the all-reduce writes each server's "
+                             "buffer in place, so give each its own" % (bufs[i][2], bufs[j][2]))
+
+
+def _pointers(bufs):
+    """The addresses of bufs, (buffer, address, name), as the C array."""
+    return (ctypes.c_void_p * len(bufs))(*[a for _, a, _ in bufs])
+
+
 # ---- the plan ----------------------------------------------------------------
 
 Stats = collections.namedtuple("Stats", "servers bytes_sent bytes_received messages "
@@ -481,45 +501,54 @@ class Plan(_Owner):
         self._own(out, lib.optinc_allreduce_free, [x for x in (table, inject) if x])
         self._stats = _clib.CArStats()
 
-    def _addresses(self, grads, what):
+    def _buffers(self, grads, what):
+        """The servers' buffers of grads as (buffer, address, name), and
+        their common length."""
         rows = _rows(grads)
         if len(rows) != self.servers:
             raise ValueError("%d %s for a plan of %d servers: give one per server"
                              % (len(rows), what, self.servers))
-        addrs, n = (ctypes.c_void_p * len(rows))(), None
+        bufs, n = [], None
         for i, g in enumerate(rows):
-            a, length = _address(g, "the %s of server %d" % (what[:-1], i))
+            name = "the %s of server %d" % (what[:-1], i)
+            a, length = _address(g, name)
             if n is not None and length != n:
-                raise ValueError("the %s of server %d has %d elements, server 0's %d: "
-                                 "every server reduces the same length"
-                                 % (what[:-1], i, length, n))
-            addrs[i], n = a, length
-        return addrs, n
+                raise ValueError("%s has %d elements, server 0's %d: every server reduces "
+                                 "the same length" % (name, length, n))
+            bufs.append((g, a, name))
+            n = length
+        return bufs, n
 
     def run(self, grads, step=0, residuals=None):
         """All-reduces the servers' gradients in place: grads is a sequence of
         `servers` 1-D float32 buffers of one length (NumPy arrays or torch
-        CPU tensors), or a 2-D one with a row per server.  On return every
-        buffer holds the same average.  step seeds the injected errors and
-        the stochastic rounding.  With error feedback, residuals holds each
-        server's residual in the same shape (zeros at the start), which the
-        run reads and updates; keep one per gradient you reduce.  Returns
-        the number of errors injected by this call."""
+        CPU tensors), or a 2-D one with a row per server, no two sharing
+        memory (ValueError names them).  On return every buffer holds the
+        same average.  step seeds the injected errors and the stochastic
+        rounding.  With error feedback, residuals holds each server's
+        residual in the same shape (zeros at the start), which the run reads
+        and updates; keep one per gradient you reduce.  Returns the number
+        of errors injected by this call."""
         ptr = self._live()
         step = _seed(step, "step")
-        addrs, n = self._addresses(grads, "gradients")
+        # bufs and res hold the buffers to the end of the call: those of a
+        # generator or a temporary list would be freed under C otherwise
+        bufs, n = self._buffers(grads, "gradients")
+        res = []
         if self.error_feedback:
             if residuals is None:
                 raise ValueError("a plan with error feedback keeps each server's residual: "
                                  "give run() residuals=, zeros shaped like the gradients")
-            res, rn = self._addresses(residuals, "residuals")
+            res, rn = self._buffers(residuals, "residuals")
             if rn != n:
                 raise ValueError("the residuals have %d elements, the gradients %d: give "
                                  "one residual per gradient element" % (rn, n))
-            lib.optinc_allreduce_set_residuals(ptr, res, len(res))
+        _disjoint(bufs + res, n)
+        if self.error_feedback:
+            lib.optinc_allreduce_set_residuals(ptr, _pointers(res), len(res))
         before = self._stats.injected_errors
         try:
-            _call(lib.optinc_allreduce_inproc, ptr, step, addrs, n,
+            _call(lib.optinc_allreduce_inproc, ptr, step, _pointers(bufs), n,
                   ctypes.byref(self._stats))
         finally:
             if self.error_feedback:     # the plan keeps no pointer into Python's buffers

@@ -9,6 +9,11 @@ import tempfile
 import textwrap
 import unittest
 
+import numpy as np
+import torch
+
+import optinc
+
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 ONN = os.path.join(ROOT, "netlists", "onn4x8.pnl.sp")
 
@@ -117,6 +122,15 @@ class TestBorrowed(ChildCase):
             print(table._finalizer.alive, len(table.codes()))
             """, ["True", "False", "True", "28561"])
 
+    def test_a_run_keeps_its_buffers(self):
+        """Buffers from a generator live until the call returns (they were
+        freed before C wrote into them: SIGSEGV)."""
+        self.assertPrints("""
+            plan = optinc.Plan("exact", 4)
+            print(plan.run(np.full(40000, i, np.float32) for i in range(4)),
+                  plan.stats.bytes_sent[0])
+            """, ["0", "160000"])
+
     def test_devices_keep_the_chip_file(self):
         """chip.devices() points into the chip file: closing the chip
         frees the file only once the structure is collected."""
@@ -130,6 +144,60 @@ class TestBorrowed(ChildCase):
             del dev
             print(chip._finalizer.alive)
             """, ["True", "False"])
+
+
+class TestAliasing(unittest.TestCase):
+    """Buffers that share memory are refused before C sees them, naming
+    the two; buffers side by side in one are not."""
+
+    def assertOverlap(self, plan, grads, first, second, **kw):
+        before = [np.array(g) for g in grads]
+        with self.assertRaises(ValueError) as e:
+            plan.run(grads, **kw)
+        self.assertIn("%s and %s overlap in memory" % (first, second), str(e.exception))
+        for g, b in zip(grads, before):        # untouched
+            self.assertEqual(np.array(g).tobytes(), b.tobytes())
+
+    def test_numpy(self):
+        x = np.arange(8, dtype=np.float32)
+        self.assertOverlap(optinc.Plan("ring", 4), [x, x, x, x],
+                           "the gradient of server 0", "the gradient of server 1")
+        b = np.arange(12, dtype=np.float32)
+        for grads in ([b[0:8], b[4:12]], [b[4:12], b[0:8]]):
+            self.assertOverlap(optinc.Plan("exact", 2), grads,
+                               "the gradient of server 0", "the gradient of server 1")
+        self.assertOverlap(optinc.Plan("exact", 3), [x[:4].copy(), x[4:], x[3:7]],
+                           "the gradient of server 1", "the gradient of server 2")
+        rows = np.lib.stride_tricks.as_strided(b, (2, 8), (16, 4))    # rows 4 apart
+        self.assertOverlap(optinc.Plan("exact", 2), rows,
+                           "the gradient of server 0", "the gradient of server 1")
+        # side by side: averaged, 0..5 with 6..11
+        optinc.Plan("exact", 2).run([b[0:6], b[6:12]])
+        self.assertEqual(b.tolist(), [3, 4, 5, 6, 7, 8] * 2)
+
+    def test_torch(self):
+        t = torch.arange(12, dtype=torch.float32)
+        self.assertOverlap(optinc.Plan("exact", 2), [t, t],
+                           "the gradient of server 0", "the gradient of server 1")
+        self.assertOverlap(optinc.Plan("exact", 3), [t[0:4], t[8:12], t[6:10]],
+                           "the gradient of server 1", "the gradient of server 2")
+        self.assertOverlap(optinc.Plan("exact", 2), t.as_strided((2, 6), (4, 1)),
+                           "the gradient of server 0", "the gradient of server 1")
+        # a tensor over a NumPy array's memory
+        a = np.zeros(8, np.float32)
+        self.assertOverlap(optinc.Plan("exact", 2), [a[2:6], torch.from_numpy(a)[:4]],
+                           "the gradient of server 0", "the gradient of server 1")
+        optinc.Plan("exact", 2).run(t.view(2, 6))
+        self.assertEqual(t.tolist(), [3, 4, 5, 6, 7, 8] * 2)
+
+    def test_residuals(self):
+        plan = optinc.Plan("quantized", 4, error_feedback=True)
+        g = np.zeros((4, 8), np.float32)
+        res = [np.zeros(8, np.float32) for _ in range(4)]
+        self.assertOverlap(plan, g, "the gradient of server 2", "the residual of server 1",
+                           residuals=[res[0], g[2], res[2], res[3]])
+        self.assertOverlap(plan, g, "the residual of server 0", "the residual of server 3",
+                           residuals=[res[0], res[1], res[2], res[0]])
 
 
 if __name__ == "__main__":
