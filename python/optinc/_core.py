@@ -51,8 +51,14 @@ def _call(fn, *args):
         _raise(status, err)
 
 
-def _path(p):
-    return os.fsencode(p)
+def _path(p, what):
+    """p (str, bytes or os.PathLike) as the bytes C reads.  One with a NUL is
+    refused: C would read the name before the NUL, another file."""
+    b = os.fsencode(p)
+    if b"\0" in b:
+        raise ValueError("%s %r holds a NUL byte: a C path ends at the first NUL, so it "
+                         "would name another file" % (what, p))
+    return b
 
 
 # ---- numeric arguments -------------------------------------------------------
@@ -267,7 +273,7 @@ class Chip(_Owner):
             self._own(None, None)       # no C object: closing it only ends its use
         else:
             out = ctypes.c_void_p()
-            _call(lib.optinc_chip_spec_open, _path(file), None, ctypes.byref(out))
+            _call(lib.optinc_chip_spec_open, _path(file, "file"), None, ctypes.byref(out))
             self._own(out, lib.optinc_chip_spec_free)
 
     @classmethod
@@ -344,7 +350,7 @@ class AggTable(_Owner):
         servers, bits = _servers(servers), _bits(bits, _TABLE_BITS)
         out, rep = ctypes.POINTER(_clib.CAggLut)(), _clib.COnnReport()
         with _clib.one_blas_thread():    # the bits of `optinc onn verify`
-            _call(lib.optinc_agg_lut_onn, _path(path), None, servers, bits,
+            _call(lib.optinc_agg_lut_onn, _path(path, "path"), None, servers, bits,
                   ctypes.byref(dev), ctypes.byref(out), ctypes.byref(rep))
         errors = {k - _clib.ONN_HIST: rep.hist[k] for k in range(2 * _clib.ONN_HIST + 1)
                   if rep.hist[k] and k != _clib.ONN_HIST}
@@ -368,7 +374,7 @@ class ErrorHistogram(_Owner):
     @classmethod
     def load(cls, path):
         out = ctypes.POINTER(_clib.CErrHist)()
-        _call(lib.optinc_err_hist_load, _path(path), None, ctypes.byref(out))
+        _call(lib.optinc_err_hist_load, _path(path, "path"), None, ctypes.byref(out))
         return cls(out)
 
     @classmethod
@@ -480,7 +486,7 @@ class Plan(_Owner):
         servers, bits = _servers(servers), _bits(bits)
         block_size, seed = _block_size(block_size), _seed(seed)
         if isinstance(inject, (str, bytes, os.PathLike)):
-            inject = ErrorHistogram.load(inject)
+            inject = ErrorHistogram.load(_path(inject, "inject"))
         if table is not None and not isinstance(table, AggTable):
             raise TypeError("table is a %s: give an optinc.AggTable" % type(table).__name__)
         if inject is not None and not isinstance(inject, ErrorHistogram):

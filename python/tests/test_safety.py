@@ -3,6 +3,7 @@ Lifetimes): a closed object raises ValueError on every use, and a plan keeps
 what it borrows until it ends.  What could crash runs in a python of its
 own, so that a segfault fails its test rather than the suite."""
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -11,8 +12,10 @@ import unittest
 
 import numpy as np
 import torch
+import torch.distributed as dist
 
 import optinc
+import optinc.torch
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 ONN = os.path.join(ROOT, "netlists", "onn4x8.pnl.sp")
@@ -198,6 +201,54 @@ class TestAliasing(unittest.TestCase):
                            residuals=[res[0], g[2], res[2], res[3]])
         self.assertOverlap(plan, g, "the residual of server 0", "the residual of server 3",
                            residuals=[res[0], res[1], res[2], res[0]])
+
+
+class PathLike:
+    def __init__(self, path):
+        self.path = path
+
+    def __fspath__(self):
+        return self.path
+
+
+class TestNul(unittest.TestCase):
+    """A path with a NUL is refused, naming the argument, as str, bytes or
+    os.PathLike: C would read the file named before the NUL (the shipped
+    netlist, a good histogram, a good chip file)."""
+
+    def assertNul(self, what, call, path):
+        for p in (path + "\0junk", os.fsencode(path) + b"\0junk", PathLike(path + "\0")):
+            with self.subTest(what=what, path=p):
+                with self.assertRaisesRegex(ValueError, "^%s .* holds a NUL byte" % what):
+                    call(p)
+
+    def test_every_path_argument(self):
+        with tempfile.TemporaryDirectory() as d:
+            hist, chip = os.path.join(d, "h.hist"), os.path.join(d, "chip.yaml")
+            with open(hist, "w") as f:
+                f.write("-1 1\n1 1\n")
+            with open(chip, "w") as f:
+                f.write("components:\n  mzi: {phase_error_sigma_rad: 0.01}\n")
+            self.assertNul("path", optinc.AggTable.onn, ONN)
+            self.assertNul("path", optinc.ErrorHistogram.load, hist)
+            self.assertNul("inject", lambda p: optinc.Plan("quantized", 4, inject=p), hist)
+            self.assertNul("file", lambda p: optinc.Chip(file=p), chip)
+            self.assertNul("file", lambda p: optinc.AggTable.onn(ONN, chip=dict(file=p)), chip)
+            # the paths themselves are good ones, in every form
+            for p in (hist, os.fsencode(hist), PathLike(hist)):
+                self.assertEqual(optinc.ErrorHistogram.load(p).p_error, 1.0)
+
+    def test_hook_state(self):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d" % port, rank=0,
+                                world_size=1)
+        try:
+            self.assertNul("onn", lambda p: optinc.torch.OptincHookState(onn=p),
+                           "netlists/onn4x8.pnl.sp")
+        finally:
+            dist.destroy_process_group()
 
 
 if __name__ == "__main__":
