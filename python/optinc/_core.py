@@ -1,12 +1,13 @@
 """The package's objects over liboptinc: errors, aggregation tables, injected
 error histograms and all-reduce plans.
 
-Each object owns one C object and frees it when it is collected (or on
-close()); a plan borrows its table and histogram, so it keeps references to
-them.  Buffers are handed to C by address, without a copy: a NumPy float32
-array or a torch float32 CPU tensor, C-contiguous and writable; anything
-else is refused before C sees it, so a wrong buffer is a Python exception
-and never a stray write.  ctypes releases the GIL for the duration of every
+Each object owns one C object and frees it once, when it is closed or
+collected, but never while a live object borrows it (a plan its table and
+histogram, a chip's devices structure its chip file): see _Owner.  Buffers
+are handed to C by address, without a copy: a NumPy float32 array or a
+torch float32 CPU tensor, C-contiguous and writable; anything else is
+refused before C sees it, so a wrong buffer is a Python exception and never
+a stray write.  ctypes releases the GIL for the duration of every
 call.  A plan holds scratch memory: use one plan from one thread at a time.
 """
 import collections
@@ -16,6 +17,7 @@ import numbers
 import operator
 import os
 import sys
+import threading
 import weakref
 
 from . import _clib
@@ -49,8 +51,14 @@ def _call(fn, *args):
         _raise(status, err)
 
 
-def _path(p):
-    return os.fsencode(p)
+def _path(p, what):
+    """p (str, bytes or os.PathLike) as the bytes C reads.  One with a NUL is
+    refused: C would read the name before the NUL, another file."""
+    b = os.fsencode(p)
+    if b"\0" in b:
+        raise ValueError("%s %r holds a NUL byte: a C path ends at the first NUL, so it "
+                         "would name another file" % (what, p))
+    return b
 
 
 # ---- numeric arguments -------------------------------------------------------
@@ -154,30 +162,86 @@ def algorithm(name):
     return _algorithm(_find_algorithm(name))
 
 
-# ---- chips and aggregation tables ------------------------------------------
+# ---- lifetimes ---------------------------------------------------------------
+# The library frees nothing a caller still points to, and a C plan borrows
+# its table and histogram (a devices structure its chip file) without a
+# count of its own.  So each owner here counts the users of its C object:
+# itself until it is closed, and every live object that borrows it.  The
+# object is freed when the count reaches 0; closing a table a live plan
+# uses defers the free to the plan's end instead of refusing, so `with`
+# blocks may end in any order.  A borrower's finalizer holds the owners it
+# borrows (none of them is collected before it) and lets go of them after
+# freeing its own C object.  Finalizers run in whatever thread collects the
+# object, so the counts change under a lock.
+
+_users_lock = threading.Lock()
+
+
+def _free(ptr, free, owners):
+    """Frees the C object at ptr (None: there is none), then lets go of the
+    owners it borrowed."""
+    if ptr is not None:
+        free(ptr)
+    for owner in owners:
+        owner._release()
+
+
+def _finalizer(user, ptr, free, owners):
+    """The finalizer of user (see _free), which now counts as a user of each
+    of owners' C objects."""
+    with _users_lock:
+        for owner in owners:
+            owner._users += 1
+    return weakref.finalize(user, _free, ptr, free, owners)
+
 
 class _Owner:
-    """Holds a C pointer and frees it once."""
+    """Holds a C pointer and frees it once (see above).  Once closed, every
+    use raises ValueError; close() again does nothing; a `with` block closes
+    it at its end."""
 
-    def _own(self, ptr, free):
-        self._ptr = ptr
-        self._finalizer = weakref.finalize(self, free, ptr)
+    def _own(self, ptr, free, owners=()):
+        self._ptr, self._closed, self._users = ptr, False, 1
+        self._finalizer = _finalizer(self, ptr, free, owners)
+
+    def _live(self):
+        """The C pointer: every use takes it here, so that a closed object
+        raises instead of reaching freed memory."""
+        if self._closed:
+            raise ValueError("this optinc.%s is closed" % type(self).__name__)
+        return self._ptr
+
+    def _release(self):
+        with _users_lock:
+            self._users -= 1
+            last = not self._users
+        if last:
+            self._finalizer()
+
+    @property
+    def closed(self):
+        """True once close() has been called (or the with block has ended)."""
+        return self._closed
 
     def close(self):
-        """Frees the C object now (it is freed when collected otherwise)."""
-        self._finalizer()
+        """Ends this object's use: its C object is freed now, or when the
+        last live object that borrows it (a plan) lets go."""
+        with _users_lock:
+            closing, self._closed = not self._closed, True
+        if closing:
+            self._release()
+
+    def __enter__(self):
+        self._live()
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
-class _ChipFile(_Owner):
-    """A chip file read by the library (optinc_chip_spec)."""
+# ---- chips and aggregation tables ------------------------------------------
 
-    def __init__(self, path):
-        out = ctypes.c_void_p()
-        _call(lib.optinc_chip_spec_open, _path(path), None, ctypes.byref(out))
-        self._own(out, lib.optinc_chip_spec_free)
-
-
-class Chip:
+class Chip(_Owner):
     """The devices an ONN is simulated on (optinc_onn_devices).
 
     Chip() is the ideal chip: continuous phases, no errors.  programmed=True
@@ -189,7 +253,8 @@ class Chip:
     each chip's drivers from a lab's measurement of it (`--chip FILE
     --calibrate`).  seed draws the errors (None: the seed of the run).
     phase_sigma must be finite and >= 0, seed None or an integer from 0 to
-    2^64-1 (ValueError otherwise, NaN and the infinities included)."""
+    2^64-1 (ValueError otherwise, NaN and the infinities included).  A chip
+    is closed as a table is (it holds the chip file C read)."""
 
     def __init__(self, programmed=False, phase_sigma=0.0, seed=None, continuous=False,
                  file=None, calibrate=False):
@@ -204,7 +269,12 @@ class Chip:
         self.programmed = bool(programmed or phase_sigma > 0 or continuous)
         self.phase_sigma, self.seed, self.continuous = phase_sigma, seed, continuous
         self.file, self.calibrate = file, bool(calibrate)
-        self._spec = _ChipFile(file) if file is not None else None
+        if file is None:
+            self._own(None, None)       # no C object: closing it only ends its use
+        else:
+            out = ctypes.c_void_p()
+            _call(lib.optinc_chip_spec_open, _path(file, "file"), None, ctypes.byref(out))
+            self._own(out, lib.optinc_chip_spec_free)
 
     @classmethod
     def of(cls, chip):
@@ -223,13 +293,15 @@ class Chip:
 
     def devices(self, run_seed=0):
         """The library's optinc_onn_devices of this chip: its errors drawn
-        from the chip's seed, or from run_seed when it has none."""
+        from the chip's seed, or from run_seed when it has none.  It points
+        into the chip file, so it borrows the chip as a plan its table."""
+        spec = self._live()
         ideal = _clib.ONN_CONTINUOUS if self.continuous else int(not self.programmed)
         seed = _seed(run_seed, "run_seed") if self.seed is None else self.seed
         dev = _clib.COnnDevices(ideal, self.phase_sigma, seed)
-        if self._spec is not None:
-            lib.optinc_onn_devices_use_chip(ctypes.byref(dev), self._spec._ptr,
-                                            int(self.calibrate))
+        if spec is not None:
+            lib.optinc_onn_devices_use_chip(ctypes.byref(dev), spec, int(self.calibrate))
+            _finalizer(dev, None, None, (self,))
         return dev
 
     def __repr__(self):
@@ -274,12 +346,11 @@ class AggTable(_Owner):
         accuracy against the exact target is in .report.  seed is `optinc
         onn verify --chip-seed`, whose default is 1: seed=1 gives the
         numbers of a run without --chip-seed."""
-        chip = Chip.of(chip)        # kept: dev borrows the chip file it read
-        dev = chip.devices(_seed(seed))
+        dev = Chip.of(chip).devices(_seed(seed))
         servers, bits = _servers(servers), _bits(bits, _TABLE_BITS)
         out, rep = ctypes.POINTER(_clib.CAggLut)(), _clib.COnnReport()
         with _clib.one_blas_thread():    # the bits of `optinc onn verify`
-            _call(lib.optinc_agg_lut_onn, _path(path), None, servers, bits,
+            _call(lib.optinc_agg_lut_onn, _path(path, "path"), None, servers, bits,
                   ctypes.byref(dev), ctypes.byref(out), ctypes.byref(rep))
         errors = {k - _clib.ONN_HIST: rep.hist[k] for k in range(2 * _clib.ONN_HIST + 1)
                   if rep.hist[k] and k != _clib.ONN_HIST}
@@ -288,7 +359,7 @@ class AggTable(_Owner):
 
     def codes(self):
         """The table's output codes, a copy as a list of ints."""
-        return self._ptr.contents.code[:self.size]
+        return self._live().contents.code[:self.size]
 
 
 class ErrorHistogram(_Owner):
@@ -303,12 +374,13 @@ class ErrorHistogram(_Owner):
     @classmethod
     def load(cls, path):
         out = ctypes.POINTER(_clib.CErrHist)()
-        _call(lib.optinc_err_hist_load, _path(path), None, ctypes.byref(out))
+        _call(lib.optinc_err_hist_load, _path(path, "path"), None, ctypes.byref(out))
         return cls(out)
 
     @classmethod
     def from_table(cls, table):
         """The errors the chip of an AggTable.onn() table makes, as measured."""
+        table._live()       # a closed table is closed to every use
         if table.report is None:
             raise ValueError("the table %s has no measured errors: make it with AggTable.onn()"
                              % table.source)
@@ -366,6 +438,26 @@ def _rows(grads):
     return list(grads)
 
 
+def _disjoint(bufs, n):
+    """Refuses two of bufs, (buffer, address, name) of n float32 each, that
+    share memory: the all-reduce reads every server's buffer while it writes
+    the others in place, so an aliased one would be counted twice and
+    overwritten mid-run.  In address order, buffers of one length overlap
+    only if two neighbours do."""
+    order = sorted(range(len(bufs)), key=lambda i: bufs[i][1])
+    for i, j in zip(order, order[1:]):
+        if bufs[j][1] < bufs[i][1] + 4 * n:
+            i, j = sorted((i, j))
+            raise ValueError("%s and %s overlap in memory (one buffer given twice, or "
+                             "overlapping views of one): the all-reduce writes each server's "
+                             "buffer in place, so give each its own" % (bufs[i][2], bufs[j][2]))
+
+
+def _pointers(bufs):
+    """The addresses of bufs, (buffer, address, name), as the C array."""
+    return (ctypes.c_void_p * len(bufs))(*[a for _, a, _ in bufs])
+
+
 # ---- the plan ----------------------------------------------------------------
 
 Stats = collections.namedtuple("Stats", "servers bytes_sent bytes_received messages "
@@ -394,76 +486,89 @@ class Plan(_Owner):
         servers, bits = _servers(servers), _bits(bits)
         block_size, seed = _block_size(block_size), _seed(seed)
         if isinstance(inject, (str, bytes, os.PathLike)):
-            inject = ErrorHistogram.load(inject)
+            inject = ErrorHistogram.load(_path(inject, "inject"))
         if table is not None and not isinstance(table, AggTable):
             raise TypeError("table is a %s: give an optinc.AggTable" % type(table).__name__)
         if inject is not None and not isinstance(inject, ErrorHistogram):
             raise TypeError("inject is a %s: give an optinc.ErrorHistogram or a path"
                             % type(inject).__name__)
-        self.table, self.inject = table, inject      # borrowed by the C plan
+        self.table, self.inject = table, inject
         self.algorithm = _algorithm(alg)
         self.servers, self.bits, self.block_size, self.seed = servers, bits, block_size, seed
         self.error_feedback = bool(error_feedback)
         self.stochastic_rounding = bool(stochastic_rounding)
         cfg = _clib.CArConfig(alg, servers, bits, block_size,
-                              table._ptr if table else None, inject._ptr if inject else None,
-                              seed, 1, int(self.error_feedback),
-                              int(self.stochastic_rounding))
+                              table._live() if table else None,
+                              inject._live() if inject else None, seed, 1,
+                              int(self.error_feedback), int(self.stochastic_rounding))
         out = ctypes.c_void_p()
         _call(lib.optinc_allreduce_new, ctypes.byref(cfg), ctypes.byref(out))
-        self._own(out, lib.optinc_allreduce_free)
+        # the C plan borrows the table and the histogram
+        self._own(out, lib.optinc_allreduce_free, [x for x in (table, inject) if x])
         self._stats = _clib.CArStats()
 
-    def _addresses(self, grads, what):
+    def _buffers(self, grads, what):
+        """The servers' buffers of grads as (buffer, address, name), and
+        their common length."""
         rows = _rows(grads)
         if len(rows) != self.servers:
             raise ValueError("%d %s for a plan of %d servers: give one per server"
                              % (len(rows), what, self.servers))
-        addrs, n = (ctypes.c_void_p * len(rows))(), None
+        bufs, n = [], None
         for i, g in enumerate(rows):
-            a, length = _address(g, "the %s of server %d" % (what[:-1], i))
+            name = "the %s of server %d" % (what[:-1], i)
+            a, length = _address(g, name)
             if n is not None and length != n:
-                raise ValueError("the %s of server %d has %d elements, server 0's %d: "
-                                 "every server reduces the same length"
-                                 % (what[:-1], i, length, n))
-            addrs[i], n = a, length
-        return addrs, n
+                raise ValueError("%s has %d elements, server 0's %d: every server reduces "
+                                 "the same length" % (name, length, n))
+            bufs.append((g, a, name))
+            n = length
+        return bufs, n
 
     def run(self, grads, step=0, residuals=None):
         """All-reduces the servers' gradients in place: grads is a sequence of
         `servers` 1-D float32 buffers of one length (NumPy arrays or torch
-        CPU tensors), or a 2-D one with a row per server.  On return every
-        buffer holds the same average.  step seeds the injected errors and
-        the stochastic rounding.  With error feedback, residuals holds each
-        server's residual in the same shape (zeros at the start), which the
-        run reads and updates; keep one per gradient you reduce.  Returns
-        the number of errors injected by this call."""
+        CPU tensors), or a 2-D one with a row per server, no two sharing
+        memory (ValueError names them).  On return every buffer holds the
+        same average.  step seeds the injected errors and the stochastic
+        rounding.  With error feedback, residuals holds each server's
+        residual in the same shape (zeros at the start), which the run reads
+        and updates; keep one per gradient you reduce.  Returns the number
+        of errors injected by this call."""
+        ptr = self._live()
         step = _seed(step, "step")
-        addrs, n = self._addresses(grads, "gradients")
+        # bufs and res hold the buffers to the end of the call: those of a
+        # generator or a temporary list would be freed under C otherwise
+        bufs, n = self._buffers(grads, "gradients")
+        res = []
         if self.error_feedback:
             if residuals is None:
                 raise ValueError("a plan with error feedback keeps each server's residual: "
                                  "give run() residuals=, zeros shaped like the gradients")
-            res, rn = self._addresses(residuals, "residuals")
+            res, rn = self._buffers(residuals, "residuals")
             if rn != n:
                 raise ValueError("the residuals have %d elements, the gradients %d: give "
                                  "one residual per gradient element" % (rn, n))
-            lib.optinc_allreduce_set_residuals(self._ptr, res, len(res))
+        _disjoint(bufs + res, n)
+        if self.error_feedback:
+            lib.optinc_allreduce_set_residuals(ptr, _pointers(res), len(res))
         before = self._stats.injected_errors
         try:
-            _call(lib.optinc_allreduce_inproc, self._ptr, step, addrs, n,
+            _call(lib.optinc_allreduce_inproc, ptr, step, _pointers(bufs), n,
                   ctypes.byref(self._stats))
         finally:
             if self.error_feedback:     # the plan keeps no pointer into Python's buffers
-                lib.optinc_allreduce_set_residuals(self._ptr, None, 0)
+                lib.optinc_allreduce_set_residuals(ptr, None, 0)
         return self._stats.injected_errors - before
 
     @property
     def stats(self):
         """The counts so far (Stats)."""
+        self._live()
         s, k = self._stats, self.servers
         return Stats(k, tuple(s.bytes_sent[:k]), tuple(s.bytes_received[:k]),
                      tuple(s.messages[:k]), s.injected_errors)
 
     def reset_stats(self):
+        self._live()
         self._stats = _clib.CArStats()

@@ -46,8 +46,9 @@ _CHECKOUT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file
 def _onn_path(path):
     """A relative ONN path that does not name a file from the current folder
     names one of the checkout the package comes from (the default
-    netlists/onn4x8.pnl.sp, from anywhere)."""
-    path = os.fspath(path)
+    netlists/onn4x8.pnl.sp, from anywhere).  One with a NUL is refused
+    first, as onn=."""
+    path = os.fsdecode(_core._path(path, "onn"))
     if os.path.isabs(path) or os.path.exists(path):
         return path
     inside = os.path.join(_CHECKOUT, path)
