@@ -58,7 +58,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
         usage(stdout);
-        return 0;
+        return flushed("--help", 0);
     }
     if (!strcmp(argv[1], "--version")) {
         printf("optinc %s\nlinear algebra: %s\n", OPTINC_VERSION, optinc_linalg_name());

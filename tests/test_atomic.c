@@ -539,7 +539,7 @@ Test(atomic, outputs_onto_devices_links_and_folders, .init = tu_scratch_init,
 /* Standard output that cannot be written (a redirection onto a full disk;
  * here a device node with the numbers of /dev/full, made in the scratch
  * folder) fails the run: exit 1 and a message, not success with nothing
- * written. */
+ * written; --help and --version too, the program's and a command's. */
 Test(atomic, unwritable_standard_output_fails, .init = tu_scratch_init, .fini = tu_scratch_fini)
 {
     char *spec = unitary_spec("u", 4, 1);
@@ -547,16 +547,24 @@ Test(atomic, unwritable_standard_output_fails, .init = tu_scratch_init, .fini = 
     snprintf(full, sizeof full, "%s/full", tu_scratch_dir());
     if (mknod(full, S_IFCHR | 0666, makedev(1, 7)) != 0)
         cr_skip_test("cannot make a device node here (not root)");
-    const char *args[] = {"compile", spec, "--json", NULL};
-    char *err = NULL;
-    child c = start_out(args, 0, 0, full);
-    int status = finish(&c, &err);
-    cr_expect_eq(status, 1, "exit %d: %s", status, err);
-    cr_expect(strstr(err, "optinc compile: error: cannot write the standard output: No space "
-                          "left on device"), "%s", err);
+    const struct {
+        const char *args[4], *who;
+    } runs[] = {{{"compile", spec, "--json"}, "optinc compile"},
+                {{"--help"}, "optinc --help"},
+                {{"--version"}, "optinc --version"},
+                {{"compile", "--help"}, "optinc compile"}};
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        char *err = NULL, want[128];
+        child c = start_out(runs[i].args, 0, 0, full);
+        int status = finish(&c, &err);
+        cr_expect_eq(status, 1, "%s: exit %d: %s", runs[i].who, status, err);
+        snprintf(want, sizeof want, "%s: error: cannot write the standard output: No space "
+                                    "left on device", runs[i].who);
+        cr_expect(strstr(err, want), "%s", err);
+        free(err);
+    }
     struct stat sb;
     cr_expect(stat(full, &sb) == 0 && S_ISCHR(sb.st_mode), "the device changed");
-    free(err);
     free(spec);
 }
 

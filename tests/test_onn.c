@@ -364,6 +364,27 @@ static void train_tiny(optinc_onn *net, uint64_t seed, optinc_onn_code code)
               res.epochs, res.starts, res.max_error);
 }
 
+/* A task whose P outputs the trainer cannot hold at once (64 servers and
+ * 16 bits: 193^8 points) is bad input that names the count and the way
+ * out, not "out of memory". */
+Test(onn, too_many_points_to_train_on_all)
+{
+    optinc_onn_task t;
+    cr_assert_eq(optinc_onn_task_unit(&t, 64, 16, OPTINC_P_DIGIT_SUMS, OPTINC_ROUND_HALF_EVEN,
+                                      NULL), OPTINC_OK);
+    int hidden[1] = {8};
+    optinc_onn net;
+    cr_assert_eq(optinc_onn_alloc(&net, &t, hidden, 1, NULL, NULL), OPTINC_OK);
+    optinc_onn_train_opts o;
+    optinc_onn_train_defaults(&o);
+    optinc_onn_train_result res;
+    optinc_error err;
+    cr_assert_eq(optinc_onn_train(&net, &o, 0, &res, &err), OPTINC_EINPUT);
+    cr_assert(strstr(err.message, "1925122952918976001 P outputs")
+              && strstr(err.message, "--sample"), "%s", err.message);
+    optinc_onn_free(&net);
+}
+
 /* A start of this network sits in a minimum (some outputs a digit off) on
  * about 3 seeds in 10, and which seeds do depends on the BLAS kernel's last
  * bits; the trainer restarts such a start from another seed, so training

@@ -123,6 +123,11 @@ void optinc_onn_preprocess_matrix(const optinc_onn_task *t, double *m);
  * no input reaches.  Counts are kept in a table only when in_max restricts
  * the values (cascade level 2); otherwise they factor per digit and are
  * computed on the fly, so a 16-bit box (13^8 points) costs no memory. */
+/* The most points a table of the box (counts) or the trainer's data set
+ * holds: 2^26, 67M points, 6.4 GB of training data for the 16-bit unit's
+ * 8 inputs and 15 outputs.  Larger boxes are sampled. */
+#define OPTINC_ONN_MAX_POINTS (1ull << 26)
+
 typedef struct optinc_onn_domain {
     optinc_onn_task task;
     int dims;

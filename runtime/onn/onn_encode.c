@@ -264,7 +264,7 @@ optinc_status optinc_onn_domain_init(optinc_onn_domain *d, const optinc_onn_task
         d->reachable = d->size;
         return OPTINC_OK;
     }
-    if (d->size > (1ull << 26))
+    if (d->size > OPTINC_ONN_MAX_POINTS)
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                            "the P domain of this task has %llu points, too many to tabulate; "
                            "use digit sums with unrestricted values",

@@ -656,6 +656,14 @@ optinc_status optinc_onn_train(optinc_onn *net, const optinc_onn_train_opts *o, 
     uint8_t *mult = NULL;
     float *bx = NULL, *by = NULL;
     int sampled = o->sample && d.reachable > o->sample;
+    if (!sampled && d.reachable > OPTINC_ONN_MAX_POINTS) {
+        optinc_onn_domain_free(&d);
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "the task has %llu P outputs, more than the %llu the trainer holds; "
+                           "train on a random sample of them (--sample N, e.g. 1000000)",
+                           (unsigned long long)d.reachable,
+                           (unsigned long long)OPTINC_ONN_MAX_POINTS);
+    }
     if (trainer_init(&t, net, &start, resume) || build_weights(&t)
         || dataset_make(&ds, net, &d, o->sample, &t.rng)
         || (sampled && dataset_make(&evs, net, &d, o->sample < 100000 ? o->sample : 100000,
