@@ -41,6 +41,23 @@
  * the library: a handler belongs to whoever owns the process) can have the
  * signals that end it remove them first (optinc_out_remove_on_signals);
  * SIGKILL and a crash still leave them.
+ *
+ * Why a set is renamed under a lock.  Two runs that write one set (two
+ * exports to one name) each rename their files one after the other; when
+ * the renames interleave, the last rename of each name decides, and the set
+ * that stands mixes files of both runs (1 pair of exports in 40 did).  So
+ * the renames of a set of two or more files are made holding an exclusive
+ * advisory lock (flock(2)) on every folder they go into, taken in one order
+ * (by device and inode) so that two runs sharing folders never wait for each
+ * other, and let go after the last rename: a run that finds a folder locked
+ * waits for the other's renames (milliseconds) and then puts its own set over
+ * it whole.  Only the renames are locked, because they alone decide which
+ * files stand; the writing, which may take minutes, goes on side by side
+ * under each run's own temporary names.  The lock is on the folder itself,
+ * not on a lock file, so it leaves nothing behind, and it goes with its
+ * process (SIGKILL too).  A folder that cannot be locked (one not readable,
+ * a file system without flock, as some NFS mounts) is renamed into unlocked,
+ * as before.
  */
 #define _GNU_SOURCE     /* fopencookie */
 #include <errno.h>
@@ -50,6 +67,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "optinc/fileio.h"
@@ -515,14 +533,76 @@ optinc_status optinc_outs_write(optinc_outs *s, const char *path, optinc_out_bod
     return st;
 }
 
+/* A folder a set's files are renamed into, locked while they are. */
+typedef struct folder_lock {
+    dev_t dev;
+    ino_t ino;
+    int fd;
+} folder_lock;
+
+static int lock_order(const void *a, const void *b)
+{
+    const folder_lock *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* Locks the folders s renames files into (see the top of the file), each
+ * once however it is spelled: a second lock of one folder by this process
+ * would wait for the first forever.  Returns the locks to let go with
+ * unlock_folders (NULL when there are none, or no memory for them: then
+ * the renames go unlocked rather than fail). */
+static folder_lock *lock_folders(const optinc_outs *s, int *n)
+{
+    folder_lock *l = calloc((size_t)s->n, sizeof *l);
+    *n = 0;
+    for (int i = 0; l && i < s->n; i++) {
+        char dir[1024];
+        struct stat sb;
+        if (s->out[i].in_place)
+            continue;
+        optinc_path_dir(s->out[i].path, dir, sizeof dir);
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), seen = 0;
+        if (fd < 0)
+            continue;
+        if (fstat(fd, &sb) == 0)
+            for (int k = 0; k < *n && !seen; k++)
+                seen = l[k].dev == sb.st_dev && l[k].ino == sb.st_ino;
+        else
+            seen = 1;
+        if (seen)
+            close(fd);
+        else
+            l[(*n)++] = (folder_lock){sb.st_dev, sb.st_ino, fd};
+    }
+    if (l)
+        qsort(l, (size_t)*n, sizeof *l, lock_order);
+    for (int k = 0; k < *n; k++)
+        while (flock(l[k].fd, LOCK_EX) != 0 && errno == EINTR)
+            ;   /* another error: a folder that cannot be locked, renamed into as before */
+    return l;
+}
+
+static void unlock_folders(folder_lock *l, int n)
+{
+    for (int k = 0; k < n; k++)
+        close(l[k].fd);   /* lets go of its lock */
+    free(l);
+}
+
 optinc_status optinc_outs_end(optinc_outs *s, optinc_status st, optinc_error *err)
 {
-    int done = 0;
+    int done = 0, n_locks = 0, renamed = 0;
+    for (int i = 0; i < s->n; i++)
+        renamed += !s->out[i].in_place;
+    folder_lock *locks = !st && renamed > 1 ? lock_folders(s, &n_locks) : NULL;
     for (int i = 0; i < s->n; i++)
         if (st)
             optinc_out_abort(&s->out[i]);
         else if (!(st = optinc_out_commit(&s->out[i], err)))
             done++;
+    unlock_folders(locks, n_locks);
     free(s->out);
     *s = (optinc_outs){.placed = done};
     return st;

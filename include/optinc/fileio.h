@@ -85,6 +85,11 @@ optinc_status optinc_out_write(const char *path, optinc_out_body body, const voi
  * optinc_outs_end() renames them all into place, in the order they were
  * added, when st is OPTINC_OK, or removes them all when it is not: a
  * failure while writing (a full disk) leaves every old file as it was.
+ * The renames are made holding an exclusive lock (flock(2)) on each folder
+ * they go into, so two runs that end one set at once (two exports to one
+ * name) leave the whole set of one of them, never a mix: the later waits
+ * for the earlier's renames and puts its own over them.  Only the renames
+ * are locked, not the writing, and the lock leaves no file behind.
  * Only a rename that fails (rare: a file made immutable or a folder made
  * read-only meanwhile) leaves the outputs before it in place.  A set holds
  * names, not descriptors, so it may be large.  A zeroed optinc_outs is
