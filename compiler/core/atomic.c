@@ -591,6 +591,75 @@ static void unlock_folders(folder_lock *l, int n)
     free(l);
 }
 
+/* A folder optinc_outs_mkdir made for a set, noted for the signals. */
+struct optinc_outs_folder {
+    char *path;
+    struct optinc_out_note *note;
+};
+
+/* Notes path, a folder just made, as the set's; -1 when out of memory. */
+static int made_folder(optinc_outs *s, const char *path)
+{
+    if (s->n_made == s->cap_made) {
+        int cap = s->cap_made ? 2 * s->cap_made : 4;
+        struct optinc_outs_folder *grown = realloc(s->made, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return -1;
+        s->made = grown;
+        s->cap_made = cap;
+    }
+    char *copy = strdup(path);
+    if (!copy)
+        return -1;
+    s->made[s->n_made++] = (struct optinc_outs_folder){copy, optinc_out_note_folder(path)};
+    return 0;
+}
+
+optinc_status optinc_outs_mkdir(optinc_outs *s, const char *dir, optinc_error *err)
+{
+    char p[1024];
+    struct stat sb;
+    if (!*dir || snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p)
+        return optinc_fail(err, OPTINC_EINPUT, dir, 0, 0, "the folder name '%s' is empty or "
+                           "too long; give another", dir);
+    for (char *end = p + 1;; end++) {
+        if (*end != '/' && *end)
+            continue;
+        char c = *end;
+        *end = '\0';
+        if (mkdir(p, 0777) == 0) {
+            if (made_folder(s, p)) {
+                rmdir(p);
+                return optinc_fail(err, OPTINC_ERUN, dir, 0, 0, "out of memory");
+            }
+        } else if (errno != EEXIST) {
+            return optinc_fail(err, errno == ENOTDIR ? OPTINC_EINPUT : OPTINC_ERUN, dir, 0, 0,
+                               "cannot create the folder '%s': %s; give another", p,
+                               strerror(errno));
+        }
+        *end = c;
+        if (!c)
+            break;
+    }
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+        return optinc_fail(err, OPTINC_EINPUT, dir, 0, 0, "'%s' exists and is not a folder; "
+                           "give another", dir);
+    return OPTINC_OK;
+}
+
+/* The folders the set made: removed when it failed (the deepest first; one
+ * that is not empty, holding files of another run, stays), and forgotten. */
+static void settle_folders(optinc_outs *s, optinc_status st)
+{
+    for (int k = s->n_made - 1; k >= 0; k--) {
+        if (st)
+            rmdir(s->made[k].path);
+        optinc_out_forget(s->made[k].note);
+        free(s->made[k].path);
+    }
+    free(s->made);
+}
+
 optinc_status optinc_outs_end(optinc_outs *s, optinc_status st, optinc_error *err)
 {
     int done = 0, n_locks = 0, renamed = 0;
@@ -603,6 +672,7 @@ optinc_status optinc_outs_end(optinc_outs *s, optinc_status st, optinc_error *er
         else if (!(st = optinc_out_commit(&s->out[i], err)))
             done++;
     unlock_folders(locks, n_locks);
+    settle_folders(s, st);
     free(s->out);
     *s = (optinc_outs){.placed = done};
     return st;

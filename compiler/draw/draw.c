@@ -45,13 +45,11 @@
  */
 #define _GNU_SOURCE     /* dladdr */
 #include <dlfcn.h>
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <graphviz/gvc.h>
 #include <graphviz/gvplugin.h>
 #include "compiler/core/freeall.h"
@@ -100,7 +98,7 @@ struct optinc_drawer {
     int verbose;
     char **written;
     int n_written, cap_written;
-    optinc_outs staged;     /* the drawings of the call under way (fileio.h) */
+    optinc_outs *staged;    /* the set the call under way stages its drawings into */
 };
 
 /* Graphviz reports through one process-wide callback without a user pointer,
@@ -299,66 +297,6 @@ optinc_status optinc_draw_parse_formats(const char *list, unsigned *out, optinc_
     return OPTINC_OK;
 }
 
-/* The folders make_dir made, as the lengths of dir's prefixes that name
- * them, in the order made (a parent before its child), and noted for the
- * signals that end a run (fileio.h).  Only these are removed again: a
- * prefix that existed stays, also when a "." or ".." in dir leads back
- * into it. */
-#define MADE_MAX 64
-typedef struct made_dirs {
-    size_t len[MADE_MAX];
-    struct optinc_out_note *note[MADE_MAX];
-    int n;
-} made_dirs;
-
-/* mkdir -p, noting in *made the folders it made (past MADE_MAX they are
- * made but not noted, so a failure leaves them). */
-static optinc_status make_dir(const char *dir, made_dirs *made, optinc_error *err)
-{
-    char p[1024];
-    struct stat st;
-    made->n = 0;
-    if (!*dir || snprintf(p, sizeof p, "%s", dir) >= (int)sizeof p)
-        return optinc_fail(err, OPTINC_EINPUT, dir, 0, 0,
-                           "output directory name is empty or too long; pass -o DIR");
-    for (char *s = p + 1;; s++) {
-        if (*s != '/' && *s)
-            continue;
-        char c = *s;
-        *s = '\0';
-        if (mkdir(p, 0777) == 0) {
-            if (made->n < MADE_MAX) {
-                made->note[made->n] = optinc_out_note_folder(p);
-                made->len[made->n++] = strlen(p);
-            }
-        } else if (errno != EEXIST) {
-            return optinc_fail(err, errno == ENOTDIR ? OPTINC_EINPUT : OPTINC_ERUN, dir, 0, 0,
-                               "cannot create directory '%s': %s; pass another -o DIR", p,
-                               strerror(errno));
-        }
-        *s = c;
-        if (!c)
-            break;
-    }
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return optinc_fail(err, OPTINC_EINPUT, dir, 0, 0,
-                           "'%s' exists and is not a directory; pass another -o DIR", dir);
-    return OPTINC_OK;
-}
-
-/* Removes the folders make_dir made when the run failed (deepest first;
- * one that is not empty stays), and forgets them. */
-static void settle_dirs(const char *dir, const made_dirs *made, optinc_status st)
-{
-    char p[1024];
-    for (int k = made->n - 1; k >= 0; k--) {
-        snprintf(p, sizeof p, "%.*s", (int)made->len[k], dir);
-        if (st)
-            rmdir(p);
-        optinc_out_forget(made->note[k]);
-    }
-}
-
 /* Renders the laid-out g in one format straight into an atomic output file.
  * (gvRenderData would hold the whole file in memory, grown one page per
  * realloc: quadratic copying for the 20-50 MB SVGs of big layers.) */
@@ -376,7 +314,7 @@ static optinc_status render(optinc_drawer *d, Agraph_t *g, const char *format, c
                            "Graphviz could not render %s: %s; check the Graphviz install "
                            "(libgvc6) or pick another --format", format, gv_message());
     }
-    st = optinc_outs_add(&d->staged, &o, err);
+    st = optinc_outs_add(d->staged, &o, err);
     if (!st && remember(d, path))   /* a name for each staged file, in order */
         st = optinc_fail(err, OPTINC_ERUN, path, 0, 0, "out of memory drawing '%s'", path);
     return st;
@@ -868,13 +806,15 @@ static Agraph_t *build_layer(const optinc_circuit *c, const optinc_layer *L,
 
 /* The drawings of one call land together (a set of outputs, fileio.h): a
  * failure on the way (a full disk) leaves the files in dir as they were and
- * names none as written.  The drawers below stage; the public functions
- * end the set, and keep the names of the files it put in place (all, or
- * those before a rename that failed). */
-static optinc_status settle(optinc_drawer *d, int n_written, optinc_status st, optinc_error *err)
+ * names none as written.  The drawers below stage into d->staged; the
+ * public functions that write end the set, and keep the names of the files
+ * it put in place (all, or those before a rename that failed). */
+static optinc_status settle(optinc_drawer *d, optinc_outs *set, int n_written,
+                            optinc_status st, optinc_error *err)
 {
-    st = optinc_outs_end(&d->staged, st, err);
-    forget(d, n_written + d->staged.placed);
+    st = optinc_outs_end(set, st, err);
+    forget(d, n_written + set->placed);
+    d->staged = NULL;
     return st;
 }
 
@@ -947,24 +887,29 @@ optinc_status optinc_draw_layer(optinc_drawer *d, const optinc_circuit *c, int l
                                 optinc_draw_style style, unsigned mask, const char *dir,
                                 optinc_error *err)
 {
+    optinc_outs set = {0};
     int n = d->n_written;
-    return settle(d, n, draw_layer(d, c, layer, style, mask, dir, err), err);
+    d->staged = &set;
+    return settle(d, &set, n, draw_layer(d, c, layer, style, mask, dir, err), err);
 }
 
 optinc_status optinc_draw_layers(optinc_drawer *d, const optinc_circuit *c, unsigned mask,
                                  const char *dir, optinc_error *err)
 {
+    optinc_outs set = {0};
     int n = d->n_written;
-    return settle(d, n, draw_layers(d, c, mask, dir, err), err);
+    d->staged = &set;
+    return settle(d, &set, n, draw_layers(d, c, mask, dir, err), err);
 }
 
-optinc_status optinc_draw_circuit(optinc_drawer *d, const optinc_circuit *c, const char *dir,
-                                  const optinc_draw_options *opt, optinc_error *err)
+optinc_status optinc_draw_circuit_add(optinc_drawer *d, optinc_outs *set,
+                                      const optinc_circuit *c, const char *dir,
+                                      const optinc_draw_options *opt, optinc_error *err)
 {
     unsigned mask = opt && opt->formats ? opt->formats : OPTINC_DRAW_SVG | OPTINC_DRAW_PNG;
     int n_written = d->n_written;
-    made_dirs made;
-    optinc_status st = make_dir(dir, &made, err);
+    d->staged = set;
+    optinc_status st = optinc_outs_mkdir(set, dir, err);
     for (int i = 0; i < c->n_layers && !st; i++) {
         int n = optinc_draw_layer_modes(&c->layers[i]);
         unsigned detail = n <= OPTINC_DRAW_PNG_MAX ? mask : mask & ~OPTINC_DRAW_PNG;
@@ -975,7 +920,18 @@ optinc_status optinc_draw_circuit(optinc_drawer *d, const optinc_circuit *c, con
     }
     if (!st)
         st = draw_layers(d, c, mask, dir, err);
-    st = settle(d, n_written, st, err);
-    settle_dirs(dir, &made, st);
+    if (st)
+        forget(d, n_written);
+    d->staged = NULL;
     return st;
+}
+
+optinc_status optinc_draw_circuit(optinc_drawer *d, const optinc_circuit *c, const char *dir,
+                                  const optinc_draw_options *opt, optinc_error *err)
+{
+    optinc_outs set = {0};
+    int n = d->n_written;
+    optinc_status st = optinc_draw_circuit_add(d, &set, c, dir, opt, err);
+    d->staged = &set;
+    return settle(d, &set, n, st, err);
 }

@@ -769,9 +769,16 @@ static optinc_status write_body(FILE *f, const void *ctx, optinc_error *err)
     return optinc_netlist_write_stream(job->c, f, job->opt, err);
 }
 
+optinc_status optinc_netlist_add(optinc_outs *set, const optinc_circuit *c, const char *path,
+                                 const optinc_netlist_options *opt, optinc_error *err)
+{
+    write_job job = {c, opt};
+    return optinc_outs_write(set, path, write_body, &job, err);
+}
+
 optinc_status optinc_netlist_write(const optinc_circuit *c, const char *path,
                                    const optinc_netlist_options *opt, optinc_error *err)
 {
-    write_job job = {c, opt};
-    return optinc_out_write(path, write_body, &job, err);
+    optinc_outs set = {0};
+    return optinc_outs_end(&set, optinc_netlist_add(&set, c, path, opt, err), err);
 }

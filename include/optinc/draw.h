@@ -24,6 +24,7 @@
 
 #include "optinc/circuit.h"
 #include "optinc/error.h"
+#include "optinc/fileio.h"
 
 #define OPTINC_DRAW_SVG 1u
 #define OPTINC_DRAW_PNG 2u
@@ -61,7 +62,8 @@ enum {
 optinc_status optinc_drawer_new(unsigned flags, optinc_drawer **out, optinc_error *err);
 void optinc_drawer_free(optinc_drawer *d);
 
-/* The files written so far, in order (paths as DIR/NAME). */
+/* The files written so far, in order (paths as DIR/NAME), and those staged
+ * by optinc_draw_circuit_add (in place once their set is). */
 int optinc_drawer_n_written(const optinc_drawer *d);
 const char *optinc_drawer_written(const optinc_drawer *d, int i);
 
@@ -74,6 +76,14 @@ optinc_status optinc_draw_parse_formats(const char *list, unsigned *formats, opt
  * folder the call made is removed. */
 optinc_status optinc_draw_circuit(optinc_drawer *d, const optinc_circuit *c, const char *dir,
                                   const optinc_draw_options *opt, optinc_error *err);
+/* The same, its drawings and the folders it makes staged in the caller's
+ * set (fileio.h) instead: in place when the caller ends the set, which may
+ * hold other outputs of the run, and removed when it ends in failure (the
+ * staged drawings are also removed when this call fails: the caller ends
+ * the set with its status). */
+optinc_status optinc_draw_circuit_add(optinc_drawer *d, optinc_outs *set,
+                                      const optinc_circuit *c, const char *dir,
+                                      const optinc_draw_options *opt, optinc_error *err);
 
 /* One layer in one style, in the given formats, whatever its size. */
 optinc_status optinc_draw_layer(optinc_drawer *d, const optinc_circuit *c, int layer,

@@ -99,11 +99,21 @@ typedef struct optinc_outs {
     optinc_out *out;
     int n, cap;
     int placed;         /* after optinc_outs_end(): how many it put in place */
+    struct optinc_outs_folder *made;   /* the folders made for it (optinc_outs_mkdir) */
+    int n_made, cap_made;
 } optinc_outs;
 optinc_status optinc_outs_add(optinc_outs *s, optinc_out *o, optinc_error *err);
 optinc_status optinc_outs_write(optinc_outs *s, const char *path, optinc_out_body body,
                                 const void *ctx, optinc_error *err);
 optinc_status optinc_outs_end(optinc_outs *s, optinc_status st, optinc_error *err);
+/* Makes the folder dir for files of the set, with the folders above it that
+ * are missing (mkdir -p).  The folders it makes belong to the set: when the
+ * set ends in failure they are removed again, each only when empty, and so
+ * they are by the signals that end the program (optinc_out_note_folder);
+ * a folder that was there stays, also when a ".." in dir leads back into it
+ * through one made here.  Status 2 when a part of dir is a file, 1 when a
+ * folder cannot be made. */
+optinc_status optinc_outs_mkdir(optinc_outs *s, const char *dir, optinc_error *err);
 /* What optinc_out_open() would refuse, found without writing anything: an
  * output that is a folder, a block device, a socket or a dangling link, or
  * whose folder is missing or not writable (status 2).  For a run that

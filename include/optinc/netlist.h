@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 #include "optinc/circuit.h"
+#include "optinc/fileio.h"
 #include "optinc/text.h"
 
 typedef struct optinc_netlist_options {
@@ -22,6 +23,10 @@ typedef struct optinc_netlist_options {
 /* Writes c as a netlist to path, atomically. */
 optinc_status optinc_netlist_write(const optinc_circuit *c, const char *path,
                                    const optinc_netlist_options *opt, optinc_error *err);
+/* The same, staged in the caller's set of outputs (fileio.h): in place when
+ * the caller ends the set. */
+optinc_status optinc_netlist_add(optinc_outs *set, const optinc_circuit *c, const char *path,
+                                 const optinc_netlist_options *opt, optinc_error *err);
 /* Writes c to an open stream (used by the file writer and by tests). */
 optinc_status optinc_netlist_write_stream(const optinc_circuit *c, FILE *f,
                                           const optinc_netlist_options *opt,

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include "optinc/circuit.h"
 #include "optinc/error.h"
+#include "optinc/fileio.h"
 #include "optinc/rng.h"
 #include "optinc/spec.h"
 
@@ -343,6 +344,11 @@ typedef struct optinc_onn_export_opts {
  * turns the spec into the ONN's netlist. */
 optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
                                 const optinc_onn_export_opts *o, optinc_error *err);
+/* The same, the spec, its matrices and their folder staged in the caller's
+ * set of outputs (fileio.h): in place when the caller ends the set. */
+optinc_status optinc_onn_export_add(optinc_outs *set, const optinc_onn *net,
+                                    const char *spec_path, const optinc_onn_export_opts *o,
+                                    optinc_error *err);
 /* What optinc_onn_export() would refuse, found before any work: a name that
  * is not an identifier, an output spec or matrix that cannot be written
  * (a folder, a missing folder) or would be written in place (a FIFO, a

@@ -27,7 +27,6 @@
  * finds it through the spec path and sha256 its header records.
  */
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,38 +285,37 @@ static optinc_cmat *layer_matrix(const optinc_onn *net, int l, int *rows, int *c
  * of outputs (fileio.h), the spec last: a failure on the way (a full disk)
  * leaves the previous ONN as it was, and a new folder of matrices is
  * removed again (also by a signal that ends the program, fileio.h). */
-optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
-                                const optinc_onn_export_opts *o, optinc_error *err)
+optinc_status optinc_onn_export_add(optinc_outs *set, const optinc_onn *net,
+                                    const char *spec_path, const optinc_onn_export_opts *o,
+                                    optinc_error *err)
 {
     char dir[1024], rel[1024], path[1600];
     optinc_status st = optinc_onn_export_check(net, spec_path, o, err);
     if (st)
         return st;
     data_dir_of(spec_path, dir, sizeof dir, rel, sizeof rel);
-    int made = mkdir(dir, 0777) == 0;
-    if (!made && errno != EEXIST)
-        return optinc_fail(err, OPTINC_ERUN, dir, 0, 0, "cannot create the directory for the "
-                           "ONN's matrices: %s", strerror(errno));
-    struct optinc_out_note *dir_note = made ? optinc_out_note_folder(dir) : NULL;
+    st = optinc_outs_mkdir(set, dir, err);
     int rows[OPTINC_ONN_MAX_LAYERS], cols[OPTINC_ONN_MAX_LAYERS];
-    optinc_outs set = {0};
     for (int l = 0; !st && l < net->n_layers; l++) {
         optinc_cmat *C = layer_matrix(net, l, &rows[l], &cols[l]);
         optinc_onn_export_matrix_path(spec_path, l, path, sizeof path);
-        st = C ? optinc_npy_add(&set, path, C, 1, err)
+        st = C ? optinc_npy_add(set, path, C, 1, err)
                : optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory exporting the ONN");
         optinc_cmat_free(C);
     }
     optinc_out out;
     if (!st && !(st = optinc_out_open(&out, spec_path, err))) {
         put_spec(out.f, net, spec_path, rel, o, rows, cols);
-        st = optinc_outs_add(&set, &out, err);
+        st = optinc_outs_add(set, &out, err);
     }
-    st = optinc_outs_end(&set, st, err);
-    if (st && made)
-        rmdir(dir);
-    optinc_out_forget(dir_note);
     return st;
+}
+
+optinc_status optinc_onn_export(const optinc_onn *net, const char *spec_path,
+                                const optinc_onn_export_opts *o, optinc_error *err)
+{
+    optinc_outs set = {0};
+    return optinc_outs_end(&set, optinc_onn_export_add(&set, net, spec_path, o, err), err);
 }
 
 /* ---- meta ------------------------------------------------------------------- */
