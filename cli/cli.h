@@ -37,6 +37,17 @@ void cli_input(const char *path, const char *what);
  * spellings of its path too), or that is the same file as another of the
  * outputs.  NULL entries of outputs[0 .. n) are skipped. */
 optinc_status cli_check_outputs(const char *const *outputs, int n, optinc_error *err);
+/* Flushes standard output.  A write of it that failed, now or before (a
+ * full disk behind a redirection; a reader gone, with SIGPIPE ignored), is
+ * a failure of the run: status 1 and "cannot write the standard output:
+ * REASON" in err, reported once (what was left unwritten is dropped). */
+optinc_status cli_flush(optinc_error *err);
+/* How a command that prints a report and writes files ends its run (st:
+ * its status so far): standard output flushed first (cli_flush), then the
+ * set of its outputs renamed into place only when both succeeded, or
+ * removed, every old file left as it was (optinc_outs_end; finish.c says
+ * why).  Returns the run's status, err filled on failure. */
+optinc_status cli_outs_end(optinc_outs *set, optinc_status st, optinc_error *err);
 struct cli_cmd;
 /* Prints err as "FILE:LINE:COL: error: MESSAGE" on stderr, or as "optinc
  * CMD: error: MESSAGE" when it names no file; returns its status (the exit

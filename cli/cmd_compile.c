@@ -121,17 +121,17 @@ int cmd_compile(int argc, char **argv)
     }
     for (int i = 0; i < c->n_warnings; i++)
         cli_warn("%s", c->warnings[i]);
-    if (output && (st = optinc_netlist_write(c, output, &nopt, &err))) {
-        optinc_circuit_free(c);
-        optinc_spec_free(spec);
-        return cli_report(&compile_cmd, &err, st);
-    }
-    if (json)
+    /* the netlist goes in place only once the summary is written too */
+    optinc_outs set = {0};
+    if (output)
+        st = optinc_netlist_add(&set, c, output, &nopt, &err);
+    if (!st && json)
         print_json(c, cal_path ? &rep : NULL);
-    else if (!quiet)
+    else if (!st && !quiet)
         print_text(c, cal_path ? &rep : NULL);
+    st = cli_outs_end(&set, st, &err);
     optinc_calibration_report_free(&rep);
     optinc_circuit_free(c);
     optinc_spec_free(spec);
-    return 0;
+    return st ? cli_report(&compile_cmd, &err, st) : 0;
 }

@@ -108,10 +108,13 @@ int cmd_draw(int argc, char **argv)
     /* A user who points Graphviz at its plugins (GVBINDIR) gets those. */
     st = optinc_drawer_new((verbose ? OPTINC_DRAWER_VERBOSE : 0) |
                            (getenv("GVBINDIR") ? OPTINC_DRAWER_CONFIGURED : 0), &d, &err);
+    /* the drawings go in place only once their names are written too */
+    optinc_outs set = {0};
     if (!st)
-        st = optinc_draw_circuit(d, c, dir, &opt, &err);
-    for (int i = 0; d && i < optinc_drawer_n_written(d); i++)
+        st = optinc_draw_circuit_add(d, &set, c, dir, &opt, &err);
+    for (int i = 0; !st && i < optinc_drawer_n_written(d); i++)
         printf("%s\n", optinc_drawer_written(d, i));
+    st = cli_outs_end(&set, st, &err);
     optinc_drawer_free(d);
     optinc_circuit_free(c);
     return st ? cli_report(&draw_cmd, &err, st) : 0;

@@ -387,13 +387,13 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
              res.starts == 1 ? "" : "s", o.lr, o.batch, o.margin,
              o.boost, o.noise, resume ? ", resumed from " : "", resume ? resume : "",
              rep.accuracy, (unsigned long long)rep.correct, (unsigned long long)rep.checked);
-    st = optinc_onn_export(&net, output, &eo, &err);
+    /* the spec and its matrices go in place only once the summary is written too */
+    optinc_outs set = {0};
+    st = optinc_onn_export_add(&set, &net, output, &eo, &err);
     optinc_onn_cost model, svd;
     double ratio = optinc_onn_area_ratio(&net, &model, &svd);
     optinc_onn_free(&net);
-    if (st)
-        return cli_report(cmd, &err, st);
-    if (!quiet) {
+    if (!st && !quiet) {
         printf("%s: %d epochs in %d start%s, %.1f min wall, %.1f min CPU\n", output,
                res.epochs, res.starts, res.starts == 1 ? "" : "s",
                ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec)) / 60,
@@ -405,6 +405,8 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
         printf("area: %.0f MZI-equivalents = %.1f%% of the SVD realization (%.0f)\n",
                model.total, 100 * ratio, svd.total);
     }
+    if ((st = cli_outs_end(&set, st, &err)))
+        return cli_report(cmd, &err, st);
     if (rep.accuracy < 1)
         cli_warn("the trained ONN is not exact on every P output; train longer (--epochs), "
                  "wider (--hidden) or with another --seed");
@@ -747,7 +749,7 @@ static int onn_export(const cli_cmd *cmd, int argc, char **argv)
             fprintf(out.f, "%llu %u\n", (unsigned long long)i, lut->code[i]);
         st = optinc_outs_add(&set, &out, &err);
     }
-    st = optinc_outs_end(&set, st, &err);
+    st = cli_outs_end(&set, st, &err);
     for (long k = 0; luts && k < chips; k++)
         optinc_onn_lut_free(luts[k]);
     free(luts);

@@ -172,8 +172,9 @@ static void print_text(const optinc_circuit *c, const sim_args *a, uint64_t seed
 
 /* The run's outputs (-o, --matrix, --save-calibration) are computed first,
  * kept in memory through the Monte Carlo, and written last as one set of
- * outputs (fileio.h): in place only when the whole run has succeeded, and
- * no temporary file waits through a long run for an interrupt to strand it. */
+ * outputs (fileio.h): in place only when the whole run, its report on
+ * standard output included (cli_outs_end), has succeeded, and no temporary
+ * file waits through a long run for an interrupt to strand it. */
 static optinc_status ideal_matrix(const optinc_circuit *c, optinc_cmat **M, optinc_error *err)
 {
     optinc_chip *chip;
@@ -318,12 +319,11 @@ int cmd_simulate(int argc, char **argv)
         st = optinc_npy_add(&set, a.output, Y, a.detect != OPTINC_DETECT_FIELD, &err);
     if (!st && saved)
         st = optinc_calibration_add(&set, saved, c, a.save_calibration, &err);
-    if (!(st = optinc_outs_end(&set, st, &err))) {
-        if (a.json)
-            print_json(c, &a, seed, compiled, has_target, mc);
-        else
-            print_text(c, &a, seed, compiled, has_target, mc);
-    }
+    if (!st && a.json)
+        print_json(c, &a, seed, compiled, has_target, mc);
+    else if (!st)
+        print_text(c, &a, seed, compiled, has_target, mc);
+    st = cli_outs_end(&set, st, &err);
     optinc_mc_result_free(mc);
     optinc_cmat_free(M);
     optinc_cmat_free(Y);

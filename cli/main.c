@@ -4,7 +4,6 @@
  * errors and warnings (the environment's soft limits are read in
  * inputs.c).
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -37,15 +36,18 @@ static void usage(FILE *f)
 
 /* A report or JSON on standard output that could not be written (a full
  * disk behind a redirection) is a failed run, not a success with an empty
- * file: exit status 1 unless the command failed already. */
-static int flushed(const char *cmd, int status)
+ * file: exit status 1 unless the command failed already.  (A command that
+ * also writes files found that out before it put them in place:
+ * cli_outs_end.) */
+static int flushed(const char *name, int status)
 {
-    int e = fflush(stdout) != 0 ? errno : ferror(stdout) ? EIO : 0;
-    if (!e)
+    optinc_error err;
+    const cli_cmd cmd = {.name = name};
+    optinc_status st = cli_flush(&err);
+    if (!st)
         return status;
-    fprintf(stderr, "optinc %s: error: cannot write the standard output: %s\n", cmd,
-            strerror(e));
-    return status ? status : 1;
+    cli_report(&cmd, &err, st);
+    return status ? status : (int)st;
 }
 
 int main(int argc, char **argv)

@@ -60,11 +60,14 @@ typedef struct child {
     int err_fd;          /* read end of the child's stderr */
 } child;
 
-/* Starts "$OPTINC args..." with stdout to `out` (NULL: /dev/null) and stderr
- * to a pipe (pipes are not subject to RLIMIT_FSIZE); fsize > 0 limits the
- * size of every file the program writes, and ignore_xfsz makes going past it
- * an EFBIG error instead of a kill.  No core files. */
-static child start_out(const char *const *args, long fsize, int ignore_xfsz, const char *out)
+/* Starts "$OPTINC args..." with stdout to the descriptor out (-1: /dev/null)
+ * and stderr to a pipe (pipes are not subject to RLIMIT_FSIZE); fsize > 0
+ * limits the size of every file the program writes, and ignore_xfsz makes
+ * going past it an EFBIG error instead of a kill; ignore_pipe has a write
+ * to a pipe without a reader fail with EPIPE instead of killing it.  No
+ * core files. */
+static child start_fd(const char *const *args, long fsize, int ignore_xfsz, int out,
+                      int ignore_pipe)
 {
     const char *argv[32];
     int n = 0, fds[2];
@@ -79,7 +82,7 @@ static child start_out(const char *const *args, long fsize, int ignore_xfsz, con
         struct rlimit none = {0, 0}, lim = {(rlim_t)fsize, (rlim_t)fsize};
         int null = open("/dev/null", O_RDWR);
         dup2(null, 0);
-        dup2(out ? open(out, O_WRONLY) : null, 1);
+        dup2(out >= 0 ? out : null, 1);
         dup2(fds[1], 2);
         close(fds[0]);
         setrlimit(RLIMIT_CORE, &none);
@@ -94,11 +97,22 @@ static child start_out(const char *const *args, long fsize, int ignore_xfsz, con
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGHUP, SIG_DFL);
+        signal(SIGPIPE, ignore_pipe ? SIG_IGN : SIG_DFL);
         execv(argv[0], (char *const *)argv);
         _exit(127);
     }
     close(fds[1]);
     return (child){pid, fds[0]};
+}
+
+/* start_fd with stdout to the file `out` (NULL: /dev/null). */
+static child start_out(const char *const *args, long fsize, int ignore_xfsz, const char *out)
+{
+    int fd = out ? open(out, O_WRONLY) : -1;
+    child c = start_fd(args, fsize, ignore_xfsz, fd, 0);
+    if (fd >= 0)
+        close(fd);
+    return c;
 }
 
 static child start(const char *const *args, long fsize, int ignore_xfsz)
@@ -816,4 +830,88 @@ Test(atomic, concurrent_runs_never_mix_their_sets, .init = tu_scratch_init,
     cr_log_info("%d pairs: alpha's set stood %d times, beta's %d", PAIRS, won[0], won[1]);
     free(spec[0]);
     free(spec[1]);
+}
+
+/* A run that prints a report and writes files puts the files in place only
+ * once the report is written.  With standard output a full disk (a device
+ * node with the numbers of /dev/full, made in the scratch folder) or a pipe
+ * whose reader is gone (SIGPIPE as a shell leaves it, which ends the run,
+ * and ignored, when the write fails with EPIPE), compile --json -o,
+ * simulate --json --matrix, draw and onn train -o fail and leave every old
+ * file as it was, no temporary and no folder of their own.  Before,
+ * compile's netlist and the others were already replaced when the report
+ * failed. */
+Test(atomic, outputs_wait_for_the_standard_output, .init = tu_scratch_init,
+     .fini = tu_scratch_fini, .timeout = 120)
+{
+    char *spec = unitary_spec("s", 4, 1);
+    char net[4400], mat[4400], drawn[4400], onn[4400], onn_dir[4400], full[4400];
+    snprintf(net, sizeof net, "%s/x.sp", tu_scratch_dir());
+    snprintf(mat, sizeof mat, "%s/m.npy", tu_scratch_dir());
+    snprintf(drawn, sizeof drawn, "%s/d", tu_scratch_dir());
+    snprintf(onn, sizeof onn, "%s/t.yaml", tu_scratch_dir());
+    snprintf(onn_dir, sizeof onn_dir, "%s/t", tu_scratch_dir());
+    snprintf(full, sizeof full, "%s/full", tu_scratch_dir());
+    int have_full = mknod(full, S_IFCHR | 0666, makedev(1, 7)) == 0;
+    const char *olds[] = {net, mat, onn};
+    for (int k = 0; k < 3; k++)
+        cr_assert_eq(tu_write_file(olds[k], "old\n"), 0);
+    const struct {
+        const char *who, *args[14];
+    } runs[] = {
+        {"optinc compile", {"compile", spec, "--json", "-o", net, NULL}},
+        {"optinc simulate", {"simulate", spec, "--ideal", "--json", "--matrix", mat, NULL}},
+        {"optinc draw", {"draw", spec, "-o", drawn, "--format", "dot", NULL}},
+        {"optinc onn train", {"onn", "train", "-o", onn, "--servers", "2", "--bits", "2",
+                              "--hidden", "4,4", "--epochs", "5", NULL}},
+    };
+    enum { RUNS = sizeof runs / sizeof runs[0] };
+    int files = tu_dir_count(tu_scratch_dir());
+    static const char *const way[] = {"a full disk", "a closed pipe", "a closed pipe, "
+                                      "SIGPIPE ignored"};
+    for (int w = have_full ? 0 : 1; w < 3; w++)
+        for (int r = 0; r < RUNS; r++) {
+            int fds[2] = {-1, -1};
+            if (w == 0)
+                fds[1] = open(full, O_WRONLY);
+            else
+                cr_assert_eq(pipe(fds), 0);
+            if (fds[0] >= 0)
+                close(fds[0]);   /* the reader is gone before the run writes */
+            char *err;
+            child c = start_fd(runs[r].args, 0, 0, fds[1], w == 2);
+            close(fds[1]);
+            int status = finish(&c, &err);
+            char want[160];
+            snprintf(want, sizeof want, "%s: error: cannot write the standard output: %s",
+                     runs[r].who, w == 0 ? "No space left on device" : "Broken pipe");
+            if (w == 1) {
+                cr_expect_eq(status, 128 + SIGPIPE, "%s onto %s: exit %d: %s", runs[r].who,
+                             way[w], status, err);
+            } else {
+                cr_expect_eq(status, 1, "%s onto %s: exit %d: %s", runs[r].who, way[w], status,
+                             err);
+                cr_expect(strstr(err, want), "%s onto %s: %s", runs[r].who, way[w], err);
+            }
+            free(err);
+            for (int k = 0; k < 3; k++)
+                cr_expect(same(olds[k], "old\n", 4), "%s onto %s replaced %s", runs[r].who,
+                          way[w], olds[k]);
+            struct stat sb;
+            cr_expect_neq(stat(drawn, &sb), 0, "%s onto %s left the drawings' folder",
+                          runs[r].who, way[w]);
+            cr_expect_neq(stat(onn_dir, &sb), 0, "%s onto %s left the matrices' folder",
+                          runs[r].who, way[w]);
+            cr_expect_eq(tu_dir_count(tu_scratch_dir()), files, "%s onto %s left a file",
+                         runs[r].who, way[w]);
+        }
+    /* and with a standard output that takes it all, every file is written */
+    for (int r = 0; r < RUNS; r++) {
+        child c = start(runs[r].args, 0, 0);
+        cr_expect_eq(finish(&c, NULL), 0, "%s", runs[r].who);
+    }
+    for (int k = 0; k < 3; k++)
+        cr_expect_not(same(olds[k], "old\n", 4), "%s was not written", olds[k]);
+    cr_expect_eq(tu_dir_count(drawn), 2, "the drawings");
+    free(spec);
 }
