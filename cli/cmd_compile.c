@@ -88,6 +88,7 @@ int cmd_compile(int argc, char **argv)
     int rc = cli_parse(&compile_cmd, opts, argc, argv, operand);
     if (rc >= 0)
         return rc;
+    nopt.limits = cli_read_opts()->limits;   /* what it writes, the readers take */
     const char *path = operand[0];
 
     optinc_error err = {0};

@@ -37,6 +37,7 @@ int cmd_netlist(int argc, char **argv)
     int rc = cli_parse(&netlist_cmd, opts, argc, argv, operand);
     if (rc >= 0)
         return rc;
+    nopt.limits = cli_read_opts()->limits;   /* what it writes, the readers take */
 
     optinc_error err = {0};
     optinc_circuit *c = NULL;

@@ -915,3 +915,79 @@ Test(atomic, outputs_wait_for_the_standard_output, .init = tu_scratch_init,
     cr_expect_eq(tu_dir_count(drawn), 2, "the drawings");
     free(spec);
 }
+
+/* The size of the file at path (-1 when there is none). */
+static long file_size(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 ? (long)sb.st_size : -1;
+}
+
+/* A netlist the reader would refuse is not written.  compile -o, and
+ * netlist -o into a bigger form, hold the file to the reader's own limit:
+ * OPTINC_MAX_INPUT_BYTES, set here to the size of a small circuit's
+ * hierarchical netlist, which the same circuit flattened and expanded
+ * exceeds (at the defaults, 256 MiB: two 1024 x 1024 layers wrote 319 MB,
+ * which no reader took).  Past it the run exits 2 naming the size, the
+ * limit, the variable that raises it and a smaller form, and leaves the old
+ * file and no temporary; up to it the file is written and read back. */
+Test(atomic, netlists_the_reader_refuses_are_not_written, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    char *spec = unitary_spec("n", 8, 1);
+    char ref[4400], out[4400], flat[4400], limit[32], want[300];
+    snprintf(ref, sizeof ref, "%s/ref.sp", tu_scratch_dir());
+    snprintf(out, sizeof out, "%s/x.sp", tu_scratch_dir());
+    snprintf(flat, sizeof flat, "%s/flat.sp", tu_scratch_dir());
+    const char *hier[] = {"compile", spec, "-o", ref, "--reproducible", "--quiet", NULL};
+    const char *big[] = {"compile", spec, "-o", flat, "--reproducible", "--quiet", "--flatten",
+                         "--expand-mzi", NULL};
+    cr_assert_eq(run(hier), 0);
+    cr_assert_eq(run(big), 0);
+    long n = file_size(ref), m = file_size(flat);
+    cr_assert(n > 0 && m > n, "hierarchical %ld bytes, flat and expanded %ld", n, m);
+    unlink(flat);
+    cr_assert_eq(tu_write_file(out, "old\n"), 0);
+    snprintf(limit, sizeof limit, "%ld", n);
+    setenv("OPTINC_MAX_INPUT_BYTES", limit, 1);
+    const struct {
+        const char *args[10], *target, *smaller;
+    } refused[] = {
+        {{"compile", spec, "-o", out, "--reproducible", "--quiet", "--flatten", "--expand-mzi"},
+         out, "leave out --expand-mzi and --flatten"},
+        {{"netlist", ref, "-o", flat, "--flatten"}, flat, "leave out --flatten"},
+    };
+    int files = tu_dir_count(tu_scratch_dir());
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        char *err;
+        child c = start(refused[i].args, 0, 0);
+        int status = finish(&c, &err);
+        cr_expect_eq(status, 2, "%s: exit %d: %s", refused[i].args[0], status, err);
+        snprintf(want, sizeof want, "%s: error: the netlist would be ", refused[i].target);
+        cr_expect(strstr(err, want), "%s", err);
+        snprintf(want, sizeof want, "the limit of %ld (OPTINC_MAX_INPUT_BYTES); to go past it "
+                 "set the environment variable OPTINC_MAX_INPUT_BYTES", n);
+        cr_expect(strstr(err, want) && strstr(err, refused[i].smaller), "%s", err);
+        free(err);
+        cr_expect(same(out, "old\n", 4), "%s replaced x.sp", refused[i].args[0]);
+        cr_expect_eq(file_size(flat), -1, "%s wrote flat.sp", refused[i].args[0]);
+        cr_expect_eq(tu_dir_count(tu_scratch_dir()), files, "%s left a file",
+                     refused[i].args[0]);
+    }
+    /* exactly at the limit: written, and read back under the same limit */
+    cr_expect_eq(run((const char *[]){"compile", spec, "-o", out, "--reproducible", "--quiet",
+                                      NULL}), 0);
+    cr_expect_eq(file_size(out), n);
+    cr_expect_eq(run((const char *[]){"simulate", out, "--ideal", NULL}), 0);
+    /* a byte less, and even the hierarchical form is past it */
+    snprintf(limit, sizeof limit, "%ld", n - 1);
+    setenv("OPTINC_MAX_INPUT_BYTES", limit, 1);
+    char *err;
+    child c = start((const char *[]){"compile", spec, "-o", out, "--quiet", NULL}, 0, 0);
+    cr_expect_eq(finish(&c, &err), 2, "%s", err);
+    cr_expect(strstr(err, "split the circuit's layers over several specs"), "%s", err);
+    free(err);
+    cr_expect_eq(file_size(out), n, "the netlist at the limit was replaced");
+    unsetenv("OPTINC_MAX_INPUT_BYTES");
+    free(spec);
+}

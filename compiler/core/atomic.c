@@ -65,6 +65,7 @@
 #include <libgen.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -72,16 +73,21 @@
 #include <unistd.h>
 #include "optinc/fileio.h"
 
-/* The file under an output's stream: its descriptor and the first error
- * writing to it (0: none). */
+/* The file under an output's stream: its descriptor, the first error
+ * writing to it (0: none), and the bytes written to the stream, of which
+ * only the first cap reach the file (optinc_outs_write_max). */
 struct optinc_out_sink {
     int fd;
     int error;
+    size_t bytes, cap;
 };
 
 static ssize_t sink_write(void *cookie, const char *buf, size_t len)
 {
     struct optinc_out_sink *s = cookie;
+    s->bytes += len;
+    if (s->bytes > s->cap)
+        return (ssize_t)len;    /* counted only: the output is refused when complete */
     for (size_t done = 0; !s->error && done < len;) {
         ssize_t n = write(s->fd, buf + done, len - done);
         if (n < 0 && errno == EINTR)
@@ -260,7 +266,7 @@ static int open_stream(optinc_out *o, int fd)
     static const cookie_io_functions_t io = {NULL, sink_write, NULL, sink_close};
     o->sink = malloc(sizeof *o->sink);
     if (o->sink) {
-        *o->sink = (struct optinc_out_sink){fd, 0};
+        *o->sink = (struct optinc_out_sink){fd, 0, 0, SIZE_MAX};
         if ((o->f = fopencookie(o->sink, "w", io)))
             return 0;
         free(o->sink);
@@ -515,8 +521,9 @@ optinc_status optinc_outs_add(optinc_outs *s, optinc_out *o, optinc_error *err)
     return OPTINC_OK;
 }
 
-optinc_status optinc_outs_write(optinc_outs *s, const char *path, optinc_out_body body,
-                                const void *ctx, optinc_error *err)
+optinc_status optinc_outs_write_max(optinc_outs *s, const char *path, size_t max_bytes,
+                                    optinc_out_body body, const void *ctx, size_t *bytes,
+                                    optinc_error *err)
 {
     optinc_out o;
     optinc_status st = optinc_out_open(&o, path, err);
@@ -525,12 +532,27 @@ optinc_status optinc_outs_write(optinc_outs *s, const char *path, optinc_out_bod
     char *buf = malloc(1 << 20);
     if (buf)
         setvbuf(o.f, buf, _IOFBF, 1 << 20);
-    if ((st = body(o.f, ctx, err)))
+    o.sink->cap = max_bytes;
+    st = body(o.f, ctx, err);
+    fflush(o.f);    /* the count complete; an error of the write stays for the close */
+    size_t n = o.sink->bytes;
+    if (bytes)
+        *bytes = n;
+    if (!st && n > max_bytes)
+        st = optinc_fail(err, OPTINC_EINPUT, o.path, 0, 0, "'%s' would be %zu bytes, more than "
+                         "the %zu its readers take; nothing was written", o.path, n, max_bytes);
+    if (st)
         optinc_out_abort(&o);
     else
         st = optinc_outs_add(s, &o, err);   /* closed: the buffer is free to go */
     free(buf);
     return st;
+}
+
+optinc_status optinc_outs_write(optinc_outs *s, const char *path, optinc_out_body body,
+                                const void *ctx, optinc_error *err)
+{
+    return optinc_outs_write_max(s, path, SIZE_MAX, body, ctx, NULL, err);
 }
 
 /* A folder a set's files are renamed into, locked while they are. */

@@ -88,6 +88,12 @@ optinc_status optinc_input_size_check(const char *name, const char *what, uint64
     return len > cap ? too_large(name, what, cap, lim, soft, err) : OPTINC_OK;
 }
 
+size_t optinc_input_bytes_max(size_t max_bytes, const optinc_limits *lim)
+{
+    int soft;
+    return input_cap(max_bytes, lim, 1, &soft);
+}
+
 optinc_status optinc_open_regular(const char *path, const char *what, int *fd, uint64_t *size,
                                   optinc_error *err)
 {

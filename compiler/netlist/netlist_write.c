@@ -34,6 +34,14 @@
  *
  * The writer never emits `+` continuations or comments inside cells, so its
  * output is also valid for simphony's stricter grammar.
+ *
+ * Why the writer counts its bytes.  A file the reader refuses is no netlist:
+ * two 1024 x 1024 layers wrote 319 MB, and one expanded and flattened
+ * 571 MB, which every command refused to read again (256 MiB, or the
+ * input limit of the run).  So the file is held to the reader's own check
+ * (optinc_input_size_check with the reader's limit and the caller's
+ * limits), counted as it is written, and refused, with bad-input status,
+ * before it replaces anything; past the limit nothing more reaches the disk.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -769,11 +777,43 @@ static optinc_status write_body(FILE *f, const void *ctx, optinc_error *err)
     return optinc_netlist_write_stream(job->c, f, job->opt, err);
 }
 
+/* What to do about a netlist past the reader's limit: a smaller form, when
+ * one was not asked for, or fewer cards. */
+static const char *smaller_form(const optinc_netlist_options *opt)
+{
+    if (opt && opt->expand_mzi && opt->flatten)
+        return "leave out --expand-mzi and --flatten (the hierarchical form is the smallest)";
+    if (opt && opt->expand_mzi)
+        return "leave out --expand-mzi (the hierarchical form is the smallest)";
+    if (opt && opt->flatten)
+        return "leave out --flatten (the hierarchical form is the smallest)";
+    return "split the circuit's layers over several specs";
+}
+
 optinc_status optinc_netlist_add(optinc_outs *set, const optinc_circuit *c, const char *path,
                                  const optinc_netlist_options *opt, optinc_error *err)
 {
     write_job job = {c, opt};
-    return optinc_outs_write(set, path, write_body, &job, err);
+    const optinc_limits *lim = opt ? opt->limits : NULL;
+    size_t bytes;
+    optinc_status st = optinc_outs_write_max(set, path,
+                                             optinc_input_bytes_max(OPTINC_NETLIST_BYTES_MAX,
+                                                                    lim),
+                                             write_body, &job, &bytes, err);
+    optinc_error why;
+    if (st != OPTINC_EINPUT ||
+        !optinc_input_size_check(path, "netlist", bytes, OPTINC_NETLIST_BYTES_MAX, lim, &why))
+        return st;
+    /* past the reader's own limit no setting helps; under it, raising the
+     * input limit (the message says how) is the other way */
+    int fixed = bytes > (size_t)OPTINC_NETLIST_BYTES_MAX;
+    char mib[32] = "";
+    if (bytes >= 1 << 20)
+        snprintf(mib, sizeof mib, " (%.0f MiB)", (double)bytes / (1 << 20));
+    return optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "the netlist would be %zu bytes%s, more "
+                       "than the netlist reader takes, so nothing was written: %s%s; %s%s",
+                       bytes, mib, why.message, fixed ? " (OPTINC_NETLIST_BYTES_MAX, which no "
+                       "setting raises)" : "", fixed ? "" : "or ", smaller_form(opt));
 }
 
 optinc_status optinc_netlist_write(const optinc_circuit *c, const char *path,

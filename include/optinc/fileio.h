@@ -106,6 +106,14 @@ optinc_status optinc_outs_add(optinc_outs *s, optinc_out *o, optinc_error *err);
 optinc_status optinc_outs_write(optinc_outs *s, const char *path, optinc_out_body body,
                                 const void *ctx, optinc_error *err);
 optinc_status optinc_outs_end(optinc_outs *s, optinc_status st, optinc_error *err);
+/* optinc_outs_write for a file its readers refuse past max_bytes: a body
+ * that writes more adds nothing (status 2, the size and the limit in err,
+ * which a caller may word better), and the bytes past max_bytes are
+ * counted, not written, so a file no reader takes never fills the disk
+ * first.  *bytes (when bytes is not NULL) gets the size the body wrote. */
+optinc_status optinc_outs_write_max(optinc_outs *s, const char *path, size_t max_bytes,
+                                    optinc_out_body body, const void *ctx, size_t *bytes,
+                                    optinc_error *err);
 /* Makes the folder dir for files of the set, with the folders above it that
  * are missing (mkdir -p).  The folders it makes belong to the set: when the
  * set ends in failure they are removed again, each only when empty, and so

@@ -9,7 +9,8 @@
  *
  *  - Soft limits on the size of the circuit and of the files read, which a
  *    bigger machine may want to raise.  Their defaults are what a laptop
- *    compiles in seconds and writes as a netlist the reader accepts.  They travel in an explicit
+ *    compiles in seconds; a netlist is written only when the reader accepts it
+ *    (netlist.h).  They travel in an explicit
  *    optinc_limits that the caller fills (the library never reads the
  *    environment); the optinc program fills it from the environment
  *    variables of the same names, up to a hard cap that keeps every index

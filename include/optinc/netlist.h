@@ -18,9 +18,13 @@ typedef struct optinc_netlist_options {
     int flatten;          /* one flat cell, hierarchy joined with "__" */
     int expand_mzi;       /* each MZI as a .subckt of ps/dc/ps/dc */
     int reproducible;     /* leave out time- and host-dependent header lines */
+    const optinc_limits *limits;    /* of the readers the file is for (NULL: the defaults) */
 } optinc_netlist_options;
 
-/* Writes c as a netlist to path, atomically. */
+/* Writes c as a netlist to path, atomically.  A netlist the reader would
+ * refuse under opt's limits (past OPTINC_NETLIST_BYTES_MAX or the input
+ * limit, as optinc_netlist_read checks) is not written: status 2 naming
+ * its size, the limit and a way to get under it. */
 optinc_status optinc_netlist_write(const optinc_circuit *c, const char *path,
                                    const optinc_netlist_options *opt, optinc_error *err);
 /* The same, staged in the caller's set of outputs (fileio.h): in place when

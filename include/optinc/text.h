@@ -64,6 +64,10 @@ optinc_status optinc_blob_read_limited(const char *path, size_t max_bytes,
 optinc_status optinc_input_size_check(const char *name, const char *what, uint64_t len,
                                       size_t max_bytes, const optinc_limits *lim,
                                       optinc_error *err);
+/* The most bytes that check lets through: max_bytes, or lim's input limit
+ * when that is smaller.  For a writer whose file must be one the reader
+ * takes. */
+size_t optinc_input_bytes_max(size_t max_bytes, const optinc_limits *lim);
 /* Opens the file at path for reading without blocking (opening a FIFO
  * would wait for a writer) and refuses, as bad input and before anything is
  * read, what is not a regular file; *fd and *size are its descriptor and
