@@ -6,8 +6,11 @@
  * The input is a spec or a netlist (optinc_circuit_load).  Options are
  * checked before anything is read or written, so a bad --format exits 2 and
  * leaves no files behind; and so are the drawings' paths against the files
- * the run reads (the input, a spec's matrices, a netlist's includes), since
- * a drawing is written atomically over whatever has its name.
+ * the run reads (the input, a spec's matrices, a netlist's includes), and
+ * against each other (a layer's name can make two of them one,
+ * optinc_draw_check), since a drawing is written atomically over whatever
+ * has its name.  The drawings go in place only once their names are
+ * printed (cli_outs_end).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +99,8 @@ int cmd_draw(int argc, char **argv)
     optinc_drawer *d = NULL;
     cli_input(input, "input");
     optinc_status st = optinc_circuit_load(input, cli_read_opts(), &c, &err);
+    if (!st)    /* two drawings of one name, at the layer in the input */
+        st = optinc_draw_check(c, &opt, input, &err);
     if (!st)
         st = check_drawings(c, dir, opt.formats ? opt.formats
                                                 : OPTINC_DRAW_SVG | OPTINC_DRAW_PNG, &err);

@@ -991,3 +991,92 @@ Test(atomic, netlists_the_reader_refuses_are_not_written, .init = tu_scratch_ini
     unsetenv("OPTINC_MAX_INPUT_BYTES");
     free(spec);
 }
+
+/* The 1-based line of text on which needle starts (0: not found). */
+static int line_of(const char *text, const char *needle)
+{
+    const char *at = text ? strstr(text, needle) : NULL;
+    int line = 1;
+    for (const char *p = text; at && p < at; p++)
+        line += *p == '\n';
+    return at ? line : 0;
+}
+
+/* Each drawing is renamed over whatever has its name, so two drawings of
+ * one name would leave only the later, with status 0: a layer named
+ * "layers" and the layer graph (C_layers), or the overview of a layer L and
+ * the drawing of a layer L_overview (C_L_overview; an overview is drawn
+ * above 32 modes or with --overview).  draw refuses them with status 2
+ * before it writes anything, at the later layer in the spec or netlist,
+ * naming both drawings, the file and the fix; old drawings stay and no
+ * folder is made.  Names that only could collide, at sizes not drawn in
+ * both styles, are drawn. */
+Test(atomic, drawings_of_one_name_are_refused, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    static const char head[] =
+        "schema_version: 1\nname: C\nmatrices:\n"
+        "  S: {shape: [4, 4], dtype: complex, generate: {kind: haar_unitary, seed: 1}}\n"
+        "  B: {shape: [40, 40], dtype: complex, generate: {kind: haar_unitary, seed: 2}}\n"
+        "layers:\n";
+    char text[1024], graph[4400], small[4400], big[4400], net[4400], d[4400], want[600];
+    snprintf(graph, sizeof graph, "%s/graph.yaml", tu_scratch_dir());
+    snprintf(small, sizeof small, "%s/small.yaml", tu_scratch_dir());
+    snprintf(big, sizeof big, "%s/big.yaml", tu_scratch_dir());
+    snprintf(net, sizeof net, "%s/small.sp", tu_scratch_dir());
+    snprintf(d, sizeof d, "%s/d", tu_scratch_dir());
+    snprintf(text, sizeof text, "%s  - {name: L1, matrix: S, attenuators: none}\n"
+             "  - {name: layers, matrix: S, attenuators: none}\n", head);
+    cr_assert_eq(tu_write_file(graph, text), 0);
+    snprintf(text, sizeof text, "%s  - {name: L, matrix: S, attenuators: none}\n"
+             "  - {name: L_overview, matrix: S, attenuators: none}\n", head);
+    cr_assert_eq(tu_write_file(small, text), 0);
+    snprintf(text, sizeof text, "%s  - {name: L, matrix: B, attenuators: none}\n"
+             "  - {name: L_overview, matrix: B, attenuators: none}\n", head);
+    cr_assert_eq(tu_write_file(big, text), 0);
+    cr_assert_eq(run((const char *[]){"compile", small, "-o", net, "--quiet", NULL}), 0);
+    char *net_text = tu_read_file(net, NULL);
+    int net_line = line_of(net_text, "*! layer.L_overview =");
+    free(net_text);
+    cr_assert_gt(net_line, 0);
+    char at_net[4500], at_graph[4500], at_small[4500], at_big[4500];
+    snprintf(at_graph, sizeof at_graph, "%s:8:5: ", graph);
+    snprintf(at_small, sizeof at_small, "%s:8:5: ", small);
+    snprintf(at_big, sizeof at_big, "%s:8:5: ", big);
+    snprintf(at_net, sizeof at_net, "%s:%d:10: ", net, net_line);
+    static const char overview[] = "error: the overview of layer 'L' and the drawing of layer "
+                                   "'L_overview' would both be drawn to 'C_L_overview.dot', "
+                                   "one over the other; rename layer 'L' or layer 'L_overview'";
+    const struct {
+        const char *args[9], *at, *message;
+    } refused[] = {
+        {{"draw", graph, "-o", d, "--format", "dot"}, at_graph,
+         "error: the layer graph and the drawing of layer 'layers' would both be drawn to "
+         "'C_layers.dot', one over the other; rename layer 'layers'"},
+        {{"draw", small, "-o", d, "--format", "dot", "--overview"}, at_small, overview},
+        {{"draw", big, "-o", d, "--format", "dot"}, at_big, overview},
+        {{"draw", net, "-o", d, "--format", "dot", "--overview"}, at_net, overview},
+    };
+    int files = tu_dir_count(tu_scratch_dir());
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        char *err;
+        child c = start(refused[i].args, 0, 0);
+        int status = finish(&c, &err);
+        snprintf(want, sizeof want, "%s%s", refused[i].at, refused[i].message);
+        cr_expect_eq(status, 2, "case %zu: exit %d: %s", i, status, err);
+        cr_expect(strstr(err, want), "case %zu: %s\nwanted: %s", i, err, want);
+        free(err);
+        cr_expect_eq(tu_dir_count(tu_scratch_dir()), files, "case %zu wrote something", i);
+    }
+    /* small layers draw no overview: no two drawings of one name */
+    cr_assert_eq(run((const char *[]){"draw", small, "-o", d, "--format", "dot", NULL}), 0);
+    cr_expect_eq(tu_dir_count(d), 3, "C_L, C_L_overview (a layer) and C_layers");
+    /* refused into a folder of old drawings: they stay */
+    char old[4500];
+    snprintf(old, sizeof old, "%s/C_L_overview.dot", d);
+    cr_assert_eq(tu_write_file(old, "old\n"), 0);
+    child c = start(refused[1].args, 0, 0);
+    cr_expect_eq(finish(&c, NULL), 2);
+    cr_expect(same(old, "old\n", 4), "a drawing was replaced");
+    cr_expect_eq(tu_dir_count(d), 3, "a drawing was added");
+}

@@ -818,18 +818,130 @@ static optinc_status settle(optinc_drawer *d, optinc_outs *set, int n_written,
     return st;
 }
 
+/* The file name of a drawing of c without its extension: C_L, C_L_overview
+ * for layer L (index layer), C_layers for the layer graph (layer -1). */
+#define STEM_MAX 256
+static void stem_of(const optinc_circuit *c, int layer, optinc_draw_style style,
+                    char stem[STEM_MAX])
+{
+    if (layer < 0)
+        snprintf(stem, STEM_MAX, "%s_layers", c->name);
+    else
+        snprintf(stem, STEM_MAX, "%s_%s%s", c->name, c->layers[layer].name,
+                 style == OPTINC_DRAW_OVERVIEW ? "_overview" : "");
+}
+
+/* The formats optinc_draw_circuit draws layer L in, in one style (0: it is
+ * not drawn in it): the thresholds on its size, and what opt forces. */
+static unsigned drawn_in(const optinc_layer *L, optinc_draw_style style, unsigned mask,
+                         const optinc_draw_options *opt)
+{
+    int n = optinc_draw_layer_modes(L);
+    if (style == OPTINC_DRAW_OVERVIEW)
+        return n > OPTINC_DRAW_PNG_MAX || (opt && opt->force_overview) ? mask : 0;
+    unsigned detail = n <= OPTINC_DRAW_PNG_MAX ? mask : mask & ~OPTINC_DRAW_PNG;
+    return n <= OPTINC_DRAW_DETAIL_MAX || (opt && opt->force_detail) ? detail : 0;
+}
+
+static unsigned formats_of(const optinc_draw_options *opt)
+{
+    return opt && opt->formats ? opt->formats : OPTINC_DRAW_SVG | OPTINC_DRAW_PNG;
+}
+
+/* One drawing a call of optinc_draw_circuit makes. */
+typedef struct planned {
+    char stem[STEM_MAX];
+    unsigned formats;
+    int layer;                  /* -1: the layer graph */
+    optinc_draw_style style;
+} planned;
+
+static int by_stem(const void *a, const void *b)
+{
+    const planned *x = a, *y = b;
+    int k = strcmp(x->stem, y->stem);
+    return k ? k : x->layer - y->layer;
+}
+
+/* "the overview of layer 'L'", "the layer graph". */
+static const char *drawing_text(const optinc_circuit *c, const planned *p, char *buf,
+                                size_t size)
+{
+    if (p->layer < 0)
+        snprintf(buf, size, "the layer graph");
+    else
+        snprintf(buf, size, "the %s of layer '%s'",
+                 p->style == OPTINC_DRAW_OVERVIEW ? "overview" : "drawing",
+                 c->layers[p->layer].name);
+    return buf;
+}
+
+/* Why a check at all: each drawing is renamed over whatever has its name,
+ * so two drawings of one name would leave the later one, with status 0.
+ * The names are the circuit's and the layers' names with suffixes a layer
+ * name can also have ("layers", "_overview"), and whether an overview is
+ * drawn depends on the layer's size, so the check follows the plan the
+ * drawing itself follows (drawn_in), sorted by name to find equal ones. */
+optinc_status optinc_draw_check(const optinc_circuit *c, const optinc_draw_options *opt,
+                                const char *input, optinc_error *err)
+{
+    unsigned mask = formats_of(opt);
+    planned *p = calloc(2 * (size_t)c->n_layers + 1, sizeof *p);
+    if (!p)
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    int n = 0;
+    stem_of(c, -1, OPTINC_DRAW_DETAIL, p[n].stem);
+    p[n].formats = mask;
+    p[n++].layer = -1;
+    for (int i = 0; i < c->n_layers; i++)
+        for (int s = 0; s < 2; s++) {
+            optinc_draw_style style = s ? OPTINC_DRAW_OVERVIEW : OPTINC_DRAW_DETAIL;
+            unsigned f = drawn_in(&c->layers[i], style, mask, opt);
+            if (!f)
+                continue;
+            stem_of(c, i, style, p[n].stem);
+            p[n].formats = f;
+            p[n].layer = i;
+            p[n++].style = style;
+        }
+    qsort(p, (size_t)n, sizeof *p, by_stem);
+    optinc_status st = OPTINC_OK;
+    for (int k = 1; k < n && !st; k++) {
+        const planned *a = &p[k - 1], *b = &p[k];   /* a's layer comes first */
+        unsigned both = a->formats & b->formats;
+        if (strcmp(a->stem, b->stem) || !both)
+            continue;
+        size_t f = 0;
+        while (!(formats[f].bit & both))
+            f++;
+        const optinc_layer *L = &c->layers[b->layer];
+        char what_a[128], what_b[128], fix[256];
+        if (a->layer < 0)
+            snprintf(fix, sizeof fix, "rename layer '%s'", L->name);
+        else
+            snprintf(fix, sizeof fix, "rename layer '%s' or layer '%s'",
+                     c->layers[a->layer].name, L->name);
+        st = optinc_fail(err, OPTINC_EINPUT, input, input ? L->line : 0,
+                         input ? L->column : 0, "%s and %s would both be drawn to '%s.%s', "
+                         "one over the other; %s", drawing_text(c, a, what_a, sizeof what_a),
+                         drawing_text(c, b, what_b, sizeof what_b), a->stem, formats[f].name,
+                         fix);
+    }
+    free(p);
+    return st;
+}
+
 static optinc_status draw_layer(optinc_drawer *d, const optinc_circuit *c, int layer,
                                 optinc_draw_style style, unsigned mask, const char *dir,
                                 optinc_error *err)
 {
-    char stem[256];
+    char stem[STEM_MAX];
     if (layer < 0 || layer >= c->n_layers)
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                            "layer %d does not exist; the circuit has %d layer(s)", layer + 1,
                            c->n_layers);
     const optinc_layer *L = &c->layers[layer];
-    snprintf(stem, sizeof stem, "%s_%s%s", c->name, L->name,
-             style == OPTINC_DRAW_OVERVIEW ? "_overview" : "");
+    stem_of(c, layer, style, stem);
     Agraph_t *g = build_layer(c, L, style, stem);
     if (!g)
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory drawing %s", stem);
@@ -839,8 +951,8 @@ static optinc_status draw_layer(optinc_drawer *d, const optinc_circuit *c, int l
 static optinc_status draw_layers(optinc_drawer *d, const optinc_circuit *c, unsigned mask,
                                  const char *dir, optinc_error *err)
 {
-    char stem[128], title[160], label[256], tip[512], width[16];
-    snprintf(stem, sizeof stem, "%s_layers", c->name);
+    char stem[STEM_MAX], title[160], label[256], tip[512], width[16];
+    stem_of(c, -1, OPTINC_DRAW_DETAIL, stem);
     snprintf(title, sizeof title, "%s: %d layer(s)", c->name, c->n_layers);
     Agraph_t *g = new_graph(stem, "dot", title);
     if (!g)
@@ -906,17 +1018,19 @@ optinc_status optinc_draw_circuit_add(optinc_drawer *d, optinc_outs *set,
                                       const optinc_circuit *c, const char *dir,
                                       const optinc_draw_options *opt, optinc_error *err)
 {
-    unsigned mask = opt && opt->formats ? opt->formats : OPTINC_DRAW_SVG | OPTINC_DRAW_PNG;
+    unsigned mask = formats_of(opt);
     int n_written = d->n_written;
     d->staged = set;
-    optinc_status st = optinc_outs_mkdir(set, dir, err);
+    optinc_status st = optinc_draw_check(c, opt, NULL, err);
+    if (!st)
+        st = optinc_outs_mkdir(set, dir, err);
     for (int i = 0; i < c->n_layers && !st; i++) {
-        int n = optinc_draw_layer_modes(&c->layers[i]);
-        unsigned detail = n <= OPTINC_DRAW_PNG_MAX ? mask : mask & ~OPTINC_DRAW_PNG;
-        if (detail && (n <= OPTINC_DRAW_DETAIL_MAX || (opt && opt->force_detail)))
+        unsigned detail = drawn_in(&c->layers[i], OPTINC_DRAW_DETAIL, mask, opt);
+        unsigned overview = drawn_in(&c->layers[i], OPTINC_DRAW_OVERVIEW, mask, opt);
+        if (detail)
             st = draw_layer(d, c, i, OPTINC_DRAW_DETAIL, detail, dir, err);
-        if (!st && (n > OPTINC_DRAW_PNG_MAX || (opt && opt->force_overview)))
-            st = draw_layer(d, c, i, OPTINC_DRAW_OVERVIEW, mask, dir, err);
+        if (!st && overview)
+            st = draw_layer(d, c, i, OPTINC_DRAW_OVERVIEW, overview, dir, err);
     }
     if (!st)
         st = draw_layers(d, c, mask, dir, err);

@@ -562,6 +562,8 @@ static optinc_status compile_layer(const optinc_spec *spec, const optinc_spec_la
     const optinc_spec_matrix *sm = &spec->matrices[sl->matrix];
     int m = sm->rows, n = sm->cols, k = m < n ? m : n;
     snprintf(L->name, sizeof L->name, "%s", sl->name);
+    L->line = sl->line;
+    L->column = sl->column;
     L->rows = m;
     L->cols = n;
     L->mesh_kind = sl->mesh;

@@ -489,6 +489,8 @@ int nl_header(reader *r, optinc_circuit *c, layer_meta *lm)
                 optinc_layer *L = &c->layers[nl];
                 memcpy(L->name, k + 6, name.len);
                 L->name[name.len] = '\0';
+                if (m->file == 0)   /* a position in an included file would name the wrong one */
+                    nl_position(r, 0, name.off, &L->line, &L->column);
                 optinc_components_defaults(&L->components);
                 L->reconstruction_error = -1;
                 lm[nl] = (layer_meta){.meta = i, .L = L};

@@ -112,6 +112,8 @@ typedef struct optinc_layer {
     double approximation_error;     /* max|W - best form| / s before phases (0 for exact forms) */
     double reconstruction_error;    /* max|W - s.T| / s from programmed phases (-1 if no target) */
     int n_warnings_capped;          /* attenuators capped at max_attenuation_dB */
+    int line, column;               /* where the input defines the layer (the spec's layer
+                                     * entry, the netlist's *! layer line); 0 0 unknown */
 } optinc_layer;
 
 /* What a circuit that is an OptINC optical neural network needs beside its

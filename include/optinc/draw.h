@@ -70,10 +70,22 @@ const char *optinc_drawer_written(const optinc_drawer *d, int i);
 /* Parses a comma-separated list of svg, png, dot into a mask. */
 optinc_status optinc_draw_parse_formats(const char *list, unsigned *formats, optinc_error *err);
 
+/* What optinc_draw_circuit refuses before it writes anything: two of the
+ * drawings it would make of c (under opt's thresholds and formats) with one
+ * file name, the later overwriting the earlier.  A layer named "layers" is
+ * drawn to C_layers.EXT, the layer graph's file, and the overview of a
+ * layer L to C_L_overview.EXT, the drawing of a layer named L_overview.
+ * Status 2 naming the two drawings, their layers and the file, at the later
+ * layer's line and column in input (the spec or netlist c was read from,
+ * for the message; NULL: none). */
+optinc_status optinc_draw_check(const optinc_circuit *c, const optinc_draw_options *opt,
+                                const char *input, optinc_error *err);
+
 /* Every drawing of c the thresholds (and opt) call for, into dir (created
  * when missing).  The drawings of one call are written atomically and
  * together: when one fails, none is written (the old files stay) and a
- * folder the call made is removed. */
+ * folder the call made is removed; two of one name are refused first
+ * (optinc_draw_check). */
 optinc_status optinc_draw_circuit(optinc_drawer *d, const optinc_circuit *c, const char *dir,
                                   const optinc_draw_options *opt, optinc_error *err);
 /* The same, its drawings and the folders it makes staged in the caller's
