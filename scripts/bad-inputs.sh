@@ -186,6 +186,7 @@ for f in long_line include_depth; do
     row "$f.pnl.sp" simulate "$tmp/$f.pnl.sp"
 done
 (export OPTINC_MAX_INPUT_BYTES=100; row "OPTINC_MAX_INPUT_BYTES=100 optinc compile specs/real4.yaml" compile specs/real4.yaml)
+(export OPTINC_MAX_INPUT_BYTES=5000; row "OPTINC_MAX_INPUT_BYTES=5000 optinc compile specs/real4.yaml -o N.sp --flatten --expand-mzi (a netlist the reader would refuse)" compile specs/real4.yaml -o "$tmp/N_big.sp" --flatten --expand-mzi)
 
 head_table "Command lines" "Usage errors print \`optinc CMD: error: ...\` and exit 2 (tests/test_cli.c, test_sim.c, test_draw.c, test_train.c, test_onn.c)."
 s=specs/real4.yaml
@@ -218,7 +219,7 @@ row "optinc train --allreduce exact --onn NET.sp" train --allreduce exact --onn 
 row "optinc train --allreduce ring --bits 4" train --allreduce ring --bits 4
 row "optinc onn train --name 'bad name'" onn train -o "$tmp/x.yaml" --name 'bad name'
 
-head_table "Outputs and runs" "An output that is an input of its run, a run that would fail only after its work, spec values the trainer cannot take; refused before anything is written (tests/test_hostile.c; damaged checkpoints: tests/test_train.c)."
+head_table "Outputs and runs" "An output that is an input of its run, two outputs of one name, a run that would fail only after its work, spec values the trainer cannot take; refused before anything is written (tests/test_hostile.c, test_atomic.c; damaged checkpoints: tests/test_train.c)."
 cp $s "$tmp/S.yaml"
 cp netlists/onn4x8.pnl.sp "$tmp/O.sp"
 printf '0.5, 0.1\n-0.2, 0.3\n' > "$tmp/W.csv"
@@ -246,6 +247,11 @@ sed -i '/^\*! onn = /d' "$tmp/RN.sp"       # its task now comes from the spec it
 ln -f "$tmp/N.sp" "$tmp/real4_L1.svg"
 row "onn export N --lut S (N without its *! onn line names S)" onn export "$tmp/RN.sp" --lut "$tmp/R.yaml"
 row "draw N.sp -o DIR (DIR/real4_L1.svg is N.sp)" draw "$tmp/N.sp" -o "$tmp" --format svg
+layers='schema_version: 1\nname: C\nmatrices:\n  W: {shape: [4, 4], dtype: complex, generate: {kind: haar_unitary, seed: 1}}\nlayers:\n'
+printf "${layers}  - {name: L1, matrix: W}\n  - {name: layers, matrix: W}\n" > "$tmp/layer_layers.yaml"
+printf "${layers}  - {name: L, matrix: W}\n  - {name: L_overview, matrix: W}\n" > "$tmp/layer_overview.yaml"
+row "draw S.yaml (a layer named 'layers', the layer graph's name)" draw "$tmp/layer_layers.yaml" -o "$tmp/drawn" --format svg
+row "draw S.yaml --overview (layers L and L_overview)" draw "$tmp/layer_overview.yaml" -o "$tmp/drawn" --format svg --overview
 nl="$tmp/new
 line.yaml"
 cp "$tmp/S.yaml" "$nl"
