@@ -1046,6 +1046,5 @@ optinc_status optinc_draw_circuit(optinc_drawer *d, const optinc_circuit *c, con
     optinc_outs set = {0};
     int n = d->n_written;
     optinc_status st = optinc_draw_circuit_add(d, &set, c, dir, opt, err);
-    d->staged = &set;
     return settle(d, &set, n, st, err);
 }

@@ -90,9 +90,8 @@ optinc_status optinc_draw_circuit(optinc_drawer *d, const optinc_circuit *c, con
                                   const optinc_draw_options *opt, optinc_error *err);
 /* The same, its drawings and the folders it makes staged in the caller's
  * set (fileio.h) instead: in place when the caller ends the set, which may
- * hold other outputs of the run, and removed when it ends in failure (the
- * staged drawings are also removed when this call fails: the caller ends
- * the set with its status). */
+ * hold other outputs of the run, and removed when it ends in failure, as
+ * the caller ends it when this call fails. */
 optinc_status optinc_draw_circuit_add(optinc_drawer *d, optinc_outs *set,
                                       const optinc_circuit *c, const char *dir,
                                       const optinc_draw_options *opt, optinc_error *err);
