@@ -53,6 +53,7 @@
 #include <graphviz/gvc.h>
 #include <graphviz/gvplugin.h>
 #include "compiler/core/freeall.h"
+#include "compiler/draw/plan.h"
 #include "optinc/draw.h"
 #include "optinc/fileio.h"
 #include "optinc/netlist.h"
@@ -262,41 +263,6 @@ static Agnode_t *gv_node(Agraph_t *g, const char *name)
     return agnode(g, (char *)name, 1);
 }
 
-/* ---------------------------------------------------------------- formats */
-
-static const struct format {
-    unsigned bit;
-    const char *name;       /* --format name, file extension, Graphviz format */
-} formats[] = {
-    {OPTINC_DRAW_SVG, "svg"},
-    {OPTINC_DRAW_PNG, "png"},
-    {OPTINC_DRAW_DOT, "dot"},
-};
-#define N_FORMATS (sizeof formats / sizeof formats[0])
-
-optinc_status optinc_draw_parse_formats(const char *list, unsigned *out, optinc_error *err)
-{
-    unsigned mask = 0;
-    const char *p = list;
-    for (;;) {
-        size_t n = strcspn(p, ",");
-        size_t i = 0;
-        while (i < N_FORMATS && !(strlen(formats[i].name) == n && !strncmp(p, formats[i].name, n)))
-            i++;
-        if (i == N_FORMATS)
-            return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
-                               "unknown drawing format '%.*s' in '%s'; use a comma-separated "
-                               "list of svg, png and dot, e.g. --format svg,png",
-                               (int)n, p, list);
-        mask |= formats[i].bit;
-        if (!p[n])
-            break;
-        p += n + 1;
-    }
-    *out = mask;
-    return OPTINC_OK;
-}
-
 /* Renders the laid-out g in one format straight into an atomic output file.
  * (gvRenderData would hold the whole file in memory, grown one page per
  * realloc: quadratic copying for the 20-50 MB SVGs of big layers.) */
@@ -334,16 +300,16 @@ static optinc_status finish(optinc_drawer *d, Agraph_t *g, const char *engine, u
         return st;
     }
     optinc_status st = OPTINC_OK;
-    for (size_t i = 0; i < N_FORMATS && !st; i++) {
-        if (!(mask & formats[i].bit))
+    for (size_t i = 0; i < DRAW_N_FORMATS && !st; i++) {
+        if (!(mask & draw_formats[i].bit))
             continue;
         char path[1024];
-        if (snprintf(path, sizeof path, "%s/%s.%s", dir, stem, formats[i].name)
+        if (snprintf(path, sizeof path, "%s/%s.%s", dir, stem, draw_formats[i].name)
             >= (int)sizeof path)
             st = optinc_fail(err, OPTINC_EINPUT, dir, 0, 0,
                              "output path for %s is too long; use a shorter -o DIR", stem);
         else
-            st = render(d, g, formats[i].name, path, err);
+            st = render(d, g, draw_formats[i].name, path, err);
     }
     gvFreeLayout(d->gvc, g);
     agclose(g);
@@ -645,17 +611,6 @@ static void put_ports(builder *b, const char *prefix, int n, double column)
     }
 }
 
-int optinc_draw_layer_modes(const optinc_layer *L)
-{
-    int n = L->rows > L->cols ? L->rows : L->cols;
-    for (int i = 0; i < L->n_stages; i++) {
-        const optinc_stage *s = &L->stage[i];
-        n = s->modes_in > n ? s->modes_in : n;
-        n = s->modes_out > n ? s->modes_out : n;
-    }
-    return n;
-}
-
 /* Title: what the layer is, its stages, and the colour key. */
 static void layer_title(const optinc_circuit *c, const optinc_layer *L, int detail, char *buf,
                         size_t size)
@@ -818,130 +773,17 @@ static optinc_status settle(optinc_drawer *d, optinc_outs *set, int n_written,
     return st;
 }
 
-/* The file name of a drawing of c without its extension: C_L, C_L_overview
- * for layer L (index layer), C_layers for the layer graph (layer -1). */
-#define STEM_MAX 256
-static void stem_of(const optinc_circuit *c, int layer, optinc_draw_style style,
-                    char stem[STEM_MAX])
-{
-    if (layer < 0)
-        snprintf(stem, STEM_MAX, "%s_layers", c->name);
-    else
-        snprintf(stem, STEM_MAX, "%s_%s%s", c->name, c->layers[layer].name,
-                 style == OPTINC_DRAW_OVERVIEW ? "_overview" : "");
-}
-
-/* The formats optinc_draw_circuit draws layer L in, in one style (0: it is
- * not drawn in it): the thresholds on its size, and what opt forces. */
-static unsigned drawn_in(const optinc_layer *L, optinc_draw_style style, unsigned mask,
-                         const optinc_draw_options *opt)
-{
-    int n = optinc_draw_layer_modes(L);
-    if (style == OPTINC_DRAW_OVERVIEW)
-        return n > OPTINC_DRAW_PNG_MAX || (opt && opt->force_overview) ? mask : 0;
-    unsigned detail = n <= OPTINC_DRAW_PNG_MAX ? mask : mask & ~OPTINC_DRAW_PNG;
-    return n <= OPTINC_DRAW_DETAIL_MAX || (opt && opt->force_detail) ? detail : 0;
-}
-
-static unsigned formats_of(const optinc_draw_options *opt)
-{
-    return opt && opt->formats ? opt->formats : OPTINC_DRAW_SVG | OPTINC_DRAW_PNG;
-}
-
-/* One drawing a call of optinc_draw_circuit makes. */
-typedef struct planned {
-    char stem[STEM_MAX];
-    unsigned formats;
-    int layer;                  /* -1: the layer graph */
-    optinc_draw_style style;
-} planned;
-
-static int by_stem(const void *a, const void *b)
-{
-    const planned *x = a, *y = b;
-    int k = strcmp(x->stem, y->stem);
-    return k ? k : x->layer - y->layer;
-}
-
-/* "the overview of layer 'L'", "the layer graph". */
-static const char *drawing_text(const optinc_circuit *c, const planned *p, char *buf,
-                                size_t size)
-{
-    if (p->layer < 0)
-        snprintf(buf, size, "the layer graph");
-    else
-        snprintf(buf, size, "the %s of layer '%s'",
-                 p->style == OPTINC_DRAW_OVERVIEW ? "overview" : "drawing",
-                 c->layers[p->layer].name);
-    return buf;
-}
-
-/* Why a check at all: each drawing is renamed over whatever has its name,
- * so two drawings of one name would leave the later one, with status 0.
- * The names are the circuit's and the layers' names with suffixes a layer
- * name can also have ("layers", "_overview"), and whether an overview is
- * drawn depends on the layer's size, so the check follows the plan the
- * drawing itself follows (drawn_in), sorted by name to find equal ones. */
-optinc_status optinc_draw_check(const optinc_circuit *c, const optinc_draw_options *opt,
-                                const char *input, optinc_error *err)
-{
-    unsigned mask = formats_of(opt);
-    planned *p = calloc(2 * (size_t)c->n_layers + 1, sizeof *p);
-    if (!p)
-        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
-    int n = 0;
-    stem_of(c, -1, OPTINC_DRAW_DETAIL, p[n].stem);
-    p[n].formats = mask;
-    p[n++].layer = -1;
-    for (int i = 0; i < c->n_layers; i++)
-        for (int s = 0; s < 2; s++) {
-            optinc_draw_style style = s ? OPTINC_DRAW_OVERVIEW : OPTINC_DRAW_DETAIL;
-            unsigned f = drawn_in(&c->layers[i], style, mask, opt);
-            if (!f)
-                continue;
-            stem_of(c, i, style, p[n].stem);
-            p[n].formats = f;
-            p[n].layer = i;
-            p[n++].style = style;
-        }
-    qsort(p, (size_t)n, sizeof *p, by_stem);
-    optinc_status st = OPTINC_OK;
-    for (int k = 1; k < n && !st; k++) {
-        const planned *a = &p[k - 1], *b = &p[k];   /* a's layer comes first */
-        unsigned both = a->formats & b->formats;
-        if (strcmp(a->stem, b->stem) || !both)
-            continue;
-        size_t f = 0;
-        while (!(formats[f].bit & both))
-            f++;
-        const optinc_layer *L = &c->layers[b->layer];
-        char what_a[128], what_b[128], fix[256];
-        if (a->layer < 0)
-            snprintf(fix, sizeof fix, "rename layer '%s'", L->name);
-        else
-            snprintf(fix, sizeof fix, "rename layer '%s' or layer '%s'",
-                     c->layers[a->layer].name, L->name);
-        st = optinc_fail(err, OPTINC_EINPUT, input, input ? L->line : 0,
-                         input ? L->column : 0, "%s and %s would both be drawn to '%s.%s', "
-                         "one over the other; %s", drawing_text(c, a, what_a, sizeof what_a),
-                         drawing_text(c, b, what_b, sizeof what_b), a->stem, formats[f].name,
-                         fix);
-    }
-    free(p);
-    return st;
-}
-
 static optinc_status draw_layer(optinc_drawer *d, const optinc_circuit *c, int layer,
                                 optinc_draw_style style, unsigned mask, const char *dir,
                                 optinc_error *err)
 {
-    char stem[STEM_MAX];
+    char stem[DRAW_STEM_MAX];
     if (layer < 0 || layer >= c->n_layers)
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                            "layer %d does not exist; the circuit has %d layer(s)", layer + 1,
                            c->n_layers);
     const optinc_layer *L = &c->layers[layer];
-    stem_of(c, layer, style, stem);
+    draw_stem(c, layer, style, stem);
     Agraph_t *g = build_layer(c, L, style, stem);
     if (!g)
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory drawing %s", stem);
@@ -951,8 +793,8 @@ static optinc_status draw_layer(optinc_drawer *d, const optinc_circuit *c, int l
 static optinc_status draw_layers(optinc_drawer *d, const optinc_circuit *c, unsigned mask,
                                  const char *dir, optinc_error *err)
 {
-    char stem[STEM_MAX], title[160], label[256], tip[512], width[16];
-    stem_of(c, -1, OPTINC_DRAW_DETAIL, stem);
+    char stem[DRAW_STEM_MAX], title[160], label[256], tip[512], width[16];
+    draw_stem(c, -1, OPTINC_DRAW_DETAIL, stem);
     snprintf(title, sizeof title, "%s: %d layer(s)", c->name, c->n_layers);
     Agraph_t *g = new_graph(stem, "dot", title);
     if (!g)
@@ -1018,15 +860,15 @@ optinc_status optinc_draw_circuit_add(optinc_drawer *d, optinc_outs *set,
                                       const optinc_circuit *c, const char *dir,
                                       const optinc_draw_options *opt, optinc_error *err)
 {
-    unsigned mask = formats_of(opt);
+    unsigned mask = draw_formats_of(opt);
     int n_written = d->n_written;
     d->staged = set;
     optinc_status st = optinc_draw_check(c, opt, NULL, err);
     if (!st)
         st = optinc_outs_mkdir(set, dir, err);
     for (int i = 0; i < c->n_layers && !st; i++) {
-        unsigned detail = drawn_in(&c->layers[i], OPTINC_DRAW_DETAIL, mask, opt);
-        unsigned overview = drawn_in(&c->layers[i], OPTINC_DRAW_OVERVIEW, mask, opt);
+        unsigned detail = draw_drawn_in(&c->layers[i], OPTINC_DRAW_DETAIL, mask, opt);
+        unsigned overview = draw_drawn_in(&c->layers[i], OPTINC_DRAW_OVERVIEW, mask, opt);
         if (detail)
             st = draw_layer(d, c, i, OPTINC_DRAW_DETAIL, detail, dir, err);
         if (!st && overview)
