@@ -25,13 +25,15 @@
  * forever, so the MPI backend never blocks in MPI: every exchange is made of
  * nonblocking operations that the rank polls (MPI_Testall) against a
  * deadline of comm->timeout_s seconds.  On entering an exchange each rank
- * also tells every other rank how many exchanges it has entered (a heartbeat,
- * 8 bytes per peer), so a rank that waits too long names the peers that
- * never arrived.  A timeout or an MPI error (MPI_ERRORS_RETURN) marks the
- * communicator failed: every later call returns that error at once without
- * touching MPI, and the caller must end the whole job with
- * optinc_comm_abort(), since the missing rank cannot take part in an orderly
- * shutdown.  A rank killed by a signal is normally noticed first by mpirun
+ * also tells every other rank how many exchanges it has entered, which one
+ * and in which step (a heartbeat, 64 bytes per peer), so a rank that waits
+ * too long names the peers that never arrived and where they are, or the
+ * peers that went into another exchange, and blames the network only when
+ * every rank is in the one it waits in.  A timeout or an MPI error
+ * (MPI_ERRORS_RETURN) marks the communicator failed: every later call
+ * returns that error at once without touching MPI, and the caller must end
+ * the whole job with optinc_comm_abort(), since the missing rank cannot take
+ * part in an orderly shutdown.  A rank killed by a signal is normally noticed first by mpirun
  * itself (OpenMPI ends the job when a process dies), the timeout covers the
  * rest: a rank that hangs, a network that stalls, a launcher that keeps going.
  */
