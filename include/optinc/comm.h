@@ -103,6 +103,14 @@ optinc_status optinc_comm_allreduce(optinc_comm *comm, optinc_allreduce *ar, uin
  * (count * k values of the local servers). */
 optinc_status optinc_comm_allgather(optinc_comm *comm, const double *local, double *all, int k,
                                     optinc_error *err);
+/* all[q * size ...] = the `size` bytes at `mine` of process q, for every
+ * process q: under MPI each rank (comm->servers of them), in process the one
+ * (all gets mine).  Every process gives the same size, so no process sizes
+ * a buffer from what another sends; `what` names the exchange in the
+ * watchdog's messages.  The ranks' check of their settings
+ * (runtime/train/agree.c) sends its fixed-size record so. */
+optinc_status optinc_comm_allgather_bytes(optinc_comm *comm, const void *mine, void *all,
+                                          size_t size, const char *what, optinc_error *err);
 /* *sum = the sum over processes of a per-process integer. */
 optinc_status optinc_comm_sum(optinc_comm *comm, int64_t v, int64_t *sum, optinc_error *err);
 /* Makes every process agree on a status: when any failed, all return the

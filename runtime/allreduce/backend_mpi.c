@@ -36,6 +36,7 @@
  * communicator (comm->state), which its caller owns; MPI's own state is per
  * process.
  */
+#include <limits.h>
 #include <mpi.h>
 #include <sched.h>
 #include <stdio.h>
@@ -492,14 +493,30 @@ static optinc_status mpi_allreduce(optinc_comm *comm, optinc_allreduce *ar, uint
     return st;
 }
 
+/* The all-gathers of comm.h: n items of `type` from every rank, after the
+ * heartbeat. */
+static optinc_status gather(optinc_comm *comm, const void *mine, void *all, int n,
+                            MPI_Datatype type, const char *what, optinc_error *err)
+{
+    MPI_Request rq;
+    optinc_status st = enter(comm, what, err);
+    return st ? st : watch(comm, MPI_Iallgather(mine, n, type, all, n, type, MPI_COMM_WORLD,
+                                                &rq), 1, &rq, what, err);
+}
+
 static optinc_status mpi_allgather(optinc_comm *comm, const double *local, double *all, int k,
                                    optinc_error *err)
 {
-    const char *what = "all-gather of per-server values";
-    MPI_Request rq;
-    optinc_status st = enter(comm, what, err);
-    return st ? st : watch(comm, MPI_Iallgather(local, k, MPI_DOUBLE, all, k, MPI_DOUBLE,
-                                                MPI_COMM_WORLD, &rq), 1, &rq, what, err);
+    return gather(comm, local, all, k, MPI_DOUBLE, "all-gather of per-server values", err);
+}
+
+static optinc_status mpi_allgather_bytes(optinc_comm *comm, const void *mine, void *all,
+                                         size_t size, const char *what, optinc_error *err)
+{
+    if (size > (size_t)INT_MAX)
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "%zu bytes to gather: at most %d",
+                           size, INT_MAX);
+    return gather(comm, mine, all, (int)size, MPI_BYTE, what, err);
 }
 
 static optinc_status mpi_sum(optinc_comm *comm, int64_t v, int64_t *sum, optinc_error *err)
@@ -547,6 +564,7 @@ static optinc_status mpi_native_sum(optinc_comm *comm, float *g, size_t n, optin
 
 const optinc_comm_ops optinc_comm_mpi_ops = {
     .name = "mpi", .open = mpi_open, .close = mpi_close, .failed = mpi_failed, .abort = mpi_abort,
-    .allreduce = mpi_allreduce, .allgather = mpi_allgather, .sum = mpi_sum, .agree = mpi_agree,
+    .allreduce = mpi_allreduce, .allgather = mpi_allgather,
+    .allgather_bytes = mpi_allgather_bytes, .sum = mpi_sum, .agree = mpi_agree,
     .native_sum = mpi_native_sum,
 };
