@@ -78,18 +78,12 @@ static tu_run train(const char *ckpt, const char *const *mpi_opts, const char *f
 
 static void setup(void)
 {
-    dir = tr_dataset();
-    out = tu_tempdir();
-    if (!dir || !out)
-        cr_assert_fail("no scratch data");
+    tr_scratch_open(&dir, &out);
 }
 
 static void teardown(void)
 {
-    tu_rmtree(dir);
-    tu_rmtree(out);
-    free(dir);
-    free(out);
+    tr_scratch_close(dir, out);
 }
 
 /* A run on 4 ranks (mpirun options mpi_opts) broken by fault at step 23:
