@@ -74,9 +74,9 @@ const char *optinc_comm_backend_names(const char *sep, const char *last, char *b
  * initializes MPI (once per process; argc/argv go to MPI_Init) and makes
  * every rank one server, so the number of servers is the size of
  * MPI_COMM_WORLD; timeout_s starts at OPTINC_COMM_DEFAULT_TIMEOUT_S, and every
- * rank must use the same value.  When it fails before the backend is up,
- * comm is left in process with 1 server, so that agree and close still
- * work. */
+ * rank must use the same value (the trainer's ranks check it with their
+ * settings).  When it fails before the backend is up, comm is left in
+ * process with 1 server, so that agree and close still work. */
 optinc_status optinc_comm_open(optinc_comm *comm, const char *name, int servers, int *argc,
                                char ***argv, optinc_error *err);
 /* N servers in this process (optinc_comm_open of "inproc", which cannot fail). */
