@@ -26,9 +26,9 @@
  * format mark, SHA-256 of the rows, and a slot of SLOT bytes per row (a
  * longer value keeps its start and a hash of the whole).  The ranks
  * all-gather it (optinc_comm_allgather_bytes), so nothing is sized from
- * what another rank sends; ranks of different builds, whose tables differ,
- * still exchange records of this size and are told so (the first row is the
- * program and its table).  Every rank then compares the same records in the
+ * what another rank sends, and what it sends is read only within its slots;
+ * ranks of different builds, whose tables differ, still exchange records of
+ * this size and are told so (the first row is the program and its table).  Every rank then compares the same records in the
  * same order, so all reach the same verdict and message without another
  * exchange.  The records live on the stack (at most OPTINC_AR_MAX_SERVERS),
  * so the check cannot fail for memory on one rank and leave the others
@@ -54,6 +54,9 @@
 #include "optinc/onn_aggregate.h"
 #include "runtime/train/agree.h"
 
+/* The record's size is part of the protocol between builds: ranks of two
+ * builds exchange records only if it is the same, so a new row takes a free
+ * slot, and a change of SLOT or SLOTS comes with a new MARK. */
 #define SLOT 112                 /* bytes of a row's value, with its NUL */
 #define SLOTS 32                 /* rows a record holds */
 #define MARK "agree1"            /* the record's format */
@@ -303,11 +306,14 @@ static void fill(record *r, const agree_field *f, int n, const agree_in *in)
 
 /* The verdict on the gathered records of N ranks, the same on every rank:
  * the first row (then the first rank) that differs from rank 0's. */
-static optinc_status compare(const record *all, int N, const agree_field *f, int n,
+static optinc_status compare(record *all, int N, const agree_field *f, int n,
                              optinc_error *err)
 {
     const char *same = "start every rank with the same options";
     int differ = 0;
+    for (int q = 0; q < N; q++)          /* another rank's text ends in its slot */
+        for (int i = 0; i < SLOTS; i++)
+            all[q].slot[i][SLOT - 1] = '\0';
     for (int q = 1; q < N; q++) {
         if (memcmp(all[q].mark, all[0].mark, sizeof all[0].mark))
             return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "rank %d checks its settings "
@@ -322,6 +328,10 @@ static optinc_status compare(const record *all, int N, const agree_field *f, int
                                    "rank 0 has %s, rank %d has %s; %s", f[i].name,
                                    all[0].slot[i], q, all[q].slot[i],
                                    f[i].fix ? f[i].fix : same);
+    if (differ)                          /* equal rows, another digest: another build */
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "ranks disagree on their settings, "
+                           "though every value reads the same: run the same optinc on every "
+                           "rank");
     return OPTINC_OK;
 }
 
