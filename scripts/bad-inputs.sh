@@ -72,6 +72,15 @@ command reads it, and it can be deleted.  A write that fails (a full disk)
 names the file and the system's reason and leaves no such file; an output
 that is one of the run's inputs is refused before anything is written
 (section "Outputs and runs").
+
+MPI ranks that disagree: ranks started with settings that differ (an MPI
+app context gives each rank its own command line, spec and data) stop
+before training, every one with status 2, and rank 0 prints `optinc train:
+error: ranks disagree on --hidden: rank 0 has 8, rank 1 has 16; start
+every rank with the same options` (optinc-train(1), "Ranks agree or
+stop").  These cases need mpirun, and a build without MPI says something
+else, so they are not run here but by tests/test_mpi_agree.c, one per
+class of option.
 EOF
 
 head_table "Specs (YAML)" "\`optinc compile FILE\` on each fixture of tests/bad/spec/ (tests/test_spec.c); the .csv and .npy files there are matrix files the specs name."
