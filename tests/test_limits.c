@@ -478,7 +478,7 @@ Test(limits, input_bytes_in_every_reader, .init = tu_scratch_init, .fini = tu_sc
     expect_fail(load_netlist(save(&t, "inc.sp"), &err), &err, 2, 10,
                 "with '", "b.inc' the netlist grows past the limit of 200", NULL);
     /* calibration files and histograms, through the options they are read with */
-    optinc_read_opts o = {&lim, NULL, NULL};
+    optinc_read_opts o = {&lim, NULL, NULL, NULL};
     add(&t, "# %0200d\noptinc-calibration 1\n", 0);
     optinc_circuit *c = optinc_circuit_new("c", 1);
     optinc_calibration *cal = NULL;

@@ -523,7 +523,7 @@ static optinc_status memory_resolver(void *ctx, const char *from, const char *re
 Test(netlist, parse_from_memory_with_a_resolver)
 {
     int calls = 0;
-    optinc_read_opts opts = {NULL, memory_resolver, &calls};
+    optinc_read_opts opts = {NULL, memory_resolver, &calls, NULL};
     optinc_input in = {"hand.sp", hand_main, strlen(hand_main)};
     optinc_circuit *c = NULL;
     optinc_error err = {0};
@@ -562,7 +562,7 @@ Test(netlist, parse_from_memory_with_a_resolver)
 Test(netlist, key_value_tokens_split_at_their_first_equals)
 {
     int calls = 0;
-    optinc_read_opts opts = {NULL, memory_resolver, &calls};
+    optinc_read_opts opts = {NULL, memory_resolver, &calls, NULL};
     const char *at = strstr(hand_main, "th=1.5");
     size_t pre = (size_t)(at - hand_main), n = strlen(hand_main);
     char *text = malloc(n + 1200);
@@ -612,7 +612,7 @@ Test(netlist, key_value_tokens_split_at_their_first_equals)
 Test(netlist, byte_order_mark_is_accepted)
 {
     int calls = 0;
-    optinc_read_opts opts = {NULL, memory_resolver, &calls};
+    optinc_read_opts opts = {NULL, memory_resolver, &calls, NULL};
     size_t n = strlen(hand_main);
     char *text = malloc(n + 4);
     memcpy(text, "\xef\xbb\xbf", 3);
