@@ -199,6 +199,24 @@ long nl_tokenize(reader *r, int file, size_t a, size_t b)
     return count;
 }
 
+static int too_long(reader *r, int file, tok t, size_t size, const char *what)
+{
+    return nl_fail_at(r, file, t.off, "%s is longer than %zu bytes, the reader's limit; "
+                      "shorten it", what, size - 1);
+}
+
+int nl_string(reader *r, int file, tok t, char *out, size_t size, const char *what)
+{
+    const char *p = tp(r, file, t);
+    if (p[0] == '"')
+        return nl_unquote(r, file, t, out, size, what);
+    if (t.len >= size)
+        return too_long(r, file, t, size, what);
+    memcpy(out, p, t.len);
+    out[t.len] = '\0';
+    return 0;
+}
+
 int nl_unquote(reader *r, int file, tok t, char *out, size_t size, const char *what)
 {
     const char *p = tp(r, file, t);
@@ -220,7 +238,7 @@ int nl_unquote(reader *r, int file, tok t, char *out, size_t size, const char *w
             ch = p[++i];
         }
         if (n + 1 >= size)
-            return nl_fail_at(r, file, t.off, "%s is too long (over %zu bytes)", what, size - 1);
+            return too_long(r, file, t, size, what);
         out[n++] = ch;
     }
     out[n] = '\0';
