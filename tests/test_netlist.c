@@ -632,6 +632,56 @@ Test(netlist, includes_keep_to_the_folder_of_the_netlist, .init = tu_scratch_ini
     free((char *)top);
 }
 
+/* An error in an included file that is no netlist names the file and the
+ * line but quotes none of its bytes; in an included netlist, the tokens are
+ * quoted as in the main file. */
+Test(netlist, foreign_included_files_are_not_quoted, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    mkdir(tu_scratch("net"), 0777);
+    mkdir(tu_scratch("outside"), 0777);
+    cr_assert_eq(tu_write_file(tu_scratch("outside/passwd"), "root:x:0:0:Secret Name:/root:"
+                               "/bin/sh\ndaemon:x:1:1::/:/bin/false\n"), 0);
+    cr_assert_eq(tu_write_file(tu_scratch("net/hostname"), "secrethost\n"), 0);
+    char *typo = strdup(hand_cells), *at = strstr(typo, "theta_rad=th");
+    cr_assert_not_null(at);
+    memcpy(at, "thetX", 5);
+    cr_assert_eq(tu_write_file(tu_scratch("net/typo.inc"), typo), 0);
+    free(typo);
+    char outside[4400], out[4400];
+    snprintf(outside, sizeof outside, "%s", tu_scratch("outside"));
+    snprintf(out, sizeof out, "%s", tu_scratch("net/out.sp"));
+    optinc_error err = {0};
+    struct {
+        const char *inc, *where;
+    } foreign[] = {{"../outside/passwd", "passwd:1:1"}, {"hostname", "hostname:1:1"}};
+    for (size_t i = 0; i < sizeof foreign / sizeof *foreign; i++) {
+        const char *path = strdup(hand_main_including("net/top.sp", foreign[i].inc));
+        cr_expect_eq(read_allowing(path, outside, &err), OPTINC_EINPUT, "%s", foreign[i].inc);
+        cr_expect(err.line == 1 && err.column == 1, "%s: at %d:%d", foreign[i].inc, err.line,
+                  err.column);
+        cr_expect(strstr(err.message, "this included file holds no line of a netlist") &&
+                  strstr(err.message, "the .include at ") &&
+                  strstr(err.message, "top.sp:4:10 names a netlist"), "%s", err.message);
+        setenv("OPTINC_INCLUDE_PATH", outside, 1);
+        tu_run r = tu_optinc((const char *[]){"netlist", path, "-o", out, NULL});
+        unsetenv("OPTINC_INCLUDE_PATH");
+        cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+        cr_expect(r.err && strstr(r.err, foreign[i].where), "%s", r.err);
+        const char *const secret[] = {"root", "Secret", "daemon", "secrethost", "/bin/"};
+        for (size_t k = 0; k < sizeof secret / sizeof *secret; k++) {
+            cr_expect(!strstr(err.message, secret[k]), "'%s' quoted: %s", secret[k], err.message);
+            cr_expect(!strstr(r.err, secret[k]), "'%s' printed: %s", secret[k], r.err);
+        }
+        tu_run_free(&r);
+        free((char *)path);
+    }
+    cr_expect_eq(read_allowing(hand_main_including("net/top.sp", "typo.inc"), NULL, &err),
+                 OPTINC_EINPUT);
+    cr_expect(strstr(err.file, "typo.inc") && strstr(err.message, "unknown parameter 'thetX_rad'"),
+              "%s: %s", err.file, err.message);
+}
+
 /* An .include name that does not fit is refused at its token, quoted or
  * not.  Cut at 1023 bytes, this one named a netlist that exists
  * (sub/cells.inc), which the reader then read in its place. */
