@@ -725,7 +725,7 @@ Test(spec, file_matrices_come_from_the_resolver)
                                "  B: {shape: [1, 2], file: sub/bad.csv}\n";
     static const mem_file files[] = {{"w.csv", "1, 2\n3, -4.5\n"}, {"sub/bad.csv", "1, 2x\n"}};
     mem_files table = {files, 1, 0, "", "", "", 0};
-    optinc_read_opts opts = {NULL, from_table, &table};
+    optinc_read_opts opts = {NULL, from_table, &table, NULL};
     optinc_input in = {"nowhere/mem.yaml", text, strlen(text) - strlen(
                            "  B: {shape: [1, 2], file: sub/bad.csv}\n")};
     optinc_spec *s = NULL;
@@ -761,7 +761,7 @@ Test(bad_spec, resolver_refusal_is_reported_at_the_file_node)
                                "    shape: [2, 2]\n"
                                "    file: gone.npy\n";
     mem_files table = {NULL, 0, 0, "", "", "", 0};
-    optinc_read_opts opts = {NULL, from_table, &table};
+    optinc_read_opts opts = {NULL, from_table, &table, NULL};
     optinc_input in = {"mem.yaml", text, strlen(text)};
     optinc_spec *s = (optinc_spec *)1;
     optinc_error err = {0};
