@@ -72,6 +72,9 @@ class TestPageExamples(unittest.TestCase):
                     continue
                 spec, *opts = command.split()
                 optinc(["compile", spec, "-o", "compiled.sp", "--quiet"] + opts, tmp)
+                # the page's text was computed elsewhere, yet it is every build's
+                # to the byte (measured): sq2 takes no SVD, and col4's SVD of one
+                # column gives the same bits on each of the four
                 with open(os.path.join(tmp, "compiled.sp")) as f:
                     self.assertEqual(f.read(), text, "%s differs from the compiler's" % name)
                 form = [o for o in opts if o != "--reproducible"]
