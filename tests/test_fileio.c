@@ -2,6 +2,10 @@
  * test_fileio.c - atomic output, .npy and .csv matrix files (from memory and
  * from paths: a FIFO, a link to one and a NUL byte are refused), number
  * parsing, SHA-256 and path helpers.
+ *
+ * Numbers parsed from text are compared with == to C literals of the same
+ * decimals: the parser and the compiler both round a decimal to the nearest
+ * double, so they are the same double; a .npy file holds the bits (memcmp).
  */
 #include <criterion/criterion.h>
 #include <math.h>

@@ -81,6 +81,8 @@ static kept keep(const char *name)
     return k;
 }
 
+/* The bytes read before the refused run (what the file held): a run that
+ * writes nothing leaves them exactly. */
 static void still_kept(kept *k, const char *when)
 {
     size_t len;

@@ -105,7 +105,8 @@ static int broken_run(const char *const *mpi_opts, const char *fault, char **err
 }
 
 /* --resume in out, on MPI with mpi_opts or in process (NULL), goes on from
- * step `from` to the weights of an uninterrupted run. */
+ * step `from` to the weights of an uninterrupted run: the same bits (their
+ * sha256), one build on one machine doing the same operations in order. */
 static void resume_from(const char *const *mpi_opts, const char *from)
 {
     tu_run a = train(NULL, NULL, NULL, NULL);

@@ -295,6 +295,8 @@ Test(tokens, long_edge_cases)
     }
 }
 
+/* == on the values: the converter and the compiler both round a decimal to
+ * the nearest double, so they are the same double. */
 Test(tokens, double_edge_cases)
 {
     static const struct { const char *s; int r; double v; } v[] = {
