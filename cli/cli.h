@@ -24,9 +24,10 @@ int cmd_onn(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 
 /* What the readers get: every soft limit of optinc-limits(7), each from the
- * environment variable of its name (optinc_limit_name()), read once, and a
- * resolver that records, as an input of the run, every file it fetches (a
- * spec's matrices, a netlist's includes; inputs.c). */
+ * environment variable of its name (optinc_limit_name()), read once, the
+ * folders OPTINC_INCLUDE_PATH allows a netlist's includes besides its own,
+ * and a resolver that records, as an input of the run, every file it
+ * fetches (a spec's matrices, a netlist's includes; inputs.c). */
 const optinc_read_opts *cli_read_opts(void);
 /* Records path (NULL or "": nothing) as an input of the run; what names it
  * in messages ("spec", "calibration file"). */

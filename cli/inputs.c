@@ -1,7 +1,8 @@
 /*
  * inputs.c - the files a run reads: what the readers are given (the limits
- * of the environment, a resolver that records every file it fetches), and
- * the check that no output of the run is one of those files.
+ * of the environment, a resolver that records every file it fetches, the
+ * folders of OPTINC_INCLUDE_PATH), and the check that no output of the run
+ * is one of those files.
  *
  * Why a check of its own.  Every output is written atomically, so `optinc
  * compile S.yaml -o S.yaml` would replace the spec with a netlist without a
@@ -69,6 +70,7 @@ const optinc_read_opts *cli_read_opts(void)
             optinc_limits_set(&lim, (optinc_limit_id)id, getenv(optinc_limit_name(id)));
         opts.limits = &lim;
         opts.resolve = record_resolve;
+        opts.include_path = getenv("OPTINC_INCLUDE_PATH");
     }
     return &opts;
 }

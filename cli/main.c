@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli/cli.h"
 #include "cli/options.h"
 #include "optinc/fileio.h"
@@ -53,6 +54,13 @@ static int flushed(const char *name, int status)
 int main(int argc, char **argv)
 {
     optinc_linalg_deterministic();
+    if (optinc_linalg_reserve()) {
+        fprintf(stderr, "optinc: error: the address-space limit (ulimit -v) leaves no room for "
+                        "the 136 MiB working buffer of the linear algebra library; raise it\n");
+        /* Not exit(): OpenBLAS's destructor waits forever for the threads
+         * of its pool that could not start under the same limit. */
+        _exit(2);
+    }
     optinc_out_remove_on_signals();
     if (argc < 2) {
         usage(stderr);

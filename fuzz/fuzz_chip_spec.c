@@ -17,7 +17,7 @@ static int bad(double x)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    optinc_read_opts opts = {fz_limits(), NULL, NULL};
+    optinc_read_opts opts = {fz_limits(), NULL, NULL, NULL};
     optinc_input in = {"chip.yaml", (const char *)data, size};
     optinc_chip_spec chip;
     optinc_error err;

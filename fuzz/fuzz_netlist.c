@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const optinc_input file[] = {{"p.inc", p_inc, sizeof p_inc - 1},
                                  {"net.pnl.sp", (const char *)data, size}};
     fz_files files = {file, 2};
-    optinc_read_opts opts = {fz_limits(), fz_resolve, &files};
+    optinc_read_opts opts = {fz_limits(), fz_resolve, &files, NULL};
     optinc_input in = {"net.pnl.sp", (const char *)data, size};
     optinc_circuit *c = NULL;
     optinc_error err;

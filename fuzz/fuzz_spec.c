@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static fz_files files = {file, 2};
     if (!w_npy[0])
         make_npy();
-    optinc_read_opts opts = {fz_limits(), fz_resolve, &files};
+    optinc_read_opts opts = {fz_limits(), fz_resolve, &files, NULL};
     optinc_input in = {"spec.yaml", (const char *)data, size};
     optinc_spec *spec = NULL;
     optinc_circuit *c = NULL;

@@ -17,7 +17,8 @@ OPTINC=${OPTINC:-build/optinc}
 tmp=build/bad-inputs
 rm -rf "$tmp"
 mkdir -p "$tmp"
-unset OPTINC_MAX_MODES OPTINC_MAX_CARDS OPTINC_MAX_INPUT_BYTES   # the default limits
+unset OPTINC_MAX_MODES OPTINC_MAX_CARDS OPTINC_MAX_INPUT_BYTES OPTINC_MAX_INCLUDES \
+    OPTINC_INCLUDE_PATH   # the default limits, includes from the netlist's folder only
 
 # One table row: the input's name and the first line of stderr (escaped for
 # Markdown), and the exit status.
@@ -72,6 +73,15 @@ command reads it, and it can be deleted.  A write that fails (a full disk)
 names the file and the system's reason and leaves no such file; an output
 that is one of the run's inputs is refused before anything is written
 (section "Outputs and runs").
+
+MPI ranks that disagree: ranks started with settings that differ (an MPI
+app context gives each rank its own command line, spec and data) stop
+before training, every one with status 2, and rank 0 prints `optinc train:
+error: ranks disagree on --hidden: rank 0 has 8, rank 1 has 16; start
+every rank with the same options` (optinc-train(1), "Ranks agree or
+stop").  These cases need mpirun, and a build without MPI says something
+else, so they are not run here but by tests/test_mpi_agree.c, one per
+class of option.
 EOF
 
 head_table "Specs (YAML)" "\`optinc compile FILE\` on each fixture of tests/bad/spec/ (tests/test_spec.c); the .csv and .npy files there are matrix files the specs name."
@@ -160,7 +170,7 @@ hist no_error_bin 'p_error 0.1\n0 5\n'
 hist nul '0 10\n1 \0 3\n'
 hist sum_overflow '0 1e308\n3 1e308\n'
 
-head_table "Resource limits" "Inputs that would need absurd memory or time, refused before the work starts (optinc-limits(7), tests/test_limits.c): the fixtures of tests/bad/limits/ and, made here, YAML that libyaml alone would take hours or gigabytes over."
+head_table "Resource limits" "Inputs that would need absurd memory or time, refused before the work starts (optinc-limits(7), tests/test_limits.c): the fixtures of tests/bad/limits/ and, made here, YAML that libyaml alone would take hours or gigabytes over, and netlists of includes (a million of an empty file; one through a link out of its folder)."
 for f in tests/bad/limits/*.yaml; do
     row "$f" compile "$f"
 done
@@ -182,7 +192,14 @@ for k in $(seq 0 17); do
     printf '.include "d%d.inc"\n' $((k + 1)) > "$tmp/d$k.inc"
 done
 cp "$tmp/d0.inc" "$tmp/include_depth.pnl.sp"
-for f in long_line include_depth; do
+: > "$tmp/empty.inc"
+{ echo '* a million .includes of an empty file'; yes '.include "empty.inc"' | head -n 1000000
+  echo .end; } > "$tmp/include_empties.pnl.sp"
+mkdir -p "$tmp/net"
+ln -s ../include_depth.pnl.sp "$tmp/net/link.inc"
+printf '* an .include through a link out of its folder\n.include "link.inc"\n.end\n' \
+    > "$tmp/net/include_link_out.pnl.sp"
+for f in long_line include_depth include_empties net/include_link_out; do
     row "$f.pnl.sp" simulate "$tmp/$f.pnl.sp"
 done
 (export OPTINC_MAX_INPUT_BYTES=100; row "OPTINC_MAX_INPUT_BYTES=100 optinc compile specs/real4.yaml" compile specs/real4.yaml)

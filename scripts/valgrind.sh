@@ -35,11 +35,6 @@
 #   atomic/interrupted*
 #   limits/yaml_node_count       an 8 MB YAML file: minutes under memcheck for
 #                                a path (the event pass) other cases cover
-#   netlist/golden_netlists*     byte comparison with netlists/: under valgrind
-#                                the last digits of some phases differ (libm's
-#                                FMA code is not emulated bit for bit; natively
-#                                too when libm cannot use FMA), not a memory
-#                                error
 #   netlist/numbers_format_as*   a million doubles formatted and parsed against
 #                                printf and strtod: arithmetic on stack
 #                                buffers, minutes under memcheck; the SAN=1 run
@@ -71,7 +66,7 @@ check_one() {
         test_onn) filter='onn/!(shipped_onn_verifies_exhaustively|tiny_training_converges_on_every_seed|a_stuck_start_is_restarted)' ;;
         test_onn_chip) filter='onn_chip/!(shipped_unit_on_chip_files|command_line|coarse_chips_recompiled|shipped_unit_keeps_phase_errors_low)' ;;
         test_netlist) skip="$skip,*/optinc"
-            filter='netlist/!(golden_netlists_are_current|numbers_format_as_printf_and_parse_as_strtod)' ;;
+            filter='netlist/!(numbers_format_as_printf_and_parse_as_strtod)' ;;
     esac
     logs=$build/valgrind/$name
     rm -rf "$logs"

@@ -4,6 +4,11 @@
  * formulas for N = 2..16, the aggregation table against direct evaluation,
  * rounding half to even, injected errors, histograms (and the files their
  * reader refuses), the tables of algorithms and backends, the cost model.
+ *
+ * No BLAS runs here but in the ONN's table: the algorithms are integer code
+ * arithmetic and float sums in a defined order, so == compares results
+ * computed with the same operations in the same order; bounds are ulps of
+ * the scalar formulas (measured on four BLAS builds alike).
  */
 #include <complex.h>
 #include <criterion/criterion.h>
@@ -119,6 +124,8 @@ Test(allreduce, exact_rounding_half_to_even)
         double bias = 0.0;
         for (int64_t t = -TOP8 * N; t <= TOP8 * N; t++)
             bias += (optinc_agg_exact_code(N, 8, ZERO8 * N + t) - ZERO8) - (double)t / N;
+        /* measured 0; 1e-9 is room for the rounding of t / N in a sum of
+         * 2 . 106 N + 1 terms under 1 */
         cr_assert_float_eq(bias, 0.0, 1e-9, "N %d bias %g", N, bias);
     }
     cr_assert_eq(optinc_agg_exact_code(2, 8, 0), 0);        /* clamped */
@@ -178,7 +185,9 @@ Test(allreduce, table_limits)
 }
 
 /* The ring's result, computed independently: chunk c is summed around the
- * ring starting at server c, ((g_c + g_c+1) + g_c+2) + ..., then / N. */
+ * ring starting at server c, ((g_c + g_c+1) + g_c+2) + ..., then / N: the
+ * same float operations in the same order (volatile keeps them in float), so
+ * the same bits. */
 Test(allreduce, ring_sums_in_ring_order)
 {
     const size_t sizes[] = {0, 1, 3, 17, 1000, 4099};
@@ -205,6 +214,7 @@ Test(allreduce, ring_sums_in_ring_order)
         }
 }
 
+/* As the ring: the same float operations in the same order, the same bits. */
 Test(allreduce, exact_sums_in_server_order)
 {
     int N = 5;
@@ -263,7 +273,8 @@ Test(allreduce, bytes_counted_equal_formula)
 }
 
 /* optinc through the digit-sum table and quantized through the code sum are
- * two routes to the same function; both match an independent quantizer. */
+ * two routes to the same function; both match an independent quantizer: the
+ * same integer codes, decoded by the same float operations, the same bits. */
 Test(allreduce, optinc_equals_quantized_and_direct)
 {
     for (int N = 2; N <= 6; N++) {
@@ -295,6 +306,8 @@ Test(allreduce, optinc_equals_quantized_and_direct)
                 for (int i = 0; i < N; i++)
                     mean += ref[i][j];
                 mean /= N;
+                /* 1.0001: room for float's rounding of the decoded value and
+                 * of the step (a few 2^-24) */
                 cr_assert_leq(fabs(want - mean), m / TOP8 * 1.0001);
             }
         }
@@ -317,7 +330,7 @@ Test(allreduce, quantize_offset_binary_half_even)
     optinc_ar_block_absmax(ar, g0, 4, &m0);
     optinc_ar_block_absmax(ar, g1, 4, &m1);
     float absmax = m0 > m1 ? m0 : m1;
-    cr_assert_eq(absmax, 1.0f);
+    cr_assert_eq(absmax, 1.0f);     /* a maximum of the inputs: one of them */
     uint16_t q[4];
     optinc_ar_quantize(ar, g0, 0, 4, &absmax, q);
     cr_assert_eq(q[0], ZERO8 + 80);              /* 79.5 LSB rounds half to even: 80 */
@@ -326,6 +339,7 @@ Test(allreduce, quantize_offset_binary_half_even)
     cr_assert_eq(q[3], ZERO8);                   /* zero -> the zero code */
     float back[4];
     optinc_ar_decode(ar, q, 0, 4, &absmax, back);
+    /* half a step, plus 1e-7: about a float ulp of these values under 1 */
     for (int k = 0; k < 4; k++)
         cr_assert(fabsf(back[k] - g0[k]) <= 0.5f / TOP8 + 1e-7f, "%d: %g", k, back[k]);
     /* values beyond the shared maximum clamp to 0..2 TOP8; an all-zero block
@@ -539,6 +553,9 @@ Test(allreduce, histogram_files)
     optinc_err_hist *h;
     optinc_error err;
     cr_assert_eq(optinc_err_hist_load(path, NULL, &h, &err), OPTINC_OK, "%s", err.message);
+    /* quotients of counts (10 / 1000, 3 / 10, 9 / 10), each a correctly
+     * rounded division or two: measured 0 here and below; the last cdf is
+     * the total over itself, 1 exactly */
     cr_assert_float_eq(h->p_error, 0.01, 1e-12);
     cr_assert_eq(h->n, 3);
     cr_assert_eq(h->delta[0], -1);
@@ -612,7 +629,7 @@ Test(allreduce, histogram_byte_order_mark_is_accepted)
     optinc_error err = {0};
     cr_assert_eq(optinc_err_hist_parse(text, strlen(text), "bom.hist", &h, &err), OPTINC_OK,
                  "%s", err.message);
-    cr_expect_float_eq(h->p_error, 0.1, 1e-12);
+    cr_expect_float_eq(h->p_error, 0.1, 1e-12);     /* 10 / 100: one rounding (measured 0) */
     optinc_err_hist_free(h);
     static const char bad[] = "\xef\xbb\xbf" "x 1\n";
     cr_expect_eq(optinc_err_hist_parse(bad, strlen(bad), "bom.hist", &h, &err), OPTINC_EINPUT);
@@ -718,30 +735,37 @@ Test(allreduce, cost_model)
 {
     optinc_costmodel cm;
     optinc_costmodel_defaults(&cm);
-    cr_assert_eq(cm.link_bps, 800e9);
+    cr_assert_eq(cm.link_bps, 800e9);     /* the defaults are these literals */
     cr_assert_eq(cm.peak_flops, 60e12);
     cr_assert_eq(cm.efficiency, 0.6);
     optinc_ar_stats st;
     memset(&st, 0, sizeof st);
     st.bytes_sent[1] = 1000000;
     st.messages[1] = 6;
-    cr_assert_float_eq(optinc_cost_comm_time(&cm, &st, 1), 6e-6 + 8e6 / 800e9, 1e-15);
+    /* the same formula with 6 . 1e-6 for 6e-6: an ulp or two of 1.6e-5
+     * (ulp 3.4e-21; measured 0), so 1e-19 is 30 ulps; it was 1e-15, a
+     * millionth of a latency */
+    cr_assert_float_eq(optinc_cost_comm_time(&cm, &st, 1), 6e-6 + 8e6 / 800e9, 1e-19);
     cm.latency_s = 0.0;
     cm.t_onn_s = 0.0;
     optinc_workload w = {"w", 1e9, 0.0, "sample"};
     for (int N = 2; N <= 16; N++) {
         optinc_iteration it;
         optinc_cost_iteration(&cm, &w, 1, N, 8, &it);
-        cr_assert_float_eq(it.compute_s, 0.0, 1e-18);
+        cr_assert_float_eq(it.compute_s, 0.0, 1e-18);     /* 0 flops: 0 exactly (measured) */
         /* ring / optinc data = 2(N-1)/N, up to the 0.39 % of scales */
         double scales = ceil(1e9 / OPTINC_AR_DEFAULT_BLOCK) * 32.0 / 800e9;
-        cr_assert_float_eq(it.ring_s / (it.optinc_s - scales), 2.0 * (N - 1) / N, 1e-12);
+        /* a few ulps of a quotient under 2 (the scales are 0.4% of optinc_s,
+         * no cancellation): measured 4.4e-16, 2 ulps; it was 1e-12, now
+         * 1e-14 leaves a factor 22 */
+        cr_assert_float_eq(it.ring_s / (it.optinc_s - scales), 2.0 * (N - 1) / N, 1e-14);
     }
     w.flops_per_sample = 8e9 / 36e12 * 36e12;     /* compute = comm of ring at N = 4 */
     optinc_iteration it;
     optinc_cost_iteration(&cm, &w, 1, 4, 8, &it);
     double share = it.ring_s / (it.compute_s + it.ring_s);
     double scales = ceil(1e9 / OPTINC_AR_DEFAULT_BLOCK) * 32.0 / 800e9;
+    /* measured 0: the same quotients as the model's */
     cr_assert_float_eq(it.saving + scales / (it.compute_s + it.ring_s), share * 2.0 / 6.0,
                        1e-12);
 }
@@ -798,7 +822,11 @@ static void simulate(const optinc_circuit *c, const optinc_onn_task *t,
 
 /* The table filled from the compiled ONN aggregates exactly as the circuit
  * simulated directly, on random gradient codes, for ideal devices and for a
- * chip with phase errors; and it is imperfect in the way its report says. */
+ * chip with phase errors; and it is imperfect in the way its report says.
+ * The two routes differ by roundings (the verifier's layer matrices against
+ * the element-by-element propagation); == compares the decoded codes, which
+ * a rounding moves only if an output lies within ulps of a decision
+ * threshold (none does on any of four BLAS builds). */
 Test(allreduce, onn_table_equals_direct_simulation, .timeout = 60)
 {
     char *dir = tu_tempdir();
@@ -967,6 +995,7 @@ Test(allreduce, error_feedback_time_average_is_the_gradient)
         }
         for (size_t j = 0; j < n; j++)
             worst = fmax(worst, fabs(sum[j] / T - src[0][j]));
+        /* 1e-7 lsb: room for the outputs' float rounding over T steps */
         if (feedback)
             cr_assert(worst <= lsb / T + 1e-7 * lsb, "average off by %g, step %g", worst, lsb);
         else

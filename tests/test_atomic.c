@@ -234,7 +234,9 @@ static child start_to(const char *const *args, const char *path, long fsize, int
 
 /* Makes the reference (a full run of args) and the old version (a full run
  * of old_args) of the target name in a fresh directory, and leaves the old
- * version in place. */
+ * version in place.  Every later run of args is the same build on the same
+ * machine, so its complete output is the reference byte for byte, numbers
+ * and all. */
 static void prepare(output *o, const char *name, const char *const *args,
                     const char *const *old_args)
 {

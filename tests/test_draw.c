@@ -272,6 +272,8 @@ Test(draw, overview_on_request_and_default_formats)
     teardown_fixture(&f);
 }
 
+/* Two runs of one build on one machine: every number in the files is
+ * computed alike, so the bytes are the same. */
 Test(draw, reruns_are_byte_identical)
 {
     fixture f;
@@ -287,8 +289,9 @@ Test(draw, reruns_are_byte_identical)
     teardown_fixture(&f);
 }
 
-/* A netlist rebuilds the circuit, so its layer drawings are the spec's,
- * byte for byte. */
+/* A netlist rebuilds the circuit (its numbers are shortest round-trip text
+ * of the compiled ones, the same bits), so its layer drawings are the
+ * spec's, byte for byte. */
 Test(draw, netlist_draws_like_its_spec)
 {
     fixture f;

@@ -43,6 +43,7 @@ Test(export, layout_table_is_read_and_checked)
     optinc_error err = {0};
     cr_assert_eq(parse_spec(BASE "layout: {column_pitch_um: 300, mode_pitch_um: 50.5}\n", &spec,
                             &err), OPTINC_OK, "%s", err.message);
+    /* parsed decimals: the same doubles as the literals */
     cr_expect_eq(spec->layout.column_pitch_um, 300);
     cr_expect_eq(spec->layout.mode_pitch_um, 50.5);
     cr_expect_eq(spec->layout.mzi_length_um, OPTINC_LAYOUT_MZI_LENGTH_UM);
@@ -79,7 +80,8 @@ Test(export, every_format_is_deterministic_and_atomic, .init = tu_scratch_init,
         char *sa = tu_read_file(a, &na), *sb = tu_read_file(b, &nb);
         cr_assert(sa && sb);
         cr_expect_gt(na, 0);
-        /* b's bytes differ only where they name b's companions */
+        /* two writes of one circuit in one process: the same numbers, so the
+         * same bytes; b's bytes differ only where they name b's companions */
         if (!strcmp(f->name, "interconnect"))
             for (char *p = sb; (p = strstr(p, "\"b")); p++)
                 p[1] = 'a';

@@ -2,6 +2,10 @@
  * test_fileio.c - atomic output, .npy and .csv matrix files (from memory and
  * from paths: a FIFO, a link to one and a NUL byte are refused), number
  * parsing, SHA-256 and path helpers.
+ *
+ * Numbers parsed from text are compared with == to C literals of the same
+ * decimals: the parser and the compiler both round a decimal to the nearest
+ * double, so they are the same double; a .npy file holds the bits (memcmp).
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -558,7 +562,7 @@ Test(fileio, path_readers_honour_the_input_limit, .init = tu_scratch_init,
     optinc_limits lim;
     optinc_limits_init(&lim);
     cr_assert_eq(optinc_limits_set(&lim, OPTINC_LIMIT_INPUT_BYTES, "16"), 0);
-    const optinc_read_opts small = {&lim, NULL, NULL};
+    const optinc_read_opts small = {&lim, NULL, NULL, NULL};
     double v[4] = {1, 2, 3, 4};
     write_npy("m.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }", v,
               sizeof v);

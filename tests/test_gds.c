@@ -432,6 +432,7 @@ static void check_layout(const char *spec, const optinc_layout *layout)
     rd_lib lib;
     const char *why = rd_parse(bytes, len, &lib);
     cr_assert_null(why, "%s: %s", spec, why);
+    /* exact: a real8 holds a double's 53 bits (real8_known_values) */
     cr_expect_eq(lib.user_unit, 1e-3, "%s: user unit %g", spec, lib.user_unit);
     cr_expect_eq(lib.meters_unit, 1e-9, "%s: meters unit %g", spec, lib.meters_unit);
     cr_expect_str_eq(lib.name, c->name);

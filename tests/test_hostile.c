@@ -81,6 +81,8 @@ static kept keep(const char *name)
     return k;
 }
 
+/* The bytes read before the refused run (what the file held): a run that
+ * writes nothing leaves them exactly. */
 static void still_kept(kept *k, const char *when)
 {
     size_t len;
@@ -504,4 +506,23 @@ Test(hostile, outputs_that_collide_or_cannot_be_written, .init = tu_scratch_init
     }
     for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
         still_kept(&k[i], "a colliding output");
+}
+
+/* An address space too small for the BLAS's working buffer (ulimit -v
+ * below its 136 MiB) is refused at start, with status 2 and the limit
+ * named: OpenBLAS, asked for the buffer later, in an SVD, retried the
+ * allocation forever.  The limit is set by sh for the optinc it execs,
+ * with one OpenBLAS thread, as optinc-limits(7) asks under such a limit. */
+Test(hostile, address_space_too_small_for_blas, .timeout = 30)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    cr_skip_test("an ASan program reserves terabytes of address space");
+#endif
+    const char *sh = "ulimit -v 122880 && OPENBLAS_NUM_THREADS=1 exec \"$0\" \"$@\"";
+    tu_run r = tu_start((char *const[]){"/bin/sh", "-c", (char *)sh, (char *)tu_optinc_path(),
+                                        "compile", "specs/real4.yaml", "--quiet", NULL});
+    tu_wait(&r);
+    cr_assert_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+    cr_assert(strstr(r.err, "address-space limit (ulimit -v)"), "%s", r.err);
+    tu_run_free(&r);
 }

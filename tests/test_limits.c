@@ -49,10 +49,11 @@ static void add(text *t, const char *fmt, ...)
     t->n += (size_t)need;
 }
 
-/* Writes t to the scratch file name and frees it; returns the path. */
+/* Writes t (nothing added: an empty file) to the scratch file name and
+ * frees it; returns the path. */
 static const char *save(text *t, const char *name)
 {
-    cr_assert_eq(tu_write_file(tu_scratch(name), t->s), 0);
+    cr_assert_eq(tu_write_file(tu_scratch(name), t->s ? t->s : ""), 0);
     free(t->s);
     *t = (text){0};
     return tu_scratch_last();
@@ -127,6 +128,8 @@ Test(limits, soft_limits_are_set_from_their_text)
     cr_expect_eq(optinc_limits_get(NULL, OPTINC_LIMIT_CARDS), OPTINC_CARDS_DEFAULT);
     cr_expect_str_eq(optinc_limit_name(OPTINC_LIMIT_MODES), "OPTINC_MAX_MODES");
     cr_expect_str_eq(optinc_limit_name(OPTINC_LIMIT_CARDS), "OPTINC_MAX_CARDS");
+    cr_expect_str_eq(optinc_limit_name(OPTINC_LIMIT_INCLUDES), "OPTINC_MAX_INCLUDES");
+    cr_expect_eq(optinc_limits_get(&l, OPTINC_LIMIT_INCLUDES), OPTINC_INCLUDES_DEFAULT);
     cr_expect_eq(optinc_limits_set(&l, OPTINC_LIMIT_MODES, "4096"), 0);
     cr_expect_eq(optinc_limits_get(&l, OPTINC_LIMIT_MODES), 4096);
     /* Not a whole number in 1..cap: refused, and the value in force stays. */
@@ -472,13 +475,11 @@ Test(limits, input_bytes_in_every_reader, .init = tu_scratch_init, .fini = tu_sc
     expect_fail(load_netlist(save(&t, "big.sp"), &err), &err, 0, 0, "netlist '", limit, NULL);
     add(&t, "* %0100d\n", 0);
     save(&t, "a.inc");
-    add(&t, "* %0100d\n", 0);
-    save(&t, "b.inc");
-    add(&t, ".include \"a.inc\"\n.include \"b.inc\"\n.end\n");
-    expect_fail(load_netlist(save(&t, "inc.sp"), &err), &err, 2, 10,
-                "with '", "b.inc' the netlist grows past the limit of 200", NULL);
+    add(&t, ".include \"a.inc\"\n.end\n");
+    expect_fail(load_netlist(save(&t, "inc.sp"), &err), &err, 1, 10,
+                "with '", "a.inc' the netlist grows past the limit of 200", NULL);
     /* calibration files and histograms, through the options they are read with */
-    optinc_read_opts o = {&lim, NULL, NULL};
+    optinc_read_opts o = {&lim, NULL, NULL, NULL};
     add(&t, "# %0200d\noptinc-calibration 1\n", 0);
     optinc_circuit *c = optinc_circuit_new("c", 1);
     optinc_calibration *cal = NULL;
@@ -497,6 +498,130 @@ Test(limits, input_bytes_in_every_reader, .init = tu_scratch_init, .fini = tu_sc
     optinc_input in = {"mem.sp", big, strlen(big)};
     cr_expect_eq(optinc_netlist_parse(&in, opts(), &c, &err), OPTINC_EINPUT);
     cr_expect(strstr(err.message, limit), "%s", err.message);
+}
+
+/* ---------------------------------------------------------------- includes -- */
+
+/* n lines of .include "name". */
+static void add_includes(text *t, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        add(t, ".include \"%s\"\n", name);
+}
+
+static const char net_body[] = ".subckt t in0 out0\nP in0 out0 ps phase_rad=0\n.ends\n"
+                               "t in0 out0 t\n.end\n";
+
+/* OPTINC_MAX_INCLUDES counts every .include followed, in every file, each
+ * time its file is read. */
+Test(limits, includes_are_counted_with_repeats, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    optinc_error err = {0};
+    text t = {0};
+    set_limit(OPTINC_LIMIT_INCLUDES, "3");
+    save(&t, "e.inc");
+    add(&t, "%s.include \"e.inc\"\n.include e.inc\n.include \"e.inc\"\n%s", net_head, net_body);
+    cr_expect_eq(load_netlist(save(&t, "three.sp"), &err), OPTINC_OK, "%s", err.message);
+    add(&t, "%s.include \"e.inc\"\n.include e.inc\n.include \"e.inc\"\n.include \"e.inc\"\n%s",
+        net_head, net_body);
+    expect_fail(load_netlist(save(&t, "four.sp"), &err), &err, 5, 10,
+                ".include number 4 of the netlist (an .include counts each time its file is read)",
+                "is past the limit of 3 (OPTINC_MAX_INCLUDES); to go past it set the environment "
+                "variable OPTINC_MAX_INCLUDES (at most 1048576)", NULL);
+    /* includes of includes: a.inc read twice is 2 x (1 + 2) */
+    add(&t, ".include \"e.inc\"\n.include \"e.inc\"\n");
+    save(&t, "a.inc");
+    add(&t, "%s.include \"a.inc\"\n.include \"a.inc\"\n%s", net_head, net_body);
+    expect_fail(load_netlist(save(&t, "nested.sp"), &err), &err, 3, 10, ".include number 4",
+                "OPTINC_MAX_INCLUDES", NULL);
+    cr_expect(strstr(err.file, "nested.sp"), "%s", err.file);
+}
+
+/* An inclusion counts as at least OPTINC_NETLIST_INCLUDE_BYTES_MIN towards
+ * the input limit, so that empty files add up too. */
+Test(limits, empty_includes_count_towards_the_input_limit, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    optinc_error err = {0};
+    text t = {0};
+    char value[32];
+    save(&t, "e.inc");
+    add(&t, "%s.include \"e.inc\"\n.include \"e.inc\"\n.include \"e.inc\"\n%s", net_head,
+        net_body);
+    size_t main_bytes = t.n;
+    const char *path = save(&t, "three.sp");
+    snprintf(value, sizeof value, "%zu", main_bytes + 3 * OPTINC_NETLIST_INCLUDE_BYTES_MIN);
+    set_limit(OPTINC_LIMIT_INPUT_BYTES, value);
+    cr_expect_eq(load_netlist(path, &err), OPTINC_OK, "%s", err.message);
+    snprintf(value, sizeof value, "%zu", main_bytes + 3 * OPTINC_NETLIST_INCLUDE_BYTES_MIN - 1);
+    set_limit(OPTINC_LIMIT_INPUT_BYTES, value);
+    char limit[96];
+    snprintf(limit, sizeof limit, "past the limit of %s (OPTINC_MAX_INPUT_BYTES)", value);
+    expect_fail(load_netlist(path, &err), &err, 4, 10, "e.inc' the netlist grows", limit,
+                "every inclusion of a file counts its bytes again, and at least 4096");
+}
+
+/* The two bombs of the report, built as they were and read by the program
+ * with its default limits: 1,000 .includes of a file of 1,000 .includes of
+ * an empty file (a million reads; the report: 60 s and 3.2 GB), and a
+ * million .includes of an empty file (9 s and 1.24 GB).  Each stops at the
+ * 10,001st include, with exit 2 and its position, having written nothing;
+ * the timeout is only a guard (each takes a fraction of a second). */
+Test(limits, include_bombs_through_the_program, .init = tu_scratch_init,
+     .fini = tu_scratch_fini, .timeout = 60)
+{
+    text t = {0};
+    mkdir(tu_scratch("fan"), 0777);
+    mkdir(tu_scratch("flat"), 0777);
+    add(&t, "* bomb\n.include \"a.inc\"\n.end\n");
+    save(&t, "fan/top.sp");
+    add_includes(&t, 1000, "b.inc");
+    save(&t, "fan/a.inc");
+    add_includes(&t, 1000, "c.inc");
+    save(&t, "fan/b.inc");
+    save(&t, "fan/c.inc");
+    save(&t, "flat/e.inc");
+    add(&t, "* bomb\n");
+    add_includes(&t, 1000000, "e.inc");
+    add(&t, ".end\n");
+    save(&t, "flat/top.sp");
+    static const char *const want[2][2] = {
+        {"fan/b.inc:990:10: error: .include number 10001 ", "fan/top.sp"},
+        {"flat/top.sp:10002:10: error: .include number 10001 ", "flat/top.sp"}};
+    static const char *const tail = "is past the limit of 10000 (OPTINC_MAX_INCLUDES); to go "
+                                    "past it set the environment variable OPTINC_MAX_INCLUDES";
+    tu_run runs[2];
+    char top[2][4400], out[2][4400];
+    unsetenv("OPTINC_MAX_INCLUDES");
+    for (int i = 0; i < 2; i++) {
+        snprintf(top[i], sizeof top[i], "%s", tu_scratch(want[i][1]));
+        snprintf(out[i], sizeof out[i], "%s", tu_scratch(i ? "flat/out.sp" : "fan/out.sp"));
+        runs[i] = tu_optinc_start((const char *[]){"netlist", top[i], "-o", out[i], NULL});
+    }
+    for (int i = 0; i < 2; i++) {
+        tu_wait(&runs[i]);
+        cr_expect_eq(runs[i].status, 2, "%s: exit %d: %s", want[i][1], runs[i].status,
+                     runs[i].err);
+        cr_expect(runs[i].err && strstr(runs[i].err, want[i][0]) && strstr(runs[i].err, tail)
+                  && !strchr(strchr(runs[i].err, '\n') + 1, '\n'), "%s: stderr '%s', want "
+                  "'...%s...%s', one line", want[i][1], runs[i].err, want[i][0], tail);
+        cr_expect(access(out[i], F_OK) != 0, "%s: an output was written", want[i][1]);
+        tu_run_free(&runs[i]);
+    }
+    /* the program takes the limit from its environment */
+    add(&t, "%s.include \"e.inc\"\n.include \"e.inc\"\n%s", net_head, net_body);
+    const char *two = save(&t, "flat/two.sp");
+    setenv("OPTINC_MAX_INCLUDES", "1", 1);
+    tu_run r = tu_optinc((const char *[]){"netlist", two, "-o", out[1], NULL});
+    unsetenv("OPTINC_MAX_INCLUDES");
+    cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+    cr_expect(strstr(r.err, "two.sp:3:10: error: .include number 2 ") &&
+              strstr(r.err, "the limit of 1 (OPTINC_MAX_INCLUDES)"), "%s", r.err);
+    tu_run_free(&r);
+    r = tu_optinc((const char *[]){"netlist", two, "-o", out[1], NULL});
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    tu_run_free(&r);
 }
 
 /* ---------------------------------------------------------- the program -- */
@@ -544,7 +669,7 @@ Test(limits, fixtures_through_the_program, .init = tu_scratch_init, .fini = tu_s
     static const char *const names[] = {
         "mesh_million_modes.yaml", "mesh_2048_modes.yaml", "generate_total.yaml",
         "circuit_cards.yaml",      "hierarchy_bomb.pnl.sp", "nested_cells.pnl.sp",
-        "header_modes.pnl.sp",
+        "header_modes.pnl.sp",     "include_bomb.pnl.sp",
     };
     enum { N = sizeof names / sizeof names[0] };
     tu_run runs[N];

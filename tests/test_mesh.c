@@ -2,6 +2,11 @@
  * test_mesh.c - Clements and Reck decompositions: reconstruction from the
  * physical MZI settings, exact element and column counts, degenerate inputs,
  * the MZI convention, and phase quantization.
+ *
+ * Bounds: "measured" is the largest value over four BLAS builds on an AVX-512
+ * machine (OpenBLAS's Cooperlake, Haswell and Sandybridge kernels, and the
+ * reference BLAS/LAPACK); the Haar matrices come from LAPACK's QR, the
+ * decomposition and its rebuild are our own loops.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -17,12 +22,15 @@ static void check_haar(optinc_mesh_kind kind)
         optinc_rng rng;
         optinc_rng_seed(&rng, 1000 + n);
         optinc_cmat *U = optinc_cmat_haar(n, &rng);
+        /* measured 1.6e-15 (N <= 128): 1e-13 leaves a factor 60 */
         cr_assert_lt(optinc_cmat_unitarity_error(U), 1e-13);
         optinc_mesh *m;
         optinc_error err;
         cr_assert_eq(optinc_mesh_decompose(U, kind, NULL, &m, &err), OPTINC_OK);
         optinc_cmat *R = optinc_mesh_matrix(m);
         double e = optinc_cmat_max_abs_diff(U, R);
+        /* measured 1.7e-14 at N = 128 (reference BLAS; 1.6e-14 on OpenBLAS):
+         * 1e-13 leaves a factor 5.8 */
         cr_expect_leq(e, 1e-13, "%s N=%d: max|U - U_rec| = %g",
                       kind == OPTINC_MESH_RECK ? "reck" : "clements", n, e);
         cr_expect_eq(m->n_mzi, n * (n - 1) / 2, "N=%d: %d MZIs", n, m->n_mzi);
@@ -86,6 +94,7 @@ static void check_exact(const optinc_cmat *U, const char *what)
                       "%s: NaN phase", what);
         optinc_cmat *R = optinc_mesh_matrix(m);
         double e = optinc_cmat_max_abs_diff(U, R);
+        /* measured 2.6e-15 on every build (no BLAS in these): a factor 38 */
         cr_expect_leq(e, 1e-13, "%s kind %d: error %g", what, kind, e);
         optinc_cmat_free(R);
         optinc_mesh_free(m);
@@ -148,7 +157,9 @@ Test(mesh, tiny_entries)
 }
 
 /* T(theta, phi) = e^{i theta} . MZ(pi - 2 theta, phi + pi) (mesh.c, step 3),
- * and MZ is unitary. */
+ * and MZ is unitary.  No BLAS: the entries are unit-size products of two or
+ * three rounded factors, a few ulps (2^-52 = 2.2e-16) each; measured 3.7e-16,
+ * so 1e-15 is 4.5 ulps. */
 Test(mesh, mzi_convention)
 {
     for (int k = 0; k < 50; k++) {
@@ -170,6 +181,9 @@ static double circ_dist(double a, double b)
     return fabs(remainder(a - b, 2 * M_PI));
 }
 
+/* The 1e-12 added to half a step is rounding slack for the phases' sums and
+ * remainders on [0, 2 pi) (ulp(2 pi) = 8.9e-16, no BLAS); a code's phase is
+ * code . step exactly (measured difference 0). */
 Test(mesh, quantized_phases_within_half_step)
 {
     for (int bits = 1; bits <= 12; bits += 3) {

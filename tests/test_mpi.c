@@ -33,7 +33,9 @@ static void command_lines(const char *const *common, size_t k, const char *const
 
 /* Runs the small training in process (on `threads` threads, NULL: the
  * default) and on 4 MPI ranks with the extra options (NULL-terminated);
- * compares. */
+ * compares.  Exact: one build on one machine, each server's BLAS on one
+ * thread, and the backends sum in one defined order, so the weights (their
+ * sha256) and the printed figures are the same bits. */
 static void compare(const char *dir, const char *kind, const char *const *extra,
                     const char *threads)
 {

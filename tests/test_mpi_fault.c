@@ -78,18 +78,12 @@ static tu_run train(const char *ckpt, const char *const *mpi_opts, const char *f
 
 static void setup(void)
 {
-    dir = tr_dataset();
-    out = tu_tempdir();
-    if (!dir || !out)
-        cr_assert_fail("no scratch data");
+    tr_scratch_open(&dir, &out);
 }
 
 static void teardown(void)
 {
-    tu_rmtree(dir);
-    tu_rmtree(out);
-    free(dir);
-    free(out);
+    tr_scratch_close(dir, out);
 }
 
 /* A run on 4 ranks (mpirun options mpi_opts) broken by fault at step 23:
@@ -111,7 +105,8 @@ static int broken_run(const char *const *mpi_opts, const char *fault, char **err
 }
 
 /* --resume in out, on MPI with mpi_opts or in process (NULL), goes on from
- * step `from` to the weights of an uninterrupted run. */
+ * step `from` to the weights of an uninterrupted run: the same bits (their
+ * sha256), one build on one machine doing the same operations in order. */
 static void resume_from(const char *const *mpi_opts, const char *from)
 {
     tu_run a = train(NULL, NULL, NULL, NULL);
@@ -130,9 +125,12 @@ static void resume_matches(const char *const *mpi_opts)
     resume_from(mpi_opts, "20");
 }
 
-/* The watchdog's message on the ranks that waited for rank 2. */
-#define NO_PROGRESS ": no progress from rank 2 for 5 s; aborting (checkpoint at step 20: " \
-                    "rerun with --resume)"
+/* The watchdog's message on the ranks that waited for rank 2: who, where
+ * each side is (rank 2 stopped in its progress callback, after the
+ * all-gather of step 23 and before the sum that follows), and how to go on. */
+#define NO_PROGRESS ": no progress from rank 2 for 5 s: this rank waits in the sum over ranks " \
+                    "in step 23; rank 2 is still in the all-gather of per-server values in " \
+                    "step 23; aborting (checkpoint at step 20: rerun with --resume)"
 
 Test(mpi_fault, killed_rank_ends_the_job_and_resume_continues, .init = setup,
      .fini = teardown)

@@ -613,7 +613,7 @@ static optinc_status memory_resolver(void *ctx, const char *from, const char *re
 Test(netlist, parse_from_memory_with_a_resolver)
 {
     int calls = 0;
-    optinc_read_opts opts = {NULL, memory_resolver, &calls};
+    optinc_read_opts opts = {NULL, memory_resolver, &calls, NULL};
     optinc_input in = {"hand.sp", hand_main, strlen(hand_main)};
     optinc_circuit *c = NULL;
     optinc_error err = {0};
@@ -646,13 +646,179 @@ Test(netlist, parse_from_memory_with_a_resolver)
     cr_assert_eq(calls, 2, "stopped at the first repeat, not at the depth limit");
 }
 
+/* hand_main with its .include naming inc, written to the scratch file name;
+ * returns the path. */
+static const char *hand_main_including(const char *name, const char *inc)
+{
+    const char *at = strstr(hand_main, "sub/cells.inc");
+    size_t n = strlen(hand_main) + strlen(inc) + 1;
+    char *text = malloc(n);
+    cr_assert_not_null(text);
+    snprintf(text, n, "%.*s%s%s", (int)(at - hand_main), hand_main, inc,
+             at + strlen("sub/cells.inc"));
+    cr_assert_eq(tu_write_file(tu_scratch(name), text), 0);
+    free(text);
+    return tu_scratch_last();
+}
+
+/* Status of reading path with include_path allowed besides its folder; the
+ * error in *err. */
+static optinc_status read_allowing(const char *path, const char *include_path, optinc_error *err)
+{
+    optinc_read_opts opts = {NULL, NULL, NULL, include_path};
+    optinc_circuit *c = NULL;
+    optinc_status st = optinc_netlist_read(path, &opts, &c, err);
+    optinc_circuit_free(c);
+    return st;
+}
+
+/* By default a netlist includes only files of its own folder, ".." and
+ * links resolved; OPTINC_INCLUDE_PATH (include_path) allows more folders.
+ * Includes inside the folder work as before. */
+Test(netlist, includes_keep_to_the_folder_of_the_netlist, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    mkdir(tu_scratch("net"), 0777);
+    mkdir(tu_scratch("net/sub"), 0777);
+    mkdir(tu_scratch("outside"), 0777);
+    cr_assert_eq(tu_write_file(tu_scratch("net/sub/cells.inc"), hand_cells), 0);
+    cr_assert_eq(tu_write_file(tu_scratch("outside/cells.inc"), hand_cells), 0);
+    cr_assert_eq(symlink("../outside/cells.inc", tu_scratch("net/link.inc")), 0);
+    char outside[4400], abs_inside[4400];
+    snprintf(outside, sizeof outside, "%s", tu_scratch("outside"));
+    snprintf(abs_inside, sizeof abs_inside, "%s", tu_scratch("net/sub/cells.inc"));
+    optinc_error err = {0};
+    const char *const inside[] = {"sub/cells.inc", "./sub/../sub/cells.inc", abs_inside};
+    for (size_t i = 0; i < sizeof inside / sizeof *inside; i++)
+        cr_expect_eq(read_allowing(hand_main_including("net/top.sp", inside[i]), NULL, &err),
+                     OPTINC_OK, "%s: %s", inside[i], err.message);
+    const char *const beyond[] = {"../outside/cells.inc", "link.inc"};
+    for (size_t i = 0; i < sizeof beyond / sizeof *beyond; i++) {
+        const char *path = hand_main_including("net/top.sp", beyond[i]);
+        cr_expect_eq(read_allowing(path, NULL, &err), OPTINC_EINPUT, "%s", beyond[i]);
+        cr_expect(err.line == 4 && err.column == 10 && strstr(err.file, "net/top.sp"),
+                  "%s: at %s:%d:%d", beyond[i], err.file, err.line, err.column);
+        cr_expect(strstr(err.message, "lies outside '") && strstr(err.message, "OPTINC_INCLUDE_PATH"),
+                  "%s: %s", beyond[i], err.message);
+        cr_expect_eq(read_allowing(path, outside, &err), OPTINC_OK, "%s: %s", beyond[i],
+                     err.message);
+    }
+    /* the same through the program, which takes the folders from OPTINC_INCLUDE_PATH */
+    const char *top = strdup(hand_main_including("net/top.sp", "../outside/cells.inc"));
+    char out[4400];
+    snprintf(out, sizeof out, "%s", tu_scratch("net/out.sp"));
+    unsetenv("OPTINC_INCLUDE_PATH");
+    tu_run r = tu_optinc((const char *[]){"netlist", top, "-o", out, NULL});
+    cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+    cr_expect(strstr(r.err, "net/top.sp:4:10: error: included file '") &&
+              strstr(r.err, "OPTINC_INCLUDE_PATH"), "%s", r.err);
+    cr_expect(access(out, F_OK) != 0, "nothing written");
+    tu_run_free(&r);
+    setenv("OPTINC_INCLUDE_PATH", outside, 1);
+    r = tu_optinc((const char *[]){"netlist", top, "-o", out, NULL});
+    unsetenv("OPTINC_INCLUDE_PATH");
+    cr_expect_eq(r.status, 0, "exit %d: %s", r.status, r.err);
+    tu_run_free(&r);
+    free((char *)top);
+}
+
+/* An error in an included file that is no netlist names the file and the
+ * line but quotes none of its bytes; in an included netlist, the tokens are
+ * quoted as in the main file. */
+Test(netlist, foreign_included_files_are_not_quoted, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    mkdir(tu_scratch("net"), 0777);
+    mkdir(tu_scratch("outside"), 0777);
+    cr_assert_eq(tu_write_file(tu_scratch("outside/passwd"), "root:x:0:0:Secret Name:/root:"
+                               "/bin/sh\ndaemon:x:1:1::/:/bin/false\n"), 0);
+    cr_assert_eq(tu_write_file(tu_scratch("net/hostname"), "secrethost\n"), 0);
+    char *typo = strdup(hand_cells), *at = strstr(typo, "theta_rad=th");
+    cr_assert_not_null(at);
+    memcpy(at, "thetX", 5);
+    cr_assert_eq(tu_write_file(tu_scratch("net/typo.inc"), typo), 0);
+    free(typo);
+    char outside[4400], out[4400];
+    snprintf(outside, sizeof outside, "%s", tu_scratch("outside"));
+    snprintf(out, sizeof out, "%s", tu_scratch("net/out.sp"));
+    optinc_error err = {0};
+    struct {
+        const char *inc, *where;
+    } foreign[] = {{"../outside/passwd", "passwd:1:1"}, {"hostname", "hostname:1:1"}};
+    for (size_t i = 0; i < sizeof foreign / sizeof *foreign; i++) {
+        const char *path = strdup(hand_main_including("net/top.sp", foreign[i].inc));
+        cr_expect_eq(read_allowing(path, outside, &err), OPTINC_EINPUT, "%s", foreign[i].inc);
+        cr_expect(err.line == 1 && err.column == 1, "%s: at %d:%d", foreign[i].inc, err.line,
+                  err.column);
+        cr_expect(strstr(err.message, "this included file holds no line of a netlist") &&
+                  strstr(err.message, "the .include at ") &&
+                  strstr(err.message, "top.sp:4:10 names a netlist"), "%s", err.message);
+        setenv("OPTINC_INCLUDE_PATH", outside, 1);
+        tu_run r = tu_optinc((const char *[]){"netlist", path, "-o", out, NULL});
+        unsetenv("OPTINC_INCLUDE_PATH");
+        cr_expect_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+        cr_expect(r.err && strstr(r.err, foreign[i].where), "%s", r.err);
+        const char *const secret[] = {"root", "Secret", "daemon", "secrethost", "/bin/"};
+        for (size_t k = 0; k < sizeof secret / sizeof *secret; k++) {
+            cr_expect(!strstr(err.message, secret[k]), "'%s' quoted: %s", secret[k], err.message);
+            cr_expect(!strstr(r.err, secret[k]), "'%s' printed: %s", secret[k], r.err);
+        }
+        tu_run_free(&r);
+        free((char *)path);
+    }
+    cr_expect_eq(read_allowing(hand_main_including("net/top.sp", "typo.inc"), NULL, &err),
+                 OPTINC_EINPUT);
+    cr_expect(strstr(err.file, "typo.inc") && strstr(err.message, "unknown parameter 'thetX_rad'"),
+              "%s: %s", err.file, err.message);
+}
+
+/* An .include name that does not fit is refused at its token, quoted or
+ * not.  Cut at 1023 bytes, this one named a netlist that exists
+ * (sub/cells.inc), which the reader then read in its place. */
+Test(netlist, include_names_are_refused_not_cut, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    mkdir(tu_scratch("sub"), 0777);
+    cr_assert_eq(tu_write_file(tu_scratch("sub/cells.inc"), hand_cells), 0);
+    char name[1100] = "";
+    for (int i = 0; i < 505; i++)
+        strcat(name, "./");
+    strcat(name, "sub/cells.inc");
+    cr_assert_eq(strlen(name), 1023);
+    optinc_error err = {0};
+    /* a name of 1023 bytes is taken; joined to the folder, its path is too long */
+    cr_expect_eq(read_allowing(hand_main_including("exact.sp", name), NULL, &err), OPTINC_EINPUT);
+    cr_expect(strstr(err.message, "the path of included file '././") &&
+              strstr(err.message, "...' is longer than 1023 bytes"), "%s", err.message);
+    strcat(name, "_not_this.inc");
+    char quoted[1200];
+    snprintf(quoted, sizeof quoted, "\"%s\"", name);
+    const char *const spelling[] = {name, quoted};
+    for (int q = 0; q < 2; q++) {
+        char *main_text = strdup(hand_main), *at = strstr(main_text, "\"sub/cells.inc\"");
+        cr_assert_not_null(at);
+        size_t n = strlen(main_text) + strlen(spelling[q]) + 1;
+        char *text = malloc(n);
+        snprintf(text, n, "%.*s%s%s", (int)(at - main_text), main_text, spelling[q],
+                 at + strlen("\"sub/cells.inc\""));
+        cr_assert_eq(tu_write_file(tu_scratch("long.sp"), text), 0);
+        free(text);
+        free(main_text);
+        cr_expect_eq(read_allowing(tu_scratch("long.sp"), NULL, &err), OPTINC_EINPUT,
+                     "%s name read", q ? "quoted" : "bare");
+        cr_expect(err.line == 4 && err.column == 10, "at %d:%d", err.line, err.column);
+        cr_expect(strstr(err.message, "the file name of .include is longer than 1023 bytes, the "
+                         "reader's limit"), "%s", err.message);
+    }
+}
+
 /* The tokenizer notes where a token's first '=' is, in a field of 10 bits:
  * a key too long for it, an '=' inside a quoted value and a parameter that
  * is no key=value read as they did when every token was searched again. */
 Test(netlist, key_value_tokens_split_at_their_first_equals)
 {
     int calls = 0;
-    optinc_read_opts opts = {NULL, memory_resolver, &calls};
+    optinc_read_opts opts = {NULL, memory_resolver, &calls, NULL};
     const char *at = strstr(hand_main, "th=1.5");
     size_t pre = (size_t)(at - hand_main), n = strlen(hand_main);
     char *text = malloc(n + 1200);
@@ -702,7 +868,7 @@ Test(netlist, key_value_tokens_split_at_their_first_equals)
 Test(netlist, byte_order_mark_is_accepted)
 {
     int calls = 0;
-    optinc_read_opts opts = {NULL, memory_resolver, &calls};
+    optinc_read_opts opts = {NULL, memory_resolver, &calls, NULL};
     size_t n = strlen(hand_main);
     char *text = malloc(n + 4);
     memcpy(text, "\xef\xbb\xbf", 3);

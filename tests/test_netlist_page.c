@@ -36,6 +36,9 @@ static int same_file(const char *a, const char *b)
     return same;
 }
 
+/* Exact on any machine, though the golden netlists were computed on
+ * another: `optinc netlist` reads the numbers and prints them back in
+ * shortest round-trip text, computing none (cmd_netlist.c). */
 Test(netlist_cmd, golden_netlists_rewrite_to_themselves, .init = tu_scratch_init,
      .fini = tu_scratch_fini)
 {

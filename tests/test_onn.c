@@ -339,20 +339,28 @@ Test(onn, verifier_agrees_with_brute_force)
 
 /* ---- training, export, compile, verify ----------------------------------------- */
 
-static void train_tiny(optinc_onn *net, uint64_t seed, optinc_onn_code code)
+/* The tiny network of 2 servers and 4 bits, layers 15x3 (five 3x3
+ * segments), 16x16 (one segment) and 2x17 (dense), in net, and the options
+ * it trains with from seed. */
+static void tiny_net(optinc_onn *net, optinc_onn_code code, uint64_t seed,
+                     optinc_onn_train_opts *o)
 {
     optinc_onn_task t;
     optinc_onn_task_unit(&t, 2, 4, OPTINC_P_DIGIT_SUMS, OPTINC_ROUND_HALF_EVEN, NULL);
     t.code = code;
-    /* layers 15x3 (five 3x3 segments), 16x16 (one segment), 2x17 (dense) */
     int hidden[2] = {15, 16}, seg[6] = {3, 3, 16, 16, 0, 0};
     cr_assert_eq(optinc_onn_alloc(net, &t, hidden, 2, seg, NULL), OPTINC_OK);
+    optinc_onn_train_defaults(o);
+    o->seed = seed;
+    o->batch = 16;
+    o->max_epochs = 800;
+    o->lr = 1e-2;
+}
+
+static void train_tiny(optinc_onn *net, uint64_t seed, optinc_onn_code code)
+{
     optinc_onn_train_opts o;
-    optinc_onn_train_defaults(&o);
-    o.seed = seed;
-    o.batch = 16;
-    o.max_epochs = 800;
-    o.lr = 1e-2;
+    tiny_net(net, code, seed, &o);
     optinc_onn_train_result res;
     cr_assert_eq(optinc_onn_train(net, &o, 0, &res, NULL), OPTINC_OK);
     /* Stopped at the margin: every output within 0.4 of its level where it
@@ -405,20 +413,12 @@ Test(onn, tiny_training_converges_on_every_seed)
  * without restarts the same seed runs its whole schedule and stops short. */
 Test(onn, a_stuck_start_is_restarted)
 {
-    optinc_onn_task t;
-    optinc_onn_task_unit(&t, 2, 4, OPTINC_P_DIGIT_SUMS, OPTINC_ROUND_HALF_EVEN, NULL);
-    int hidden[2] = {15, 16}, seg[6] = {3, 3, 16, 16, 0, 0};
     int stuck = 0;
     for (uint64_t seed = 1; seed <= 20 && !stuck; seed++) {
         optinc_onn a, b;
-        cr_assert_eq(optinc_onn_alloc(&a, &t, hidden, 2, seg, NULL), OPTINC_OK);
-        cr_assert_eq(optinc_onn_alloc(&b, &t, hidden, 2, seg, NULL), OPTINC_OK);
         optinc_onn_train_opts o;
-        optinc_onn_train_defaults(&o);
-        o.seed = seed;
-        o.batch = 16;
-        o.max_epochs = 800;
-        o.lr = 1e-2;
+        tiny_net(&a, OPTINC_CODE_BINARY, seed, &o);
+        tiny_net(&b, OPTINC_CODE_BINARY, seed, &o);
         o.restarts = 0;
         optinc_onn_train_result once, again;
         cr_assert_eq(optinc_onn_train(&a, &o, 0, &once, NULL), OPTINC_OK);

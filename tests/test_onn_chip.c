@@ -5,6 +5,12 @@
  * gain factor), a drawn coupler error against the explicit 2x2 product, and
  * the shipped netlist on chip files, in process and from the command line,
  * and under static phase errors.
+ *
+ * Bounds: "measured" is the largest value over four BLAS builds on an AVX-512
+ * machine (OpenBLAS's Cooperlake, Haswell and Sandybridge kernels, and the
+ * reference BLAS/LAPACK).  The unit's results are codes and counts of codes,
+ * which == compares: a rounding moves an output by ulps, far inside the
+ * decoder's margin.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -35,6 +41,7 @@ Test(onn_chip, chip_file_reads_components_and_calibration)
                            "  phase_shifter: {bits: 12, thermal_crosstalk: 0.005}\n"
                            "calibration: {phase_sigma_rad: 0.001, splitter_sigma: 0.002}\n",
                            &chip, &err), OPTINC_OK, "%s", err.message);
+    /* exact: the reader and the compiler round the same decimals correctly */
     cr_assert_eq(chip.components.mzi.insertion_loss_dB, 0.1);
     cr_assert_eq(chip.components.mzi.phase_error_sigma_rad, 0.01);
     cr_assert_eq(chip.components.mzi.splitter_error_sigma, 0.02);
@@ -117,6 +124,8 @@ Test(onn_chip, balanced_loss_is_a_known_gain_factor)
             for (int i = 0; i < mesh->n_mzi; i++)
                 depth = mesh->mzi[i].column + 1 > depth ? mesh->mzi[i].column + 1 : depth;
             double g = optinc_chip_layer_path_amplitude(bal, 0);
+            /* measured 0 (1e-15 is 9 ulps of a^D ~ 0.9), and 4.5e-16 for the
+             * matrix: 1e-13 leaves a factor 220 */
             cr_assert_float_eq(g, pow(a, depth), 1e-15, "kind %d n %d", kind, n);
             optinc_cmat *Tb = optinc_chip_layer_transfer(bal, 0);
             optinc_cmat *Tp = optinc_chip_layer_transfer(plain, 0);
@@ -154,6 +163,7 @@ Test(onn_chip, drivers_round_the_targets_to_the_chips_codes)
         cr_assert_eq(optinc_chip_mzi_get(chip, 0, 0, i, &z, NULL), OPTINC_OK);
         optinc_quantize_phase(&q, mesh->mzi[i].theta.target_rad, &th);
         optinc_quantize_phase(&q, mesh->mzi[i].phi.target_rad, &ph);
+        /* the same quantizer on the same targets: the same bits */
         cr_assert_eq(z.theta_drive_rad, th.rad);
         cr_assert_eq(z.phi_drive_rad, ph.rad);
     }
@@ -188,6 +198,7 @@ Test(onn_chip, drawn_coupler_error_of_a_single_mzi_is_the_2x2_product)
     for (int r = 0; r < 2; r++)
         for (int k = 0; k < 2; k++) {
             double complex want = cexp(I * optinc_chip_screen_rad(chip, 0, 0, r)) * m[2 * r + k];
+            /* measured 2.2e-16: 1e-14 is 45 ulps of these unit-size entries */
             cr_assert_leq(cabs(OPTINC_AT(T, r, k) - want), 1e-14);
         }
     optinc_cmat_free(T);
@@ -239,7 +250,7 @@ Test(onn_chip, shipped_unit_on_chip_files, .timeout = 120)
     cr_assert_eq(r.correct, r.checked);
     cr_assert_eq(r.mean_abs_error_lsb, 0);
     cr_assert_eq(r.p_error_ge2, 0);
-    cr_assert_float_eq(r.raw_inputs, 4294967296.0, 0);
+    cr_assert_float_eq(r.raw_inputs, 4294967296.0, 0);     /* a count, 2^32: exact */
     /* a uniform loss of every MZI and attenuator, balanced and trimmed: no error */
     r = on_chip(&u, "components: {mzi: {insertion_loss_dB: 0.1}, "
                     "attenuator: {insertion_loss_dB: 0.5}}\n", got);
@@ -264,7 +275,8 @@ Test(onn_chip, shipped_unit_on_chip_files, .timeout = 120)
     optinc_onn_report r2 = on_chip(&u, with, got);
     cr_assert_eq(memcmp(got, ideal, sizeof *got * u.size), 0);
     cr_assert_eq(r.correct, r2.correct);
-    /* the metrics agree with the histogram: every |error| >= 2 is counted */
+    /* the metrics agree with the histogram: every |error| >= 2 is counted
+     * (the same quotient of counts: measured 0; 1e-15 is rounding room) */
     double ge2 = 0, abs1 = 0;
     for (int b = 0; b < 2 * OPTINC_ONN_HIST + 1; b++) {
         int e = abs(b - OPTINC_ONN_HIST);
@@ -299,7 +311,8 @@ Test(onn_chip, command_line, .timeout = 120)
         cr_assert(!isnan(json_number(v.out, keys[i])), "%s: %s", keys[i], v.out);
     cr_assert_leq(json_number(v.out, "accuracy_min"), json_number(v.out, "accuracy_mean"));
     cr_assert_leq(json_number(v.out, "accuracy_mean"), json_number(v.out, "accuracy_max"));
-    /* the netlist holds the segmented design: the area model's counts */
+    /* the netlist holds the segmented design: the area model's counts (whole
+     * numbers in JSON, exact in a double) */
     cr_assert_eq(json_number(v.out, "mzis"), 16574);
     cr_assert_eq(json_number(v.out, "attenuators"), 615);
     cr_assert_eq(json_number(v.out, "splitters"), 120);
@@ -374,6 +387,7 @@ Test(onn_chip, shipped_unit_keeps_phase_errors_low, .timeout = 120)
                                           "--continuous", "--chips", "4", "--json", NULL});
     cr_assert_eq(v.status, 0, "%s", v.err);
     cr_assert(strstr(v.out, "\"code\": \"offset\""), "%s", v.out);
+    /* exactly 1 when every output of every chip is right (a count) */
     cr_assert_eq(json_number(v.out, "accuracy_min"), 1.0, "%s", v.out);
     tu_run_free(&v);
     v = tu_optinc((const char *[]){"onn", "verify", SHIPPED, "--sigma", "0.005", "--continuous",

@@ -3,7 +3,8 @@
  * empty input), positions of offsets, NUL bytes, tokens and their
  * converters, files read whole (a regular file, a missing one, a folder, a
  * FIFO that must not block, the byte limit) and resolving a file named
- * inside an input.  Every file lives in the test's scratch folder.
+ * inside an input (paths refused, not cut, when too long; the folders an
+ * include may read from).  Every file lives in the test's scratch folder.
  */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -294,6 +295,8 @@ Test(tokens, long_edge_cases)
     }
 }
 
+/* == on the values: the converter and the compiler both round a decimal to
+ * the nearest double, so they are the same double. */
 Test(tokens, double_edge_cases)
 {
     static const struct { const char *s; int r; double v; } v[] = {
@@ -542,7 +545,7 @@ Test(resolve, options_choose_the_resolver_and_the_limits)
     int calls = 0;
     optinc_limits lim;
     optinc_limits_init(&lim);
-    optinc_read_opts opts = {&lim, from_memory, &calls};
+    optinc_read_opts opts = {&lim, from_memory, &calls, NULL};
     optinc_blob b;
     optinc_error err = {0};
     cr_assert_eq(optinc_read_resolve(&opts, "mem/top.sp", "cells.inc", 77, "included file", &b,
@@ -561,6 +564,98 @@ Test(resolve, options_choose_the_resolver_and_the_limits)
     cr_expect(strstr(err.message, "included file 'mem:cells.inc' is larger than the limit of 7 "
                      "(OPTINC_MAX_INPUT_BYTES)"), "%s", err.message);
     cr_expect_null(optinc_read_limits(NULL));
-    optinc_read_opts defaults = {NULL, NULL, NULL};
+    optinc_read_opts defaults = {NULL, NULL, NULL, NULL};
     cr_expect_null(optinc_read_limits(&defaults));
+}
+
+/* A path that would not fit is refused, never cut: cut, it names another
+ * file (a folder's name up to where the cut falls). */
+Test(resolve, paths_too_long_are_refused_not_cut, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    char rel[1100], main_file[4500];
+    memset(rel, 'x', sizeof rel - 1);
+    rel[sizeof rel - 1] = '\0';
+    snprintf(main_file, sizeof main_file, "%s", tu_scratch("main.sp"));
+    optinc_blob b;
+    optinc_error err = {0};
+    cr_expect_eq(optinc_resolve_file(NULL, main_file, rel, 100, "included file", &b, &err),
+                 OPTINC_EINPUT);
+    cr_expect_null(b.data);
+    cr_expect(strstr(err.message, "is longer than 1023 bytes"), "%s", err.message);
+    cr_expect_eq(optinc_read_resolve(NULL, main_file, rel, 100, "included file", &b, &err),
+                 OPTINC_EINPUT);
+    cr_expect(strstr(err.message, "is longer than 1023 bytes"), "%s", err.message);
+    /* and a file named by a path that long is not read under a cut name */
+    cr_expect_eq(optinc_blob_read(rel, 100, "netlist", &b, &err), OPTINC_EINPUT);
+    cr_expect(strstr(err.message, "path of the netlist is longer than 1023 bytes"), "%s",
+              err.message);
+    char dir[16], out[8];
+    cr_expect_eq(optinc_path_dir("a/b/c.sp", dir, sizeof dir), 0);
+    cr_expect_str_eq(dir, "a/b");
+    cr_expect_eq(optinc_path_dir("abcdefgh/ijklmnopq/c.sp", dir, sizeof dir), -1);
+    cr_expect_eq(optinc_path_join("a", "b.sp", out, sizeof out), 0);
+    cr_expect_eq(optinc_path_join("abc", "defg.sp", out, sizeof out), -1);
+}
+
+/* optinc_read_within: the files of the top input's folder and of the
+ * allowed folders pass, with ".." and links resolved; what lies elsewhere is
+ * refused before it is opened (a FIFO outside gives the folder's message,
+ * not the FIFO's); a name the file system does not hold passes. */
+Test(resolve, includes_stay_in_the_folder_of_the_top_input, .init = tu_scratch_init,
+     .fini = tu_scratch_fini)
+{
+    char net[4400], top[4500], sub_file[4500], out_dir[4400], abs_out[4500], allow[9000];
+    snprintf(net, sizeof net, "%s", tu_scratch("net"));
+    snprintf(out_dir, sizeof out_dir, "%s", tu_scratch("outside"));
+    cr_assert_eq(mkdir(net, 0700), 0);
+    cr_assert_eq(mkdir(out_dir, 0700), 0);
+    snprintf(top, sizeof top, "%s/sub", net);
+    cr_assert_eq(mkdir(top, 0700), 0);
+    snprintf(top, sizeof top, "%s/top.sp", net);
+    snprintf(sub_file, sizeof sub_file, "%s/sub/a.inc", net);
+    snprintf(abs_out, sizeof abs_out, "%s/x.inc", out_dir);
+    cr_assert_eq(tu_write_file(sub_file, "* a\n"), 0);
+    cr_assert_eq(tu_write_file(tu_scratch("net/b.inc"), "* b\n"), 0);
+    cr_assert_eq(tu_write_file(abs_out, "* x\n"), 0);
+    cr_assert_eq(mkfifo(tu_scratch("outside/fifo.inc"), 0600), 0);
+    cr_assert_eq(symlink("../outside/x.inc", tu_scratch("net/link.inc")), 0);
+    cr_assert_eq(symlink("..", tu_scratch("net/sub/up")), 0);
+    optinc_error err = {0};
+    static const char *const pass[] = {"sub/a.inc", "./sub/../b.inc", "b.inc", "missing.inc",
+                                       "../outside/missing.inc"};
+    for (size_t i = 0; i < sizeof pass / sizeof *pass; i++)
+        cr_expect_eq(optinc_read_within(NULL, top, top, pass[i], "included file", &err),
+                     OPTINC_OK, "%s: %s", pass[i], err.message);
+    /* a nested include may reach the whole folder of the top input */
+    cr_expect_eq(optinc_read_within(NULL, top, sub_file, "../b.inc", "included file", &err),
+                 OPTINC_OK, "%s", err.message);
+    cr_expect_eq(optinc_read_within(NULL, top, sub_file, "up/b.inc", "included file", &err),
+                 OPTINC_OK, "%s", err.message);
+    static const char *const refused[] = {"../outside/x.inc", "link.inc", "sub/up/../outside/x.inc",
+                                          "../outside/fifo.inc", "/"};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        cr_expect_eq(optinc_read_within(NULL, top, top, refused[i], "included file", &err),
+                     OPTINC_EINPUT, "%s", refused[i]);
+        cr_expect(strstr(err.message, "lies outside '") && strstr(err.message, "OPTINC_INCLUDE_PATH"),
+                  "%s: %s", refused[i], err.message);
+    }
+    cr_expect_eq(optinc_read_within(NULL, top, top, abs_out, "included file", &err),
+                 OPTINC_EINPUT);
+    cr_expect_eq(optinc_read_within(NULL, top, sub_file, "../../outside/x.inc",
+                                    "included file", &err), OPTINC_EINPUT);
+    /* the folders of include_path allow; empty entries and missing folders hold nothing,
+     * and a folder of the list that only names the top's folder allows no more */
+    optinc_read_opts opts = {NULL, NULL, NULL, allow};
+    snprintf(allow, sizeof allow, "::%s/nothing:%s/../net", tu_scratch_dir(), out_dir);
+    cr_expect_eq(optinc_read_within(&opts, top, top, "link.inc", "included file", &err),
+                 OPTINC_EINPUT);
+    snprintf(allow, sizeof allow, "%s/nothing::%s/../outside/", tu_scratch_dir(), net);
+    cr_expect_eq(optinc_read_within(&opts, top, top, "link.inc", "included file", &err),
+                 OPTINC_OK, "%s", err.message);
+    cr_expect_eq(optinc_read_within(&opts, top, top, abs_out, "included file", &err), OPTINC_OK,
+                 "%s", err.message);
+    opts.include_path = "/";
+    cr_expect_eq(optinc_read_within(&opts, top, top, "../outside/x.inc", "included file", &err),
+                 OPTINC_OK, "%s", err.message);
 }

@@ -70,6 +70,26 @@ static inline char *tr_dataset(void)
     return dir;
 }
 
+/* A test's data set (tr_dataset) in *dir and an empty folder for its
+ * outputs in *out: the .init of the trainer's tests; fails the test when
+ * they cannot be made. */
+static inline void tr_scratch_open(char **dir, char **out)
+{
+    *dir = tr_dataset();
+    *out = tu_tempdir();
+    if (!*dir || !*out)
+        cr_assert_fail("no scratch data");
+}
+
+/* Removes and frees what tr_scratch_open() made: the tests' .fini. */
+static inline void tr_scratch_close(char *dir, char *out)
+{
+    tu_rmtree(dir);
+    tu_rmtree(out);
+    free(dir);
+    free(out);
+}
+
 /* Trains a small ONN for 4 servers of 4-bit codes (169 P outputs; 12-12
  * hidden, 300 epochs: imperfect on purpose, so that its errors show) and
  * exports it as the spec dir/onn44.yaml (compiled when loaded), whose path

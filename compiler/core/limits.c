@@ -3,11 +3,11 @@
  *
  * The limits are a plain struct the caller owns, so the library keeps no
  * global state and never reads the environment: the optinc program fills
- * one from OPTINC_MAX_MODES / OPTINC_MAX_CARDS / OPTINC_MAX_INPUT_BYTES, a
- * test or a fuzzer sets the values it wants.  A value that is not a whole
- * number in 1..cap is refused by optinc_limits_set() and the default stays:
- * the messages print the limit in force, so a typo in the variable shows
- * there.
+ * one from OPTINC_MAX_MODES / OPTINC_MAX_CARDS / OPTINC_MAX_INPUT_BYTES /
+ * OPTINC_MAX_INCLUDES, a test or a fuzzer sets the values it wants.  A
+ * value that is not a whole number in 1..cap is refused by
+ * optinc_limits_set() and the default stays: the messages print the limit
+ * in force, so a typo in the variable shows there.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +22,8 @@ static const struct {
     [OPTINC_LIMIT_CARDS] = {"OPTINC_MAX_CARDS", OPTINC_CARDS_DEFAULT, OPTINC_CARDS_CAP},
     [OPTINC_LIMIT_INPUT_BYTES] = {"OPTINC_MAX_INPUT_BYTES", OPTINC_INPUT_BYTES_DEFAULT,
                                   OPTINC_INPUT_BYTES_CAP},
+    [OPTINC_LIMIT_INCLUDES] = {"OPTINC_MAX_INCLUDES", OPTINC_INCLUDES_DEFAULT,
+                               OPTINC_INCLUDES_CAP},
 };
 
 void optinc_limits_init(optinc_limits *lim)

@@ -26,6 +26,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include "optinc/matrix.h"
 
 void optinc_linalg_deterministic(void)
@@ -40,6 +41,37 @@ void optinc_linalg_deterministic(void)
     *(void **)&set_threads = dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
     if (set_threads)
         set_threads(1);
+}
+
+int optinc_linalg_reserve(void)
+{
+    /* OpenBLAS takes its working buffer (128 MiB in Debian's build) from
+     * malloc at its first level-2 or level-3 call and keeps it for the
+     * process; when the address space (ulimit -v) is short of it then, it
+     * retries the allocation forever.  So the buffer is taken first, while
+     * nothing else is held: a limit too low for it is found here, in a
+     * probe of its size and some slack, instead of a hang in an SVD. */
+    enum { BUFFER = 136 << 20 };
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_AS, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY) {
+        void *probe = malloc(BUFFER);
+        if (!probe)
+            return -1;
+        free(probe);
+    }
+    /* A product and a matrix-vector product too big for OpenBLAS's stack
+     * buffers, as LAPACK's SVD makes: both take the buffer, and give it
+     * back for every later call to reuse. */
+    enum { N = 512 };
+    double complex *a = calloc((size_t)N * N + 2 * N, sizeof *a), *x = a + (size_t)N * N;
+    if (!a)
+        return -1;
+    const double complex one = 1, zero = 0;
+    cblas_zgemv(CblasRowMajor, CblasNoTrans, N, N, &one, a, N, x, 1, &zero, x + N, 1);
+    cblas_zgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 128, 128, 128, &one, a, N, a + 128,
+                N, &zero, a + 256, N);
+    free(a);
+    return 0;
 }
 
 const char *optinc_linalg_name(void)

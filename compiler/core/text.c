@@ -124,6 +124,10 @@ static optinc_status read_whole(const char *path, size_t max_bytes, const optinc
     uint64_t size;
     size_t max = input_cap(max_bytes, lim, limited, &soft);
     memset(b, 0, sizeof *b);
+    if (strlen(path) >= sizeof b->name)   /* its name, cut, would be another file's */
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "the path of the %s is longer "
+                           "than %d bytes, the readers' limit; give a shorter one", what,
+                           OPTINC_PATH_BYTES - 1);
     optinc_status st = optinc_open_regular(path, what, &fd, &size, err);
     if (st)
         return st;
@@ -205,37 +209,56 @@ optinc_input optinc_blob_input(const optinc_blob *b)
     return (optinc_input){b->name, b->data, b->len};
 }
 
-void optinc_path_dir(const char *path, char *dir, size_t size)
+int optinc_path_dir(const char *path, char *dir, size_t size)
 {
     char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s", path);
-    snprintf(dir, size, "%s", dirname(tmp));
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s", path) >= sizeof tmp)
+        return -1;
+    return (size_t)snprintf(dir, size, "%s", dirname(tmp)) >= size ? -1 : 0;
 }
 
-void optinc_path_join(const char *dir, const char *rel, char *out, size_t size)
+int optinc_path_join(const char *dir, const char *rel, char *out, size_t size)
 {
     size_t n = strlen(dir);
+    int len;
     if (rel[0] == '/' || n == 0 || !strcmp(dir, "."))
-        snprintf(out, size, "%s", rel);
+        len = snprintf(out, size, "%s", rel);
     else
-        snprintf(out, size, "%s%s%s", dir, dir[n - 1] == '/' ? "" : "/", rel);
+        len = snprintf(out, size, "%s%s%s", dir, dir[n - 1] == '/' ? "" : "/", rel);
+    return (size_t)len >= size ? -1 : 0;
 }
 
-/* The path the default resolver reads for rel named in from. */
-static void resolved_path(const char *from, const char *rel, char *path, size_t size)
+/* The path the default resolver reads for rel named in from, into path
+ * (as long as a blob's name).  A path that does not fit is refused, not
+ * cut: cut, it would name another file. */
+static optinc_status resolved_path(const char *from, const char *rel, const char *what,
+                                   char path[OPTINC_PATH_BYTES], optinc_error *err)
 {
-    char dir[1024];
-    optinc_path_dir(from ? from : "", dir, sizeof dir);
-    optinc_path_join(dir, rel, path, size);
+    char dir[4096];
+    if (optinc_path_dir(from ? from : "", dir, sizeof dir)
+        || optinc_path_join(dir, rel, path, OPTINC_PATH_BYTES))
+        return optinc_fail(err, OPTINC_EINPUT, from, 0, 0, "the path of %s '%.60s%s' is "
+                           "longer than %d bytes, the readers' limit; give a shorter one",
+                           what, rel, strlen(rel) > 60 ? "..." : "", OPTINC_PATH_BYTES - 1);
+    return OPTINC_OK;
+}
+
+/* The default resolver, under the input limit of lim when limited. */
+static optinc_status resolve_whole(const char *from, const char *rel, size_t max_bytes,
+                                   const optinc_limits *lim, int limited, const char *what,
+                                   optinc_blob *out, optinc_error *err)
+{
+    char path[OPTINC_PATH_BYTES];
+    memset(out, 0, sizeof *out);
+    optinc_status st = resolved_path(from, rel, what, path, err);
+    return st ? st : read_whole(path, max_bytes, lim, limited, what, out, err);
 }
 
 optinc_status optinc_resolve_file(void *ctx, const char *from, const char *rel,
                                   size_t max_bytes, const char *what, optinc_blob *out,
                                   optinc_error *err)
 {
-    char path[2200];
-    resolved_path(from, rel, path, sizeof path);
-    return optinc_blob_read(path, max_bytes, what, out, err);
+    return resolve_whole(from, rel, max_bytes, NULL, 0, what, out, err);
 }
 
 /* A resolver of the caller's gets the reader's own limit and the bytes it
@@ -246,14 +269,63 @@ optinc_status optinc_read_resolve(const optinc_read_opts *opts, const char *from
                                   optinc_blob *out, optinc_error *err)
 {
     const optinc_limits *lim = optinc_read_limits(opts);
-    if (!opts || !opts->resolve) {
-        char path[2200];
-        resolved_path(from, rel, path, sizeof path);
-        return optinc_blob_read_limited(path, max_bytes, lim, what, out, err);
-    }
+    if (!opts || !opts->resolve)
+        return resolve_whole(from, rel, max_bytes, lim, 1, what, out, err);
     optinc_status st = opts->resolve(opts->resolve_ctx, from, rel, max_bytes, what, out, err);
     if (!st && (st = optinc_input_size_check(out->name, what, out->len, max_bytes, lim, err)))
         optinc_blob_free(out);
+    return st;
+}
+
+/* 1 when the resolved path file lies in the resolved folder dir. */
+static int inside(const char *file, const char *dir)
+{
+    size_t n = strlen(dir);
+    return (n == 1 && dir[0] == '/') || (!strncmp(file, dir, n) && file[n] == '/');
+}
+
+/* 1 when the resolved path file lies in one of the folders of list
+ * (separated by ':'; an empty entry, or a folder that does not exist,
+ * holds nothing). */
+static int inside_any(const char *file, const char *list)
+{
+    for (const char *p = list; p && *p;) {
+        size_t n = strcspn(p, ":");
+        char dir[4096];
+        if (n && n < sizeof dir) {
+            memcpy(dir, p, n);
+            dir[n] = '\0';
+            char *real = realpath(dir, NULL);
+            int in = real && inside(file, real);
+            free(real);
+            if (in)
+                return 1;
+        }
+        p += n + (p[n] == ':');
+    }
+    return 0;
+}
+
+optinc_status optinc_read_within(const optinc_read_opts *opts, const char *top,
+                                 const char *from, const char *rel, const char *what,
+                                 optinc_error *err)
+{
+    char path[OPTINC_PATH_BYTES], folder[4096];
+    optinc_status st = resolved_path(from, rel, what, path, err);
+    if (st)
+        return st;
+    if (optinc_path_dir(top ? top : "", folder, sizeof folder))
+        return optinc_fail(err, OPTINC_EINPUT, top, 0, 0, "the path of '%s' is longer than "
+                           "%zu bytes; give a shorter one", top, sizeof folder - 1);
+    char *file = realpath(path, NULL), *root = file ? realpath(folder, NULL) : NULL;
+    if (root && !inside(file, root) && !inside_any(file, opts ? opts->include_path : NULL))
+        st = optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "%s '%s' lies outside '%s', the "
+                         "folder of '%s' (its '..' and links followed); move the file into "
+                         "that folder, or allow its own with the environment variable "
+                         "OPTINC_INCLUDE_PATH (folders separated by ':')", what, path, folder,
+                         top);
+    free(file);
+    free(root);
     return st;
 }
 

@@ -54,6 +54,8 @@ typedef struct source {
     optinc_input in;        /* its bytes and the name messages give it */
     char *name, *data;      /* what the reader allocated for in.name and in.data, or NULL */
     char *key;              /* in.name normalised, to recognise an include cycle */
+    int parent;             /* the file of the .include that read it (-1: the main input) */
+    uint32_t at;            /* and the offset of its file name there */
 } source;
 
 typedef struct param { const char *key; int klen; double v; } param;
@@ -114,8 +116,9 @@ typedef struct reader {
     const optinc_read_opts *opts;   /* the resolver for .include, the limits */
     const optinc_limits *lim;       /* NULL: the defaults */
     optinc_status st;
-    source *files; int nfiles;
-    size_t total_bytes;
+    source *files; int nfiles; size_t cfiles;
+    size_t total_bytes;     /* of the inputs, each inclusion counted (read_lex.c) */
+    long nincludes;         /* .include lines followed, repeats counted */
     int stack[OPTINC_NETLIST_INCLUDE_DEPTH_MAX + 2];  /* include chain (file ids) */
     tok *toks; size_t ntoks, ctoks;
     stmt *stmts; int nstmts; size_t cstmts;
@@ -213,8 +216,13 @@ int nl_split_param(const reader *r, int file, tok t, tok *k, tok *v);
  * a "quoted string" (with \-escapes) one token; returns the count or -1. */
 long nl_tokenize(reader *r, int file, size_t a, size_t b);
 /* The contents of the "quoted" token t into out, \xHH (two hex digits) as
- * the byte HH and \c as c for any other c; what names it in messages. */
+ * the byte HH and \c as c for any other c; what names it in messages.
+ * Contents that do not fit in size bytes are refused at t, never cut (a
+ * cut file name would be another file's). */
 int nl_unquote(reader *r, int file, tok t, char *out, size_t size, const char *what);
+/* nl_unquote for a quoted token, any other token as it is (refused, not
+ * cut, when it does not fit either). */
+int nl_string(reader *r, int file, tok t, char *out, size_t size, const char *what);
 
 /* ---------------------------------------------------------------- values */
 

@@ -11,7 +11,16 @@
  * An .include is run when its statement is complete, so the included
  * statements follow it in order.  Its file comes from the resolver of the
  * read options (optinc_read_resolve: by default the file system, relative to
- * the folder of the including input), by the name written in the netlist.
+ * the folder of the including input), by the name written in the netlist,
+ * and only from the folder of the main input or one the options allow
+ * (optinc_read_within, checked before the file is opened).
+ *
+ * Why includes are counted as well as their bytes.  An .include is a
+ * read of a file, however small, and a few lines that include a file of
+ * a thousand includes of another are a million reads: the includes
+ * followed (OPTINC_LIMIT_INCLUDES) and the bytes of every inclusion, each
+ * counted as at least OPTINC_NETLIST_INCLUDE_BYTES_MIN (the input limit)
+ * bound the work before it is done.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -65,22 +74,42 @@ static char *normalised(const char *name)
 }
 
 /* Appends a source (taking over name and data, which the reader frees, or
- * NULL when borrowed); its file id, or -1. */
-static int add_source(reader *r, optinc_input in, char *name, char *data)
+ * NULL when borrowed) read by the .include at byte at of file parent (-1:
+ * the main input), counting charge bytes for it; its file id, or -1. */
+static int add_source(reader *r, optinc_input in, char *name, char *data, size_t charge,
+                      int parent, uint32_t at)
 {
-    source *files = realloc(r->files, sizeof *files * (size_t)(r->nfiles + 1));
-    if (!files) {
+    if ((size_t)r->nfiles >= r->cfiles && nl_grow(r, (void **)&r->files, &r->cfiles,
+                                                  sizeof *r->files)) {
         free(name);
         free(data);
-        return nl_fail_run(r, "reading the netlist");
+        return -1;
     }
-    r->files = files;
     source *s = &r->files[r->nfiles++];
-    *s = (source){in, name, data, normalised(in.name)};
-    r->total_bytes += in.len;
+    *s = (source){in, name, data, normalised(in.name), parent, at};
+    r->total_bytes += charge;
     if (!s->key)
         return nl_fail_run(r, "reading the netlist");
     return r->nfiles - 1;
+}
+
+/* The limits an inclusion that counts charge bytes must keep to, the
+ * reader's own and the caller's: -1 (and the error at t) when it would
+ * take the netlist past one. */
+static int include_bytes(reader *r, int file, tok t, const char *name, size_t charge)
+{
+    char lim[256], count[160];
+    snprintf(count, sizeof count, "every inclusion of a file counts its bytes again, and at "
+             "least %d", OPTINC_NETLIST_INCLUDE_BYTES_MIN);
+    if (charge + r->total_bytes > (size_t)OPTINC_NETLIST_BYTES_MAX)
+        return nl_fail_at(r, file, t.off, "with '%s' the netlist grows past %ld MiB, the "
+                          "reader's limit (OPTINC_NETLIST_BYTES_MAX; %s)", name,
+                          OPTINC_NETLIST_BYTES_MAX >> 20, count);
+    if (charge + r->total_bytes > (size_t)optinc_limits_get(r->lim, OPTINC_LIMIT_INPUT_BYTES))
+        return nl_fail_at(r, file, t.off, "with '%s' the netlist grows past %s (%s)", name,
+                          optinc_limits_text(r->lim, OPTINC_LIMIT_INPUT_BYTES, lim,
+                                             sizeof lim), count);
+    return 0;
 }
 
 /* .include "file" */
@@ -92,45 +121,44 @@ static int do_include(reader *r, int s, int depth)
         return nl_fail_at(r, file, stok(r, s, st->ntok > 2 ? 2 : 0)->off,
                           ".include takes one file name, as in .include \"cells.pnl.sp\"");
     tok t = *stok(r, s, 1);
-    char rel[1024];
-    if (tp(r, file, t)[0] == '"') {
-        if (nl_unquote(r, file, t, rel, sizeof rel, "the file name of .include"))
-            return -1;
-    } else {
-        snprintf(rel, sizeof rel, "%.*s", (int)(t.len < 1023 ? t.len : 1023), tp(r, file, t));
-    }
+    char rel[OPTINC_PATH_BYTES], lim[256];
+    if (nl_string(r, file, t, rel, sizeof rel, "the file name of .include"))
+        return -1;
+    /* Counted before anything is read: a file of a thousand .includes of
+     * one of a thousand more is a million reads, which the bytes they add
+     * (none, for empty files) would not stop. */
+    if (++r->nincludes > optinc_limits_get(r->lim, OPTINC_LIMIT_INCLUDES))
+        return nl_fail_at(r, file, t.off, ".include number %ld of the netlist (an .include "
+                          "counts each time its file is read) is past %s", r->nincludes,
+                          optinc_limits_text(r->lim, OPTINC_LIMIT_INCLUDES, lim, sizeof lim));
     if (depth + 1 > OPTINC_NETLIST_INCLUDE_DEPTH_MAX)
         return nl_fail_at(r, file, t.off, ".include nests deeper than %d files, the reader's "
                           "limit (OPTINC_NETLIST_INCLUDE_DEPTH_MAX); is there an include "
                           "cycle?", OPTINC_NETLIST_INCLUDE_DEPTH_MAX);
     optinc_blob b;
     optinc_error e;
-    optinc_status rs = optinc_read_resolve(r->opts, r->files[file].in.name, rel,
-                                           OPTINC_NETLIST_BYTES_MAX, "included file", &b, &e);
+    const char *hint = "";
+    optinc_status rs = optinc_read_within(r->opts, r->files[0].in.name, r->files[file].in.name,
+                                          rel, "included file", &e);
+    if (!rs) {
+        rs = optinc_read_resolve(r->opts, r->files[file].in.name, rel,
+                                 OPTINC_NETLIST_BYTES_MAX, "included file", &b, &e);
+        hint = "; paths are relative to the including file";
+    }
     if (rs) {
-        nl_fail_at(r, file, t.off, "%s; paths are relative to the including file", e.message);
+        nl_fail_at(r, file, t.off, "%s%s", e.message, hint);
         r->st = rs;
         return -1;
     }
-    char lim[256];
-    if (b.len + r->total_bytes > (size_t)OPTINC_NETLIST_BYTES_MAX) {
-        nl_fail_at(r, file, t.off, "with '%s' the netlist grows past %ld MiB, the reader's "
-                   "limit (OPTINC_NETLIST_BYTES_MAX)", b.name, OPTINC_NETLIST_BYTES_MAX >> 20);
-        optinc_blob_free(&b);
-        return -1;
-    }
-    if (b.len + r->total_bytes > (size_t)optinc_limits_get(r->lim, OPTINC_LIMIT_INPUT_BYTES)) {
-        nl_fail_at(r, file, t.off, "with '%s' the netlist grows past %s", b.name,
-                   optinc_limits_text(r->lim, OPTINC_LIMIT_INPUT_BYTES, lim, sizeof lim));
-        optinc_blob_free(&b);
-        return -1;
-    }
-    char *name = strdup(b.name);
+    size_t charge = b.len > OPTINC_NETLIST_INCLUDE_BYTES_MIN ? b.len
+                                                             : OPTINC_NETLIST_INCLUDE_BYTES_MIN;
+    char *name = include_bytes(r, file, t, b.name, charge) ? NULL : strdup(b.name);
     if (!name) {
         optinc_blob_free(&b);
-        return nl_fail_run(r, "reading the netlist");
+        return r->st ? -1 : nl_fail_run(r, "reading the netlist");
     }
-    int nf = add_source(r, (optinc_input){name, b.data, b.len}, name, b.data);
+    int nf = add_source(r, (optinc_input){name, b.data, b.len}, name, b.data, charge, file,
+                        t.off);
     if (nf < 0)
         return -1;
     for (int d = 0; d <= depth; d++)
@@ -238,7 +266,8 @@ int nl_lex(reader *r, const optinc_input *in)
     if ((r->st = optinc_input_size_check(name, "netlist", in->len, OPTINC_NETLIST_BYTES_MAX,
                                          r->lim, r->err)))
         return -1;
-    if (add_source(r, (optinc_input){name, in->data, in->len}, NULL, NULL) < 0)
+    if (add_source(r, (optinc_input){name, in->data, in->len}, NULL, NULL, in->len, -1, 0)
+        < 0)
         return -1;
     /* A mesh's card line is about 20 bytes a token and 150 a statement:
      * room for that up front spares the copies (and the page faults) of

@@ -19,6 +19,46 @@ void nl_position(const reader *r, int file, uint32_t off, int *line, int *col)
     optinc_text_position(&r->files[file].in, off, line, col);
 }
 
+/* 1 when a line of in shows a netlist: a '*' comment or header, or a
+ * statement of PNL's (its first word one of .subckt, .ends, .param,
+ * .include, .end, in any case). */
+static int shows_netlist(const optinc_input *in)
+{
+    static const char *const dot[] = {".subckt", ".ends", ".param", ".include", ".end"};
+    optinc_lines lines;
+    optinc_line l;
+    optinc_error scratch;
+    if (optinc_lines_init(&lines, in, "netlist", &scratch))
+        return 0;
+    while (optinc_lines_next(&lines, &l)) {
+        if (l.len && l.s[0] == '*')
+            return 1;
+        size_t w = 0;
+        while (w < l.len && !nl_blank(l.s[w]))
+            w++;
+        for (size_t k = 0; l.len && l.s[0] == '.' && k < sizeof dot / sizeof *dot; k++)
+            if (w == strlen(dot[k]) && !strncasecmp(l.s, dot[k], w))
+                return 1;
+    }
+    return 0;
+}
+
+/* The message of an error in an included file that shows no line of a
+ * netlist: where it is, and no byte of it.  Such a file is most likely one
+ * the .include should not have named (a password file, a key), and the
+ * messages of the reader quote the tokens they are about, so a netlist
+ * could otherwise print the lines of any file it can name. */
+static void unquoted(const reader *r, int file, char *msg, size_t size)
+{
+    const source *f = &r->files[file];
+    int line, col;
+    nl_position(r, f->parent, f->at, &line, &col);
+    snprintf(msg, size, "this included file holds no line of a netlist (a '*' comment or a "
+             ".subckt, .ends, .param, .include or .end statement), so its text is not shown; "
+             "check that the .include at %s:%d:%d names a netlist", r->files[f->parent].in.name,
+             line, col);
+}
+
 int nl_vfail_at(reader *r, int file, uint32_t off, const char *prefix, const char *fmt,
                 va_list ap)
 {
@@ -30,6 +70,8 @@ int nl_vfail_at(reader *r, int file, uint32_t off, const char *prefix, const cha
     int line = 0, col = 0;
     if (file >= 0)
         nl_position(r, file, off, &line, &col);
+    if (file > 0 && !shows_netlist(&r->files[file].in))
+        unquoted(r, file, msg, sizeof msg);
     r->st = optinc_fail(r->err, OPTINC_EINPUT, file >= 0 ? r->files[file].in.name : NULL, line,
                         col, "%s", msg);
     return -1;
@@ -199,6 +241,24 @@ long nl_tokenize(reader *r, int file, size_t a, size_t b)
     return count;
 }
 
+static int too_long(reader *r, int file, tok t, size_t size, const char *what)
+{
+    return nl_fail_at(r, file, t.off, "%s is longer than %zu bytes, the reader's limit; "
+                      "shorten it", what, size - 1);
+}
+
+int nl_string(reader *r, int file, tok t, char *out, size_t size, const char *what)
+{
+    const char *p = tp(r, file, t);
+    if (p[0] == '"')
+        return nl_unquote(r, file, t, out, size, what);
+    if (t.len >= size)
+        return too_long(r, file, t, size, what);
+    memcpy(out, p, t.len);
+    out[t.len] = '\0';
+    return 0;
+}
+
 int nl_unquote(reader *r, int file, tok t, char *out, size_t size, const char *what)
 {
     const char *p = tp(r, file, t);
@@ -220,7 +280,7 @@ int nl_unquote(reader *r, int file, tok t, char *out, size_t size, const char *w
             ch = p[++i];
         }
         if (n + 1 >= size)
-            return nl_fail_at(r, file, t.off, "%s is too long (over %zu bytes)", what, size - 1);
+            return too_long(r, file, t, size, what);
         out[n++] = ch;
     }
     out[n] = '\0';

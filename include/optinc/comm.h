@@ -25,13 +25,15 @@
  * forever, so the MPI backend never blocks in MPI: every exchange is made of
  * nonblocking operations that the rank polls (MPI_Testall) against a
  * deadline of comm->timeout_s seconds.  On entering an exchange each rank
- * also tells every other rank how many exchanges it has entered (a heartbeat,
- * 8 bytes per peer), so a rank that waits too long names the peers that
- * never arrived.  A timeout or an MPI error (MPI_ERRORS_RETURN) marks the
- * communicator failed: every later call returns that error at once without
- * touching MPI, and the caller must end the whole job with
- * optinc_comm_abort(), since the missing rank cannot take part in an orderly
- * shutdown.  A rank killed by a signal is normally noticed first by mpirun
+ * also tells every other rank how many exchanges it has entered, which one
+ * and in which step (a heartbeat, 64 bytes per peer), so a rank that waits
+ * too long names the peers that never arrived and where they are, or the
+ * peers that went into another exchange, and blames the network only when
+ * every rank is in the one it waits in.  A timeout or an MPI error
+ * (MPI_ERRORS_RETURN) marks the communicator failed: every later call
+ * returns that error at once without touching MPI, and the caller must end
+ * the whole job with optinc_comm_abort(), since the missing rank cannot take
+ * part in an orderly shutdown.  A rank killed by a signal is normally noticed first by mpirun
  * itself (OpenMPI ends the job when a process dies), the timeout covers the
  * rest: a rank that hangs, a network that stalls, a launcher that keeps going.
  */
@@ -72,9 +74,9 @@ const char *optinc_comm_backend_names(const char *sep, const char *last, char *b
  * initializes MPI (once per process; argc/argv go to MPI_Init) and makes
  * every rank one server, so the number of servers is the size of
  * MPI_COMM_WORLD; timeout_s starts at OPTINC_COMM_DEFAULT_TIMEOUT_S, and every
- * rank must use the same value.  When it fails before the backend is up,
- * comm is left in process with 1 server, so that agree and close still
- * work. */
+ * rank must use the same value (the trainer's ranks check it with their
+ * settings).  When it fails before the backend is up, comm is left in
+ * process with 1 server, so that agree and close still work. */
 optinc_status optinc_comm_open(optinc_comm *comm, const char *name, int servers, int *argc,
                                char ***argv, optinc_error *err);
 /* N servers in this process (optinc_comm_open of "inproc", which cannot fail). */
@@ -101,6 +103,14 @@ optinc_status optinc_comm_allreduce(optinc_comm *comm, optinc_allreduce *ar, uin
  * (count * k values of the local servers). */
 optinc_status optinc_comm_allgather(optinc_comm *comm, const double *local, double *all, int k,
                                     optinc_error *err);
+/* all[q * size ...] = the `size` bytes at `mine` of process q, for every
+ * process q: under MPI each rank (comm->servers of them), in process the one
+ * (all gets mine).  Every process gives the same size, so no process sizes
+ * a buffer from what another sends; `what` names the exchange in the
+ * watchdog's messages.  The ranks' check of their settings
+ * (runtime/train/agree.c) sends its fixed-size record so. */
+optinc_status optinc_comm_allgather_bytes(optinc_comm *comm, const void *mine, void *all,
+                                          size_t size, const char *what, optinc_error *err);
 /* *sum = the sum over processes of a per-process integer. */
 optinc_status optinc_comm_sum(optinc_comm *comm, int64_t v, int64_t *sum, optinc_error *err);
 /* Makes every process agree on a status: when any failed, all return the

@@ -28,7 +28,11 @@ typedef enum optinc_limit_id {
                            * netlist (MZIs, phase shifters, attenuators, cell instances) */
     OPTINC_LIMIT_INPUT_BYTES, /* OPTINC_MAX_INPUT_BYTES: bytes of one input read whole (a
                            * spec, a matrix file, a calibration file, a histogram), and of
-                           * a netlist with its includes together */
+                           * a netlist with its includes together: each inclusion of a
+                           * file counted again, and as at least
+                           * OPTINC_NETLIST_INCLUDE_BYTES_MIN */
+    OPTINC_LIMIT_INCLUDES, /* OPTINC_MAX_INCLUDES: .include lines a netlist's reading
+                           * follows, each time its file is read (repeats counted) */
     OPTINC_LIMIT_COUNT
 } optinc_limit_id;
 
@@ -43,6 +47,14 @@ typedef enum optinc_limit_id {
  * as text), above which no reader reads anyway. */
 #define OPTINC_INPUT_BYTES_DEFAULT (256L << 20)
 #define OPTINC_INPUT_BYTES_CAP (4L << 30)
+/* A hand-written netlist includes a few files, a library of cells some
+ * dozens; 10,000 is far past any of them and, at some 20 us an include
+ * (resolve, open, read, lex), a bomb of includes stops at it in 0.2 s.
+ * The cap keeps the files of one reading (an int id each, a few hundred
+ * bytes of the reader's own) within a gigabyte; the bytes of the files
+ * are held by OPTINC_MAX_INPUT_BYTES. */
+#define OPTINC_INCLUDES_DEFAULT 10000L
+#define OPTINC_INCLUDES_CAP (1L << 20)
 
 /* The soft limits a reader or the compiler enforces.  A NULL
  * `const optinc_limits *` everywhere means the defaults. */

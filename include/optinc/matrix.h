@@ -29,6 +29,12 @@ typedef struct optinc_cmat {
  * codes, and their phases agree to about 1e-12 rad (optinc-netlist(5)). */
 void optinc_linalg_deterministic(void);
 
+/* Has the BLAS take its working memory now (OpenBLAS keeps one buffer for
+ * the process, and retries forever when it cannot get it later): returns
+ * 0, or -1 when the address-space limit leaves no room for it.  Programs
+ * call it once at start; the optinc command does. */
+int optinc_linalg_reserve(void);
+
 /* The BLAS in use, for reports: OpenBLAS's configuration, which names the
  * kernel it chose for this CPU, or a note that it is another BLAS. */
 const char *optinc_linalg_name(void);

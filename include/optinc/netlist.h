@@ -57,6 +57,13 @@ optinc_status optinc_circuit_load(const char *path, const optinc_read_opts *opts
 #define OPTINC_NETLIST_BYTES_MAX (256L << 20)  /* a netlist and its includes together */
 #define OPTINC_NETLIST_LINE_MAX (1L << 20)     /* one physical line */
 #define OPTINC_NETLIST_INCLUDE_DEPTH_MAX 16    /* nested .include levels */
+/* What an inclusion counts towards OPTINC_NETLIST_BYTES_MAX and the input
+ * limit (OPTINC_MAX_INPUT_BYTES) at least, however small its file: reading
+ * a file (resolving its path, opening it, holding it and its name) costs
+ * the reader some microseconds and a few hundred bytes, as much as lexing
+ * kilobytes of text; counted as its bytes alone, a million includes of an
+ * empty file would count as nothing. */
+#define OPTINC_NETLIST_INCLUDE_BYTES_MIN 4096
 
 /* ------------------------------------------------------------------------
  * The cards: the primitive elements a netlist is made of (optinc-netlist(5),

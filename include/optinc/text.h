@@ -37,12 +37,16 @@ typedef struct optinc_input {
     size_t len;
 } optinc_input;
 
+/* The longest path a reader reads, '\0' included: a longer one is refused,
+ * never cut (cut, it would name another file). */
+#define OPTINC_PATH_BYTES 1024
+
 /* A file read whole into memory: data[len] is an extra '\0'.  name is the
  * path it was read from, as the messages print it. */
 typedef struct optinc_blob {
     char *data;
     size_t len;
-    char name[1024];
+    char name[OPTINC_PATH_BYTES];
 } optinc_blob;
 
 /* Reads the regular file at path whole, refusing, as bad input (status 2)
@@ -86,28 +90,36 @@ typedef optinc_status (*optinc_resolver)(void *ctx, const char *from, const char
                                          optinc_error *err);
 
 /* The default resolver: rel from the file system, relative to the folder of
- * from (absolute when rel starts with '/'); ctx is unused. */
+ * from (absolute when rel starts with '/'); ctx is unused.  A joined path
+ * longer than OPTINC_PATH_BYTES - 1 is bad input. */
 optinc_status optinc_resolve_file(void *ctx, const char *from, const char *rel,
                                   size_t max_bytes, const char *what, optinc_blob *out,
                                   optinc_error *err);
 
 /* The paths the default resolver joins: the folder of path into dir ("."
  * for a bare file name, as dirname(3) gives it); dir and rel joined into
- * out (rel itself when it is absolute or dir is "." or empty). */
-void optinc_path_dir(const char *path, char *dir, size_t size);
+ * out (rel itself when it is absolute or dir is "." or empty).  Each
+ * returns 0, or -1 when the result did not fit in size bytes and was cut. */
+int optinc_path_dir(const char *path, char *dir, size_t size);
 
 /* The length of the well-formed UTF-8 sequence (RFC 3629) that starts s
  * (1 for an ASCII byte, '\0' included), or 0 when s starts none: a stray
  * continuation byte, an overlong form, a surrogate, a cut sequence. */
 int optinc_utf8_length(const char *s);
-void optinc_path_join(const char *dir, const char *rel, char *out, size_t size);
+int optinc_path_join(const char *dir, const char *rel, char *out, size_t size);
 
 /* What every reader takes besides its input.  A NULL options pointer, or
- * NULL members, mean the default limits and optinc_resolve_file. */
+ * NULL members, mean the default limits, optinc_resolve_file and no folder
+ * besides the top input's for its includes (optinc_read_within). */
 typedef struct optinc_read_opts {
     const optinc_limits *limits;
     optinc_resolver resolve;
     void *resolve_ctx;
+    /* Folders, separated by ':', whose files a netlist may .include besides
+     * those of its own folder (the optinc program: OPTINC_INCLUDE_PATH).
+     * Names are still resolved relative to the including file: these
+     * folders allow, they are not searched. */
+    const char *include_path;
 } optinc_read_opts;
 
 /* Resolves rel named in from through opts (or the default resolver), under
@@ -115,6 +127,19 @@ typedef struct optinc_read_opts {
 optinc_status optinc_read_resolve(const optinc_read_opts *opts, const char *from,
                                   const char *rel, size_t max_bytes, const char *what,
                                   optinc_blob *out, optinc_error *err);
+/* Where a netlist's .include may read (optinc-netlist(5)): refuses, as bad
+ * input, the file that rel named in from is on the file system (the path
+ * optinc_resolve_file reads) when, its "..", "." and symbolic links
+ * resolved (realpath(3)), it lies outside the folder of top, the input the
+ * reading started from, and outside every folder of opts->include_path.
+ * Checked before the file is opened, so what is refused is never read
+ * (nor a device opened).  A name the file system does not hold passes:
+ * the resolver then says it is missing, or serves it from memory, where
+ * there are no folders to keep to.  Relative folders of include_path are
+ * relative to the working directory. */
+optinc_status optinc_read_within(const optinc_read_opts *opts, const char *top,
+                                 const char *from, const char *rel, const char *what,
+                                 optinc_error *err);
 /* The limits of opts (NULL: the defaults). */
 const optinc_limits *optinc_read_limits(const optinc_read_opts *opts);
 

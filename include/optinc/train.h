@@ -139,7 +139,13 @@ optinc_status optinc_train_apply_spec(optinc_train_config *cfg, const optinc_spe
                                       optinc_error *err);
 
 /* Trains on comm (whose server count must equal cfg->servers).  Collective
- * under MPI: every rank calls it, and every rank gets the same result and
+ * under MPI: every rank calls it, and first, before anything is sized from
+ * the model, the ranks check that they agree on every setting of cfg and
+ * input that must be the same on all of them (the model, the data read,
+ * the all-reduce and its table, the optimizer, the schedule, checkpoints,
+ * the seed, the timeout; runtime/train/agree.c), and on what --resume read:
+ * a difference is OPTINC_EINPUT on every rank, "ranks disagree on --hidden:
+ * rank 0 has 8, rank 1 has 16; ...".  Every rank gets the same result and
  * the same status, except after a fault of the communicator (a rank died or
  * hangs: optinc_comm_failed), where each rank that noticed returns OPTINC_ERUN
  * with a message that names the missing ranks and the step of the last

@@ -32,6 +32,8 @@ struct optinc_comm_ops {
                                optinc_error *err);
     optinc_status (*allgather)(optinc_comm *comm, const double *local, double *all, int k,
                                optinc_error *err);
+    optinc_status (*allgather_bytes)(optinc_comm *comm, const void *mine, void *all,
+                                     size_t size, const char *what, optinc_error *err);
     optinc_status (*sum)(optinc_comm *comm, int64_t v, int64_t *sum, optinc_error *err);
     optinc_status (*agree)(optinc_comm *comm, optinc_status st, optinc_error *err);
     /* The backend's own sum all-reduce (NULL: none). */

@@ -51,6 +51,13 @@ static optinc_status inproc_allgather(optinc_comm *comm, const double *local, do
     return OPTINC_OK;
 }
 
+static optinc_status inproc_allgather_bytes(optinc_comm *comm, const void *mine, void *all,
+                                            size_t size, const char *what, optinc_error *err)
+{
+    memcpy(all, mine, size);
+    return OPTINC_OK;
+}
+
 static optinc_status inproc_sum(optinc_comm *comm, int64_t v, int64_t *sum, optinc_error *err)
 {
     *sum = v;
@@ -65,5 +72,5 @@ static optinc_status inproc_agree(optinc_comm *comm, optinc_status st, optinc_er
 const optinc_comm_ops optinc_comm_inproc_ops = {
     .name = "inproc", .open = inproc_open, .close = inproc_close, .failed = inproc_failed,
     .abort = inproc_abort, .allreduce = inproc_allreduce, .allgather = inproc_allgather,
-    .sum = inproc_sum, .agree = inproc_agree,
+    .allgather_bytes = inproc_allgather_bytes, .sum = inproc_sum, .agree = inproc_agree,
 };

@@ -19,16 +19,24 @@
  * are those of the blocking calls, so the bits are too.
  *
  * To say who is missing, every exchange starts with a heartbeat: the rank
- * sends the number of exchanges it has entered to every peer (8 bytes each,
- * on a duplicate of MPI_COMM_WORLD so they never mix with the data), and
- * keeps one receive posted per peer.  Every rank runs the same sequence of
- * exchanges, so a peer whose count is below ours has not reached this one:
- * that is the rank that died or hangs.  N(N-1) small messages per exchange
- * are nothing next to a gradient for the N <= 16 servers of the experiments.
- * MPI errors are returned (MPI_ERRORS_RETURN) rather than fatal, and become
- * the same kind of fault.  The watchdog's state lives in the communicator
- * (comm->state), which its caller owns; MPI's own state is per process.
+ * sends every peer the number of exchanges it has entered, with the name of
+ * this one and the step it belongs to (a beat, 64 bytes each, on a duplicate
+ * of MPI_COMM_WORLD so they never mix with the data), and keeps one receive
+ * posted per peer.  Every rank runs the same sequence of exchanges, so a
+ * peer whose count is below ours has not reached this one: that is the rank
+ * that died or hangs, and its last beat says where it stopped.  A peer
+ * whose count equals ours but whose beat names another exchange or step has
+ * taken another path through the run; only when every peer is in this very
+ * exchange is the network the one left to blame.  A timeout says which of
+ * these it saw (stalled()), never a guess between them.  N(N-1) small
+ * messages per exchange are nothing next to a gradient for the N <= 16
+ * servers of the experiments.  MPI errors are returned (MPI_ERRORS_RETURN)
+ * rather than fatal, and become the same kind of fault, with the same
+ * account of where each rank is.  The watchdog's state lives in the
+ * communicator (comm->state), which its caller owns; MPI's own state is per
+ * process.
  */
+#include <limits.h>
 #include <mpi.h>
 #include <sched.h>
 #include <stdio.h>
@@ -40,13 +48,21 @@
 #include "runtime/allreduce/backend.h"
 #include "runtime/allreduce/plan.h"
 
+/* A heartbeat: where a rank is.  Sent as bytes: the ranks of a job run one
+ * build on one kind of machine (the status agreement sends its error so). */
+typedef struct beat {
+    uint64_t count;           /* exchanges entered; 0: none yet */
+    uint64_t step;            /* the caller's step of the latest all-reduce, 1-based; 0: none */
+    char what[48];            /* the exchange entered, as in the messages */
+} beat;
+
 typedef struct watchdog {
     int ready;                /* wd_init done */
     MPI_Comm hb;              /* the heartbeats' communicator */
     int size, rank;
-    uint64_t entered;         /* exchanges this rank has entered */
-    uint64_t beat;            /* the count being sent */
-    uint64_t *seen, *inbox;   /* per peer: latest count received; receive buffer */
+    uint64_t step;            /* the step of the next beat (set by the all-reduce) */
+    beat out;                 /* this rank's latest beat: where it is; being sent */
+    beat *seen, *inbox;       /* per peer: latest beat received; receive buffer */
     MPI_Request *recv, *send; /* per peer; MPI_REQUEST_NULL for this rank */
     int *done;                /* MPI_Testsome's indices */
     int failed;
@@ -74,17 +90,6 @@ static optinc_status refuse(const watchdog *wd, optinc_error *err)
     return OPTINC_ERUN;
 }
 
-static optinc_status mpi_error(watchdog *wd, int rc, const char *what, optinc_error *err)
-{
-    char text[MPI_MAX_ERROR_STRING], msg[MPI_MAX_ERROR_STRING + 200];
-    int len = 0;
-    MPI_Error_string(rc, text, &len);
-    text[len] = '\0';
-    snprintf(msg, sizeof msg, "MPI failed in the %s (%s): a rank died or the network failed",
-             what, text);
-    return fault(wd, err, msg);
-}
-
 /* Takes in every heartbeat that has arrived and posts the next receives. */
 static int wd_poll(watchdog *wd)
 {
@@ -93,8 +98,10 @@ static int wd_poll(watchdog *wd)
         rc = MPI_Testsome(wd->size, wd->recv, &got, wd->done, MPI_STATUSES_IGNORE);
         for (int i = 0; rc == MPI_SUCCESS && got != MPI_UNDEFINED && i < got; i++) {
             int p = wd->done[i];
-            wd->seen[p] = wd->inbox[p] > wd->seen[p] ? wd->inbox[p] : wd->seen[p];
-            rc = MPI_Irecv(&wd->inbox[p], 1, MPI_UINT64_T, p, 0, wd->hb, &wd->recv[p]);
+            if (wd->inbox[p].count > wd->seen[p].count)
+                wd->seen[p] = wd->inbox[p];
+            rc = MPI_Irecv(&wd->inbox[p], (int)sizeof(beat), MPI_BYTE, p, 0, wd->hb,
+                           &wd->recv[p]);
         }
     } while (rc == MPI_SUCCESS && got != MPI_UNDEFINED && got > 0);
     return rc;
@@ -104,28 +111,101 @@ static int wd_poll(watchdog *wd)
 static int caught_up(const watchdog *wd)
 {
     for (int p = 0; p < wd->size; p++)
-        if (p != wd->rank && wd->seen[p] < wd->entered)
+        if (p != wd->rank && wd->seen[p].count < wd->out.count)
             return 0;
     return 1;
 }
 
-/* The timeout's message: the peers that never reached this exchange. */
+/* " in step S" of a beat, or " before the first step". */
+static const char *in_step(const beat *b, char *buf, size_t size)
+{
+    if (b->step)
+        snprintf(buf, size, " in step %llu", (unsigned long long)b->step);
+    else
+        snprintf(buf, size, " before the first step");
+    return buf;
+}
+
+/* Where a peer's last beat b is against this rank's `me`. */
+enum { HERE, BEHIND, ELSEWHERE };
+static int where_is(const beat *b, const beat *me)
+{
+    if (b->count < me->count)
+        return BEHIND;
+    if (b->count == me->count && (b->step != me->step || strcmp(b->what, me->what)))
+        return ELSEWHERE;
+    return HERE;   /* here, or already past it */
+}
+
+/* Appends "; rank P is still in X in step S" (or "entered", at the same
+ * count) for every peer that is not where this rank is, as far as the
+ * message has room. */
+static void whereabouts(const watchdog *wd, char *msg, size_t size)
+{
+    size_t k = strlen(msg);
+    for (int p = 0; p < wd->size && k + 120 < size; p++) {
+        const beat *b = &wd->seen[p];
+        int w = p == wd->rank ? HERE : where_is(b, &wd->out);
+        char st[40];
+        if (w != HERE)
+            k += (size_t)snprintf(msg + k, size - k, "; rank %d %s the %s%s", p,
+                                  w == BEHIND ? "is still in" : "entered",
+                                  b->count ? b->what : "start-up", in_step(b, st, sizeof st));
+    }
+}
+
+/* The account of an exchange that failed (`why`, after "the WHAT in step S
+ * "): what this rank awaited, and where every other rank is. */
+static optinc_status failed_in(optinc_comm *comm, const char *what, const char *why,
+                               optinc_error *err)
+{
+    watchdog *wd = WD(comm);
+    char msg[1000], st[40];
+    snprintf(msg, sizeof msg, "the %s%s %s", what, in_step(&wd->out, st, sizeof st), why);
+    whereabouts(wd, msg, sizeof msg);
+    return fault(wd, err, msg);
+}
+
+static optinc_status mpi_error(optinc_comm *comm, int rc, const char *what,
+                               optinc_error *err)
+{
+    char text[MPI_MAX_ERROR_STRING], why[MPI_MAX_ERROR_STRING + 40];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    text[len] = '\0';
+    snprintf(why, sizeof why, "failed in MPI: %s", text);
+    return failed_in(comm, what, why, err);
+}
+
+/* The timeout's message.  The peers whose count is below this rank's have
+ * not reached this exchange: they are named, with the exchange they are
+ * still in.  Peers at the same count in another exchange or step have taken
+ * another path through the run.  Only when every peer has entered this very
+ * exchange does the wait lie with MPI or the network, and it says so. */
 static optinc_status stalled(optinc_comm *comm, const char *what, optinc_error *err)
 {
     watchdog *wd = WD(comm);
-    char who[768] = "", msg[1000];
+    char who[768] = "", msg[1000], st[40];
     size_t k = 0;
-    int late = 0;
-    for (int p = 0; p < wd->size && k < sizeof who - 16; p++)
-        if (p != wd->rank && wd->seen[p] < wd->entered)
+    int late = 0, elsewhere = 0;
+    for (int p = 0; p < wd->size; p++) {
+        int w = p == wd->rank ? HERE : where_is(&wd->seen[p], &wd->out);
+        if (w == BEHIND && k < sizeof who - 16)
             k += (size_t)snprintf(who + k, sizeof who - k, "%s%d", late++ ? ", " : "", p);
-    if (late)
-        snprintf(msg, sizeof msg, "no progress from %s %s for %g s", late > 1 ? "ranks" : "rank",
-                 who, comm->timeout_s);
-    else
-        snprintf(msg, sizeof msg, "the %s made no progress for %g s although every rank "
-                 "reached it (a stalled network?)", what, comm->timeout_s);
-    return fault(wd, err, msg);
+        elsewhere += w == ELSEWHERE;
+    }
+    if (late) {
+        snprintf(msg, sizeof msg, "no progress from %s %s for %g s: this rank waits in the "
+                 "%s%s", late > 1 ? "ranks" : "rank", who, comm->timeout_s, what,
+                 in_step(&wd->out, st, sizeof st));
+        whereabouts(wd, msg, sizeof msg);
+        return fault(wd, err, msg);
+    }
+    snprintf(msg, sizeof msg, elsewhere ? "made no progress for %g s: the ranks entered "
+             "different exchanges at the same point of the run"
+             : "made no progress for %g s although every rank entered it: MPI did not "
+             "complete it (a stalled network, or an MPI fault)", comm->timeout_s);
+    return failed_in(comm, what, msg, err);
 }
 
 /* Waits for the n requests (and, with beats, for every peer's heartbeat of
@@ -140,7 +220,7 @@ static optinc_status wait_for(optinc_comm *comm, int n, MPI_Request *req, int be
         if (rc == MPI_SUCCESS)
             rc = wd_poll(wd);
         if (rc != MPI_SUCCESS)
-            return mpi_error(wd, rc, what, err);
+            return mpi_error(comm, rc, what, err);
         if (done && (!beats || caught_up(wd)))
             return OPTINC_OK;
         double waited = MPI_Wtime() - t0;
@@ -158,11 +238,12 @@ static optinc_status watch(optinc_comm *comm, int rc, int n, MPI_Request *req,
                            const char *what, optinc_error *err)
 {
     if (rc != MPI_SUCCESS)
-        return mpi_error(WD(comm), rc, what, err);
+        return mpi_error(comm, rc, what, err);
     return wait_for(comm, n, req, 0, what, err);
 }
 
-/* Starts an exchange: the heartbeat to every peer. */
+/* Starts an exchange: the heartbeat to every peer, once the last one is
+ * out (its buffer is the beat rewritten here). */
 static optinc_status enter(optinc_comm *comm, const char *what, optinc_error *err)
 {
     watchdog *wd = WD(comm);
@@ -171,16 +252,19 @@ static optinc_status enter(optinc_comm *comm, const char *what, optinc_error *er
     optinc_status st = wait_for(comm, wd->size, wd->send, 0, what, err);
     if (st)
         return st;
-    wd->beat = ++wd->entered;
+    wd->out.count++;
+    wd->out.step = wd->step;
+    snprintf(wd->out.what, sizeof wd->out.what, "%s", what);
     int rc = MPI_SUCCESS;
     for (int p = 0; p < wd->size && rc == MPI_SUCCESS; p++)
         if (p != wd->rank)
-            rc = MPI_Isend(&wd->beat, 1, MPI_UINT64_T, p, 0, wd->hb, &wd->send[p]);
-    return rc == MPI_SUCCESS ? OPTINC_OK : mpi_error(wd, rc, what, err);
+            rc = MPI_Isend(&wd->out, (int)sizeof wd->out, MPI_BYTE, p, 0, wd->hb, &wd->send[p]);
+    return rc == MPI_SUCCESS ? OPTINC_OK : mpi_error(comm, rc, what, err);
 }
 
-static optinc_status wd_init(watchdog *wd, int size, int rank, optinc_error *err)
+static optinc_status wd_init(optinc_comm *comm, int size, int rank, optinc_error *err)
 {
+    watchdog *wd = WD(comm);
     wd->size = size;
     wd->rank = rank;
     wd->seen = calloc((size_t)size, sizeof *wd->seen);
@@ -196,19 +280,22 @@ static optinc_status wd_init(watchdog *wd, int size, int rank, optinc_error *err
         wd->recv[p] = wd->send[p] = MPI_REQUEST_NULL;
     for (int p = 0; p < size && rc == MPI_SUCCESS; p++)
         if (p != rank)
-            rc = MPI_Irecv(&wd->inbox[p], 1, MPI_UINT64_T, p, 0, wd->hb, &wd->recv[p]);
+            rc = MPI_Irecv(&wd->inbox[p], (int)sizeof(beat), MPI_BYTE, p, 0, wd->hb,
+                           &wd->recv[p]);
     if (rc != MPI_SUCCESS)
-        return mpi_error(wd, rc, "start-up", err);
+        return mpi_error(comm, rc, "start-up", err);
     wd->ready = 1;
     return OPTINC_OK;
 }
 
-/* Before MPI_Finalize: every peer's last heartbeat in, no receive left.
- * Nonzero when a peer never got there. */
+/* Before MPI_Finalize: a last beat that says this rank is done (so that a
+ * peer still waiting elsewhere can say so), every peer's last beat in, no
+ * receive left.  Nonzero when a peer never got there. */
 static int wd_end(optinc_comm *comm)
 {
     watchdog *wd = WD(comm);
-    if (wait_for(comm, wd->size, wd->send, 1, "shutdown", NULL))
+    if (enter(comm, "shutdown", NULL) ||
+        wait_for(comm, wd->size, wd->send, 1, "shutdown", NULL))
         return -1;
     for (int p = 0; p < wd->size; p++)
         if (wd->recv[p] != MPI_REQUEST_NULL) {
@@ -250,7 +337,7 @@ static optinc_status mpi_open(optinc_comm *comm, int servers, int *argc, char **
     comm->count = 1;
     comm->timeout_s = OPTINC_COMM_DEFAULT_TIMEOUT_S;
     comm->state = wd;
-    optinc_status st = wd_init(wd, size, rank, err);
+    optinc_status st = wd_init(comm, size, rank, err);
     if (!st && size > OPTINC_AR_MAX_SERVERS)
         st = optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "%d MPI ranks: at most %d servers",
                          size, OPTINC_AR_MAX_SERVERS);
@@ -393,7 +480,8 @@ static optinc_status mpi_allreduce(optinc_comm *comm, optinc_allreduce *ar, uint
                            "the %s all-reduce has no MPI implementation: use --backend inproc",
                            cfg->algorithm->name);
     uint64_t errors = 0;
-    optinc_status st = enter(comm, "all-reduce", err);
+    WD(comm)->step = step + 1;
+    optinc_status st = enter(comm, ar->what, err);
     if (!st)
         st = cfg->algorithm->mpi(comm, ar, step, grads[0], n, &errors, err);
     if (!st && stats) {
@@ -405,14 +493,30 @@ static optinc_status mpi_allreduce(optinc_comm *comm, optinc_allreduce *ar, uint
     return st;
 }
 
+/* The all-gathers of comm.h: n items of `type` from every rank, after the
+ * heartbeat. */
+static optinc_status gather(optinc_comm *comm, const void *mine, void *all, int n,
+                            MPI_Datatype type, const char *what, optinc_error *err)
+{
+    MPI_Request rq;
+    optinc_status st = enter(comm, what, err);
+    return st ? st : watch(comm, MPI_Iallgather(mine, n, type, all, n, type, MPI_COMM_WORLD,
+                                                &rq), 1, &rq, what, err);
+}
+
 static optinc_status mpi_allgather(optinc_comm *comm, const double *local, double *all, int k,
                                    optinc_error *err)
 {
-    const char *what = "all-gather of per-server values";
-    MPI_Request rq;
-    optinc_status st = enter(comm, what, err);
-    return st ? st : watch(comm, MPI_Iallgather(local, k, MPI_DOUBLE, all, k, MPI_DOUBLE,
-                                                MPI_COMM_WORLD, &rq), 1, &rq, what, err);
+    return gather(comm, local, all, k, MPI_DOUBLE, "all-gather of per-server values", err);
+}
+
+static optinc_status mpi_allgather_bytes(optinc_comm *comm, const void *mine, void *all,
+                                         size_t size, const char *what, optinc_error *err)
+{
+    if (size > (size_t)INT_MAX)
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "%zu bytes to gather: at most %d",
+                           size, INT_MAX);
+    return gather(comm, mine, all, (int)size, MPI_BYTE, what, err);
 }
 
 static optinc_status mpi_sum(optinc_comm *comm, int64_t v, int64_t *sum, optinc_error *err)
@@ -455,11 +559,12 @@ static optinc_status mpi_agree(optinc_comm *comm, optinc_status st, optinc_error
 static optinc_status mpi_native_sum(optinc_comm *comm, float *g, size_t n, optinc_error *err)
 {
     int rc = MPI_Allreduce(MPI_IN_PLACE, g, (int)n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-    return rc == MPI_SUCCESS ? OPTINC_OK : mpi_error(WD(comm), rc, "MPI_Allreduce", err);
+    return rc == MPI_SUCCESS ? OPTINC_OK : mpi_error(comm, rc, "MPI_Allreduce", err);
 }
 
 const optinc_comm_ops optinc_comm_mpi_ops = {
     .name = "mpi", .open = mpi_open, .close = mpi_close, .failed = mpi_failed, .abort = mpi_abort,
-    .allreduce = mpi_allreduce, .allgather = mpi_allgather, .sum = mpi_sum, .agree = mpi_agree,
+    .allreduce = mpi_allreduce, .allgather = mpi_allgather,
+    .allgather_bytes = mpi_allgather_bytes, .sum = mpi_sum, .agree = mpi_agree,
     .native_sum = mpi_native_sum,
 };

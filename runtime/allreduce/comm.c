@@ -102,6 +102,12 @@ optinc_status optinc_comm_allgather(optinc_comm *comm, const double *local, doub
     return comm->ops->allgather(comm, local, all, k, err);
 }
 
+optinc_status optinc_comm_allgather_bytes(optinc_comm *comm, const void *mine, void *all,
+                                          size_t size, const char *what, optinc_error *err)
+{
+    return comm->ops->allgather_bytes(comm, mine, all, size, what, err);
+}
+
 optinc_status optinc_comm_sum(optinc_comm *comm, int64_t v, int64_t *sum, optinc_error *err)
 {
     return comm->ops->sum(comm, v, sum, err);

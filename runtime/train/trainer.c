@@ -30,6 +30,7 @@
 #include "optinc/fileio.h"
 #include "optinc/rng.h"
 #include "optinc/train.h"
+#include "runtime/train/agree.h"
 #include "runtime/train/checkpoint.h"
 
 #define EVAL_BATCH 1000
@@ -417,8 +418,16 @@ static void run_free(run *r)
     OPTINC_FREE_ALL(r->grads, r->order, r->idx, r->labels, r->s.w, r->s.v, r->s.resid, r->s.hist);
 }
 
-static optinc_status setup(const optinc_train_config *cfg, const optinc_comm *comm, run *r,
-                           mlp *m, optinc_error *err)
+/* The classes of the data: the largest label of either split, plus 1. */
+static int classes_of(const run *r)
+{
+    return r->train->classes > r->test->classes ? r->train->classes : r->test->classes;
+}
+
+/* The settings checked and the data read: what the ranks compare (agree.h)
+ * before anything is sized from the model. */
+static optinc_status load(const optinc_train_config *cfg, const optinc_comm *comm, run *r,
+                          optinc_error *err)
 {
     optinc_status st = check_config(cfg, comm, err);
     const char *dir = cfg->data_dir[0] ? cfg->data_dir : NULL;
@@ -432,8 +441,7 @@ static optinc_status setup(const optinc_train_config *cfg, const optinc_comm *co
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                            "training images have %d pixels, test images %d: use one data set",
                            r->train->features, r->test->features);
-    int classes = r->train->classes > r->test->classes ? r->train->classes : r->test->classes;
-    if (classes < 2)
+    if (classes_of(r) < 2)
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                            "the labels hold one class: classification needs at least 2");
     if ((long)r->train->n < (long)cfg->servers * cfg->batch)
@@ -441,7 +449,16 @@ static optinc_status setup(const optinc_train_config *cfg, const optinc_comm *co
                            "%d training samples are fewer than one step of %d servers x batch "
                            "%d: use a smaller batch or more samples",
                            r->train->n, cfg->servers, cfg->batch);
-    mlp_layout(m, r->train->features, cfg->hidden, cfg->n_hidden, classes);
+    return OPTINC_OK;
+}
+
+/* The model, the all-reduce plan and every buffer of the run, on settings
+ * the ranks agree on. */
+static optinc_status setup(const optinc_train_config *cfg, const optinc_comm *comm, run *r,
+                           mlp *m, optinc_error *err)
+{
+    optinc_status st;
+    mlp_layout(m, r->train->features, cfg->hidden, cfg->n_hidden, classes_of(r));
     if (m->params > (size_t)OPTINC_TRAIN_PARAMS_MAX)
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                            "the model has %zu parameters, more than the %ld training takes; "
@@ -655,14 +672,21 @@ optinc_status optinc_train(const optinc_train_config *cfg, optinc_comm *comm,
     mlp m;
     memset(&r, 0, sizeof r);
     memset(&m, 0, sizeof m);
-    optinc_status st = optinc_comm_agree(comm, setup(cfg, comm, &r, &m, err), err);
+    /* Every rank learns whether any failed to load, then whether all loaded
+     * and want the same, before any allocates from the model: a rank that
+     * differed would send gradients of another size into its peers. */
+    optinc_status st = optinc_comm_agree(comm, load(cfg, comm, &r, err), err);
+    if (!st)
+        st = train_agree_settings(cfg, comm, r.train, r.test, err);
+    if (!st)
+        st = optinc_comm_agree(comm, setup(cfg, comm, &r, &m, err), err);
     long spe = st ? 1 : r.train->n / ((long)cfg->servers * cfg->batch);
     long total = (long)cfg->epochs * spe;
     uint8_t hash[32];
     if (!st) {
         config_hash(cfg, &m, r.train->n, r.test->n, hash);
+        int found = 0;
         if (cfg->resume) {
-            int found;
             char path[1100];
             out_path(cfg->out_dir, CHECKPOINT_FILE, path, sizeof path);
             st = train_checkpoint_read(path, m.params, hash, &r.s, &found, err);
@@ -676,6 +700,8 @@ optinc_status optinc_train(const optinc_train_config *cfg, optinc_comm *comm,
                 st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
         }
         st = optinc_comm_agree(comm, st, err);
+        if (!st && cfg->resume)      /* each rank read its own --out */
+            st = train_agree_resume(cfg, comm, &r.s, found, m.params, err);
     }
     snapshot snap = {&r.s, m.params};
     long ordered = -1, saved = res->resumed_from ? res->resumed_from : -1;
