@@ -122,6 +122,38 @@ class TestHook(unittest.TestCase):
             self.assertIn("error:", text)
             self.assertIn("float32", self.res[r]["bad_bucket"])
 
+    def test_none_and_a_process_group_as_the_state(self):
+        # DDP's conventions: one state for the default group, optinc on the
+        # shipped 4-server unit, the bits of OptincHookState()'s defaults
+        for r in range(WORLD):
+            want = self.res[r]["state_defaults"][1].numpy().tobytes()
+            for alg in ("state_none", "state_world"):
+                self.assertEqual(self.res[r][alg][1].numpy().tobytes(), want, "%s rank %d"
+                                 % (alg, r))
+            states = self.res[r]["group_states"]
+            self.assertEqual(len(states), 1)
+            self.assertIn("optinc servers=4 bits=8 block_size=1024", states[0])
+            self.assertIn("onn='netlists/onn4x8.pnl.sp' world_size=4 rank=%d step=%d"
+                          % (r, 2 * ddp_worker.STEPS), states[0])
+            self.assertIn("pass an optinc.torch.OptincHookState(...), None or a process group",
+                          self.res[r]["bad_state"])
+            self.assertIn("is a str", self.res[r]["bad_state"])
+
+    def test_a_pickled_state_continues_bit_for_bit(self):
+        for r in range(WORLD):
+            c = self.res[r]["checkpoint"]
+            self.assertEqual(c["whole"].numpy().tobytes(), c["resumed"].numpy().tobytes(),
+                             "rank %d" % r)
+            self.assertEqual(c["stats"][0], c["stats"][1])
+            self.assertGreater(c["stats"][0].injected_errors, 0)
+            self.assertEqual(c["steps"], (ddp_worker.STEPS, ddp_worker.STEPS))
+            self.assertEqual(c["residuals"][0], c["residuals"][1])
+            self.assertGreater(len(c["residuals"][0]), 1)
+            # what the checkpoint carries matters: a fresh state differs
+            self.assertFalse(torch.equal(c["whole"], c["restarted"]))
+            self.assertIn("<optinc.torch.OptincHookState optinc servers=4", c["repr"])
+            self.assertIn("inject_p_error=", c["repr"])
+
 
 if __name__ == "__main__":
     unittest.main()
