@@ -4,8 +4,10 @@ allreduce_hook and with the hook under each algorithm; this process compares
 what they saved."""
 import os
 import socket
+import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 import unittest
 
@@ -15,6 +17,7 @@ import torch.multiprocessing as mp
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ddp_worker  # noqa: E402
 
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 WORLD = 4
 TIMEOUT_S = 120
 
@@ -153,6 +156,58 @@ class TestHook(unittest.TestCase):
             self.assertFalse(torch.equal(c["whole"], c["restarted"]))
             self.assertIn("<optinc.torch.OptincHookState optinc servers=4", c["repr"])
             self.assertIn("inject_p_error=", c["repr"])
+
+
+# One gloo rank in a python of its own, from a temporary folder.
+ONE_RANK = """\
+import torch, torch.distributed as dist
+import optinc, optinc.torch as ot
+dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d", rank=0, world_size=1)
+
+class Bucket:
+    def buffer(self): return torch.zeros(10)
+    def index(self): return 0
+    def is_last(self): return True
+
+def fails(f):
+    try:
+        f()
+    except Exception as e:
+        print(type(e).__name__ + ": " + str(e))
+"""
+
+
+class TestOneRank(unittest.TestCase):
+    def run_rank(self, code):
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"),
+                   PYTHONDONTWRITEBYTECODE="1")
+        with tempfile.TemporaryDirectory() as d:
+            r = subprocess.run([sys.executable, "-c", ONE_RANK % free_port()
+                                + textwrap.dedent(code)], cwd=d, env=env,
+                               capture_output=True, text=True, timeout=TIMEOUT_S)
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        return r.stdout.splitlines()
+
+    def test_errors_name_the_python_arguments(self):
+        out = self.run_rank("""
+            fails(lambda: ot.optinc_hook(None, Bucket()))
+            fails(lambda: ot.optinc_hook(dist.group.WORLD, Bucket()))
+            fails(lambda: ot.OptincHookState(bits=7))
+            fails(lambda: ot.OptincHookState())
+            print(ot.OptincHookState("exact"))
+        """)
+        for line in out[:2]:
+            self.assertEqual(line, "TypeError: pass an optinc.torch.OptincHookState(...) as "
+                                   "the hook's state: no shipped OptINC unit for 1 servers "
+                                   "(the package ships units for 4)")
+        self.assertEqual(out[2], "ValueError: bits 7: an aggregation table takes an even "
+                                 "width from 2 to 12")
+        # the shipped unit, found from another folder, does not fit one rank
+        self.assertRegex(out[3], r"^Error: /.*netlists/onn4x8.pnl.sp: error: this ONN averages "
+                                 r"4 servers' 8-bit codes .* give a process group of that size "
+                                 r"and bits= to match, or another onn=$")
+        self.assertEqual(out[4], "<optinc.torch.OptincHookState exact servers=1 seed=0 onn=None "
+                                 "world_size=1 rank=0 step=0 closed=False>")
 
 
 if __name__ == "__main__":
