@@ -61,6 +61,38 @@ def _path(p, what):
     return b
 
 
+# The folder relative data paths fall back on: the checkout the package sits
+# in (python/optinc/ -> its root), which holds the shipped netlists/.
+DATA_ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                          os.pardir, os.pardir))
+
+
+def _data_path(p, what):
+    """p as _path gives it, where a relative path that names no file from the
+    current folder is taken from DATA_ROOT if it names a file there: so the
+    shipped netlists/onn4x8.pnl.sp is found from any folder, by every
+    function that reads a netlist.  A path found in neither place stays as
+    given, so that C's error names what the caller wrote."""
+    b = _path(p, what)
+    if os.path.isabs(b) or os.path.exists(b):
+        return b
+    inside = os.path.join(os.fsencode(DATA_ROOT), b)
+    return inside if os.path.exists(inside) else b
+
+
+def _in_python_words(e, words):
+    """The Error e with the command line's option names in its message (the
+    library speaks to `optinc` users) replaced by the Python arguments of
+    words, {option: argument}, longest option first."""
+    message = e.message
+    for option in sorted(words, key=len, reverse=True):
+        message = message.replace(option, words[option])
+    text = str(e)
+    if text.endswith(e.message):
+        text = text[:len(text) - len(e.message)] + message
+    return Error(e.status, e.file, e.line, e.column, message, text)
+
+
 # ---- numeric arguments -------------------------------------------------------
 # Checked before C sees them: ctypes would wrap a negative seed or an int too
 # wide for its C type without a word, and a NaN compares false with every
@@ -101,11 +133,18 @@ def _servers(value):
     return _c_int(value, "servers", "1 to %d servers" % _clib.AR_MAX_SERVERS)
 
 
-def _bits(value, rule="the quantizing algorithms take an even width from 2 to 16"):
-    return _c_int(value, "bits", rule)
-
-
+_PLAN_BITS = "the quantizing algorithms take an even width from 2 to 16"
 _TABLE_BITS = "an aggregation table takes an even width from 2 to 12"
+
+
+def _bits(value, rule=_PLAN_BITS, widest=None):
+    """bits as an int; with widest, an even width from 2 to widest, checked
+    here so that a bad width is a ValueError naming bits before C reads a
+    netlist (whose error would be the ONN's mismatch)."""
+    n = _c_int(value, "bits", rule)
+    if widest is not None and not (2 <= n <= widest and n % 2 == 0):
+        raise ValueError("bits %r: %s" % (value, rule))
+    return n
 
 
 def _block_size(value):
@@ -235,6 +274,11 @@ class _Owner:
         self._live()
         return self
 
+    def __repr__(self):
+        # From what Python keeps, so that a closed object shows too.
+        return "<optinc.%s %s closed=%s>" % (type(self).__name__, self._describe(),
+                                             self._closed)
+
     def __exit__(self, *exc):
         self.close()
 
@@ -304,6 +348,11 @@ class Chip(_Owner):
             _finalizer(dev, None, None, (self,))
         return dev
 
+    def __reduce__(self):
+        # A chip is its settings: unpickling opens its file again.
+        return (Chip, (self.programmed, self.phase_sigma, self.seed, self.continuous,
+                       self.file, self.calibrate))
+
     def __repr__(self):
         if self.file is not None:
             return "Chip(file=%r, calibrate=%r, seed=%r)" % (self.file, self.calibrate,
@@ -330,28 +379,43 @@ class AggTable(_Owner):
         self.source = t.source.decode("utf-8", "replace")
         self.report = report
 
+    def _describe(self):
+        accuracy = "" if self.report is None else " accuracy=%r" % self.report.accuracy
+        return "servers=%d bits=%d size=%d source=%r%s" % (self.servers, self.bits, self.size,
+                                                          self.source, accuracy)
+
     @classmethod
     def exact(cls, servers, bits=8):
         """The table of the exact target (what a perfect ONN computes)."""
         out = ctypes.POINTER(_clib.CAggLut)()
         _call(lib.optinc_agg_lut_exact, _servers(servers),
-              _bits(bits, _TABLE_BITS), ctypes.byref(out))
+              _bits(bits, _TABLE_BITS, 12), ctypes.byref(out))
         return cls(out)
 
+    # The library's words for a unit that does not fit the run, as a caller
+    # of AggTable.onn() gave them.
+    _WORDS = {"--servers": "servers=", "--bits": "bits=", "--onn": "path"}
+
     @classmethod
-    def onn(cls, path, servers=4, bits=8, chip=None, seed=0):
+    def onn(cls, path, servers=4, bits=8, chip=None, seed=0, _words=_WORDS, _what="path"):
         """The table of the ONN at path (a netlist, or a spec compiled when
-        loaded) simulated on chip (see Chip.of; its errors drawn from seed
-        unless the chip has its own) on every point of P's output space; its
-        accuracy against the exact target is in .report.  seed is `optinc
-        onn verify --chip-seed`, whose default is 1: seed=1 gives the
-        numbers of a run without --chip-seed."""
+        loaded; a relative path as _data_path finds it) simulated on chip
+        (see Chip.of; its errors drawn from seed unless the chip has its
+        own) on every point of P's output space; its accuracy against the
+        exact target is in .report.  seed is `optinc onn verify
+        --chip-seed`, whose default is 1: seed=1 gives the numbers of a run
+        without --chip-seed.  (_words and _what: the arguments' names in
+        errors, for a caller that takes them under other names.)"""
+        servers, bits = _servers(servers), _bits(bits, _TABLE_BITS, 12)
+        path = _data_path(path, _what)
         dev = Chip.of(chip).devices(_seed(seed))
-        servers, bits = _servers(servers), _bits(bits, _TABLE_BITS)
         out, rep = ctypes.POINTER(_clib.CAggLut)(), _clib.COnnReport()
-        with _clib.one_blas_thread():    # the bits of `optinc onn verify`
-            _call(lib.optinc_agg_lut_onn, _path(path, "path"), None, servers, bits,
-                  ctypes.byref(dev), ctypes.byref(out), ctypes.byref(rep))
+        try:
+            with _clib.one_blas_thread():    # the bits of `optinc onn verify`
+                _call(lib.optinc_agg_lut_onn, path, None, servers, bits,
+                      ctypes.byref(dev), ctypes.byref(out), ctypes.byref(rep))
+        except Error as e:
+            raise _in_python_words(e, _words) from None
         errors = {k - _clib.ONN_HIST: rep.hist[k] for k in range(2 * _clib.ONN_HIST + 1)
                   if rep.hist[k] and k != _clib.ONN_HIST}
         return cls(out, Report(rep.checked, rep.correct, rep.accuracy, rep.weighted_accuracy,
@@ -367,15 +431,29 @@ class ErrorHistogram(_Owner):
     histogram file (lines "DELTA COUNT", see optinc-train(1)) or from an
     ONN table's report."""
 
-    def __init__(self, ptr):
+    def __init__(self, ptr, file=None):
         self._own(ptr, lib.optinc_err_hist_free)
         self.p_error = ptr.contents.p_error
+        self.file = file        # the file it was loaded from (None: made from counts)
+
+    def _describe(self):
+        return "p_error=%r %s" % (self.p_error, "from counts" if self.file is None
+                                  else "file=%r" % self.file)
+
+    def __reduce__(self):
+        # A loaded histogram is its file; one made from counts keeps only its
+        # cumulative distribution, not counts to make it again from.
+        if self.file is None:
+            raise TypeError("an optinc.ErrorHistogram made from counts cannot be pickled: "
+                            "load it from a histogram file (ErrorHistogram.load), or give "
+                            "inject=\"onn\" to a hook state")
+        return (ErrorHistogram.load, (self.file,))
 
     @classmethod
     def load(cls, path):
         out = ctypes.POINTER(_clib.CErrHist)()
         _call(lib.optinc_err_hist_load, _path(path, "path"), None, ctypes.byref(out))
-        return cls(out)
+        return cls(out, path)
 
     @classmethod
     def from_table(cls, table):
@@ -483,7 +561,8 @@ class Plan(_Owner):
     def __init__(self, algorithm, servers, bits=8, block_size=1024, table=None, inject=None,
                  seed=0, error_feedback=False, stochastic_rounding=False):
         alg = _find_algorithm(algorithm)
-        servers, bits = _servers(servers), _bits(bits)
+        quantizes = alg.contents.flags & _clib.AR_QUANTIZES
+        servers, bits = _servers(servers), _bits(bits, _PLAN_BITS, 16 if quantizes else None)
         block_size, seed = _block_size(block_size), _seed(seed)
         if isinstance(inject, (str, bytes, os.PathLike)):
             inject = ErrorHistogram.load(_path(inject, "inject"))
@@ -506,6 +585,18 @@ class Plan(_Owner):
         # the C plan borrows the table and the histogram
         self._own(out, lib.optinc_allreduce_free, [x for x in (table, inject) if x])
         self._stats = _clib.CArStats()
+
+    def _describe(self):
+        words = [self.algorithm.name, "servers=%d" % self.servers]
+        if self.algorithm.quantizes:
+            words += ["bits=%d" % self.bits, "block_size=%d" % self.block_size]
+        if self.table is not None:
+            words.append("table=%r" % self.table.source)
+        if self.inject is not None:
+            words.append("inject_p_error=%r" % self.inject.p_error)
+        words.append("seed=%d" % self.seed)
+        words += [w for w in ("error_feedback", "stochastic_rounding") if getattr(self, w)]
+        return " ".join(words)
 
     def _buffers(self, grads, what):
         """The servers' buffers of grads as (buffer, address, name), and
@@ -572,3 +663,12 @@ class Plan(_Owner):
     def reset_stats(self):
         self._live()
         self._stats = _clib.CArStats()
+
+    def _set_stats(self, stats):
+        """Takes the counts of stats (a Stats of as many servers, a restored
+        checkpoint's) as its own."""
+        self.reset_stats()
+        s = self._stats
+        s.servers, s.injected_errors = stats.servers, stats.injected_errors
+        for field in ("bytes_sent", "bytes_received", "messages"):
+            getattr(s, field)[:self.servers] = getattr(stats, field)

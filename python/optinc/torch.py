@@ -29,8 +29,6 @@ by bucket index, a row per server, on every rank alike); a bucket whose
 length changes (the rebuild) starts again from zero residuals.  Stochastic
 rounding draws from (seed, plan step, server, element).
 """
-import os
-
 import torch
 import torch.distributed as dist
 
@@ -39,20 +37,12 @@ from . import _core
 # The plan step of bucket i of step s is s * BUCKET_STREAMS + i.
 BUCKET_STREAMS = 1 << 20
 
-_CHECKOUT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                          os.pardir, os.pardir))
+# The OptINC units the package ships (8-bit codes), by number of servers:
+# what a hook given None or a process group as its state aggregates through.
+SHIPPED_UNITS = {4: "netlists/onn4x8.pnl.sp"}
 
-
-def _onn_path(path):
-    """A relative ONN path that does not name a file from the current folder
-    names one of the checkout the package comes from (the default
-    netlists/onn4x8.pnl.sp, from anywhere).  One with a NUL is refused
-    first, as onn=."""
-    path = os.fsdecode(_core._path(path, "onn"))
-    if os.path.isabs(path) or os.path.exists(path):
-        return path
-    inside = os.path.join(_CHECKOUT, path)
-    return inside if os.path.exists(inside) else path
+# AggTable.onn's errors in the state's words: its servers are the group's.
+_WORDS = {"--servers": "a process group of that size", "--bits": "bits=", "--onn": "onn="}
 
 
 class OptincHookState:
@@ -61,8 +51,9 @@ class OptincHookState:
 
     algorithm: "optinc", "quantized", "exact" or "ring" (optinc.algorithms()).
     onn: the ONN netlist or spec that optinc aggregates through ("exact": the
-    exact table, what a perfect ONN computes); relative paths that name no
-    file here are taken from the checkout.  bits, block_size: the gradient
+    exact table, what a perfect ONN computes); a relative path that names no
+    file here is taken from the package's data root (optinc.AggTable.onn
+    finds it alike).  bits, block_size: the gradient
     codes of the quantizing algorithms.  chip: the devices the ONN is
     simulated on (None: ideal; see optinc.Chip.of), its errors drawn from
     seed unless it has its own.  seed: of the chip and of injected errors
@@ -76,11 +67,25 @@ class OptincHookState:
     stochastic_rounding: servers round their codes up with probability the
     fraction (both for the quantizing algorithms, off by default, as in
     `optinc train`).  Bad input raises optinc.Error here, on every rank,
-    before training starts."""
+    before training starts.
+
+    A state pickles (torch.save of a checkpoint) as torch's PowerSGDState
+    does: its settings, step, residuals and counters; unpickled, it makes
+    its table and plan again on the default process group and continues
+    bit for bit."""
 
     def __init__(self, algorithm="optinc", onn="netlists/onn4x8.pnl.sp", bits=8,
                  block_size=1024, chip=None, seed=0, inject=None, process_group=None,
                  error_feedback=False, stochastic_rounding=False):
+        # What a checkpoint keeps (__getstate__) to make the state again.
+        self._settings = dict(algorithm=algorithm, onn=onn, bits=bits, block_size=block_size,
+                              chip=chip, seed=seed, inject=inject,
+                              error_feedback=error_feedback,
+                              stochastic_rounding=stochastic_rounding)
+        self._build(process_group, **self._settings)
+
+    def _build(self, process_group, algorithm, onn, bits, block_size, chip, seed, inject,
+               error_feedback, stochastic_rounding):
         if not dist.is_initialized():
             raise RuntimeError("torch.distributed is not initialized: call "
                                "init_process_group before making an OptincHookState")
@@ -97,14 +102,39 @@ class OptincHookState:
                     raise ValueError("inject=\"onn\" measures a compiled ONN: give onn=PATH")
                 self.table = _core.AggTable.exact(self.world_size, bits)
             else:
-                self.table = _core.AggTable.onn(_onn_path(onn), self.world_size, bits,
-                                                chip, seed)
+                self.table = _core.AggTable.onn(onn, self.world_size, bits, chip, seed,
+                                                _words=_WORDS, _what="onn")
         if inject == "onn":
             inject = _core.ErrorHistogram.from_table(self.table)
         self.plan = _core.Plan(algorithm, self.world_size, bits, block_size,
                                self.table if alg.onn else None, inject, seed,
                                error_feedback, stochastic_rounding)
         self.residuals = {}
+
+    def __getstate__(self):
+        # As torch's PowerSGDState: the settings and the counters (the step,
+        # the residuals, the modelled network's counts); the C objects, the
+        # process group and the last exchange's tensors are made again.
+        return dict(settings=self._settings, step=self.step, residuals=self.residuals,
+                    stats=self.plan.stats)
+
+    def __setstate__(self, saved):
+        # The process group is the default one, as PowerSGDState takes it: a
+        # group object does not outlive its processes.
+        self._settings = saved["settings"]
+        self._build(None, **self._settings)
+        self.step = saved["step"]
+        stats = saved["stats"]
+        # in a group of another size, the counters and residuals start again
+        if stats.servers == self.world_size:
+            self.residuals = saved["residuals"]
+            self.plan._set_stats(stats)
+
+    def __repr__(self):
+        return ("<optinc.torch.OptincHookState %s onn=%r world_size=%d rank=%d step=%d "
+                "closed=%s>" % (self.plan._describe(), self._settings["onn"] if self.table
+                                else None, self.world_size, self.rank, self.step,
+                                self.plan.closed))
 
     @property
     def stats(self):
@@ -128,10 +158,44 @@ def _check_bucket(buf):
                          "tensors (the gloo backend)" % buf.device)
 
 
+# The states of hooks registered with None or a process group, by group (the
+# default group under its own object, which None stands for).
+_group_states = {}
+
+
+def _group_state(group):
+    """The state of a hook registered with group (None or a ProcessGroup), as
+    DDP's own hooks take theirs: made on the first bucket, the same on every
+    rank, with the shipped unit for the group's world size."""
+    key = group if group is not None else dist.group.WORLD
+    state = _group_states.get(key)
+    if state is None:
+        servers = dist.get_world_size(group)
+        if servers not in SHIPPED_UNITS:
+            raise TypeError("pass an optinc.torch.OptincHookState(...) as the hook's state: "
+                            "no shipped OptINC unit for %d servers (the package ships units "
+                            "for %s)" % (servers, ", ".join(map(str, sorted(SHIPPED_UNITS)))))
+        state = _group_states[key] = OptincHookState(onn=SHIPPED_UNITS[servers],
+                                                     process_group=group)
+    return state
+
+
+def _state_of(state):
+    if isinstance(state, OptincHookState):
+        return state
+    if state is None or isinstance(state, dist.ProcessGroup):
+        return _group_state(state)
+    raise TypeError("optinc_hook's state is a %s: pass an optinc.torch.OptincHookState(...), "
+                    "None or a process group" % type(state).__name__)
+
+
 def optinc_hook(state, bucket):
     """A DDP communication hook (register_comm_hook(state, optinc_hook)):
     every rank's bucket through state's plan; a completed Future of the
-    bucket, which now holds the average every rank shares."""
+    bucket, which now holds the average every rank shares.  state is an
+    OptincHookState, or None (the default group) or a process group, for the
+    state of optinc on the group's shipped unit."""
+    state = _state_of(state)
     buf = bucket.buffer()
     _check_bucket(buf)
     flat = buf.view(-1) if buf.is_contiguous() else buf.contiguous().view(-1)

@@ -1,6 +1,7 @@
 """One rank of the DDP tests (test_hook.py spawns them): trains the same small
 model with the built-in allreduce_hook and with optinc_hook under each
 algorithm, and saves what the test compares to OUT/rank<R>.pt."""
+import io
 import os
 
 import torch
@@ -49,6 +50,34 @@ def train(rank, hook, state):
         opt.step()
     params = torch.cat([p.detach().reshape(-1).clone() for p in net.parameters()])
     return grads, params
+
+
+def train_checkpointed(rank, state, restore_at, fresh=None):
+    """train() with a hook that can change states: after restore_at steps its
+    state goes through torch.save and torch.load, as in a checkpoint (or,
+    with fresh, is replaced by fresh()), the old one closed.  The final
+    parameters and the last state."""
+    holder = [state]
+
+    def hook(held, bucket):
+        return ot.optinc_hook(held[0], bucket)
+
+    net = DDP(model(), bucket_cap_mb=BUCKET_MB)
+    net.register_comm_hook(holder, hook)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+    for step in range(STEPS):
+        if step == restore_at:
+            old = holder[0]
+            saved = io.BytesIO()
+            torch.save(old, saved)
+            holder[0] = fresh() if fresh else torch.load(io.BytesIO(saved.getvalue()))
+            for x in (old.plan, old.table):
+                x.close()
+        x, y = batch(rank, step)
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(net(x), y).backward()
+        opt.step()
+    return torch.cat([p.detach().reshape(-1).clone() for p in net.parameters()]), holder[0]
 
 
 def recording(calls):
@@ -120,6 +149,31 @@ def main(rank, world, port, out):
         res["bad_bucket"] = None
     except TypeError as e:
         res["bad_bucket"] = str(e)
+    # None and the default group as the state, as DDP's own hooks take them:
+    # one state for both, optinc on the shipped unit, the bits of the
+    # state's defaults
+    res["state_defaults"] = train(rank, ot.optinc_hook, ot.OptincHookState())
+    res["state_none"] = train(rank, ot.optinc_hook, None)
+    res["state_world"] = train(rank, ot.optinc_hook, dist.group.WORLD)
+    res["group_states"] = [repr(s) for s in ot._group_states.values()]
+    try:
+        ot.optinc_hook("a state", FakeBucket(torch.zeros(10)))
+        res["bad_state"] = None
+    except TypeError as e:
+        res["bad_state"] = str(e)
+    # a checkpoint of the state: a chip's errors injected and fed back,
+    # stochastic rounding, so the step and the residuals count
+    def noisy():
+        return ot.OptincHookState("optinc", block_size=BLOCK, chip=optinc.Chip(phase_sigma=0.01),
+                                  seed=1, inject="onn", error_feedback=True,
+                                  stochastic_rounding=True)
+    whole, st = train_checkpointed(rank, noisy(), None)
+    resumed, rst = train_checkpointed(rank, noisy(), 2)
+    restarted, _ = train_checkpointed(rank, noisy(), 2, fresh=noisy)
+    res["checkpoint"] = dict(whole=whole, resumed=resumed, restarted=restarted,
+                             stats=(st.stats, rst.stats), steps=(st.step, rst.step),
+                             residuals=(sorted(st.residuals), sorted(rst.residuals)),
+                             repr=repr(rst))
     torch.save(res, os.path.join(out, "rank%d.pt" % rank))
     dist.barrier()
     dist.destroy_process_group()

@@ -4,8 +4,10 @@ allreduce_hook and with the hook under each algorithm; this process compares
 what they saved."""
 import os
 import socket
+import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 import unittest
 
@@ -15,6 +17,7 @@ import torch.multiprocessing as mp
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ddp_worker  # noqa: E402
 
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 WORLD = 4
 TIMEOUT_S = 120
 
@@ -121,6 +124,90 @@ class TestHook(unittest.TestCase):
             self.assertIn("no/such/onn.pnl.sp", file)
             self.assertIn("error:", text)
             self.assertIn("float32", self.res[r]["bad_bucket"])
+
+    def test_none_and_a_process_group_as_the_state(self):
+        # DDP's conventions: one state for the default group, optinc on the
+        # shipped 4-server unit, the bits of OptincHookState()'s defaults
+        for r in range(WORLD):
+            want = self.res[r]["state_defaults"][1].numpy().tobytes()
+            for alg in ("state_none", "state_world"):
+                self.assertEqual(self.res[r][alg][1].numpy().tobytes(), want, "%s rank %d"
+                                 % (alg, r))
+            states = self.res[r]["group_states"]
+            self.assertEqual(len(states), 1)
+            self.assertIn("optinc servers=4 bits=8 block_size=1024", states[0])
+            self.assertIn("onn='netlists/onn4x8.pnl.sp' world_size=4 rank=%d step=%d"
+                          % (r, 2 * ddp_worker.STEPS), states[0])
+            self.assertIn("pass an optinc.torch.OptincHookState(...), None or a process group",
+                          self.res[r]["bad_state"])
+            self.assertIn("is a str", self.res[r]["bad_state"])
+
+    def test_a_pickled_state_continues_bit_for_bit(self):
+        for r in range(WORLD):
+            c = self.res[r]["checkpoint"]
+            self.assertEqual(c["whole"].numpy().tobytes(), c["resumed"].numpy().tobytes(),
+                             "rank %d" % r)
+            self.assertEqual(c["stats"][0], c["stats"][1])
+            self.assertGreater(c["stats"][0].injected_errors, 0)
+            self.assertEqual(c["steps"], (ddp_worker.STEPS, ddp_worker.STEPS))
+            self.assertEqual(c["residuals"][0], c["residuals"][1])
+            self.assertGreater(len(c["residuals"][0]), 1)
+            # what the checkpoint carries matters: a fresh state differs
+            self.assertFalse(torch.equal(c["whole"], c["restarted"]))
+            self.assertIn("<optinc.torch.OptincHookState optinc servers=4", c["repr"])
+            self.assertIn("inject_p_error=", c["repr"])
+
+
+# One gloo rank in a python of its own, from a temporary folder.
+ONE_RANK = """\
+import torch, torch.distributed as dist
+import optinc, optinc.torch as ot
+dist.init_process_group("gloo", init_method="tcp://127.0.0.1:%d", rank=0, world_size=1)
+
+class Bucket:
+    def buffer(self): return torch.zeros(10)
+    def index(self): return 0
+    def is_last(self): return True
+
+def fails(f):
+    try:
+        f()
+    except Exception as e:
+        print(type(e).__name__ + ": " + str(e))
+"""
+
+
+class TestOneRank(unittest.TestCase):
+    def run_rank(self, code):
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"),
+                   PYTHONDONTWRITEBYTECODE="1")
+        with tempfile.TemporaryDirectory() as d:
+            r = subprocess.run([sys.executable, "-c", ONE_RANK % free_port()
+                                + textwrap.dedent(code)], cwd=d, env=env,
+                               capture_output=True, text=True, timeout=TIMEOUT_S)
+        self.assertEqual((r.returncode, r.stderr), (0, ""))
+        return r.stdout.splitlines()
+
+    def test_errors_name_the_python_arguments(self):
+        out = self.run_rank("""
+            fails(lambda: ot.optinc_hook(None, Bucket()))
+            fails(lambda: ot.optinc_hook(dist.group.WORLD, Bucket()))
+            fails(lambda: ot.OptincHookState(bits=7))
+            fails(lambda: ot.OptincHookState())
+            print(ot.OptincHookState("exact"))
+        """)
+        for line in out[:2]:
+            self.assertEqual(line, "TypeError: pass an optinc.torch.OptincHookState(...) as "
+                                   "the hook's state: no shipped OptINC unit for 1 servers "
+                                   "(the package ships units for 4)")
+        self.assertEqual(out[2], "ValueError: bits 7: an aggregation table takes an even "
+                                 "width from 2 to 12")
+        # the shipped unit, found from another folder, does not fit one rank
+        self.assertRegex(out[3], r"^Error: /.*netlists/onn4x8.pnl.sp: error: this ONN averages "
+                                 r"4 servers' 8-bit codes .* give a process group of that size "
+                                 r"and bits= to match, or another onn=$")
+        self.assertEqual(out[4], "<optinc.torch.OptincHookState exact servers=1 seed=0 onn=None "
+                                 "world_size=1 rank=0 step=0 closed=False>")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ tables against `optinc onn verify`, and bad input as Python exceptions."""
 import ctypes
 import json
 import os
+import pickle
 import subprocess
 import tempfile
 import unittest
@@ -253,7 +254,7 @@ class TestBadInput(unittest.TestCase):
         self.assertEqual((e.exception.file, e.exception.line, e.exception.column),
                          (h.name, 3, 3))   # the field at fault
         self.assertIn("DELTA COUNT", e.exception.message)
-        with self.assertRaisesRegex(optinc.Error, "even width"):
+        with self.assertRaisesRegex(ValueError, "bits 7: .*even width"):
             optinc.Plan("quantized", 4, bits=7)
         with self.assertRaisesRegex(optinc.Error, "4 servers and 8 bits"):
             optinc.Plan("optinc", 3, table=optinc.AggTable.exact(4, 8))
@@ -315,6 +316,101 @@ class TestBadInput(unittest.TestCase):
         g = gradients(4, 16)
         plan.run(g, step=2 ** 64 - 1)
         self.assertTrue(np.all(g == g[0]))
+
+
+class TestPythonConventions(unittest.TestCase):
+    """What a Python caller sees: errors in the arguments' names, relative
+    netlist paths found alike from any folder, reprs, pickled settings."""
+
+    def test_bits_is_checked_first_and_named(self):
+        # before C reads the netlist: bits=7 is not the ONN's mismatch
+        for bad in (7, 0, 14, -2):
+            with self.assertRaisesRegex(ValueError, r"^bits %d: .*even width from 2 to 12"
+                                        % bad):
+                optinc.AggTable.onn(ONN, bits=bad)
+            with self.assertRaisesRegex(ValueError, r"^bits %d: " % bad):
+                optinc.AggTable.exact(4, bad)
+        for bad in (7, 18):
+            with self.assertRaisesRegex(ValueError, r"^bits %d: .*even width from 2 to 16"
+                                        % bad):
+                optinc.Plan("quantized", 4, bits=bad)
+        # an algorithm that sends floats takes no width and checks none
+        self.assertEqual(optinc.Plan("exact", 4, bits=7).bits, 7)
+
+    def test_onn_mismatch_speaks_python(self):
+        with self.assertRaises(optinc.Error) as e:
+            optinc.AggTable.onn(ONN, servers=3)
+        msg = e.exception.message
+        self.assertIn("give servers= and bits= to match, or another path", msg)
+        self.assertNotIn("--", msg)
+        self.assertTrue(str(e.exception).endswith(msg))
+        self.assertEqual((e.exception.status, e.exception.file), (2, ONN))
+
+    def test_relative_netlists_resolve_from_anywhere(self):
+        rel = os.path.join("netlists", "onn4x8.pnl.sp")
+        here = os.getcwd()
+        with tempfile.TemporaryDirectory() as d:
+            os.chdir(d)
+            try:
+                # not here: the package's data root
+                t = optinc.AggTable.onn(rel)
+                self.assertEqual(t.source, ONN)
+                self.assertEqual(t.report.accuracy, 1.0)
+                # a path that names a file here is taken as given
+                os.mkdir("netlists")
+                with open(ONN, "rb") as src, open(rel, "wb") as dst:
+                    dst.write(src.read())
+                self.assertEqual(optinc.AggTable.onn(rel).source, rel)
+                # found nowhere: the error names the path as written
+                with self.assertRaises(optinc.Error) as e:
+                    optinc.AggTable.onn("netlists/none.pnl.sp")
+                self.assertEqual(e.exception.file, "netlists/none.pnl.sp")
+            finally:
+                os.chdir(here)
+        self.assertEqual(optinc._core.DATA_ROOT, ROOT)
+
+    def test_reprs(self):
+        table = optinc.AggTable.exact(4, 8)
+        self.assertEqual(repr(table), "<optinc.AggTable servers=4 bits=8 size=28561 "
+                                      "source='exact' closed=False>")
+        onn = optinc.AggTable.onn(ONN)
+        self.assertEqual(repr(onn), "<optinc.AggTable servers=4 bits=8 size=28561 source=%r "
+                                    "accuracy=1.0 closed=False>" % ONN)
+        plan = optinc.Plan("optinc", 4, block_size=256, table=onn, seed=3,
+                           error_feedback=True)
+        self.assertEqual(repr(plan), "<optinc.Plan optinc servers=4 bits=8 block_size=256 "
+                                     "table=%r seed=3 error_feedback closed=False>" % ONN)
+        self.assertEqual(repr(optinc.Plan("ring", 2)),
+                         "<optinc.Plan ring servers=2 seed=0 closed=False>")
+        with tempfile.NamedTemporaryFile("w", suffix=".hist") as h:
+            h.write("0 3\n1 1\n")
+            h.flush()
+            hist = optinc.ErrorHistogram.load(h.name)
+            self.assertEqual(repr(hist), "<optinc.ErrorHistogram p_error=0.25 file=%r "
+                                         "closed=False>" % h.name)
+            with optinc.Plan("quantized", 4, inject=hist) as q:
+                pass
+            self.assertEqual(repr(q), "<optinc.Plan quantized servers=4 bits=8 "
+                                      "block_size=1024 inject_p_error=0.25 seed=0 closed=True>")
+            # a loaded histogram pickles as its file
+            again = pickle.loads(pickle.dumps(hist))
+            self.assertEqual((again.p_error, again.file), (0.25, h.name))
+        # a closed object still says what it was
+        table.close()
+        self.assertTrue(repr(table).endswith("source='exact' closed=True>"))
+
+    def test_chips_and_histograms_pickle_as_settings(self):
+        chip = optinc.Chip(phase_sigma=0.01, seed=5)
+        again = pickle.loads(pickle.dumps(chip))
+        self.assertEqual(repr(again), repr(chip))
+        self.assertEqual(again.devices().chip_seed, 5)
+        onn = optinc.AggTable.onn(ONN, chip=chip)
+        self.assertEqual(optinc.AggTable.onn(ONN, chip=again).codes(), onn.codes())
+        measured = optinc.ErrorHistogram.from_table(onn)
+        self.assertRegex(repr(measured), r"^<optinc.ErrorHistogram p_error=0\.2\d+ from counts "
+                                         r"closed=False>$")
+        with self.assertRaisesRegex(TypeError, "made from counts cannot be pickled"):
+            pickle.dumps(measured)
 
 
 if __name__ == "__main__":
