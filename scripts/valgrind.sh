@@ -32,7 +32,9 @@
 #   atomic/compile_killed*,      kill programs at chosen moments: timing, not
 #   atomic/killed_at*,           memory, is what they test, and under valgrind
 #   atomic/readers*,             each moment costs 30x longer
-#   atomic/interrupted*
+#   atomic/interrupted*,
+#   atomic/concurrent_runs*      races 40 pairs of exports: the order of the
+#                                renames, not memory, is what it tests
 #   limits/yaml_node_count       an 8 MB YAML file: minutes under memcheck for
 #                                a path (the event pass) other cases cover
 #   netlist/numbers_format_as*   a million doubles formatted and parsed against
@@ -61,7 +63,7 @@ check_one() {
     case $name in
         test_mpi | test_mpi_*) echo "$name: skipped (starts mpirun)"; return 0 ;;
         test_allreduce) filter='allreduce/!(onn_table_equals_direct_simulation)' ;;
-        test_atomic) filter='atomic/!(compile_killed*|killed_at*|readers*|interrupted*)' ;;
+        test_atomic) filter='atomic/!(compile_killed*|killed_at*|readers*|interrupted*|concurrent_runs*)' ;;
         test_limits) filter='limits/!(yaml_node_count)' ;;
         test_onn) filter='onn/!(shipped_onn_verifies_exhaustively|tiny_training_converges_on_every_seed|a_stuck_start_is_restarted)' ;;
         test_onn_chip) filter='onn_chip/!(shipped_unit_on_chip_files|command_line|coarse_chips_recompiled|shipped_unit_keeps_phase_errors_low)' ;;
