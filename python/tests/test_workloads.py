@@ -31,6 +31,10 @@ def have(module):
         return False
 
 
+@unittest.skipIf(os.environ.get("OPTINC_TEST_BLAS") == "reference",
+                 "BLAS=reference: the workloads' arithmetic is torch's, which the reference "
+                 "BLAS slows about twofold; optinc's part, the all-reduce, uses no BLAS and "
+                 "test_hook runs it")
 class TestWorkloads(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
