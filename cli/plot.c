@@ -43,10 +43,10 @@ static void gnuplot_quote(const char *s, char *out, size_t size)
 
 const char *const cli_plot_files[] = {"curves.gp", "curves.svg", "curves.png", NULL};
 
-/* Runs `gnuplot -e "fmt='FMT'" SCRIPT` and stores its standard output in
- * dir/name. */
-static optinc_status plot_one(const char *dir, const char *script, const char *fmt,
-                              const char *name, optinc_error *err)
+/* Runs `gnuplot -e "fmt='FMT'" SCRIPT` and adds its standard output, as
+ * dir/name, to the set. */
+static optinc_status plot_one(optinc_outs *set, const char *dir, const char *script,
+                              const char *fmt, const char *name, optinc_error *err)
 {
     char cmd[4096], path[1100];
     size_t k = (size_t)snprintf(cmd, sizeof cmd, "gnuplot -e \"fmt='%s'\" '", fmt);
@@ -66,13 +66,16 @@ static optinc_status plot_one(const char *dir, const char *script, const char *f
     int rc = p ? pclose(p) : -1;
     if (rc != 0 || total == 0) {
         optinc_out_abort(&o);
-        return optinc_fail(err, OPTINC_ERUN, script, 0, 0,
-                           "gnuplot failed to draw %s: run 'gnuplot %s' to see why", path,
-                           script);
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0,
+                           "gnuplot failed to draw %s, so no plot was written; the curves "
+                           "are in %s/metrics.csv", path, dir);
     }
-    return optinc_out_commit(&o, err);
+    return optinc_outs_add(set, &o, err);
 }
 
+/* The script and its two pictures are one set (fileio.h): all three land,
+ * or none does and the old ones stay.  gnuplot reads the script from its
+ * temporary file, which holds what curves.gp will. */
 optinc_status cli_plot_curves(const char *out_dir, const char *title, int *have_gnuplot,
                               optinc_error *err)
 {
@@ -84,6 +87,7 @@ optinc_status cli_plot_curves(const char *out_dir, const char *title, int *have_
     snprintf(csv, sizeof csv, "%s/metrics.csv", out_dir);
     gnuplot_quote(csv, csvq, sizeof csvq);
     gnuplot_quote(title, titleq, sizeof titleq);
+    optinc_outs set = {0};
     optinc_out o;
     optinc_status st = optinc_out_open(&o, script, err);
     if (st)
@@ -106,9 +110,12 @@ optinc_status cli_plot_curves(const char *out_dir, const char *title, int *have_
             "csv using 1:($5*100) with linespoints title 'test'\n"
             "unset multiplot\n",
             csvq, titleq);
-    if ((st = optinc_out_commit(&o, err)))
-        return st;
-    if ((st = plot_one(out_dir, script, "svg", cli_plot_files[1], err)))
-        return st;
-    return plot_one(out_dir, script, "png", cli_plot_files[2], err);
+    char tmp[sizeof o.tmp];
+    snprintf(tmp, sizeof tmp, "%s", o.in_place ? o.path : o.tmp);
+    st = optinc_outs_add(&set, &o, err);
+    if (!st)
+        st = plot_one(&set, out_dir, tmp, "svg", cli_plot_files[1], err);
+    if (!st)
+        st = plot_one(&set, out_dir, tmp, "png", cli_plot_files[2], err);
+    return optinc_outs_end(&set, st, err);
 }

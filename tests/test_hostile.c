@@ -526,3 +526,34 @@ Test(hostile, address_space_too_small_for_blas, .timeout = 30)
     cr_assert(strstr(r.err, "address-space limit (ulimit -v)"), "%s", r.err);
     tu_run_free(&r);
 }
+
+/* Graphviz does not check every allocation (libcgraph's agnode used what a
+ * failed one returned and crashed, GLib aborted a PNG): a drawing too big
+ * for the address space left is refused first, with status 2, the layer,
+ * its size and the limit named, and no folder made.  256 modes are 65,536
+ * elements, about 156 MiB by optinc-limits(7)'s estimate; 320 MiB holds
+ * the program and the BLAS's buffer but not that as well. */
+Test(hostile, drawing_too_big_for_address_space, .timeout = 60)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    cr_skip_test("an ASan program reserves terabytes of address space");
+#endif
+    char *dir = tu_tempdir(), spec[4200], out[4200];
+    snprintf(spec, sizeof spec, "%s/g.yaml", dir);
+    snprintf(out, sizeof out, "%s/drawings", dir);
+    cr_assert_eq(tu_write_file(spec, "schema_version: 1\nname: g\nmatrices:\n"
+                                     "  W: {shape: [256, 256], dtype: real, "
+                                     "generate: {kind: gaussian, seed: 1}}\n"
+                                     "layers:\n  - {name: L1, matrix: W}\n"), 0);
+    const char *sh = "ulimit -v 327680 && OPENBLAS_NUM_THREADS=1 exec \"$0\" \"$@\"";
+    tu_run r = tu_start((char *const[]){"/bin/sh", "-c", (char *)sh, (char *)tu_optinc_path(),
+                                        "draw", spec, "-o", out, "--format", "png", NULL});
+    tu_wait(&r);
+    cr_assert_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+    cr_expect(strstr(r.err, "g.yaml:6:5: error") && strstr(r.err, "layer 'L1' (65536 elements)") &&
+              strstr(r.err, "ulimit -v 327680 kB"), "%s", r.err);
+    cr_expect_neq(access(out, F_OK), 0, "the folder was made");
+    tu_run_free(&r);
+    tu_rmtree(dir);
+    free(dir);
+}

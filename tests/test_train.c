@@ -5,6 +5,7 @@
  * files, plots, and bad input.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -301,6 +302,47 @@ Test(train, metrics_csv_and_plots)
     tu_rmtree(out);
     free(dir);
     free(out);
+}
+
+/* The script and the two pictures land together: a gnuplot that fails on
+ * the PNG leaves none of the three, and the old SVG as it was. */
+Test(train, plots_land_as_a_set)
+{
+    char *dir = tr_dataset(), *out = tu_tempdir(), *bin = tu_tempdir();
+    char path[4200];
+    snprintf(path, sizeof path, "%s/gnuplot", bin);
+    cr_assert_eq(tu_write_file(path, "#!/bin/sh\ncase \"$2\" in *png*) exit 1;; esac\n"
+                                     "printf '%0300d' 0\n"), 0);
+    cr_assert_eq(chmod(path, 0755), 0);
+    char env[8192];
+    snprintf(env, sizeof env, "%s:%s", bin, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+    setenv("PATH", env, 1);
+    snprintf(path, sizeof path, "%s/curves.svg", out);
+    cr_assert_eq(tu_write_file(path, "old"), 0);
+    tu_run r = train(dir, (const char *[]){"--allreduce", "ring", "--out", out, NULL});
+    cr_expect_eq(r.status, 1, "%s", r.err);
+    cr_expect(strstr(r.err, "no plot was written"), "%s", r.err);
+    char *svg = tu_read_file(path, NULL);
+    cr_expect(svg && !strcmp(svg, "old"));
+    free(svg);
+    const char *gone[] = {"curves.gp", "curves.png"};
+    for (int i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s", out, gone[i]);
+        cr_expect_neq(access(path, F_OK), 0, "%s was written", gone[i]);
+    }
+    DIR *d = opendir(out);
+    cr_assert(d);
+    for (struct dirent *e; (e = readdir(d));)
+        cr_expect(e->d_name[0] != '.' || !strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."),
+                  "temporary %s left", e->d_name);
+    closedir(d);
+    tu_run_free(&r);
+    tu_rmtree(dir);
+    tu_rmtree(out);
+    tu_rmtree(bin);
+    free(dir);
+    free(out);
+    free(bin);
 }
 
 Test(train, command_line)

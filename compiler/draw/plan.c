@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include "compiler/draw/plan.h"
 
 const draw_format draw_formats[DRAW_N_FORMATS] = {
@@ -103,6 +104,52 @@ static const char *drawing_text(const optinc_circuit *c, const planned *p, char 
     return buf;
 }
 
+/* What a drawing takes besides what the process holds when it starts
+ * one: Graphviz's plugins, fonts and cairo surface, and per element (MZI,
+ * attenuator, splitter, combiner) its node, edges and layout.  Measured as
+ * the smallest ulimit -v a drawing runs under, minus the process's size
+ * before it (optinc-limits(7)): 1.2 to 1.4 kB per element from 16,384 to
+ * 262,144 elements, SVG or PNG; these bounds sit above every measurement. */
+enum { DRAW_BASE = 64 << 20, DRAW_PER_ELEMENT = 1400 };
+
+static size_t layer_elements(const optinc_layer *L)
+{
+    return (size_t)optinc_layer_mzis(L) + (size_t)optinc_layer_attenuators(L) +
+           (size_t)optinc_layer_splitters(L) + (size_t)optinc_layer_combiners(L);
+}
+
+/* Why: Graphviz does not check every allocation (libcgraph's agnode uses
+ * what a failed one returns, and its layout and GLib abort), so under an
+ * address-space limit too small for a drawing it crashes rather than
+ * fails.  A drawing's need is estimated first (the largest; each graph is
+ * freed before the next) and probed with one allocation of that size, as
+ * optinc_linalg_reserve probes OpenBLAS's buffer: status 2 naming the
+ * limit when the room is not there.  Without a limit nothing is probed. */
+static optinc_status address_space(const optinc_circuit *c, const planned *p, int n,
+                                   const char *input, optinc_error *err)
+{
+    struct rlimit lim;
+    if (getrlimit(RLIMIT_AS, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY)
+        return OPTINC_OK;
+    int worst = -1;
+    size_t most = 0;
+    for (int k = 0; k < n; k++)
+        if (p[k].layer >= 0 && layer_elements(&c->layers[p[k].layer]) >= most)
+            most = layer_elements(&c->layers[p[k].layer]), worst = p[k].layer;
+    size_t need = DRAW_BASE + most * DRAW_PER_ELEMENT;
+    void *probe = malloc(need);
+    free(probe);
+    if (probe)
+        return OPTINC_OK;
+    const optinc_layer *L = worst >= 0 ? &c->layers[worst] : NULL;
+    return optinc_fail(err, OPTINC_EINPUT, input, input && L ? L->line : 0,
+                       input && L ? L->column : 0, "drawing layer '%s' (%zu elements) needs "
+                       "about %zu MiB of address space beyond what is in use, which the "
+                       "limit (ulimit -v %llu kB) does not leave; raise the limit",
+                       L ? L->name : "", most, need >> 20,
+                       (unsigned long long)(lim.rlim_cur >> 10));
+}
+
 /* Why a check at all: each drawing is renamed over whatever has its name,
  * so two drawings of one name would leave the later one, with status 0.
  * The names are the circuit's and the layers' names with suffixes a layer
@@ -154,6 +201,8 @@ optinc_status optinc_draw_check(const optinc_circuit *c, const optinc_draw_optio
                          drawing_text(c, b, what_b, sizeof what_b), a->stem, draw_formats[f].name,
                          fix);
     }
+    if (!st)
+        st = address_space(c, p, n, input, err);
     free(p);
     return st;
 }
