@@ -16,3 +16,5 @@ from ._core import (Algorithm, AggTable, Chip, Error, ErrorHistogram, Plan, Repo
 
 __all__ = ["Algorithm", "AggTable", "Chip", "Error", "ErrorHistogram", "Plan", "Report",
            "Stats", "algorithm", "algorithms", "library"]
+from .circuit import Circuit, compile, read_netlist
+from . import decompose
