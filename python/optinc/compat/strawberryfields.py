@@ -25,6 +25,8 @@ mesh of V's transpose, V^T = D T_K ... T_1, read backwards: V = Ti_1 ... Ti_K D
 with Ti(theta, phi) = T(theta, -phi)^T.  Angles agree with SF's modulo 2 pi
 and to rounding (SF's own arithmetic is O(N^5) and rounds differently).
 """
+import gc
+
 import numpy as np
 
 from .. import decompose as _dec
@@ -75,8 +77,17 @@ def _in_order(rows, want, n):
 
 
 def _list(rows, theta, phi, n):
-    return [[m, m + 1, t, p, n] for m, t, p in zip(rows.tolist(), theta.tolist(),
-                                                    phi.tolist())]
+    """SF's lists of [n, m, theta, phi, n_size].  Half a million small lists
+    (N = 1024) would set off the cyclic garbage collector over and over,
+    which doubled the time; they hold no cycles, so it waits."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return [[m, m + 1, t, p, n] for m, t, p in zip(rows.tolist(), theta.tolist(),
+                                                        phi.tolist())]
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _phase_end(V, tol):
@@ -102,18 +113,24 @@ def rectangular(V, tol=1e-11):
     V = Ti(tlist[0]) ... Ti(tlist[-1]) . diag(diagonal) . T(tilist[-1]) ... T(tilist[0])."""
     rows, theta, phi, D, n_ti = _phase_end(V, tol)
     n = len(D)
-    angle = np.angle(D).tolist()
-    # undo SF's pushes, last first: a push of T(theta, f) through D left
-    # D[m] = D[m+1] - f + pi and gave phi = D[m] - D[m+1] + pi (before)
-    pushed = list(zip(rows[n_ti:].tolist(), theta[n_ti:].tolist(), phi[n_ti:].tolist()))
-    tlist = []
-    for m, t, new_phi in reversed(pushed):
+    angle = np.angle(D)
+    # Undo SF's pushes, last first, which is tlist's order: a push of
+    # T(theta, f) on modes (m, m+1) through D gave phi = D[m] - D[m+1] + pi
+    # and left D[m] = D[m+1] - f + pi, D[m+1] as it was.  Along one of
+    # tlist's diagonals the modes ascend, so every undo reads the angles
+    # the diagonal started from: a diagonal is one vector step.
+    t_rows, t_theta, pushed = rows[n_ti:][::-1], theta[n_ti:][::-1], phi[n_ti:][::-1]
+    f = np.empty(len(pushed))
+    start = 0
+    for length in range(2, n, 2):           # tlist's diagonals: k odd, k + 1 elements
+        s = slice(start, start + length)
+        m = t_rows[s]
         beta = angle[m + 1]
-        f = np.pi - np.mod(angle[m] - beta, 2 * np.pi)
-        angle[m] = new_phi + beta - np.pi
-        tlist.append([m, m + 1, t, float(f), n])
-    return (_list(rows[:n_ti], theta[:n_ti], phi[:n_ti], n), np.exp(1j * np.array(angle)),
-            tlist)
+        f[s] = np.pi - np.mod(angle[m] - beta, 2 * np.pi)
+        angle[m] = pushed[s] + beta - np.pi
+        start += length
+    return (_list(rows[:n_ti], theta[:n_ti], phi[:n_ti], n), np.exp(1j * angle),
+            _list(t_rows, t_theta, f, n))
 
 
 def triangular(V, tol=1e-11):
