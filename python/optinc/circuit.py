@@ -211,10 +211,12 @@ Attenuators.__doc__ = """An attenuator column: per channel the programmed amplit
 decomposed t_target, att_dB, the codes (None when continuous) and the modes it joins."""
 
 Layer = collections.namedtuple("Layer", "name rows cols gain mesh_kind attenuators stages "
-                                        "meshes attenuator_columns")
+                                        "meshes attenuator_columns approximation_error "
+                                        "reconstruction_error")
 Layer.__doc__ = """A compiled layer, W ~= gain . T: its stages in propagation order (Mesh,
-Attenuators, or a ("split"|"combine", fan, block) tuple), and the Mesh and Attenuators
-stages alone."""
+Attenuators, or a ("split"|"combine", fan, block) tuple), the Mesh and Attenuators stages
+alone, and max|W - form| / gain of the decomposed form before phases and max|W - gain.T| /
+gain from the programmed phases (-1 when read from a netlist, which has no W)."""
 
 
 def _frozen(a):
@@ -287,7 +289,8 @@ def _layer_table(L):
     return Layer(L.name.decode(), L.rows, L.cols, L.gain, MESHES[L.mesh_kind],
                  ATTENUATORS[L.attenuators], tuple(stages),
                  tuple(s for s in stages if isinstance(s, Mesh)),
-                 tuple(s for s in stages if isinstance(s, Attenuators)))
+                 tuple(s for s in stages if isinstance(s, Attenuators)),
+                 L.approximation_error, L.reconstruction_error)
 
 
 # ---- the circuit -------------------------------------------------------------
