@@ -170,7 +170,8 @@ demo: deps
 # kept in $(BUILD)/bench/output.txt, then the closing table of the TARGET
 # lines they printed (scripts/bench-table.sh), with the load average before
 # and after: the machine is often shared.  The DDP hook's bench
-# (bench/bench_hook.py) runs last, when python3 has torch.
+# (bench/bench_hook.py) and the decompositions from Python
+# (bench/bench_decompose.py) run last, when python3 has torch, numpy and scipy.
 BENCH_RUN := $(BUILD)/bench/bench_limits $(filter-out $(BUILD)/bench/bench_limits,$(BENCHES))
 bench: deps
 	@$(MAKE) --no-print-directory $(PROG) $(BENCHES)
@@ -185,6 +186,12 @@ bench: deps
 	    test "$$(cat $(BUILD)/bench/status)" = 0 || exit 1; \
 	else echo "bench_hook.py: skipped: $(PYTHON) cannot import torch" \
 	    "(apt-get install python3-torch)"; fi
+	@if $(PYTHON) -c 'import numpy, scipy' 2>/dev/null; then echo "== bench/bench_decompose.py"; \
+	    { OPTINC_LIBRARY=$(abspath $(LIBSO)) $(PYTHON) bench/bench_decompose.py; \
+	      echo $$? > $(BUILD)/bench/status; } | tee -a $(BUILD)/bench/output.txt; \
+	    test "$$(cat $(BUILD)/bench/status)" = 0 || exit 1; \
+	else echo "bench_decompose.py: skipped: $(PYTHON) cannot import numpy and scipy" \
+	    "(apt-get install python3-numpy python3-scipy)"; fi
 	@echo "load average after: $$(cut -d' ' -f1-3 /proc/loadavg)" | tee -a $(BUILD)/bench/output.txt
 	@sh scripts/bench-table.sh $(BUILD)/bench/output.txt
 
