@@ -1,8 +1,10 @@
 """python/examples/mesh_tour.py runs as its page says and writes its plots
 and SAX exports (the figures it prints come from the library, which
-test_circuit checks)."""
+test_circuit checks), and README.md's "Meshes from Python" example runs as
+written."""
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -12,6 +14,19 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 
 class TestMeshTour(unittest.TestCase):
+    def test_readme_example(self):
+        with open(os.path.join(ROOT, "README.md")) as f:
+            block = f.read().split("### Meshes from Python", 1)[1]
+        code = re.search(r"```python\n(.*?)```", block, re.S).group(1)
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"),
+                   PYTHONDONTWRITEBYTECODE="1")
+        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, check=True,
+                             capture_output=True, text=True, timeout=120).stdout.splitlines()
+        self.assertEqual(out[0], "True")
+        self.assertRegex(out[1], r"^\[ *\d+ +\d+ +\d+ +\d+\]$")
+        # 4 modes: SF's sequence nulls diagonals of 1 and 3 elements with Ti, of 2 with T
+        self.assertEqual(out[2], "4 2")
+
     def test_runs_and_writes_its_outputs(self):
         env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"),
                    PYTHONDONTWRITEBYTECODE="1", MPLBACKEND="Agg")
