@@ -4,7 +4,7 @@ point and its resolver, the compiled circuit (circuit.h, mesh.h), the
 netlist writer and reader, the exports, the drawings and the chips.
 
 As in _clib, every structure mirrors its header field for field (STRUCTS,
-checked by python/tests/test_circuit.py against the C compiler's layout),
+checked by python/tests/test_package.py against the C compiler's layout),
 and nothing of the library's arithmetic is repeated: the package fills
 arguments, passes pointers and copies results into NumPy arrays.
 """

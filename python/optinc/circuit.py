@@ -27,15 +27,20 @@ from ._core import Chip, Error, _Owner, _call, _path, _seed
 _NPY_NAME = "W.npy"
 
 
+def _table(symbol, ctype, end):
+    """The entries of a library table (an array of ctype) up to the one
+    end() says ends it, read one at a time so nothing past it is read."""
+    p = ctypes.cast(ctypes.addressof(ctype.in_dll(lib, symbol)), ctypes.POINTER(ctype))
+    out, k = [], 0
+    while not end(p[k]):
+        out.append(p[k])
+        k += 1
+    return out
+
+
 def _words(symbol):
     """A NULL-terminated word list of the library (vocab.c) as a tuple."""
-    table = (ctypes.c_char_p * 16).in_dll(lib, symbol)
-    out = []
-    for w in table:
-        if w is None:
-            return tuple(out)
-        out.append(w.decode())
-    raise AssertionError(symbol + " has no end")
+    return tuple(w.decode() for w in _table(symbol, ctypes.c_char_p, lambda w: w is None))
 
 
 MESHES = _words("optinc_mesh_kind_names")
@@ -482,11 +487,8 @@ class Circuit(_Owner):
         c = self._live()
         fmt = lib.optinc_export_format_find(format.encode()) if isinstance(format, str) else None
         if not fmt:
-            names, k = [], 0
-            table = (_cmesh.CExportFormat * 16).in_dll(lib, "optinc_export_formats")
-            while table[k].name:
-                names.append(table[k].name.decode())
-                k += 1
+            names = [f.name.decode() for f in _table("optinc_export_formats",
+                                                     _cmesh.CExportFormat, lambda f: not f.name)]
             raise ValueError("format %r: use %s" % (format, ", ".join(names)))
         grid = dict(LAYOUT_DEFAULT)
         for key, v in (layout or {}).items():

@@ -1,9 +1,8 @@
-"""optinc.compile() and the Circuit: struct layouts against the C compiler,
-the circuit the command line compiles from the same matrix (compared
-exactly, through its netlist), the transfer, simulation, Monte-Carlo,
-netlist, export and drawings, and every bad argument as a Python exception
-naming it."""
-import ctypes
+"""optinc.compile() and the Circuit (test_package checks the layouts of
+their structures): the circuit the command line compiles from the same
+matrix (compared exactly, through its netlist), the transfer, simulation,
+Monte-Carlo, netlist, export and drawings, and every bad argument as a
+Python exception naming it."""
 import json
 import os
 import subprocess
@@ -13,7 +12,6 @@ import unittest
 import numpy as np
 
 import optinc
-from optinc import _cmesh
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 PROG = os.environ.get("OPTINC") or os.path.join(ROOT, "build", "optinc")
@@ -57,31 +55,6 @@ def gaussian(rows, cols, seed=0, cplx=False):
     r = np.random.default_rng(seed)
     W = r.standard_normal((rows, cols))
     return W + 1j * r.standard_normal((rows, cols)) if cplx else W
-
-
-class TestLayout(unittest.TestCase):
-    def test_structs_match_the_headers(self):
-        """sizeof and every offsetof of _cmesh's mirrors, from a C file."""
-        lines = ['#include <stdio.h>', '#include <stddef.h>']
-        lines += ['#include "%s"' % h for h in _cmesh.HEADERS] + ['int main(void) {']
-        for cname, st in _cmesh.STRUCTS.items():
-            lines.append('printf("%%zu\\n", sizeof(%s));' % cname)
-            for field, _ in st._fields_:
-                lines.append('printf("%%zu\\n", offsetof(%s, %s));' % (cname, field))
-        lines.append("return 0; }")
-        with tempfile.TemporaryDirectory() as d:
-            src, exe = os.path.join(d, "layout.c"), os.path.join(d, "layout")
-            with open(src, "w") as f:
-                f.write("\n".join(lines))
-            subprocess.run(["cc", "-std=c11", "-I" + os.path.join(ROOT, "include"), "-I" + ROOT,
-                            src, "-o", exe], check=True)
-            got = [int(x) for x in subprocess.run([exe], check=True, capture_output=True,
-                                                  text=True).stdout.split()]
-        want = []
-        for st in _cmesh.STRUCTS.values():
-            want.append(ctypes.sizeof(st))
-            want += [getattr(st, field).offset for field, _ in st._fields_]
-        self.assertEqual(got, want)
 
 
 class TestCompile(unittest.TestCase):

@@ -108,53 +108,44 @@ def sf_rect_modes(n):
     return ti, t
 
 
+def sf_tri_modes(n):
+    """SF's triangular order: its nulling sequence (column n-i-2 from the
+    bottom up), reversed."""
+    return [n - j - 2 for i in range(n - 2, -1, -1) for j in range(i + 1)][::-1]
+
+
+def apply(elements, f, M):
+    """f(elements[-1]) ... f(elements[0]) . M"""
+    for i in elements:
+        M = f(*i) @ M
+    return M
+
+
+# Each function: how SF's tests rebuild V from its result, the elements in
+# the order SF lists them, and the upper modes of that order.
+FORMS = {
+    sf.rectangular: lambda ti, d, t, n: (
+        apply(reversed(t), Ti, np.diag(d) @ apply(ti, T, np.identity(n))), ti + t,
+        sum(sf_rect_modes(n), [])),
+    sf.rectangular_phase_end: lambda t, d, none, n: (
+        np.diag(d) @ apply(t, T, np.identity(n)), t,
+        sf_rect_modes(n)[0] + sf_rect_modes(n)[1][::-1]),
+    sf.triangular: lambda t, d, none, n: (apply(t, Ti, np.diag(d)), t, sf_tri_modes(n)),
+}
+
+
 class TestStrawberryFields(unittest.TestCase):
-    def test_rectangular(self):
-        for name, U in CASES:
-            with self.subTest(U=name):
-                n = len(U)
-                tilist, diags, tlist = sf.rectangular(U)
-                M = np.identity(n, complex)
-                for i in tilist:
-                    M = T(*i) @ M
-                M = np.diag(diags) @ M
-                for i in reversed(tlist):
-                    M = Ti(*i) @ M
-                np.testing.assert_allclose(M, U, rtol=0, atol=TOL)
-                ti, t = sf_rect_modes(n)
-                self.assertEqual([i[0] for i in tilist], ti)
-                self.assertEqual([i[0] for i in tlist], t)
-                self.check_entries(tilist + tlist, n)
-
-    def test_rectangular_phase_end(self):
-        for name, U in CASES:
-            with self.subTest(U=name):
-                n = len(U)
-                tlist, diags, none = sf.rectangular_phase_end(U)
-                self.assertIsNone(none)
-                M = np.identity(n, complex)
-                for i in tlist:
-                    M = T(*i) @ M
-                np.testing.assert_allclose(np.diag(diags) @ M, U, rtol=0, atol=TOL)
-                ti, t = sf_rect_modes(n)
-                self.assertEqual([i[0] for i in tlist], ti + t[::-1])
-                self.check_entries(tlist, n)
-
-    def test_triangular(self):
-        for name, U in CASES:
-            with self.subTest(U=name):
-                n = len(U)
-                tlist, diags, none = sf.triangular(U)
-                self.assertIsNone(none)
-                M = np.diag(diags)
-                for i in tlist:
-                    M = Ti(*i) @ M
-                np.testing.assert_allclose(M, U, rtol=0, atol=TOL)
-                # SF's order: its nulling sequence (column n-i-2 from the
-                # bottom up), reversed
-                seq = [n - j - 2 for i in range(n - 2, -1, -1) for j in range(i + 1)]
-                self.assertEqual([i[0] for i in tlist], seq[::-1])
-                self.check_entries(tlist, n)
+    def test_rebuilt_through_T_and_Ti(self):
+        for f, rebuild in FORMS.items():
+            for name, U in CASES:
+                with self.subTest(f=f.__name__, U=name):
+                    out = f(U)
+                    if f is not sf.rectangular:
+                        self.assertIsNone(out[2])
+                    M, elements, modes = rebuild(*out, len(U))
+                    np.testing.assert_allclose(M, U, rtol=0, atol=TOL)
+                    self.assertEqual([i[0] for i in elements], modes)
+                    self.check_entries(elements, len(U))
 
     def check_entries(self, elements, n):
         for m, m1, theta, phi, size in elements:
