@@ -15,7 +15,6 @@ optinc.compat.strawberryfields returns.
 import ctypes
 
 import numpy as np
-from scipy.linalg.blas import zherk
 
 from . import _clib, _cmesh
 from ._clib import lib
@@ -39,7 +38,9 @@ def _gram_within(a, tol):
     """max|a a^H - I| <= tol (False on NaN), from one triangle of the
     Hermitian product: zherk, half of the matmul's flops.  With a's
     transpose (F-order for a C-order a, so no copy) it gives
-    conj(a a^H), whose moduli are the same."""
+    conj(a a^H), whose moduli are the same.  SciPy is imported here, so
+    that `import optinc` works without it."""
+    from scipy.linalg.blas import zherk
     c = zherk(1.0, np.asarray(a, complex).T, trans=2)
     c[np.diag_indices_from(c)] -= 1
     return bool(np.abs(np.triu(c)).max() <= tol)
