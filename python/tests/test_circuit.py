@@ -87,6 +87,23 @@ class TestCompile(unittest.TestCase):
                     self.assertIsNotNone(ours.layers[0].meshes[0].theta_code)
                     self.assertTrue((ours.layers[0].meshes[0].theta_code < 64).all())
 
+    def test_layers_of_a_shipped_netlist(self):
+        """A two-layer netlist with an activation: no single matrix, each
+        layer's by index or name, and the simulation applies the
+        activation between them."""
+        c = optinc.read_netlist(os.path.join(ROOT, "netlists", "twolayer.pnl.sp"))
+        names = [L.name for L in c.layers]
+        self.assertEqual(len(names), 2)
+        with self.assertRaisesRegex(ValueError, "^layer: this circuit has activations"):
+            c.matrix()
+        first = c.matrix(names[0])
+        np.testing.assert_array_equal(first, c.matrix(0))
+        self.assertEqual(first.shape, (c.layers[0].rows, c.layers[0].cols))
+        self.assertEqual(c.layers[0].reconstruction_error, -1)   # no W in a netlist
+        x = gaussian(c.layers[0].cols, 3, 16)
+        y = c.simulate(x, chip=optinc.Chip())
+        self.assertEqual(y.shape, (c.layers[1].rows, 3))
+
     def test_netlist_round_trip(self):
         W = gaussian(6, 9, 4, cplx=True)
         c = optinc.compile(W, bits=8)
