@@ -25,7 +25,9 @@ mesh of V's transpose, V^T = D T_K ... T_1, read backwards: V = Ti_1 ... Ti_K D
 with Ti(theta, phi) = T(theta, -phi)^T.  Angles agree with SF's modulo 2 pi
 and to rounding (SF's own arithmetic is O(N^5) and rounds differently).
 """
+import collections
 import gc
+import threading
 
 import numpy as np
 
@@ -76,6 +78,36 @@ def _in_order(rows, want, n):
     return p
 
 
+# The permutation into SF's order depends on the mesh's shape only, which
+# depends on N only: like a plan, it is made once per (form, N) and reused
+# while the mesh's rows are the same (the last few are kept).
+_ORDERS = collections.OrderedDict()
+_ORDERS_KEPT = 4
+_orders_lock = threading.Lock()
+
+
+def _sf_order(form, rows, n):
+    """(p, lead): rows[p] is SF's sequence of upper modes for form
+    ("rectangular": its Ti elements, the first lead, then its T elements
+    in push order; "triangular": its returned order)."""
+    with _orders_lock:
+        hit = _ORDERS.get((form, n))
+        if hit is not None and np.array_equal(hit[0], rows):
+            _ORDERS.move_to_end((form, n))
+            return hit[1], hit[2]
+    if form == "rectangular":
+        ti, t = _rect_modes(n)
+        want, lead = np.concatenate([ti, t[::-1]]), len(ti)
+    else:
+        want, lead = _tri_modes(n), 0
+    p = _in_order(rows, want, n)
+    with _orders_lock:
+        _ORDERS[(form, n)] = (rows.copy(), p, lead)
+        while len(_ORDERS) > _ORDERS_KEPT:
+            _ORDERS.popitem(last=False)
+    return p, lead
+
+
 def _list(rows, theta, phi, n):
     """SF's lists of [n, m, theta, phi, n_size].  Half a million small lists
     (N = 1024) would set off the cyclic garbage collector over and over,
@@ -94,11 +126,10 @@ def _phase_end(V, tol):
     table, diagonal = _dec.clements(V, tol)
     n = table.modes
     rows, theta, phi, D = _dec.t_elements(table, diagonal)
-    ti, t = _rect_modes(n)
-    p = _in_order(rows, np.concatenate([ti, t[::-1]]), n)
+    p, lead = _sf_order("rectangular", rows, n)
     # SF's Ti phases come from numpy.angle, its pushed ones modulo 2 pi
-    phi = np.concatenate([_wrap(phi[p[:len(ti)]]), np.mod(phi[p[len(ti):]], 2 * np.pi)])
-    return rows[p], theta[p], phi, D, len(ti)
+    phi = np.concatenate([_wrap(phi[p[:lead]]), np.mod(phi[p[lead:]], 2 * np.pi)])
+    return rows[p], theta[p], phi, D, lead
 
 
 def rectangular_phase_end(V, tol=1e-11):
@@ -139,5 +170,5 @@ def triangular(V, tol=1e-11):
     a = _dec._unitary(V, tol)
     table, diagonal = _dec.mesh_of(a.T, "reck")
     rows, theta, phi, D = _dec.t_elements(table, diagonal)
-    p = _in_order(rows[::-1], _tri_modes(len(D)), len(D))
+    p, _ = _sf_order("triangular", rows[::-1], len(D))
     return _list(rows[::-1][p], theta[::-1][p], _wrap(-phi[::-1][p]), len(D)), D, None
