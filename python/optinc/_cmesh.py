@@ -9,6 +9,7 @@ and nothing of the library's arithmetic is repeated: the package fills
 arguments, passes pointers and copies results into NumPy arrays.
 """
 import ctypes
+import os
 
 import numpy as np
 
@@ -100,6 +101,13 @@ class CCircuit(ctypes.Structure):       # optinc_circuit
                 ("layers", P(CLayer)), ("warnings", P(c_char_p)), ("n_warnings", c_int)]
 
 
+LIMIT_COUNT = 4
+
+
+class CLimits(ctypes.Structure):        # optinc_limits (limits.h)
+    _fields_ = [("value", ctypes.c_long * LIMIT_COUNT)]
+
+
 class CInput(ctypes.Structure):         # optinc_input (text.h)
     _fields_ = [("name", c_char_p), ("data", c_char_p), ("len", c_size_t)]
 
@@ -171,23 +179,26 @@ STRUCTS = {"optinc_cmat": CCmat, "optinc_phase": CPhase, "optinc_mzi": CMzi,
            "optinc_mesh": CMesh, "optinc_quantizer": CQuantizer, "optinc_att": CAtt,
            "optinc_stage": CStage, "optinc_components": CComponents, "optinc_layer": CLayer,
            "optinc_circuit_onn": CCircuitOnn, "optinc_circuit": CCircuit,
-           "optinc_input": CInput, "optinc_blob": CBlob, "optinc_read_opts": CReadOpts,
+           "optinc_limits": CLimits, "optinc_input": CInput, "optinc_blob": CBlob, "optinc_read_opts": CReadOpts,
            "optinc_netlist_options": CNetlistOptions, "optinc_layout": CLayout,
            "optinc_export_format": CExportFormat, "optinc_draw_options": CDrawOptions,
            "optinc_chip_options": CChipOptions, "optinc_eval_options": CEvalOptions,
            "optinc_fidelity": CFidelity, "optinc_mc_options": CMcOptions,
            "optinc_mc_stats": CMcStats, "optinc_mc_result": CMcResult}
-HEADERS = ["optinc/circuit.h", "optinc/netlist.h", "optinc/export.h", "optinc/draw.h",
+HEADERS = ["optinc/limits.h", "optinc/circuit.h", "optinc/netlist.h", "optinc/export.h", "optinc/draw.h",
            "optinc/sim.h", "optinc/calibration.h"]
 
 E = P(_clib.CError)
 _PROTOTYPES = {
+    "optinc_limits_init": (None, [P(CLimits)]),
+    "optinc_limits_set": (c_int, [P(CLimits), c_int, c_char_p]),
+    "optinc_limit_name": (c_char_p, [c_int]),
     "optinc_spec_parse": (c_int, [P(CInput), P(CReadOpts), P(c_void_p), E]),
     "optinc_spec_free": (None, [c_void_p]),
     "optinc_compile": (c_int, [c_void_p, P(P(CCircuit)), E]),
     "optinc_circuit_free": (None, [P(CCircuit)]),
     "optinc_netlist_write": (c_int, [P(CCircuit), c_char_p, P(CNetlistOptions), E]),
-    "optinc_netlist_read": (c_int, [c_char_p, c_void_p, P(P(CCircuit)), E]),
+    "optinc_netlist_read": (c_int, [c_char_p, P(CReadOpts), P(P(CCircuit)), E]),
     "optinc_cmat_new": (P(CCmat), [c_int, c_int]),
     "optinc_cmat_free": (None, [P(CCmat)]),
     "optinc_layer_transfer": (P(CCmat), [P(CLayer)]),
@@ -220,6 +231,25 @@ for _name, (_restype, _argtypes) in _PROTOTYPES.items():
 # (which frees them with free(3)).
 _libc = ctypes.CDLL(None)
 _libc.malloc.restype, _libc.malloc.argtypes = c_void_p, [c_size_t]
+
+
+def read_opts(resolve=None):
+    """The readers' options as the command line sets them: the soft limits
+    from the environment (OPTINC_MAX_MODES, ..., optinc-limits(7); a value
+    that is not a number in range leaves the default, which the messages
+    then print), OPTINC_INCLUDE_PATH, and resolve (None: the file system).
+    The limits live as long as the options."""
+    lim = CLimits()
+    lib.optinc_limits_init(ctypes.byref(lim))
+    for k in range(LIMIT_COUNT):
+        value = os.environ.get(lib.optinc_limit_name(k).decode())
+        if value is not None:
+            lib.optinc_limits_set(ctypes.byref(lim), k, os.fsencode(value))
+    include = os.environ.get("OPTINC_INCLUDE_PATH")
+    opts = CReadOpts(ctypes.addressof(lim), resolve or RESOLVER(),
+                     None, None if include is None else os.fsencode(include))
+    opts._keep = lim, resolve
+    return opts
 
 
 def malloc(n):

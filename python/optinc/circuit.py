@@ -171,7 +171,7 @@ def compile(W, mesh="clements", attenuators="middle", bits=None, seed=0, segment
                  _segments(segments), "" if gain is None else ", gain: %r" % float(gain)))]
     text = "\n".join(line for _, line in lines).encode() + b"\n"
     failure = []
-    opts = _cmesh.CReadOpts(None, _resolver(a, cplx, failure), None, None)
+    opts = _cmesh.read_opts(_resolver(a, cplx, failure))
     spec, out = ctypes.c_void_p(), ctypes.POINTER(_cmesh.CCircuit)()
     src = _cmesh.CInput(b"optinc.compile", text, len(text))
     try:
@@ -194,9 +194,11 @@ def compile(W, mesh="clements", attenuators="middle", bits=None, seed=0, segment
 
 def read_netlist(path):
     """The Circuit of the netlist at path (optinc-netlist(5)), as every
-    command reads it; a bad netlist raises optinc.Error with FILE:LINE:COL."""
+    command reads it (the limits and OPTINC_INCLUDE_PATH of the
+    environment too); a bad netlist raises optinc.Error with FILE:LINE:COL."""
     out = ctypes.POINTER(_cmesh.CCircuit)()
-    _call(lib.optinc_netlist_read, _path(path, "path"), None, ctypes.byref(out))
+    _call(lib.optinc_netlist_read, _path(path, "path"), ctypes.byref(_cmesh.read_opts()),
+          ctypes.byref(out))
     return Circuit(out)
 
 
@@ -476,7 +478,8 @@ class Circuit(_Owner):
         if form not in self._FORMS:
             raise ValueError("form %r: use %s" % (form, ", ".join(map(repr, self._FORMS))))
         flat, expand = self._FORMS[form]
-        opt = _cmesh.CNetlistOptions(flat, expand, int(bool(reproducible)), None)
+        readers = _cmesh.read_opts()     # the limits of the readers the file is for
+        opt = _cmesh.CNetlistOptions(flat, expand, int(bool(reproducible)), readers.limits)
         _call(lib.optinc_netlist_write, c, _path(path, "path"), ctypes.byref(opt))
 
     def export(self, format, path, layout=None):

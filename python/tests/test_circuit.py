@@ -6,6 +6,7 @@ Python exception naming it."""
 import json
 import os
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -285,6 +286,20 @@ class TestErrors(unittest.TestCase):
                 optinc.read_netlist(p)
             self.assertEqual(e.exception.status, 2)
             self.assertRegex(str(e.exception), r"bad\.sp:\d+:\d+: error: ")
+
+    def test_limits_of_the_environment(self):
+        """The soft limits come from the environment as the command line's
+        do (optinc-limits(7)), and their message names the variable."""
+        env = dict(os.environ, OPTINC_MAX_MODES="4")
+        code = ("import numpy, optinc\n"
+                "try:\n    optinc.compile(numpy.eye(5))\n"
+                "except ValueError as e:\n    print(e)\n"
+                "print(optinc.compile(numpy.eye(4)).layers[0].rows)\n")
+        env["PYTHONPATH"] = os.path.join(ROOT, "python")
+        out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                             capture_output=True, text=True, timeout=120).stdout.splitlines()
+        self.assertRegex(out[0], r"^W: .*OPTINC_MAX_MODES")
+        self.assertEqual(out[1], "4")
 
     def test_closed_circuit_raises(self):
         c = optinc.compile(np.eye(2))
