@@ -186,8 +186,9 @@ def compile(W, mesh="clements", attenuators="middle", bits=None, seed=0, segment
         if failure:
             raise failure[0]
         arg = lines[e.line - 1][0] if 0 < e.line <= len(lines) else ""
-        if arg == "segments" and gain is not None and "gain" in e.message:
-            arg = "gain"
+        if arg == "segments":       # the layer's line holds segments and gain
+            arg = "gain" if gain is not None and (segments is None or "gain" in e.message) \
+                else "segments" if segments is not None else "W"
         raise ValueError("%s: %s" % (arg or "W", e.message)) from None
     return Circuit(out)
 
