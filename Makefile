@@ -166,11 +166,24 @@ demo: deps
 	@$(MAKE) --no-print-directory $(PROG)
 	@OPTINC=$(abspath $(PROG)) sh scripts/demo.sh
 
+# $(call python_bench,SCRIPT,MODULES,PACKAGES): a Python benchmark over this
+# build's library, its output kept with the others', when $(PYTHON) imports
+# every one of MODULES (else a line naming the Debian PACKAGES).
+define python_bench
+	@if $(PYTHON) -c 'import sys, importlib; [importlib.import_module(m) for m in sys.argv[1:]]' \
+	    $(2) 2>/dev/null; then echo "== $(1)"; \
+	    { OPTINC_LIBRARY=$(abspath $(LIBSO)) $(PYTHON) $(1); \
+	      echo $$? > $(BUILD)/bench/status; } | tee -a $(BUILD)/bench/output.txt; \
+	    test "$$(cat $(BUILD)/bench/status)" = 0 || exit 1; \
+	else echo "$(notdir $(1)): skipped: $(PYTHON) cannot import $(2) (apt-get install $(3))"; fi
+endef
+
 # The machine's limits first (bench_limits), then every benchmark, its output
 # kept in $(BUILD)/bench/output.txt, then the closing table of the TARGET
 # lines they printed (scripts/bench-table.sh), with the load average before
 # and after: the machine is often shared.  The DDP hook's bench
-# (bench/bench_hook.py) runs last, when python3 has torch.
+# (bench/bench_hook.py) and the decompositions from Python
+# (bench/bench_decompose.py) run last, when python3 has torch, numpy and scipy.
 BENCH_RUN := $(BUILD)/bench/bench_limits $(filter-out $(BUILD)/bench/bench_limits,$(BENCHES))
 bench: deps
 	@$(MAKE) --no-print-directory $(PROG) $(BENCHES)
@@ -179,12 +192,8 @@ bench: deps
 	    { $$b; echo $$? > $(BUILD)/bench/status; } | tee -a $(BUILD)/bench/output.txt; \
 	    test "$$(cat $(BUILD)/bench/status)" = 0 || exit 1; done
 	@$(MAKE) --no-print-directory $(LIBSO)
-	@if $(PYTHON) -c 'import torch' 2>/dev/null; then echo "== bench/bench_hook.py"; \
-	    { OPTINC_LIBRARY=$(abspath $(LIBSO)) $(PYTHON) bench/bench_hook.py; \
-	      echo $$? > $(BUILD)/bench/status; } | tee -a $(BUILD)/bench/output.txt; \
-	    test "$$(cat $(BUILD)/bench/status)" = 0 || exit 1; \
-	else echo "bench_hook.py: skipped: $(PYTHON) cannot import torch" \
-	    "(apt-get install python3-torch)"; fi
+	$(call python_bench,bench/bench_hook.py,torch,python3-torch)
+	$(call python_bench,bench/bench_decompose.py,numpy scipy,python3-numpy python3-scipy)
 	@echo "load average after: $$(cut -d' ' -f1-3 /proc/loadavg)" | tee -a $(BUILD)/bench/output.txt
 	@sh scripts/bench-table.sh $(BUILD)/bench/output.txt
 

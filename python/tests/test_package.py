@@ -12,7 +12,7 @@ import unittest
 import numpy as np
 
 import optinc
-from optinc import _clib
+from optinc import _clib, _cmesh
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 ONN = os.path.join(ROOT, "netlists", "onn4x8.pnl.sp")
@@ -27,8 +27,10 @@ class TestLayout(unittest.TestCase):
     def test_structs_match_the_headers(self):
         """sizeof and every offsetof, from a C file compiled against include/."""
         lines = ['#include <stdio.h>', '#include <stddef.h>', '#include "optinc/allreduce.h"',
-                 '#include "optinc/onn.h"', 'int main(void) {']
-        for cname, st in _clib.STRUCTS.items():
+                 '#include "optinc/onn.h"'] + ['#include "%s"' % h for h in _cmesh.HEADERS]
+        lines.append('int main(void) {')
+        structs = dict(_clib.STRUCTS, **_cmesh.STRUCTS)   # the circuit's mirrors too
+        for cname, st in structs.items():
             lines.append('printf("%%zu\\n", sizeof(%s));' % cname)
             for field, _ in st._fields_:
                 lines.append('printf("%%zu\\n", offsetof(%s, %s));' % (cname, field))
@@ -42,7 +44,7 @@ class TestLayout(unittest.TestCase):
             got = [int(x) for x in subprocess.run([exe], check=True, capture_output=True,
                                                   text=True).stdout.split()]
         want = []
-        for st in _clib.STRUCTS.values():
+        for st in structs.values():
             want.append(ctypes.sizeof(st))
             want += [getattr(st, field).offset for field, _ in st._fields_]
         self.assertEqual(got, want)
