@@ -86,7 +86,7 @@ def recording(calls):
         before = bucket.buffer().clone()
         step = state.step * ot.BUCKET_STREAMS + bucket.index()
         fut = ot.optinc_hook(state, bucket)
-        calls.append((step, before, fut.value().clone()))
+        calls.append((step, before, fut.wait().clone()))
         return fut
     return hook
 
