@@ -207,7 +207,10 @@ def optinc_hook(state, bucket):
     # the bucket as this rank's row, on the host (a view when it is there)
     flat = buf.detach().reshape(-1).to("cpu")
     gathered = torch.empty((state.world_size, flat.numel()), dtype=flat.dtype)
-    rows = list(gathered.unbind(0))
+    # gloo moves no bfloat16: its bits travel as float16's, unchanged (a copy)
+    wire = (lambda t: t.view(torch.float16)) if flat.dtype == torch.bfloat16 else (lambda t: t)
+    flat = wire(flat)
+    rows = [wire(row) for row in gathered.unbind(0)]
     work = dist.all_gather(rows, flat, group=state.process_group, async_op=True)
     # gloo's worker thread lets go of the tensors of an exchange only after
     # the exchange has completed.  Were its reference the last, it would

@@ -14,6 +14,8 @@ import unittest
 import torch
 import torch.multiprocessing as mp
 
+import optinc
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ddp_worker  # noqa: E402
 
@@ -156,6 +158,37 @@ class TestHook(unittest.TestCase):
             self.assertFalse(torch.equal(c["whole"], c["restarted"]))
             self.assertIn("<optinc.torch.OptincHookState optinc servers=4", c["repr"])
             self.assertIn("inject_p_error=", c["repr"])
+
+
+    def test_nonfinite_values_stay_where_they_are(self):
+        # rank 1's NaN or inf at one element: every rank sees it there, and
+        # every other element keeps its bits (rank 3's values set the scale);
+        # an outlier of 1e38 there changes no other element either
+        at = ddp_worker.NONFINITE_AT
+        for r in range(WORLD):
+            own = self.res[r]["own"]
+            base = own["as_is"]
+            self.assertTrue(bool(torch.isnan(own["nan"][at])), "rank %d" % r)
+            self.assertEqual(float(own["inf"][at]), float("inf"), "rank %d" % r)
+            self.assertTrue(bool(torch.isfinite(own["outlier"][at])))
+            others = torch.arange(base.numel()) != at
+            for what in ("nan", "inf", "outlier"):
+                self.assertEqual(own[what][others].numpy().tobytes(),
+                                 base[others].numpy().tobytes(), "%s rank %d" % (what, r))
+
+    def test_half_precision_buckets(self):
+        # float16 and bfloat16 values are exact in float32: the hook's result
+        # is the plan's on them (the ideal unit: quantized's bits), rounded
+        # to the bucket's dtype
+        plan = optinc.Plan("quantized", WORLD)
+        for dtype in (torch.float16, torch.bfloat16):
+            rows = torch.stack([ddp_worker.own_bucket(r).to(dtype).float()
+                                for r in range(WORLD)])
+            plan.run(rows)
+            for r in range(WORLD):
+                got = self.res[r]["own"][dtype]
+                self.assertEqual(got.dtype, dtype)
+                self.assertTrue(torch.equal(got, rows[r].to(dtype)), "%s rank %d" % (dtype, r))
 
 
 # One gloo rank in a python of its own, from a temporary folder.
