@@ -3,15 +3,19 @@
     state = optinc.torch.OptincHookState(algorithm="optinc")
     ddp_model.register_comm_hook(state, optinc.torch.optinc_hook)
 
-DDP hands the hook each gradient bucket (a flat float32 tensor, the sum of
-nothing yet: each rank's own gradient).  The hook gathers the bucket of
-every rank over the process group (all_gather, gloo on CPU), stacks them in
-rank order as the servers 0..N-1 of the library's in-process all-reduce,
-runs the plan on them and returns the row of its rank.  Every rank runs the
-same plan on the same bytes, so every rank gets the same bits: the same
-arithmetic as `optinc train`, whose in-process and MPI backends agree bit
-for bit.  The emulation moves whole float32 buckets; the bytes the modelled
-network would carry are the plan's counters (state.stats).
+DDP hands the hook each gradient bucket (a flat float32, float16 or
+bfloat16 tensor: each rank's own gradient).  The hook starts an
+asynchronous all_gather of the bucket of every rank over the process group
+(gloo, on the host) and returns its Future chained with .then to the
+decode, as DDP's allreduce_hook does, so the exchange overlaps the backward
+pass of the next bucket.  The decode stacks the buckets in rank order as
+the servers 0..N-1 of the library's in-process all-reduce, runs the plan on
+them in float32 and writes the row of its rank into the bucket (rounded to
+its dtype).  Every rank runs the same plan on the same bytes, so every rank
+gets the same bits: the same arithmetic as `optinc train`, whose in-process
+and MPI backends agree bit for bit.  The emulation moves whole buckets; the
+bytes the modelled network would carry are the plan's counters
+(state.stats).
 
 Randomness.  Injected output errors are drawn by the library from the
 stream of (seed, plan step, chunk); the hook's plan step is
