@@ -191,6 +191,39 @@ class TestHook(unittest.TestCase):
                 self.assertTrue(torch.equal(got, rows[r].to(dtype)), "%s rank %d" % (dtype, r))
 
 
+class TestNonFinitePlan(unittest.TestCase):
+    """The plan on 4 servers' 3,000 elements (blocks of 1024), server i's
+    values (i + 1) times normal draws, so server 3's set every scale: one bad
+    value at one element of server 1 changes that element only."""
+
+    def test_one_bad_value_changes_its_element_only(self):
+        import numpy
+        rows = numpy.random.default_rng(0).standard_normal((4, 3000), dtype=numpy.float32)
+        rows *= numpy.arange(1, 5, dtype=numpy.float32)[:, None]
+        at = 1500
+        for alg in ("optinc", "quantized"):
+            plan = optinc.Plan(alg, 4)
+            base = rows.copy()
+            plan.run(base)
+            for value, want in ((float("nan"), "nan"), (float("inf"), "inf"),
+                                (-float("inf"), "-inf"), (1e38, None)):
+                bad = rows.copy()
+                bad[1, at] = value
+                plan.run(bad)
+                if want:
+                    self.assertEqual([str(v) for v in bad[:, at]], [want] * 4, alg)
+                else:      # the outlier saturates: finite, at most the scale
+                    self.assertTrue(numpy.all(numpy.abs(bad[:, at]) <= numpy.abs(rows).max()))
+                keep = numpy.arange(3000) != at
+                self.assertEqual(bad[:, keep].tobytes(), base[:, keep].tobytes(),
+                                 "%s, %r" % (alg, value))
+            # +inf and -inf on two servers: NaN, as their sum
+            bad = rows.copy()
+            bad[1, at], bad[2, at] = float("inf"), -float("inf")
+            plan.run(bad)
+            self.assertTrue(numpy.isnan(bad[:, at]).all())
+
+
 # One gloo rank in a python of its own, from a temporary folder.
 ONE_RANK = """\
 import torch, torch.distributed as dist
