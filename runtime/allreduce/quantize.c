@@ -5,7 +5,9 @@
  * one run, in process and on MPI.
  *
  * Every server block-quantizes its gradient under the block's shared scale
- * (the largest magnitude over the servers), the codes are aggregated element
+ * (the largest finite magnitude over the servers, unless an outlier would
+ * take it; non-finite values reach every server where they were: see
+ * "block scales" below), the codes are aggregated element
  * by element through the table an algorithm's prepare() built (plan.h), the
  * output codes may be changed by injected errors, and every server decodes
  * the same codes.  Determinism: the quantizer and the decoder are the only
