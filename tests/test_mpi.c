@@ -4,7 +4,8 @@
  * with bit-identical weights and the same counted traffic, for every
  * all-reduce (ring; optinc through a compiled ONN, on ideal devices and on a
  * chip with phase errors; exact; quantized) and with injected errors, the
- * in-process run also on several threads.
+ * in-process run also on several threads, and a run whose gradients
+ * overflow into inf and NaN.
  * Skipped when the build has no MPI or mpirun is missing.
  */
 #include <criterion/criterion.h>
@@ -89,6 +90,11 @@ Test(mpi, bit_identical_to_inproc)
     compare(dir, "quantized", (const char *[]){"--inject-errors", hist, NULL}, NULL);
     /* the in-process run on threads: still the MPI run's bits */
     compare(dir, "quantized", (const char *[]){"--inject-errors", hist, NULL}, "3");
+    /* a learning rate that overflows the gradients into inf and NaN: the
+     * MPI run's non-finite values (their kinds reduced apart) are the
+     * in-process run's, NaN loss and weights alike */
+    compare(dir, "optinc", (const char *[]){"--onn", onn, "--bits", "4", "--lr", "1e30",
+                                            NULL}, "2");
     tu_rmtree(dir);
     free(dir);
 }

@@ -187,11 +187,14 @@ const optinc_ar_algorithm *optinc_ar_find(const char *name);
 const char *optinc_ar_names(const char *sep, const char *last, char *buf, size_t size);
 
 /* ---- kernels the algorithms share ------------------------------------------ */
-/* Per block max |g| of one gradient (nblocks floats).  The maxima are
- * compared as the unsigned integers of their bits, which orders finite
- * floats >= 0 like the floats, is exact, and is how the MPI backend reduces
- * them (unsigned maximum), so even a NaN reduces the same way. */
-void optinc_ar_block_absmax(const optinc_allreduce *ar, const float *g, size_t n, float *absmax);
+/* Per block scale of one gradient (nblocks floats): its largest finite
+ * |g|, or below it when an outlier would take over the block (quantize.c
+ * says when), and nonfinite[k] = 1 when block k holds an inf or a NaN.  The
+ * block's shared scale is the largest of the servers' (an unsigned maximum
+ * of the bits, exact, as the MPI backend reduces them), and it holds a
+ * non-finite value when any server's does. */
+void optinc_ar_block_scales(const optinc_allreduce *ar, const float *g, size_t n, float *scale,
+                            uint32_t *nonfinite);
 /* Codes of g[lo..hi) (g indexed from element 0, codes[0] is element lo)
  * under the shared block maxima: rint(g * t/max) (round half to even),
  * clamped to -t..t, plus z = optinc_code_zero(b) (onn.h); t = z but for

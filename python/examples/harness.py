@@ -6,7 +6,9 @@ outputs (a per-epoch table on stdout, progress on a terminal only, a CSV
 and, with --plot, a matplotlib figure through plot_runs.py).
 
 A workload is an object with
-    columns            the metric columns it adds to the table and the CSV
+    name               its script's name (resnet_fmnist, llama_text)
+    columns            the metric columns it adds to the table and the CSV,
+                       the last one its final metric
     setup(args, rank)  loads its data and returns (model, optimizer, scheduler)
     batches(epoch)     this rank's training batches of an epoch
     loss(model, batch) the training loss of one batch
@@ -46,31 +48,44 @@ BASE_COLUMNS = ["allreduce", "servers", "seed", "epoch", "steps", "train_loss"]
 TAIL_COLUMNS = ["bytes_per_server_step", "ranks_agree", "seconds"]
 
 
-def parser(description, epochs, train_subset, lr):
+def parser(description, epochs, train_subset, lr, batch_size):
     p = argparse.ArgumentParser(description=description)
-    p.add_argument("--servers", type=int, default=4, help="gloo processes (default 4)")
+    p.add_argument("--servers", type=int, default=4,
+                   help="gloo processes on 127.0.0.1 (default %(default)s)")
     p.add_argument("--allreduce", default="optinc",
                    choices=["ring", "optinc", "quantized", "exact"],
-                   help="ring: PyTorch's allreduce; the others: optinc_hook (default optinc)")
-    p.add_argument("--epochs", type=int, default=epochs)
-    p.add_argument("--seed", type=int, default=1)
+                   help="ring: PyTorch's own allreduce (allreduce_hook), the baseline; "
+                        "optinc, quantized, exact: optinc.torch.optinc_hook with that "
+                        "algorithm (default %(default)s)")
+    p.add_argument("--epochs", type=int, default=epochs,
+                   help="passes over the training subset (default %(default)s)")
+    p.add_argument("--seed", type=int, default=1,
+                   help="seed of the model, the data order and optinc's errors "
+                        "(default %(default)s)")
     p.add_argument("--train-subset", type=int, default=train_subset, metavar="M",
                    help="train on the first M examples (default %(default)s)")
-    p.add_argument("--batch-size", type=int, default=32, help="per server")
-    p.add_argument("--lr", type=float, default=lr)
+    p.add_argument("--batch-size", type=int, default=batch_size,
+                   help="examples per server and step (default %(default)s)")
+    p.add_argument("--lr", type=float, default=lr,
+                   help="peak learning rate (default %(default)s)")
     p.add_argument("--onn", default=None, metavar="PATH",
                    help="the ONN optinc aggregates through, or exact (default: the shipped "
                         "4-server unit netlists/onn4x8.pnl.sp with 4 servers, exact otherwise)")
     p.add_argument("--chip", default=None, metavar="CHIP.yaml",
-                   help="a chip file: every device error of the ONN's chip (optinc-onn(1))")
+                   help="a chip file: every device error of the ONN's chip (optinc-onn(1)); "
+                        "default: ideal devices")
     p.add_argument("--calibrate", action="store_true",
                    help="with --chip: recompile the chip's drivers from its measurement")
     p.add_argument("--inject", default=None, metavar="HIST",
-                   help="output errors to inject into optinc (a histogram file, or onn)")
-    p.add_argument("--csv", default=None, help="metrics file (default NAME-ALLREDUCE-sSEED.csv)")
+                   help="output errors to inject into optinc (a histogram file, or onn; "
+                        "default none)")
+    p.add_argument("--csv", default=None,
+                   help="the per-epoch metrics file (default NAME-ALLREDUCE-sSEED.csv in the "
+                        "current folder)")
     p.add_argument("--plot", default=None, metavar="PNG",
-                   help="plot this run with the runs of --compare")
-    p.add_argument("--compare", nargs="*", default=[], metavar="CSV")
+                   help="plot this run with the runs of --compare (plot_runs.py)")
+    p.add_argument("--compare", nargs="*", default=[], metavar="CSV",
+                   help="other runs' CSVs for --plot (default none)")
     return p
 
 
@@ -101,18 +116,24 @@ def ring_hook(counter, bucket):
 
 
 def attach_hook(model, args, rank):
-    """Registers the all-reduce under test; returns a function of the bytes
-    this rank's server has sent so far."""
+    """Registers the all-reduce under test; returns two functions: the bytes
+    this rank's server has sent so far, and what ring would have sent for
+    the same buckets."""
+    ring = RingBytes(args.servers)
     if args.allreduce == "ring":
-        counter = RingBytes(args.servers)
-        model.register_comm_hook(counter, ring_hook)
-        return lambda: counter.sent
+        model.register_comm_hook(ring, ring_hook)
+        return (lambda: ring.sent), (lambda: ring.sent)
     onn = args.onn or ("netlists/onn4x8.pnl.sp" if args.servers == 4 else "exact")
     chip = dict(file=args.chip, calibrate=args.calibrate) if args.chip else None
     state = optinc.torch.OptincHookState(algorithm=args.allreduce, onn=onn, seed=args.seed,
                                          chip=chip, inject=args.inject)
-    model.register_comm_hook(state, optinc.torch.optinc_hook)
-    return lambda: state.bytes_sent
+
+    def hook(state, bucket):
+        ring.sent += ring.bytes_for(bucket.buffer().numel())
+        return optinc.torch.optinc_hook(state, bucket)
+
+    model.register_comm_hook(state, hook)
+    return (lambda: state.bytes_sent), (lambda: ring.sent)
 
 
 # gloo's worker thread drops its references to a collective's tensors after
@@ -169,11 +190,12 @@ def worker(rank, workload, args, port):
     torch.manual_seed(args.seed)        # the same initial model on every rank
     net, opt, sched = workload.setup(args, rank)
     model = DistributedDataParallel(net)
-    sent = attach_hook(model, args, rank)
+    sent, ring_sent = attach_hook(model, args, rank)
     columns = BASE_COLUMNS + workload.columns + TAIL_COLUMNS
+    shown = columns[3:]
     rows, steps, start = [], 0, time.monotonic()
     if rank == 0:
-        print(" ".join("%12s" % c[:12] for c in columns[3:]), flush=True)
+        print(" ".join("%*s" % (width(c), c) for c in shown), flush=True)
     for epoch in range(1, args.epochs + 1):
         model.train()
         total, count = 0.0, 0
@@ -204,19 +226,35 @@ def worker(rank, workload, args, port):
         rows.append(row)
         if rank == 0:
             progress(rank, "")
-            print(" ".join(fmt(row[c]) for c in columns[3:]), flush=True)
+            print(" ".join(cell(c, row[c]) for c in shown), flush=True)
     if rank == 0:
         with open(args.csv, "w", newline="") as f:
             w = csv.DictWriter(f, columns)
             w.writeheader()
             w.writerows(rows)
+        print("CSV: %s" % os.path.abspath(args.csv))
+        last, metric = rows[-1], workload.columns[-1]
+        print("%s: %s on %d servers, %d epoch%s: %s %.4f; %d bytes per server and step, "
+              "%.3f of ring's %d; replicas %s"
+              % (workload.name, args.allreduce, args.servers, args.epochs,
+                 "s" if args.epochs != 1 else "", metric, last[metric],
+                 last["bytes_per_server_step"], sent() / max(ring_sent(), 1),
+                 ring_sent() // max(steps, 1),
+                 "agree bit for bit" if last["ranks_agree"] else "DIFFER"), flush=True)
     _HELD.append((model, net))
     dist.barrier()
     dist.destroy_process_group()
 
 
-def fmt(v):
-    return "%12.4f" % v if isinstance(v, float) else "%12s" % v
+def width(column):
+    """A column of the table: as wide as its name, 10 at least."""
+    return max(len(column), 10)
+
+
+def cell(column, v):
+    """v in its column: seconds to a tenth, other floats to 4 decimals."""
+    text = ("%.1f" if column == "seconds" else "%.4f") % v if isinstance(v, float) else str(v)
+    return "%*s" % (width(column), text)
 
 
 def run(workload, args, name):
@@ -232,4 +270,5 @@ def run(workload, args, name):
     mp.spawn(worker, args=(workload, args, free_port()), nprocs=args.servers)
     if args.plot:
         import plot_runs
-        plot_runs.plot([args.csv] + args.compare, args.plot)
+        for drawn in plot_runs.plot([args.csv] + args.compare, args.plot):
+            print("plot: %s" % os.path.abspath(drawn["path"]))

@@ -130,6 +130,7 @@ class Llama(nn.Module):
 
 
 class TextWorkload:
+    name = "llama_text"
     columns = ["val_loss", "val_perplexity"]
 
     def setup(self, args, rank):
@@ -173,14 +174,16 @@ class TextWorkload:
 
 def main():
     p = harness.parser("a LLaMA-style byte-level language model with the OptINC all-reduce",
-                       epochs=2, train_subset=4096, lr=3e-3)
-    p.set_defaults(batch_size=8)
+                       epochs=2, train_subset=4096, lr=3e-3, batch_size=8)
     p.add_argument("--val-subset", type=int, default=512, metavar="M",
                    help="validate on the first M validation windows (default 512)")
     p.add_argument("--context", type=int, default=64, help="bytes per window (default 64)")
-    p.add_argument("--dim", type=int, default=128)
-    p.add_argument("--layers", type=int, default=5)
-    p.add_argument("--heads", type=int, default=4)
+    p.add_argument("--dim", type=int, default=128,
+                   help="model width (default %(default)s)")
+    p.add_argument("--layers", type=int, default=5,
+                   help="decoder blocks (default %(default)s)")
+    p.add_argument("--heads", type=int, default=4,
+                   help="attention heads (default %(default)s)")
     args = p.parse_args()
     harness.run(TextWorkload(), args, "llama_text")
 

@@ -80,6 +80,7 @@ class ResNet(nn.Module):
 
 
 class FashionWorkload:
+    name = "resnet_fmnist"
     columns = ["test_loss", "test_accuracy"]
 
     def setup(self, args, rank):
@@ -120,7 +121,7 @@ class FashionWorkload:
 
 def main():
     p = harness.parser("a residual CNN on Fashion-MNIST with the OptINC all-reduce",
-                       epochs=3, train_subset=60000, lr=0.05)
+                       epochs=3, train_subset=60000, lr=0.05, batch_size=32)
     p.add_argument("--test-subset", type=int, default=10000, metavar="M",
                    help="evaluate on the first M test images (default 10000)")
     p.add_argument("--blocks", type=int, default=1, help="basic blocks per stage (default 1)")

@@ -3,15 +3,19 @@
     state = optinc.torch.OptincHookState(algorithm="optinc")
     ddp_model.register_comm_hook(state, optinc.torch.optinc_hook)
 
-DDP hands the hook each gradient bucket (a flat float32 tensor, the sum of
-nothing yet: each rank's own gradient).  The hook gathers the bucket of
-every rank over the process group (all_gather, gloo on CPU), stacks them in
-rank order as the servers 0..N-1 of the library's in-process all-reduce,
-runs the plan on them and returns the row of its rank.  Every rank runs the
-same plan on the same bytes, so every rank gets the same bits: the same
-arithmetic as `optinc train`, whose in-process and MPI backends agree bit
-for bit.  The emulation moves whole float32 buckets; the bytes the modelled
-network would carry are the plan's counters (state.stats).
+DDP hands the hook each gradient bucket (a flat float32, float16 or
+bfloat16 tensor: each rank's own gradient).  The hook starts an
+asynchronous all_gather of the bucket of every rank over the process group
+(gloo, on the host) and returns its Future chained with .then to the
+decode, as DDP's allreduce_hook does, so the exchange overlaps the backward
+pass of the next bucket.  The decode stacks the buckets in rank order as
+the servers 0..N-1 of the library's in-process all-reduce, runs the plan on
+them in float32 and writes the row of its rank into the bucket (rounded to
+its dtype).  Every rank runs the same plan on the same bytes, so every rank
+gets the same bits: the same arithmetic as `optinc train`, whose in-process
+and MPI backends agree bit for bit.  The emulation moves whole buckets; the
+bytes the modelled network would carry are the plan's counters
+(state.stats).
 
 Randomness.  Injected output errors are drawn by the library from the
 stream of (seed, plan step, chunk); the hook's plan step is
@@ -29,6 +33,8 @@ by bucket index, a row per server, on every rank alike); a bucket whose
 length changes (the rebuild) starts again from zero residuals.  Stochastic
 rounding draws from (seed, plan step, server, element).
 """
+import threading
+
 import torch
 import torch.distributed as dist
 
@@ -36,6 +42,9 @@ from . import _core
 
 # The plan step of bucket i of step s is s * BUCKET_STREAMS + i.
 BUCKET_STREAMS = 1 << 20
+
+# What a bucket may hold: its values are exact in float32, which the plan runs on.
+BUCKET_DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 
 # The OptINC units the package ships (8-bit codes), by number of servers:
 # what a hook given None or a process group as its state aggregates through.
@@ -94,7 +103,8 @@ class OptincHookState:
         self.world_size = dist.get_world_size(process_group)
         self.rank = dist.get_rank(process_group)
         self.seed, self.step = seed, 0
-        self._last_exchange = ()
+        self._exchanges = {}
+        self._lock = threading.Lock()
         self.table = None
         if alg.onn or inject == "onn":
             if onn == "exact":
@@ -149,13 +159,10 @@ class OptincHookState:
 
 def _check_bucket(buf):
     # Before any collective, so a bad bucket fails alike on every rank.
-    if buf.dtype != torch.float32:
+    if buf.dtype not in BUCKET_DTYPES:
         raise TypeError("optinc_hook: the gradient bucket is %s: the optical all-reduce "
-                        "reduces float32 gradients; train the model in float32 "
-                        "(model.float())" % buf.dtype)
-    if buf.device.type != "cpu":
-        raise ValueError("optinc_hook: the gradient bucket is on %s: the hook runs on CPU "
-                         "tensors (the gloo backend)" % buf.device)
+                        "reduces float32, float16 and bfloat16 gradients; train the model "
+                        "in one of them (model.float())" % buf.dtype)
 
 
 # The states of hooks registered with None or a process group, by group (the
@@ -191,33 +198,48 @@ def _state_of(state):
 
 def optinc_hook(state, bucket):
     """A DDP communication hook (register_comm_hook(state, optinc_hook)):
-    every rank's bucket through state's plan; a completed Future of the
-    bucket, which now holds the average every rank shares.  state is an
-    OptincHookState, or None (the default group) or a process group, for the
-    state of optinc on the group's shipped unit."""
+    every rank's bucket through state's plan.  Returns at once the Future of
+    an asynchronous all_gather chained (.then) to the plan's run, as DDP's
+    allreduce_hook does, so the exchange of one bucket overlaps the backward
+    pass of the next; its value is the bucket, which then holds the average
+    every rank shares.  state is an OptincHookState, or None (the default
+    group) or a process group, for the state of optinc on the group's
+    shipped unit."""
     state = _state_of(state)
     buf = bucket.buffer()
     _check_bucket(buf)
-    flat = buf.view(-1) if buf.is_contiguous() else buf.contiguous().view(-1)
-    gathered = torch.empty((state.world_size, flat.numel()), dtype=torch.float32)
-    rows = list(gathered.unbind(0))
-    dist.all_gather(rows, flat, group=state.process_group)
+    # the bucket as this rank's row, on the host (a view when it is there)
+    flat = buf.detach().reshape(-1).to("cpu")
+    gathered = torch.empty((state.world_size, flat.numel()), dtype=flat.dtype)
+    # gloo moves no bfloat16: its bits travel as float16's, unchanged (a copy)
+    wire = (lambda t: t.view(torch.float16)) if flat.dtype == torch.bfloat16 else (lambda t: t)
+    flat = wire(flat)
+    rows = [wire(row) for row in gathered.unbind(0)]
+    work = dist.all_gather(rows, flat, group=state.process_group, async_op=True)
     # gloo's worker thread lets go of the tensors of an exchange only after
-    # all_gather has returned.  Were its reference the last, it would free
-    # their Python objects and wait for the GIL, which a process tearing
-    # DDP down holds while it joins that thread: torch 1.13 deadlocks.  So
-    # the state keeps them until the next exchange.
-    state._last_exchange = (flat, rows, gathered)
-    residual = None
-    if state.plan.error_feedback:
-        residual = state.residuals.get(bucket.index())
-        if residual is None or residual.shape != gathered.shape:
-            residual = state.residuals[bucket.index()] = torch.zeros_like(gathered)
-    state.plan.run(gathered, step=state.step * BUCKET_STREAMS + bucket.index(),
-                   residuals=residual)
-    buf.copy_(gathered[state.rank].view_as(buf))
+    # the exchange has completed.  Were its reference the last, it would
+    # free their Python objects and wait for the GIL, which a process
+    # tearing DDP down holds while it joins that thread: torch 1.13
+    # deadlocks.  So the state keeps them until the bucket's next exchange.
+    state._exchanges[bucket.index()] = (flat, rows, gathered)
+    plan_step = state.step * BUCKET_STREAMS + bucket.index()
+    index = bucket.index()
     if bucket.is_last():
         state.step += 1
-    fut = torch.futures.Future()
-    fut.set_result(buf)
-    return fut
+
+    def decode(fut):
+        fut.wait()                  # raises what the exchange raised
+        grads = gathered.float()    # float16 and bfloat16 are exact in float32
+        # decodes of several buckets may run at once on gloo's threads; the
+        # plan's scratch and counters are one
+        with state._lock:
+            residual = None
+            if state.plan.error_feedback:
+                residual = state.residuals.get(index)
+                if residual is None or residual.shape != grads.shape:
+                    residual = state.residuals[index] = torch.zeros_like(grads)
+            state.plan.run(grads, step=plan_step, residuals=residual)
+        buf.copy_(grads[state.rank].view_as(buf))    # rounded to the bucket's dtype
+        return buf
+
+    return work.get_future().then(decode)

@@ -86,9 +86,20 @@ def recording(calls):
         before = bucket.buffer().clone()
         step = state.step * ot.BUCKET_STREAMS + bucket.index()
         fut = ot.optinc_hook(state, bucket)
-        calls.append((step, before, fut.value().clone()))
+        calls.append((step, before, fut.wait().clone()))
         return fut
     return hook
+
+
+# The element of rank 1's own bucket that becomes NaN, inf or an outlier.
+NONFINITE_AT = 1500
+
+
+def own_bucket(rank):
+    """A bucket of 3,000 values of rank's own, in blocks of 1024: rank r's are
+    (r + 1) 1e-2 times normal draws, so rank 3's scale is every block's."""
+    g = torch.Generator().manual_seed(7 + rank)
+    return torch.randn(3000, generator=g) * 1e-2 * (rank + 1)
 
 
 class FakeBucket:
@@ -174,6 +185,20 @@ def main(rank, world, port, out):
                              stats=(st.stats, rst.stats), steps=(st.step, rst.step),
                              residuals=(sorted(st.residuals), sorted(rst.residuals)),
                              repr=repr(rst))
+    # the hook called on buckets of our own on every rank (so the
+    # collectives match): one rank's NaN, inf or outlier at NONFINITE_AT,
+    # and half-precision buckets
+    st = ot.OptincHookState("optinc")
+    mine = own_bucket(rank)
+    res["own"] = {}
+    for what, value in (("as_is", None), ("nan", float("nan")), ("inf", float("inf")),
+                        ("outlier", 1e38)):
+        t = mine.clone()
+        if value is not None and rank == 1:
+            t[NONFINITE_AT] = value
+        res["own"][what] = ot.optinc_hook(st, FakeBucket(t)).wait().clone()
+    for dtype in (torch.float16, torch.bfloat16):
+        res["own"][dtype] = ot.optinc_hook(st, FakeBucket(mine.to(dtype))).wait().clone()
     torch.save(res, os.path.join(out, "rank%d.pt" % rank))
     dist.barrier()
     dist.destroy_process_group()

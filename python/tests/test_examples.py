@@ -37,8 +37,22 @@ class TestExamples(unittest.TestCase):
         out = run(["python/examples/ddp_hook.py", "--servers", "2", "--allreduce", "quantized",
                    "--steps", "20"])
         lines = out.splitlines()
-        self.assertEqual(len(lines), 5)
-        self.assertTrue(lines[-1].startswith("step   20  loss "), out)
+        self.assertEqual(len(lines), 6, out)
+        self.assertTrue(lines[-2].startswith("step   20  loss "), out)
+        # the summary: 2 servers, quantized codes of 1 byte against ring's 4-byte
+        # floats sent 2(N-1)/N = 1 time, plus a 4-byte scale per block
+        # (block 1024) of the model's 2,762 parameters: 0.25 and 3 scales
+        m = re.fullmatch(r"quantized through optinc_hook on 2 servers, 20 steps: loss "
+                         r"[0-9.]+; (\d+) bytes per server, ([0-9.]+) of the library's ring "
+                         r"\((\d+)\); replicas agree bit for bit", lines[-1])
+        self.assertTrue(m, lines[-1])
+        self.assertEqual(int(m.group(1)), 20 * (2762 + 4 * 3))
+        self.assertEqual(int(m.group(3)), 20 * 4 * 2762)
+
+    def test_help_shows_descriptions_and_true_defaults(self):
+        out = run(["python/examples/ddp_hook.py", "--help"])
+        for text in ("(default 4)", "(default optinc)", "(default 300)", "not PyTorch's"):
+            self.assertIn(text, out)
 
 
 if __name__ == "__main__":

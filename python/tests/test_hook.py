@@ -14,6 +14,8 @@ import unittest
 import torch
 import torch.multiprocessing as mp
 
+import optinc
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ddp_worker  # noqa: E402
 
@@ -156,6 +158,70 @@ class TestHook(unittest.TestCase):
             self.assertFalse(torch.equal(c["whole"], c["restarted"]))
             self.assertIn("<optinc.torch.OptincHookState optinc servers=4", c["repr"])
             self.assertIn("inject_p_error=", c["repr"])
+
+
+    def test_nonfinite_values_stay_where_they_are(self):
+        # rank 1's NaN or inf at one element: every rank sees it there, and
+        # every other element keeps its bits (rank 3's values set the scale);
+        # an outlier of 1e38 there changes no other element either
+        at = ddp_worker.NONFINITE_AT
+        for r in range(WORLD):
+            own = self.res[r]["own"]
+            base = own["as_is"]
+            self.assertTrue(bool(torch.isnan(own["nan"][at])), "rank %d" % r)
+            self.assertEqual(float(own["inf"][at]), float("inf"), "rank %d" % r)
+            self.assertTrue(bool(torch.isfinite(own["outlier"][at])))
+            others = torch.arange(base.numel()) != at
+            for what in ("nan", "inf", "outlier"):
+                self.assertEqual(own[what][others].numpy().tobytes(),
+                                 base[others].numpy().tobytes(), "%s rank %d" % (what, r))
+
+    def test_half_precision_buckets(self):
+        # float16 and bfloat16 values are exact in float32: the hook's result
+        # is the plan's on them (the ideal unit: quantized's bits), rounded
+        # to the bucket's dtype
+        plan = optinc.Plan("quantized", WORLD)
+        for dtype in (torch.float16, torch.bfloat16):
+            rows = torch.stack([ddp_worker.own_bucket(r).to(dtype).float()
+                                for r in range(WORLD)])
+            plan.run(rows)
+            for r in range(WORLD):
+                got = self.res[r]["own"][dtype]
+                self.assertEqual(got.dtype, dtype)
+                self.assertTrue(torch.equal(got, rows[r].to(dtype)), "%s rank %d" % (dtype, r))
+
+
+class TestNonFinitePlan(unittest.TestCase):
+    """The plan on 4 servers' 3,000 elements (blocks of 1024), server i's
+    values (i + 1) times normal draws, so server 3's set every scale: one bad
+    value at one element of server 1 changes that element only."""
+
+    def test_one_bad_value_changes_its_element_only(self):
+        import numpy
+        rows = numpy.random.default_rng(0).standard_normal((4, 3000), dtype=numpy.float32)
+        rows *= numpy.arange(1, 5, dtype=numpy.float32)[:, None]
+        at = 1500
+        for alg in ("optinc", "quantized"):
+            plan = optinc.Plan(alg, 4)
+            base = rows.copy()
+            plan.run(base)
+            for value, want in ((float("nan"), "nan"), (float("inf"), "inf"),
+                                (-float("inf"), "-inf"), (1e38, None)):
+                bad = rows.copy()
+                bad[1, at] = value
+                plan.run(bad)
+                if want:
+                    self.assertEqual([str(v) for v in bad[:, at]], [want] * 4, alg)
+                else:      # the outlier saturates: finite, at most the scale
+                    self.assertTrue(numpy.all(numpy.abs(bad[:, at]) <= numpy.abs(rows).max()))
+                keep = numpy.arange(3000) != at
+                self.assertEqual(bad[:, keep].tobytes(), base[:, keep].tobytes(),
+                                 "%s, %r" % (alg, value))
+            # +inf and -inf on two servers: NaN, as their sum
+            bad = rows.copy()
+            bad[1, at], bad[2, at] = float("inf"), -float("inf")
+            plan.run(bad)
+            self.assertTrue(numpy.isnan(bad[:, at]).all())
 
 
 # One gloo rank in a python of its own, from a temporary folder.

@@ -5,6 +5,7 @@ every rank holds bit for bit; plot_runs.py draws the CSVs."""
 import csv
 import math
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -63,7 +64,13 @@ class TestWorkloads(unittest.TestCase):
         status, stdout, stderr, out = self.runs[name, alg]
         self.assertEqual(status, 0, stderr)
         self.assertNotIn("\r", stdout + stderr, "progress is for a terminal only")
-        self.assertEqual(len(stdout.splitlines()), 3, stdout)    # header, 2 epochs
+        lines = stdout.splitlines()
+        self.assertEqual(len(lines), 5, stdout)  # header, 2 epochs, the CSV, the summary
+        # the table at full width: every header whole, seconds to a tenth
+        columns = COMMON[3:] + TINY[name][1] + TAIL
+        self.assertEqual(lines[0].split(), columns)
+        self.assertRegex(lines[2].split()[-1], r"^\d+\.\d$")
+        self.assertEqual(lines[3], "CSV: " + out)
         with open(out, newline="") as f:
             reader = csv.DictReader(f)
             self.assertEqual(reader.fieldnames, COMMON + TINY[name][1] + TAIL)
@@ -85,6 +92,22 @@ class TestWorkloads(unittest.TestCase):
         opt = int(self.rows(name, "optinc")[0]["bytes_per_server_step"])
         # 2 servers: ring sends each float once (4 bytes), optinc 8-bit codes
         self.assertGreater(ring, 3 * opt)
+        # the summary: the final metric as the CSV has it, the bytes against
+        # ring's for the same buckets (ring's own run: the same counts); the
+        # metric is printed to 4 decimals, so equal within 5e-5
+        final = TINY[name][1][-1]
+        for alg in ("ring", "optinc"):
+            rows = self.rows(name, alg)
+            last = self.runs[name, alg][1].splitlines()[-1]
+            m = re.fullmatch(r"%s: %s on 2 servers, 2 epochs: %s ([0-9.]+); (\d+) bytes per "
+                             r"server and step, ([0-9.]+) of ring's (\d+); replicas agree bit "
+                             r"for bit" % (name, alg, final), last)
+            self.assertTrue(m, last)
+            self.assertAlmostEqual(float(m.group(1)), float(rows[-1][final]), places=4)
+            self.assertEqual(int(m.group(2)), int(rows[-1]["bytes_per_server_step"]))
+            self.assertEqual(int(m.group(4)), ring)
+            if alg == "ring":
+                self.assertEqual(m.group(3), "1.000")
 
     def test_resnet_fmnist(self):
         self.check("resnet_fmnist")
@@ -104,14 +127,49 @@ class TestWorkloads(unittest.TestCase):
             self.assertIn(text, p.stderr)
             self.assertEqual(os.listdir(self.tmp.name).count("resnet_fmnist-ring-s1.csv"), 0)
 
+    def test_help_shows_the_true_defaults(self):
+        env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+        for name, batch in (("resnet_fmnist", 32), ("llama_text", 8)):
+            out = subprocess.run([sys.executable, os.path.join(EXAMPLES, name + ".py"),
+                                  "--help"], env=env, capture_output=True, text=True,
+                                 timeout=120, check=True).stdout
+            self.assertIn("examples per server and step (default %d)" % batch,
+                          " ".join(out.split()))
+            self.assertIn("PyTorch's own allreduce", out)
+
     @unittest.skipUnless(have("matplotlib"), "python3-matplotlib is not installed")
     def test_plot(self):
+        # both workloads' runs at once: a figure each, titled with its
+        # workload, with a panel of bytes against ring; a run of one epoch
+        # has that epoch as its one tick
+        import matplotlib.image
         sys.path.insert(0, EXAMPLES)
         import plot_runs
-        png = os.path.join(self.tmp.name, "runs.png")
-        plot_runs.plot([self.runs["resnet_fmnist", a][3] for a in ("ring", "optinc")], png)
-        with open(png, "rb") as f:
-            self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        one = os.path.join(self.tmp.name, "one-epoch.csv")
+        with open(self.runs["llama_text", "optinc"][3], newline="") as f:
+            rows = list(csv.DictReader(f))
+        with open(one, "w", newline="") as f:
+            w = csv.DictWriter(f, list(rows[0]))
+            w.writeheader()
+            w.writerow(dict(rows[0], seed="4"))
+        csvs = [self.runs[key][3] for key in sorted(self.runs)] + [one]
+        drawn = plot_runs.plot(csvs, os.path.join(self.tmp.name, "runs.png"))
+        self.assertEqual([d["workload"] for d in drawn], ["llama_text", "resnet_fmnist"])
+        for d, runs in zip(drawn, (3, 2)):
+            self.assertEqual(os.path.basename(d["path"]), "runs-%s.png" % d["workload"])
+            # the PNG as written: 1500 x 450 pixels of RGBA
+            self.assertEqual(matplotlib.image.imread(d["path"]).shape, (450, 1500, 4))
+            self.assertIn("%d runs, 2 servers" % runs, d["title"])
+            self.assertEqual(d["panels"][1:], ["training loss",
+                                               "bytes per server and step against ring"])
+            self.assertEqual(d["epochs"], [1, 2])
+        self.assertTrue(drawn[0]["title"].startswith("LLaMA-style decoder"))
+        self.assertEqual(drawn[0]["panels"][0], "validation perplexity")
+        self.assertEqual(drawn[1]["panels"][0], "test accuracy (%)")
+        only = plot_runs.plot([one], os.path.join(self.tmp.name, "one.png"))
+        self.assertEqual(only[0]["path"], os.path.join(self.tmp.name, "one.png"))
+        self.assertEqual(only[0]["epochs"], [1])
+        self.assertIn("(no ring run)", only[0]["panels"][2])
 
 
 if __name__ == "__main__":

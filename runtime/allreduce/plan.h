@@ -57,7 +57,8 @@ struct optinc_allreduce {
     int residuals;                /* how many were set */
     struct ar_workers *workers;   /* cfg.threads - 1 threads besides the caller's; NULL: none */
     /* scratch of the in-process quantizing path, sized on first use */
-    float *absmax;                /* nblocks */
+    float *absmax;                /* nblocks: each block's scale (quantize.c) */
+    unsigned char *block_flags;   /* nblocks: what its scale found (quantize.c) */
     uint16_t *codes;              /* n */
     uint16_t *own_codes;          /* N x n: every server's own codes (error feedback or
                                      stochastic rounding) */

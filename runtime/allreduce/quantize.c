@@ -5,7 +5,9 @@
  * one run, in process and on MPI.
  *
  * Every server block-quantizes its gradient under the block's shared scale
- * (the largest magnitude over the servers), the codes are aggregated element
+ * (the largest finite magnitude over the servers, unless an outlier would
+ * take it; non-finite values reach every server where they were: see
+ * "block scales" below), the codes are aggregated element
  * by element through the table an algorithm's prepare() built (plan.h), the
  * output codes may be changed by injected errors, and every server decodes
  * the same codes.  Determinism: the quantizer and the decoder are the only
@@ -32,6 +34,37 @@
 #include "runtime/allreduce/backend.h"
 #endif
 
+/* ---- block scales ---------------------------------------------------------
+ * A block's scale is the largest finite magnitude of its values over the
+ * servers, with two exceptions, so that one bad value cannot decide the
+ * codes of its whole block:
+ *  - non-finite values (inf, NaN) take no part in it.  The average of an
+ *    element where a server's value is not finite is what IEEE arithmetic
+ *    makes of the sum (NaN with a NaN or with both infinities, else that
+ *    infinity), on every server; the other elements decode as they would
+ *    with a zero there (nonfinite_tile, put_nonfinite).
+ *  - outliers: a server's value is one when it is more than top times the
+ *    OUTLIERS+1-th largest magnitude m of the server's block (so at most
+ *    OUTLIERS of them, and m > 0).  The server's scale is then the largest
+ *    of its magnitudes not above top * m, and its outliers saturate at the
+ *    top code (error feedback keeps the rest in its residual).
+ * The block's scale is the largest of the servers' scales.  A server with
+ * finite values and no outlier has its largest magnitude as its scale, so
+ * such blocks quantize exactly as plain maximum scaling does.  The maxima
+ * of the block's LANES interleaved lanes (one vectorized pass) show at
+ * once, in the usual case, that there is no outlier: when the largest is
+ * within top times the smallest nonzero one, or the OUTLIERS+1-th largest
+ * (either is at most m, with OUTLIERS+1 nonzero lanes).  Otherwise a scalar
+ * pass finds the largest magnitudes.  Maxima are compared as the integers
+ * of their bits, exactly; the outlier test is one float product and
+ * comparison, the same on every server. */
+#define LANES 16
+#define OUTLIERS 3
+#define INF_BITS 0x7f800000u
+
+/* What a block's scale found (flags, ORed over the servers). */
+enum { BLOCK_NONFINITE = 1, BLOCK_SATURATES = 2 };
+
 /* The magnitude bits of *p: those of a float >= 0 order like the float. */
 static inline int32_t magnitude(const float *p)
 {
@@ -40,51 +73,157 @@ static inline int32_t magnitude(const float *p)
     return a & 0x7fffffff;         /* top bit cleared: signed order is fine */
 }
 
-/* Largest magnitude bits of g[i][lo..lo+len) over the servers i < N, an
- * exact integer maximum; four servers a pass, so the running maxima are
- * loaded and stored once per four. */
-HOT static uint32_t absmax_bits(const float *const *g, int N, size_t lo, size_t len)
+/* lane[i][t]: the largest magnitude bits of g[i][lo..lo+len) over the
+ * elements of lane t < LANES (lo + t mod LANES), for every server i < N,
+ * non-finite ones included (they are the largest).  A tile of each server
+ * in turn, so the servers' streams are read side by side; within one, a
+ * constant trip count, which vectorizes. */
+HOT static void lane_maxima(const float *const *g, int N, size_t lo, size_t len,
+                            uint32_t (*lane)[LANES])
 {
-    int32_t m[TILE] = {0}, best = 0;
-    size_t j = lo, end = lo + len;
-    for (; j + TILE <= end; j += TILE) {
-        int i = 0;
-        for (; i + 4 <= N; i += 4) {
-            const float *restrict p0 = g[i] + j, *restrict p1 = g[i + 1] + j;
-            const float *restrict p2 = g[i + 2] + j, *restrict p3 = g[i + 3] + j;
-            for (int t = 0; t < TILE; t++) {
-                int32_t a0 = magnitude(p0 + t), a1 = magnitude(p1 + t);
-                int32_t a2 = magnitude(p2 + t), a3 = magnitude(p3 + t);
-                int32_t a = a0 > a1 ? a0 : a1, b = a2 > a3 ? a2 : a3;
-                a = a > b ? a : b;
-                m[t] = a > m[t] ? a : m[t];
+    for (int i = 0; i < N; i++)
+        for (int t = 0; t < LANES; t++)
+            lane[i][t] = 0;
+    for (size_t at = 0; at < len; at += TILE) {
+        size_t end = len - at < TILE ? len : at + TILE;
+        for (int i = 0; i < N; i++) {
+            const float *p = g[i] + lo;
+            int32_t m[LANES];
+            memcpy(m, lane[i], sizeof m);
+            size_t j = at;
+            for (; j + LANES <= end; j += LANES)
+                for (int t = 0; t < LANES; t++) {
+                    int32_t x = magnitude(p + j + t);
+                    m[t] = x > m[t] ? x : m[t];
+                }
+            for (int t = 0; j + (size_t)t < end; t++) {
+                int32_t x = magnitude(p + j + t);
+                m[t] = x > m[t] ? x : m[t];
             }
-        }
-        for (; i < N; i++) {
-            const float *restrict p0 = g[i] + j;
-            for (int t = 0; t < TILE; t++) {
-                int32_t a = magnitude(p0 + t);
-                m[t] = a > m[t] ? a : m[t];
-            }
+            memcpy(lane[i], m, sizeof m);
         }
     }
-    for (; j < end; j++)
-        for (int i = 0; i < N; i++) {
-            int32_t a = magnitude(g[i] + j);
-            best = a > best ? a : best;
-        }
-    for (int t = 0; t < TILE; t++)
-        best = m[t] > best ? m[t] : best;
-    return (uint32_t)best;
 }
 
-void optinc_ar_block_absmax(const optinc_allreduce *ar, const float *g, size_t n, float *absmax)
+static float bits_float(uint32_t b)
+{
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+/* Whether maximum `big` is an outlier against magnitude `ref`. */
+static int beyond(const optinc_allreduce *ar, uint32_t big, uint32_t ref)
+{
+    return bits_float(big) > ar->top * bits_float(ref);
+}
+
+/* m[0..OUTLIERS] += a, kept in descending order (m[OUTLIERS] the least). */
+static void keep_largest(uint32_t *m, uint32_t a)
+{
+    int k = OUTLIERS;
+    if (a <= m[k])
+        return;
+    for (; k > 0 && m[k - 1] < a; k--)
+        m[k] = m[k - 1];
+    m[k] = a;
+}
+
+/* One server's scale of its block g[0..len) of these lane maxima (bits);
+ * ORs BLOCK_* into *flags. */
+static uint32_t server_scale(const optinc_allreduce *ar, const float *g, size_t len,
+                             const uint32_t *lane, unsigned *flags)
+{
+    uint32_t most = 0, least = UINT32_MAX, top[OUTLIERS + 1] = {0};
+    int nonzero = 0;
+    for (int t = 0; t < LANES; t++) {
+        most = lane[t] > most ? lane[t] : most;
+        least = lane[t] && lane[t] < least ? lane[t] : least;
+        nonzero += lane[t] != 0;
+    }
+    if (most >= INF_BITS)
+        *flags |= BLOCK_NONFINITE;
+    else if (nonzero > OUTLIERS && !beyond(ar, most, least))
+        return most;                                 /* the usual case */
+    else {
+        for (int t = 0; t < LANES; t++)
+            keep_largest(top, lane[t]);
+        if (top[OUTLIERS] && !beyond(ar, most, top[OUTLIERS]))
+            return most;
+    }
+    uint32_t m[OUTLIERS + 1] = {0};                  /* the largest finite magnitudes */
+    for (size_t j = 0; j < len; j++) {
+        uint32_t a = (uint32_t)magnitude(g + j);
+        if (a < INF_BITS)
+            keep_largest(m, a);
+    }
+    int k = 0;
+    while (m[OUTLIERS] && beyond(ar, m[k], m[OUTLIERS]))
+        k++;
+    if (k)
+        *flags |= BLOCK_SATURATES;
+    return m[k];
+}
+
+/* The block scale of g[i][lo..lo+len) over the servers i < N (bits). */
+static uint32_t block_scale(const optinc_allreduce *ar, const float *const *g, int N,
+                            size_t lo, size_t len, unsigned *flags)
+{
+    uint32_t lane[OPTINC_AR_MAX_SERVERS][LANES], best = 0;
+    lane_maxima(g, N, lo, len, lane);
+    for (int i = 0; i < N; i++) {
+        uint32_t s = server_scale(ar, g[i] + lo, len, lane[i], flags);
+        best = s > best ? s : best;
+    }
+    return best;
+}
+
+void optinc_ar_block_scales(const optinc_allreduce *ar, const float *g, size_t n, float *scale,
+                            uint32_t *nonfinite)
 {
     size_t bs = (size_t)ar->cfg.block_size;
     for (size_t lo = 0, k = 0; lo < n; lo += bs, k++) {
-        uint32_t m = absmax_bits(&g, 1, lo, lo + bs < n ? bs : n - lo);
-        memcpy(&absmax[k], &m, sizeof m);
+        unsigned flags = 0;
+        uint32_t m = block_scale(ar, &g, 1, lo, lo + bs < n ? bs : n - lo, &flags);
+        memcpy(&scale[k], &m, sizeof m);
+        nonfinite[k] = flags & BLOCK_NONFINITE;
     }
+}
+
+/* What a server's non-finite value x adds to its element's kinds. */
+static unsigned nonfinite_kind(float x)
+{
+    return isnan(x) ? 4u : isinf(x) ? (x > 0 ? 1u : 2u) : 0u;
+}
+
+/* The average of an element of these kinds (1: +inf, 2: -inf, 4: NaN
+ * among the servers' values); 0 when all were finite. */
+static float nonfinite_value(unsigned kinds)
+{
+    return kinds & 4 || kinds == 3 ? NAN : kinds == 1 ? INFINITY : kinds == 2 ? -INFINITY : 0.0f;
+}
+
+/* v[t], t < len: the average's non-finite value of element j + t from the
+ * servers' values g[i][j + t] (0 where they are finite); whether any. */
+static int nonfinite_tile(const float *const *g, int N, size_t j, size_t len, float *v)
+{
+    int any = 0;
+    for (size_t t = 0; t < len; t++) {
+        unsigned kinds = 0;
+        for (int i = 0; i < N; i++)
+            kinds |= nonfinite_kind(g[i][j + t]);
+        v[t] = nonfinite_value(kinds);
+        any |= kinds != 0;
+    }
+    return any;
+}
+
+/* g[t] = v[t] where v[t] is not finite, t < len. */
+static void put_nonfinite(const float *v, size_t len, float *g)
+{
+    for (size_t t = 0; t < len; t++)
+        if (!isfinite(v[t]))
+            g[t] = v[t];
 }
 
 /* Step and inverse step of a block: x = g * inv is the value in LSBs. */
@@ -442,8 +581,10 @@ static optinc_status scratch(optinc_allreduce *ar, size_t n, optinc_error *err)
             return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
     }
     if (nb > ar->cap_blocks) {
-        free(ar->absmax);
-        ar->cap_blocks = (ar->absmax = malloc(nb * sizeof *ar->absmax)) ? nb : 0;
+        OPTINC_FREE_ALL(ar->absmax, ar->block_flags);
+        ar->absmax = malloc(nb * sizeof *ar->absmax);
+        ar->block_flags = malloc(nb);
+        ar->cap_blocks = ar->absmax && ar->block_flags ? nb : 0;
     }
     if (n > ar->cap_n) {
         free(ar->codes);
@@ -465,6 +606,22 @@ typedef struct codes_call {
     uint64_t errors[OPTINC_AR_MAX_SERVERS];   /* injected, per chunk */
 } codes_call;
 
+/* Every server's g[i][j..j+len) (len <= TILE, in one block of these flags
+ * and this step) decoded from the output codes, with the average's
+ * non-finite values where a server's value was not finite (found before
+ * the decode overwrites them; nf is room for TILE of them). */
+static void decode_tile(const optinc_allreduce *ar, float *const *g, size_t j, size_t len,
+                        float stp, unsigned flags, float *nf)
+{
+    int N = ar->cfg.servers, any = flags & BLOCK_NONFINITE &&
+                                   nonfinite_tile((const float *const *)g, N, j, len, nf);
+    for (int i = 0; i < N; i++) {
+        decode_span(ar->codes + j, g[i] + j, len, stp, (int)ar->zero);
+        if (any)
+            put_nonfinite(nf, len, g[i] + j);
+    }
+}
+
 /* Part `part` of `parts`: its share of the blocks, one after the other: the
  * block's shared scale (the largest magnitude over the servers, which leaves
  * the block's values in cache), then its tiles quantized and looked up on
@@ -476,25 +633,26 @@ static void codes_part(void *ctx, int part, int parts)
     codes_call *call = ctx;
     optinc_allreduce *ar = call->ar;
     float *const *g = call->g;
-    int N = ar->cfg.servers, off = (int)ar->zero;
+    int N = ar->cfg.servers;
     size_t bs = (size_t)ar->cfg.block_size, nb = optinc_ar_blocks(ar, call->n);
     const float *tile[OPTINC_AR_MAX_SERVERS];
     for (size_t k = nb * (size_t)part / (size_t)parts; k < nb * (size_t)(part + 1) / (size_t)parts;
          k++) {
         size_t lo = k * bs, hi = lo + bs < call->n ? lo + bs : call->n;
-        uint32_t m = absmax_bits((const float *const *)g, N, lo, hi - lo);
+        unsigned flags = 0;
+        uint32_t m = block_scale(ar, (const float *const *)g, N, lo, hi - lo, &flags);
         memcpy(&ar->absmax[k], &m, sizeof m);
-        float inv, stp;
+        ar->block_flags[k] = (unsigned char)flags;
+        float inv, stp, nf[TILE];
         block_steps(ar, ar->absmax[k], &inv, &stp);
-        int clamp = !clamp_free(ar->absmax[k], inv);
+        int clamp = flags || !clamp_free(ar->absmax[k], inv);
         for (size_t j = lo; j < hi; j += TILE) {
             size_t len = hi - j < TILE ? hi - j : TILE;
             for (int i = 0; i < N; i++)
                 tile[i] = g[i] + j;
             lookup_floats(ar, tile, len, inv, clamp, ar->codes + j);
             if (call->fused)     /* a decode per server: vector stores, no copy loop */
-                for (int i = 0; i < N; i++)
-                    decode_span(ar->codes + j, g[i] + j, len, stp, off);
+                decode_tile(ar, g, j, len, stp, flags, nf);
         }
     }
 }
@@ -508,7 +666,7 @@ static void own_part(void *ctx, int part, int parts)
     codes_call *call = ctx;
     optinc_allreduce *ar = call->ar;
     float *const *g = call->g;
-    int N = ar->cfg.servers, off = (int)ar->zero, ef = ar->cfg.error_feedback;
+    int N = ar->cfg.servers, ef = ar->cfg.error_feedback;
     size_t bs = (size_t)ar->cfg.block_size, n = call->n, nb = optinc_ar_blocks(ar, n);
     const uint16_t *src[OPTINC_AR_MAX_SERVERS];
     for (size_t k = nb * (size_t)part / (size_t)parts; k < nb * (size_t)(part + 1) / (size_t)parts;
@@ -516,12 +674,14 @@ static void own_part(void *ctx, int part, int parts)
         size_t lo = k * bs, hi = lo + bs < n ? lo + bs : n;
         for (int i = 0; ef && i < N; i++)
             optinc_ar_add(g[i] + lo, ar->residual[i] + lo, hi - lo);
-        uint32_t m = absmax_bits((const float *const *)g, N, lo, hi - lo);
+        unsigned flags = 0;
+        uint32_t m = block_scale(ar, (const float *const *)g, N, lo, hi - lo, &flags);
         memcpy(&ar->absmax[k], &m, sizeof m);
+        ar->block_flags[k] = (unsigned char)flags;
         for (int i = 0; i < N; i++)
             own_block(ar, call->keys[i], g[i], lo, hi, ar->absmax[k],
                       ar->own_codes + (size_t)i * n + lo, ef ? ar->residual[i] : NULL);
-        float inv, stp;
+        float inv, stp, nf[TILE];
         block_steps(ar, ar->absmax[k], &inv, &stp);
         for (size_t j = lo; j < hi; j += TILE) {
             size_t len = hi - j < TILE ? hi - j : TILE;
@@ -529,8 +689,7 @@ static void own_part(void *ctx, int part, int parts)
                 src[i] = ar->own_codes + (size_t)i * n + j;
             lookup_codes(ar, src, len, ar->codes + j);
             if (call->fused)
-                for (int i = 0; i < N; i++)
-                    decode_span(ar->codes + j, g[i] + j, len, stp, off);
+                decode_tile(ar, g, j, len, stp, flags, nf);
         }
     }
 }
@@ -558,9 +717,16 @@ static void inject_part(void *ctx, int part, int parts)
         size_t lo, hi;
         optinc_ar_chunk(call->n, N, c, &lo, &hi);
         call->errors[c] = inject(ar, call->step, c, ar->codes + lo, hi - lo);
-        optinc_ar_decode(ar, ar->codes + lo, lo, hi, ar->absmax, call->g[0]);
-        for (int i = 1; i < N; i++)
-            memcpy(call->g[i] + lo, call->g[0] + lo, (hi - lo) * sizeof(float));
+        /* by tiles within a block, so each tile has one step and one flag */
+        size_t bs = (size_t)ar->cfg.block_size;
+        for (size_t j = lo, end; j < hi; j = end) {
+            size_t k = j / bs;
+            end = (k + 1) * bs < hi ? (k + 1) * bs : hi;
+            end = end - j > TILE ? j + TILE : end;
+            float inv, stp, nf[TILE];
+            block_steps(ar, ar->absmax[k], &inv, &stp);
+            decode_tile(ar, call->g, j, end - j, stp, ar->block_flags[k], nf);
+        }
     }
 }
 
@@ -589,10 +755,39 @@ optinc_status optinc_ar_codes_inproc(optinc_allreduce *ar, uint64_t step, float 
 }
 
 #ifdef OPTINC_HAVE_MPI
-/* On MPI: the block maxima reduced with an unsigned maximum on their bits,
- * each rank quantizes its gradient, an all-to-all of code slices, rank c
- * aggregates chunk c (the table and the injected errors of chunk c), an
- * all-gather of the output codes, and every rank decodes. */
+/* On MPI, the average's non-finite values of the blocks that hold any
+ * (nonfinite[k]), in val[0..): each rank's kinds of each of their elements
+ * reduced with a maximum, one word per kind, which is their union. */
+static optinc_status nonfinite_mpi(optinc_comm *comm, const optinc_allreduce *ar,
+                                   const float *g, size_t n, const uint32_t *nonfinite,
+                                   float **val, optinc_error *err)
+{
+    size_t bs = (size_t)ar->cfg.block_size, nb = optinc_ar_blocks(ar, n), m = 0;
+    for (size_t k = 0; k < nb; k++)
+        m += nonfinite[k] ? ((k + 1) * bs < n ? bs : n - k * bs) : 0;
+    uint32_t *kinds = calloc(3 * m + 1, sizeof *kinds);
+    *val = malloc((m + 1) * sizeof **val);
+    if (!kinds || !*val) {
+        free(kinds);
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory for the all-reduce");
+    }
+    for (size_t k = 0, at = 0; k < nb; k++)
+        for (size_t j = k * bs; nonfinite[k] && j < n && j < (k + 1) * bs; j++, at++)
+            for (unsigned b = 0; b < 3; b++)
+                kinds[3 * at + b] = nonfinite_kind(g[j]) >> b & 1u;
+    optinc_status st = optinc_mpi_max_u32(comm, kinds, 3 * m, ar->what, err);
+    for (size_t e = 0; !st && e < m; e++)
+        (*val)[e] = nonfinite_value(kinds[3 * e] | kinds[3 * e + 1] << 1 | kinds[3 * e + 2] << 2);
+    free(kinds);
+    return st;
+}
+
+/* On MPI: the block scales and their non-finite flags reduced with an
+ * unsigned maximum on their bits, each rank quantizes its gradient, an
+ * all-to-all of code slices, rank c aggregates chunk c (the table and the
+ * injected errors of chunk c), an all-gather of the output codes, every
+ * rank decodes, and the blocks with non-finite values take them (their
+ * elements' kinds reduced first, before the decode overwrites them). */
 optinc_status optinc_ar_codes_mpi(optinc_comm *comm, optinc_allreduce *ar, uint64_t step,
                                   float *g, size_t n, uint64_t *errors, optinc_error *err)
 {
@@ -600,20 +795,37 @@ optinc_status optinc_ar_codes_mpi(optinc_comm *comm, optinc_allreduce *ar, uint6
     size_t nb = optinc_ar_blocks(ar, n), lo, hi;
     optinc_ar_chunk(n, N, comm->rank, &lo, &hi);
     size_t len = hi - lo;
-    float *absmax = malloc((nb + 1) * sizeof *absmax);
+    float *absmax = malloc((nb + 1) * sizeof *absmax), *special = NULL;
+    uint32_t *nonfinite = malloc((nb + 1) * sizeof *nonfinite);
     uint16_t *codes = malloc((n + 1) * sizeof *codes);
     uint16_t *recv = malloc(((size_t)(N + 1) * len + 1) * sizeof *recv);
     optinc_status st = check_residuals(ar, 1, err);
     float *e = ar->cfg.error_feedback ? ar->residual[0] : NULL;
+    int any = 0;
     *errors = 0;
-    if (!st && (!absmax || !codes || !recv))
+    if (!st && (!absmax || !nonfinite || !codes || !recv))
         st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory for the all-reduce");
     if (!st) {
         if (e)
             optinc_ar_add(g, e, n);
-        optinc_ar_block_absmax(ar, g, n, absmax);
-        st = optinc_mpi_max_u32(comm, absmax, nb, ar->what, err);
+        optinc_ar_block_scales(ar, g, n, absmax, nonfinite);
+        /* the scales' bits then the flags: one reduction of 2 nb words */
+        uint32_t *both = malloc((2 * nb + 1) * sizeof *both);
+        if (!both)
+            st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory for the all-reduce");
+        else {
+            memcpy(both, absmax, nb * sizeof *both);
+            memcpy(both + nb, nonfinite, nb * sizeof *both);
+            st = optinc_mpi_max_u32(comm, both, 2 * nb, ar->what, err);
+            memcpy(absmax, both, nb * sizeof *both);
+            memcpy(nonfinite, both + nb, nb * sizeof *both);
+            free(both);
+        }
+        for (size_t k = 0; k < nb; k++)
+            any |= nonfinite[k] != 0;
     }
+    if (!st && any)
+        st = nonfinite_mpi(comm, ar, g, n, nonfinite, &special, err);
     if (!st && (e || ar->cfg.stochastic_rounding)) {
         uint64_t key = ar->cfg.stochastic_rounding ? rounding_key(ar, step, comm->rank) : 0;
         size_t bs = (size_t)ar->cfg.block_size;
@@ -634,7 +846,14 @@ optinc_status optinc_ar_codes_mpi(optinc_comm *comm, optinc_allreduce *ar, uint6
     }
     if (!st)
         optinc_ar_decode(ar, codes, 0, n, absmax, g);
-    OPTINC_FREE_ALL(absmax, codes, recv);
+    size_t bs = (size_t)ar->cfg.block_size;
+    for (size_t k = 0, at = 0; !st && any && k < nb; k++)
+        if (nonfinite[k]) {
+            size_t l = (k + 1) * bs < n ? bs : n - k * bs;
+            put_nonfinite(special + at, l, g + k * bs);
+            at += l;
+        }
+    OPTINC_FREE_ALL(absmax, nonfinite, special, codes, recv);
     return st;
 }
 #endif
