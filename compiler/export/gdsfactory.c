@@ -70,9 +70,9 @@ static void put_instances(FILE *f, const ex_layer *x, const optinc_layout *layou
         fprintf(f, "  %s:\n", e->name);
         if (e->kind == OPTINC_CARD_MZI) {
             fprintf(f, "    component: %s\n    info: {%s: ", MZI_COMPONENT, mz[MZI_THETA].key);
-            put_yaml_number(f, e->value[0]);
+            put_yaml_number(f, e->v[MZI_THETA]);
             fprintf(f, ", %s: ", mz[MZI_PHI].key);
-            put_yaml_number(f, e->value[1]);
+            put_yaml_number(f, e->v[MZI_PHI]);
             fputs("}\n", f);
             continue;
         }
@@ -81,7 +81,7 @@ static void put_instances(FILE *f, const ex_layer *x, const optinc_layout *layou
         put_yaml_number(f, layout->mzi_length_um);
         fprintf(f, "}\n    info: {card: %s, %s: ", optinc_cards[e->kind].name,
                 optinc_cards[e->kind].param[key].key);
-        put_yaml_number(f, e->value[0]);
+        put_yaml_number(f, e->v[key]);
         fputs("}\n", f);
     }
 }

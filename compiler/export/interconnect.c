@@ -124,18 +124,10 @@ static void put_element(FILE *f, const ic_ctx *g, const ex_layer *x, const int *
         fprintf(f, " %s", net);
     }
     fprintf(f, " %s library=\"%s\"", g->map->model[e->kind], g->map->library[e->kind]);
-    int keys[2] = {-1, -1};
-    if (e->kind == OPTINC_CARD_MZI) {
-        keys[0] = MZI_THETA;
-        keys[1] = MZI_PHI;
-    } else if (e->kind == OPTINC_CARD_PS) {
-        keys[0] = PS_PHASE;
-    } else if (e->kind == OPTINC_CARD_ATT) {
-        keys[0] = ATT_DB;
-    }
-    for (int k = 0; k < 2 && keys[k] >= 0; k++) {
-        fprintf(f, " %s=", cd->param[keys[k]].key);
-        ex_number(f, e->value[k]);
+    int key[OPTINC_CARD_PARAMS_MAX], n = ex_settings(e->kind, key);
+    for (int k = 0; k < n; k++) {
+        fprintf(f, " %s=", cd->param[key[k]].key);
+        ex_number(f, e->v[key[k]]);
     }
     double px, py;
     optinc_place_xy(g->layout, e->column, e->mode, &px, &py);

@@ -114,20 +114,11 @@ static void put_end(FILE *f, const ex_layer *x, ex_end e)
 /* The settings of e: the programmed values under the card's keys. */
 static void put_settings(FILE *f, const ex_element *e)
 {
-    const optinc_card_param *p = optinc_cards[e->kind].param;
-    const char *key[2] = {NULL, NULL};
-    if (e->kind == OPTINC_CARD_MZI) {
-        key[0] = p[MZI_THETA].key;
-        key[1] = p[MZI_PHI].key;
-    } else if (e->kind == OPTINC_CARD_PS) {
-        key[0] = p[PS_PHASE].key;
-    } else if (e->kind == OPTINC_CARD_ATT) {
-        key[0] = p[ATT_DB].key;
-    }
+    int key[OPTINC_CARD_PARAMS_MAX], n = ex_settings(e->kind, key);
     fputc('{', f);
-    for (int k = 0; k < 2 && key[k]; k++) {
-        fprintf(f, "%s\"%s\": ", k ? ", " : "", key[k]);
-        ex_number(f, e->value[k]);
+    for (int k = 0; k < n; k++) {
+        fprintf(f, "%s\"%s\": ", k ? ", " : "", optinc_cards[e->kind].param[key[k]].key);
+        ex_number(f, e->v[key[k]]);
     }
     fputc('}', f);
 }

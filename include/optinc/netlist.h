@@ -106,6 +106,10 @@ typedef struct optinc_card {
     optinc_card_param param[OPTINC_CARD_PARAMS_MAX];  /* in the order messages list them */
     signed char write_order[OPTINC_CARD_PARAMS_MAX];  /* parameter indices, the order the
                                                       * writer puts them on a card line */
+    int n_in;             /* the first n_in pins take light in, the others give it out
+                           * (a term's one pin: where a waveguide ends or a dark one starts) */
+    unsigned settings;    /* bit k: parameter k is what the device is set to, the value an
+                           * export gives its model (codes, bits and targets are not) */
 } optinc_card;
 
 extern const optinc_card optinc_cards[OPTINC_CARD_COUNT];
