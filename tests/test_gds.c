@@ -24,6 +24,7 @@
 #include "compiler/export/gds_stream.h"
 #include "optinc/export.h"
 #include "optinc/netlist.h"
+#include "optinc/spec.h"
 #include "testutil.h"
 
 /* ------------------------------------------------------------ the reader */
@@ -773,4 +774,88 @@ Test(gds, klayout_reads_it, .timeout = 120)
         tu_run_free(&r);
         optinc_circuit_free(c);
     }
+}
+
+/* ------------------------------------------------------------ the DRC deck */
+
+/* klayout -b -r SCRIPT -rd VAR... (NULL-ended), its run. */
+static tu_run klayout_run(const char *script, const char *const *vars)
+{
+    char *argv[16] = {find_klayout(), "-b", "-r", (char *)script};
+    int a = 4;
+    for (int v = 0; vars[v] && a < 14; v++) {
+        argv[a++] = "-rd";
+        argv[a++] = (char *)vars[v];
+    }
+    argv[a] = NULL;
+    tu_run r = tu_start(argv);
+    tu_wait(&r);
+    return r;
+}
+
+/* The deck (scripts/gds-drc.py, optinc-gds(5) DESIGN RULES) on the layout
+ * of every shipped spec, on its layout: table, and of every shipped
+ * netlist, on the default layout, in one KLayout run: zero violations.
+ * Then one waveguide of the top cell moved by 0.4 um: both its ends open,
+ * and touching its neighbour's track where it crosses an MZI's coupler or
+ * not, the deck names the open ends. */
+Test(gds, drc_deck_passes_every_shipped_layout_and_catches_a_moved_waveguide, .timeout = 240)
+{
+    if (!find_klayout())
+        cr_skip_test("klayout is not installed (apt-get install klayout); the DRC deck is "
+                     "skipped");
+    static const char *const netlists[] = {
+        "netlists/real4.pnl.sp", "netlists/complex16.pnl.sp", "netlists/chip16.pnl.sp",
+        "netlists/reck8.pnl.sp", "netlists/rect10x6.pnl.sp", "netlists/twolayer.pnl.sp", NULL};
+    static char files[4096 * 4];
+    size_t used = 0;
+    int n = 0;
+    optinc_layout dflt = OPTINC_LAYOUT_DEFAULT;
+    for (int pass = 0; pass < 2; pass++) {
+        const char *const *list = pass ? netlists : SPECS;
+        for (int i = 0; list[i]; i++) {
+            optinc_circuit *c = load(list[i]);
+            optinc_layout layout = dflt;
+            if (!pass) {
+                optinc_spec *spec = NULL;
+                optinc_error e;
+                cr_assert_eq(optinc_spec_load(list[i], NULL, &spec, &e), 0, "%s", e.message);
+                layout = spec->layout;
+                optinc_spec_free(spec);
+            }
+            char name[64];
+            snprintf(name, sizeof name, "drc%d.gds", n++);
+            optinc_error err;
+            cr_assert_eq(optinc_export_gds(c, &layout, tu_scratch(name), &err), OPTINC_OK,
+                         "%s: %s", list[i], err.message);
+            used += (size_t)snprintf(files + used, sizeof files - used, "%s%s", used ? "," : "",
+                                     tu_scratch(name));
+            optinc_circuit_free(c);
+        }
+    }
+    char vars[2][sizeof files + 8];
+    snprintf(vars[0], sizeof vars[0], "gds=%s", files);
+    tu_run r = klayout_run("scripts/gds-drc.py", (const char *[]){vars[0], NULL});
+    cr_expect_eq(r.status, 0, "drc: %s%s", r.out, r.err);
+    int clean = 0;
+    for (const char *p = r.out; (p = strstr(p, ": 0 violations;")); p++)
+        clean++;
+    cr_expect_eq(clean, n, "%d of %d layouts clean: %s", clean, n, r.out);
+    tu_run_free(&r);
+
+    /* the seeded error: the sixth waveguide of reck8's top cell, 0.4 um up */
+    snprintf(vars[0], sizeof vars[0], "gds=%s", tu_scratch("drc3.gds"));
+    snprintf(vars[1], sizeof vars[1], "out=%s", tu_scratch("moved.gds"));
+    r = klayout_run("tests/gds/move-waveguide.py",
+                    (const char *[]){vars[0], vars[1], "index=5", "dy_nm=400", NULL});
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    tu_run_free(&r);
+    snprintf(vars[0], sizeof vars[0], "gds=%s", tu_scratch("moved.gds"));
+    r = klayout_run("scripts/gds-drc.py", (const char *[]){vars[0], NULL});
+    cr_expect_neq(r.status, 0, "the deck missed the moved waveguide: %s", r.out);
+    int open_ends = 0;
+    for (const char *p = r.out; (p = strstr(p, "drc: WG_END at")); p++)
+        open_ends++;
+    cr_expect_eq(open_ends, 4, "both ends of the moved path and the two it left: %s", r.out);
+    tu_run_free(&r);
 }
