@@ -213,6 +213,10 @@ row "optinc compile A B" compile $s specs/reck8.yaml
 row "optinc compile --no-such-option" compile $s --no-such-option
 row "optinc compile -o (no file)" compile $s -o
 row "optinc compile (missing spec)" compile no/such/spec.yaml
+row "optinc export --format drive (no --calibration)" export $s --format drive -o "$tmp/d.csv"
+row "optinc export --format sax --bits 8" export $s --format sax --bits 8 -o "$tmp/d.json"
+cp -r specs/onn4x8 "$tmp/" && printf 'layout: {mode_pitch_um: 20}\n' | cat specs/onn4x8.yaml - > "$tmp/onn_tight.yaml"
+row "optinc export SEGMENTED --format gds (mode pitch 20 um)" export "$tmp/onn_tight.yaml" --format gds -o "$tmp/t.gds"
 row "optinc simulate" simulate
 row "optinc simulate --monte-carlo 0" simulate $s --monte-carlo 0
 row "optinc simulate --detect phase" simulate $s --detect phase

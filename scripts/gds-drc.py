@@ -10,7 +10,9 @@
 #               closest drawn pair, a coupler's arms, are 300 nm apart);
 #   WG_OVERLAP  waveguides of distinct nets do not touch or overlap: a net
 #               is a chain of paths joined end to end, so the merged
-#               waveguide region has one shape per net;
+#               waveguide region has one shape per net (a crossing cell,
+#               xing, joins two nets on purpose: its arms are left out, so
+#               a net counts once per piece between crossings);
 #   WG_END      every end of a waveguide path meets exactly one other end,
 #               or a port label of the circuit (layer 11/0), or lies under
 #               a terminator's absorber (49/0); no end is open, no three
@@ -70,7 +72,7 @@ def check(path):
                 if p.width != WG_WIDTH:
                     violation("WG_PATH", pts[0].x, pts[0].y, "a path %d nm wide, not %d"
                               % (p.width, WG_WIDTH))
-                paths.append((pts[0], pts[-1], p))
+                paths.append((pts[0], pts[-1], p, it.cell().name == "xing"))
             else:
                 c = s.bbox.transformed(it.trans()).center()
                 violation("WG_PATH", c.x, c.y, "a %s on the waveguide layer, not a path"
@@ -89,7 +91,7 @@ def check(path):
 
 
     ends = {}
-    for i, (a, b, _) in enumerate(paths):
+    for i, (a, b, _, _) in enumerate(paths):
         for q in (a, b):
             ends.setdefault((q.x, q.y), []).append(i)
     ports = set()
@@ -105,8 +107,9 @@ def check(path):
     lonely = []
     for (x, y), who in ends.items():
         if len(who) == 2:
-            ra, rb = find(who[0]), find(who[1])
-            parent[ra] = rb
+            if paths[who[0]][3] == paths[who[1]][3]:   # crossings join nets apart
+                ra, rb = find(who[0]), find(who[1])
+                parent[ra] = rb
         elif len(who) > 2:
             violation("WG_END", x, y, "%d waveguide ends meet at one point" % len(who))
         elif (x, y) not in ports:
@@ -117,14 +120,18 @@ def check(path):
             c = b.bbox().center()
             violation("WG_END", c.x, c.y, "an open waveguide end (no other end, port or "
                       "terminator meets it)")
-    nets = len(set(find(i) for i in range(len(paths))))
+    plain = [i for i in range(len(paths)) if not paths[i][3]]
+    nets = len(set(find(i) for i in plain))
 
-    # ---- spacing and overlap of the waveguides
-    waveguides = pya.Region()
-    for _, _, p in paths:
+    # ---- spacing and overlap of the waveguides (a crossing cell's arms
+    # join two nets on purpose: the overlap count leaves them out)
+    waveguides, routed = pya.Region(), pya.Region()
+    for _, _, p, xing in paths:
         waveguides.insert(p)
+        if not xing:
+            routed.insert(p)
     merged = waveguides.merged()
-    shapes = merged.count()
+    shapes = routed.merged().count()
     if shapes != nets:
         c = merged.bbox().center()
         violation("WG_OVERLAP", c.x, c.y, "%d merged waveguide shapes for %d nets: %d nets touch "
@@ -149,9 +156,11 @@ def check(path):
         violation("PAD", c.x, c.y, "a pad no heater wire reaches")
 
     total = sum(counts.values())
-    print("drc: %s: %d violations%s; %d waveguide paths, %d nets, %d ports"
-          % (path, total, "".join(" %s=%d" % kv for kv in sorted(counts.items())), len(paths), nets,
-             len(ports)))
+    print("drc: %s: %d violations%s; %d waveguide paths, %d pieces between crossings, "
+          "%d crossings, %d ports" % (path, total, "".join(" %s=%d" % kv for kv in
+                                                          sorted(counts.items())),
+                                      len(plain), nets, (len(paths) - len(plain)) // 2,
+                                      len(ports)))
     return total
 
 

@@ -232,7 +232,7 @@ static optinc_status refuse_segments(const optinc_circuit *c, optinc_error *err)
     return OPTINC_OK;
 }
 
-optinc_status ex_check(const optinc_circuit *c, optinc_error *err)
+optinc_status ex_check_names(const optinc_circuit *c, optinc_error *err)
 {
     if (c->n_layers < 1)
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
@@ -246,6 +246,12 @@ optinc_status ex_check(const optinc_circuit *c, optinc_error *err)
             return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                                "layer name '%s' is not a PNL name ([A-Za-z_][A-Za-z0-9_]*)",
                                c->layers[i].name);
-    return refuse_segments(c, err);
+    return OPTINC_OK;
+}
+
+optinc_status ex_check(const optinc_circuit *c, optinc_error *err)
+{
+    optinc_status st = ex_check_names(c, err);
+    return st ? st : refuse_segments(c, err);
 }
 

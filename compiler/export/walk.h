@@ -75,5 +75,8 @@ void ex_number(FILE *f, double x);
 /* The circuit must have layers and PNL names (the netlist's rule), and no
  * segmented layer (the exports do not place split and comb chains). */
 optinc_status ex_check(const optinc_circuit *c, optinc_error *err);
+/* The same without the refusal: layers and PNL names (the GDSII export
+ * routes segmented layers). */
+optinc_status ex_check_names(const optinc_circuit *c, optinc_error *err);
 
 #endif
