@@ -233,7 +233,7 @@ static void put_cell(const writer *w, int cell)
     if (cell == CELL_MZI)
         put_mzi_cell(w->f, len, p, side);
     else if (cell == CELL_PS || cell == CELL_ATT || cell == CELL_TERM)
-        put_line_cell(w->f, len, p, cell == CELL_MZI ? 0 : 4 * side > len ? len / 4 : side,
+        put_line_cell(w->f, len, p, side,
                       cell == CELL_PS ? LAYER_HEATER : cell == CELL_ATT ? LAYER_ATTENUATOR
                                                                         : LAYER_ABSORBER,
                       cell == CELL_TERM);
@@ -419,13 +419,14 @@ static int route_spans(const writer *w, int i, span *s)
     return 3;
 }
 
-/* The lanes element e drawn on `row` covers, over its length (2 at most). */
+/* The lanes element e drawn on `row` covers over its length (3 at most: an
+ * MZI's couplers come to the lane between its modes). */
 static int element_lanes(const ex_element *e, int row, int *lane)
 {
-    lane[0] = 4 * row;
-    lane[1] = e->kind == OPTINC_CARD_MZI ? 4 * row + 4 : 4 * row + 2;
-    return e->kind == OPTINC_CARD_MZI || e->kind == OPTINC_CARD_SPLIT
-           || e->kind == OPTINC_CARD_COMB ? 2 : 1;
+    for (int k = 0; k < 3; k++)
+        lane[k] = 4 * row + 2 * k;
+    return e->kind == OPTINC_CARD_MZI ? 3
+           : e->kind == OPTINC_CARD_SPLIT || e->kind == OPTINC_CARD_COMB ? 2 : 1;
 }
 
 /* No two pieces on a lane overlap, elements included (touching is the
@@ -434,7 +435,7 @@ static optinc_status check_lanes(writer *w, optinc_error *err)
 {
     size_t n = 0, cap = 3 * (size_t)w->n_r + 1;
     for (int l = 0; l < w->c->n_layers; l++)
-        cap += 2 * (size_t)w->x[l].n_el;
+        cap += 3 * (size_t)w->x[l].n_el;
     span *s = malloc(sizeof *s * cap);
     if (!s)
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
@@ -443,7 +444,7 @@ static optinc_status check_lanes(writer *w, optinc_error *err)
     for (int l = 0; l < w->c->n_layers; l++)
         for (int i = 0; i < w->x[l].n_el; i++) {
             const ex_element *e = &w->x[l].el[i];
-            int lane[2];
+            int lane[3];
             if (cell_of(e->kind) < 0)
                 continue;
             for (int k = 0, m = element_lanes(e, w->row[l][i], lane); k < m; k++)
