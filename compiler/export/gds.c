@@ -324,7 +324,7 @@ optinc_status optinc_export_gds(const optinc_circuit *c, const optinc_layout *la
                                 const char *path, optinc_error *err)
 {
     optinc_status st = check_layout(layout, err);
-    if (st || (st = ex_check(c, err)))
+    if (st || (st = ex_check(c, err)) || (st = ex_refuse_segments(c, err)))
         return st;
     writer w = {.c = c};
     w.grid = *layout;
