@@ -233,6 +233,101 @@ def one_layer_netlist(text, layer):
     return "\n".join(out) + "\n"
 
 
+# The cards' pins as SAX names them (optinc-export(1), SAX): the exports'
+# pin orders restated, to read the SPICE-like and YAML exports back into
+# recursive netlists that feed_forward evaluates.
+CARD_PINS = {"mzi": ["in0", "in1", "out0", "out1"], "ps": ["in0", "out0"],
+             "att": ["in0", "out0"], "thru": ["in0", "out0"], "split": ["in0", "out0", "out1"],
+             "comb": ["in0", "in1", "out0"], "term": [None]}
+IC_MODELS = {"optinc_mzi2x2": "mzi", "optinc_phase_shifter": "ps", "optinc_attenuator": "att",
+             "ebeam_terminator_te1550": "term", "optinc_splitter": "split",
+             "optinc_combiner": "comb", "optinc_waveguide": "thru"}
+
+
+def interconnect_recnet(path):
+    """The cells of an INTERCONNECT circuit file as SAX netlists.
+
+    INTERCONNECT's rule restated: inside a .subckt a net is a name, and a
+    net joins exactly two pins (INTERCONNECT ports are point to point), or
+    one pin and one port of the cell; an element line is NAME NETS... MODEL
+    library="..." KEY=VALUE..., a subcircuit instance NAME NETS... CELL."""
+    cells, cur = {}, None
+    for line in read(path).splitlines():
+        w = re.sub(r' library="[^"]*"', "", line).split()
+        if not w or w[0].startswith("*"):
+            continue
+        if w[0] == ".subckt":
+            cur = cells.setdefault(w[1], {"ports": w[2:], "lines": []})
+        elif w[0] == ".ends":
+            cur = None
+        elif cur is not None:
+            cur["lines"].append(w)
+    recnet = {}
+    for name, cell in cells.items():
+        ends, insts = {}, {}
+        for w in cell["lines"]:
+            words = [t for t in w[1:] if "=" not in t]
+            model, nets = words[-1], words[:-1]
+            comp = model if model in cells else IC_MODELS[model]
+            settings = {k: float(v) for k, v in (t.split("=", 1) for t in w[1:] if "=" in t)
+                        if k not in ("library", "lay_x", "lay_y", "sch_x", "sch_y")}
+            pins = cells[comp]["ports"] if comp in cells else CARD_PINS[comp]
+            assert len(pins) == len(nets), (name, w[0])
+            insts[w[0]] = {"component": comp, "settings": settings}
+            for pin, net in zip(pins, nets):
+                ends.setdefault(net, []).append([w[0], pin])
+        net_ports = {p: p for p in cell["ports"]}
+        conns, ports = {}, {}
+        for net, e in ends.items():
+            for end in e:       # a term's pin: in0 where its net comes from elsewhere
+                if end[1] is None:
+                    other = [x for x in e if x is not end]
+                    src = net.startswith("in") if net in net_ports else \
+                        other and other[0][1] is not None and other[0][1].startswith("out")
+                    end[1] = "in0" if src else "out0"
+            if net in net_ports:
+                assert len(e) == 1, "%s: port net %s has %d pins" % (name, net, len(e))
+                ports[net] = "%s,%s" % tuple(e[0])
+            else:
+                assert len(e) == 2, "%s: net %s has %d pins" % (name, net, len(e))
+                a, b = ("%s,%s" % tuple(x) for x in e)
+                conns[a] = b
+        recnet[name] = {"instances": insts, "connections": conns, "ports": ports}
+    return recnet
+
+
+def gdsfactory_recnet(y):
+    """A gdsfactory YAML export as one SAX netlist: each instance is the card
+    its info names, with its settings; each link of the routes runs from an
+    output (the key) to an input (the value); the port map is gf_cards'
+    (optinc-export(1), GDSFACTORY) restated."""
+    gf_pins = {("mzi", "o1"): "in0", ("mzi", "o2"): "in1", ("mzi", "o4"): "out0",
+               ("mzi", "o3"): "out1", ("split", "o1"): "in0", ("split", "o2"): "out0",
+               ("split", "o3"): "out1", ("comb", "o3"): "in0", ("comb", "o2"): "in1",
+               ("comb", "o1"): "out0"}
+    insts = {}
+    for name, d in y["instances"].items():
+        info = dict(d["info"])
+        card = info.pop("card")
+        insts[name] = {"component": card, "settings": info}
+
+    def pin(ref, source):
+        inst, port = ref.split(",")
+        card = insts[inst]["component"]
+        if card == "term":
+            return "%s,%s" % (inst, "out0" if source else "in0")
+        if (card, port) in gf_pins:
+            return "%s,%s" % (inst, gf_pins[(card, port)])
+        return "%s,%s" % (inst, {"o1": "in0", "o2": "out0"}[port])
+
+    conns = {}
+    for bundle in y["routes"].values():
+        for a, b in bundle["links"].items():
+            conns[pin(a, True)] = pin(b, False)
+    ports = {p: pin(ref, p.startswith("out")) for p, ref in y["ports"].items()}
+    return {y["name"]: {"instances": insts, "connections": conns, "ports": ports}}
+
+
 def cards(path):
     """Per cell, the instance lines of a PNL netlist: [(name, nets)]."""
     cells, cur = {}, None
@@ -306,64 +401,120 @@ class TestExport(unittest.TestCase):
                     self.assertAlmostEqual(s[("in%d" % i, "out%d" % j)], M[j, i], places=14)
                     self.assertEqual(s[("in%d" % i, "out%d" % j)], s[("out%d" % j, "in%d" % i)])
 
-    @unittest.skipIf(yaml is None, "python3-yaml is not installed")
-    def test_gdsfactory_counts(self):
-        for name in SPECS:
-            with self.subTest(spec=name):
-                optinc("export", self.path(name + ".yaml"), "--format", "gdsfactory", "-o",
-                       self.path(name + ".yml"))
-                optinc("compile", self.path(name + ".yaml"), "--flatten", "--quiet", "-o",
-                       self.path(name + "_flat.sp"))
-                with open(self.path(name + ".yml")) as f:
-                    y = yaml.safe_load(f)
-                top = cards(self.path(name + "_flat.sp"))[name]
-                placed = [(re.sub(r"^X_[A-Za-z0-9_]+?__", "", n), nets)
-                          for n, nets in top["cards"] if "__TM_" not in n]
-                uses = {}
-                for _, nets in placed:
-                    for n in nets:
-                        uses[n] = uses.get(n, 0) + 1
-                self.assertEqual(y["name"], name)
-                self.assertEqual(sorted(y["instances"]), sorted(n for n, _ in placed))
-                self.assertEqual(sorted(y["placements"]), sorted(y["instances"]))
-                self.assertEqual(len(y["connections"]), sum(1 for v in uses.values() if v == 2))
-                self.assertEqual(len(y["ports"]), sum(1 for p in top["ports"] if p in uses))
-                for p in y["placements"].values():
-                    self.assertIsInstance(p["x"], (int, float))
+    GF_TOP = {"name", "instances", "placements", "connections", "nets", "ports", "routes",
+              "settings", "info", "pdk", "warnings", "schema", "schema_version"}
+    GF_PORTS = {"mzi2x2_2x2_phase_shifter": {"o1", "o2", "o3", "o4"}, "straight": {"o1", "o2"},
+                "mmi1x2": {"o1", "o2", "o3"}, "terminator": {"o1"}}
 
-    def test_interconnect_nets(self):
-        for name in SPECS:
-            with self.subTest(spec=name):
-                optinc("export", self.path(name + ".yaml"), "--format", "interconnect", "-o",
-                       self.path(name + ".spi"))
-                optinc("compile", self.path(name + ".yaml"), "--quiet", "-o",
-                       self.path(name + ".sp"))
-                want = cards(self.path(name + ".sp"))
-                got = cards(self.path(name + "_circuit.spi"))
-                with open(self.path(name + ".spi")) as f:
-                    main = f.read()
+    def check_gdsfactory_rules(self, y, flat):
+        """gdsfactory's from_yaml restated: only its top-level, instance,
+        placement and route keys; no `connections` (they abut instances,
+        moving them off their placements); every waveguide a link of a route
+        bundle; each instance port on one link or one top-level port at most,
+        and every port of every instance used (no open end inside); the
+        instances those of the flattened PNL netlist, names as strings."""
+        self.assertLessEqual(set(y), self.GF_TOP)
+        self.assertNotIn("connections", y)
+        self.assertEqual(sorted(y["instances"]), sorted(y["placements"]))
+        for name, d in y["instances"].items():
+            self.assertIsInstance(name, str)
+            self.assertLessEqual(set(d), {"component", "settings", "info"})
+        for p in y["placements"].values():
+            self.assertLessEqual(set(p), {"x", "y", "rotation"})
+            self.assertIsInstance(p["x"], (int, float))
+            self.assertIsInstance(p["y"], (int, float))
+        used = []
+        for bundle in y["routes"].values():
+            self.assertLessEqual(set(bundle), {"links", "settings", "routing_strategy"})
+            for a, b in bundle["links"].items():
+                used += [a, b]
+        used += list(y["ports"].values())
+        self.assertEqual(len(used), len(set(used)), "a port on two waveguides")
+        want = {"%s,%s" % (i, p) for i, d in y["instances"].items()
+                for p in self.GF_PORTS[d["component"]]}
+        self.assertEqual(set(used), want)
+        cards = [re.sub(r"^X_[A-Za-z0-9_]+?__", "", n) for n, _ in flat["cards"]]
+        self.assertEqual(sorted(y["instances"]), sorted(cards))
+
+    @unittest.skipIf(yaml is None, "python3-yaml is not installed")
+    def test_gdsfactory_every_shipped_netlist(self):
+        for f in sorted(os.listdir(os.path.join(ROOT, "netlists"))):
+            name = f[:-len(".pnl.sp")]
+            with self.subTest(netlist=name):
+                net = os.path.join(ROOT, "netlists", f)
+                optinc("export", net, "--format", "gdsfactory", "-o", self.path(name + ".yml"))
+                optinc("netlist", net, "--flatten", "-o", self.path(name + "_flat.sp"))
+                with open(self.path(name + ".yml")) as fy:
+                    y = yaml.safe_load(fy)
+                self.assertEqual(y["name"], name)
+                self.check_gdsfactory_rules(y, cards(self.path(name + "_flat.sp"))[name])
+                layers = y["info"]["layers"]
+                if len(layers) != 1:
+                    continue
+                # one layer: the routed circuit times its gain, against the simulator
+                (layer, e), = layers.items()
+                optinc("simulate", net, "--ideal", "--matrix", self.path(name + "_gf.npy"))
+                recnet = gdsfactory_recnet(y)
+                T = feed_forward(recnet, name, self.models(), {})
+                T[:e["gained_outputs"]] *= e["gain"]
+                if "input_scale" in e:
+                    T[:, :len(e["input_scale"])] *= np.array(e["input_scale"])
+                self.assert_close(T, np.load(self.path(name + "_gf.npy")), name)
+
+    def models(self):
+        """The models module of any SAX export (they are all the same text)."""
+        optinc("export", os.path.join(ROOT, "specs/real4.yaml"), "--format", "sax", "-o",
+               self.path("any.json"))
+        return load_models(self.path("any_models.py"))
+
+    def test_interconnect_every_shipped_netlist(self):
+        """SiEPIC's conventions restated and checked, then the circuit file
+        read back into netlists and evaluated layer by layer against the
+        simulator: one analyzer for the circuit, its output on in0 and one
+        input per output port, every reference naming the one top instance
+        (named as the circuit, as SiEPIC names it); the script changes into
+        its own folder before importnetlist; a net joins two pins."""
+        models = self.models()
+        for f in sorted(os.listdir(os.path.join(ROOT, "netlists"))):
+            name = f[:-len(".pnl.sp")]
+            net = os.path.join(ROOT, "netlists", f)
+            text = read(net)
+            out = self.path(name + ".spi")
+            optinc("export", net, "--format", "interconnect", "-o", out)
+            main = read(out)
+            with self.subTest(netlist=name, part="main"):
                 self.assertIn('.INCLUDE "%s_circuit.spi"' % name, main)
-                self.assertIn(".ona", main)
-                with open(self.path(name + ".lsf")) as f:
-                    self.assertIn('importnetlist("%s.spi");' % name, f.read())
-                for cell, cnt in got.items():       # stage, layer and top cells alike
-                    ends = {}
-                    for _, nets in cnt["cards"]:
-                        for n in nets:
-                            ends[n] = ends.get(n, 0) + 1
-                    for n, count in ends.items():
-                        if n.startswith("N$"):
-                            self.assertEqual(count, 2, "%s: net %s" % (cell, n))
-                for cell, body in want.items():
-                    if not cell.startswith("layer_"):
-                        continue
-                    stages = [c for c in got if re.fullmatch("stage_%s_[VSU]" % cell[6:], c)]
-                    self.assertEqual(len(got[cell]["cards"]), len(stages))
-                    elements = [c for st in stages for c, _ in got[st]["cards"]]
-                    for prefix in ("MZ_", "PS_", "AT_", "TM_"):
-                        self.assertEqual(sum(1 for c in elements if c.startswith(prefix)),
-                                         sum(1 for c, _ in body["cards"] if c.startswith(prefix)),
-                                         "%s: %s" % (cell, prefix))
+                self.assertEqual(main.count(".ona "), 1)
+                top = re.search(r"^\* Main circuit\n(\S+) ", main, re.M).group(1)
+                refs = re.findall(r"\+ (input\(\d+\)|output)=([^,\s]+),(\S+)", main)
+                self.assertTrue(refs)
+                self.assertEqual({r[1] for r in refs}, {top})
+                inputs = [r[2] for r in refs if r[0].startswith("input")]
+                self.assertEqual(len(inputs), len(set(inputs)))
+                self.assertEqual([r[2] for r in refs if r[0] == "output"], ["in0"])
+                script = read(self.path(name + ".lsf"))
+                self.assertLess(script.index("cd(filedirectory(currentscriptname));"),
+                                script.index('importnetlist("%s.spi");' % name))
+            recnet = interconnect_recnet(self.path(name + "_circuit.spi"))
+            ports = recnet[name]["ports"]
+            self.assertEqual(sorted(inputs), sorted(p for p in ports if p.startswith("out")))
+            for layer in re.findall(r"^\*! layer\.([A-Za-z0-9_]+) =", text, re.M):
+                with self.subTest(netlist=name, layer=layer):
+                    one = self.path("ic_%s_%s.sp" % (name, layer))
+                    with open(one, "w") as o:
+                        o.write(one_layer_netlist(text, layer))
+                    optinc("simulate", one, "--ideal", "--matrix", one + ".npy")
+                    T = feed_forward(recnet, "layer_" + layer, models, {})
+                    circuit = read(self.path(name + "_circuit.spi"))
+                    gain = re.search(r"^\* layer %s: electronic gain=(\S+) after its outputs "
+                                     r"0\.\.(\d+)" % layer, circuit, re.M)
+                    T[:int(gain.group(2)) + 1] *= float(gain.group(1))
+                    scale = re.search(r"^\* layer %s: input scale .*: (.*)$" % layer, circuit,
+                                      re.M)
+                    if scale:
+                        d = [float(t.split("=")[1]) for t in scale.group(1).split()]
+                        T[:, :len(d)] *= np.array(d)
+                    self.assert_close(T, np.load(one + ".npy"), "%s %s" % (name, layer))
 
     def test_shipped_specs_export(self):
         specs = sorted(f for f in os.listdir(os.path.join(ROOT, "specs"))
