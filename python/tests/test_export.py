@@ -251,17 +251,7 @@ def interconnect_recnet(path):
     net joins exactly two pins (INTERCONNECT ports are point to point), or
     one pin and one port of the cell; an element line is NAME NETS... MODEL
     library="..." KEY=VALUE..., a subcircuit instance NAME NETS... CELL."""
-    cells, cur = {}, None
-    for line in read(path).splitlines():
-        w = re.sub(r' library="[^"]*"', "", line).split()
-        if not w or w[0].startswith("*"):
-            continue
-        if w[0] == ".subckt":
-            cur = cells.setdefault(w[1], {"ports": w[2:], "lines": []})
-        elif w[0] == ".ends":
-            cur = None
-        elif cur is not None:
-            cur["lines"].append(w)
+    cells = subckt_lines(path)
     recnet = {}
     for name, cell in cells.items():
         ends, insts = {}, {}
@@ -328,20 +318,28 @@ def gdsfactory_recnet(y):
     return {y["name"]: {"instances": insts, "connections": conns, "ports": ports}}
 
 
-def cards(path):
-    """Per cell, the instance lines of a PNL netlist: [(name, nets)]."""
+def subckt_lines(path):
+    """Per .subckt of a SPICE-like file: its ports and its instance lines as
+    words (a quoted library="..." taken out: its words hold blanks)."""
     cells, cur = {}, None
     for line in read(path).splitlines():
-        w = line.split()
+        w = re.sub(r' library="[^"]*"', "", line).split()
         if not w or w[0].startswith("*"):
             continue
         if w[0] == ".subckt":
-            cur = cells.setdefault(w[1], {"ports": w[2:], "cards": []})
+            cur = cells.setdefault(w[1], {"ports": w[2:], "lines": []})
         elif w[0] == ".ends":
             cur = None
         elif cur is not None:
-            nets = [t for t in w[1:] if "=" not in t][:-1]     # the model ends them
-            cur["cards"].append((w[0], nets))
+            cur["lines"].append(w)
+    return cells
+
+
+def cards(path):
+    """Per cell, the instance lines of a PNL netlist: [(name, nets)]."""
+    cells = subckt_lines(path)
+    for cell in cells.values():     # the model ends the nets
+        cell["cards"] = [(w[0], [t for t in w[1:] if "=" not in t][:-1]) for w in cell["lines"]]
     return cells
 
 
