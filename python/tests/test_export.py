@@ -630,6 +630,49 @@ class TestExport(unittest.TestCase):
                 self.assert_close(feed_forward(recnet, name, models, {}),
                                   np.load(self.path(name + "_T.npy")), name)
 
+    @unittest.skipIf(yaml is None, "python3-yaml is not installed")
+    def test_every_double_round_trips_through_every_text_export(self):
+        """Subnormals, the largest double, values with 17 digits: each comes
+        back from the SAX JSON, the gdsfactory YAML and the INTERCONNECT
+        lines as the same double (exact by construction: shortest text that
+        reads back); a position in metres is the um value times 1e-6 exactly,
+        as decimal text."""
+        from decimal import Decimal
+        values = [4.94e-324, 2.2250738585072014e-308, 1.7976931348623157e308, 0.1, 1 / 3,
+                  1e-05, 123456789.00000001, 6.283185307179586]
+        text = read(os.path.join(ROOT, "netlists", "reck8.pnl.sp"))
+        lines, k = [], 0
+        for line in text.splitlines():
+            if line.startswith("MZ_") and k < len(values):
+                line = re.sub(r"phi_rad=\S+", "phi_rad=%r" % values[k], line)
+                line = re.sub(r" phi_code=\S+| phi_target_rad=\S+", "", line)
+                k += 1
+            lines.append(line)
+        self.assertEqual(k, len(values))
+        net = self.path("numbers.pnl.sp")
+        with open(net, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        want = {}
+        for line in lines[:]:
+            m = re.match(r"(MZ_\S+) .* phi_rad=(\S+)", line)
+            if m:
+                want[m.group(1)] = float(m.group(2))
+        for fmt, ext in (("sax", ".json"), ("gdsfactory", ".yml"), ("interconnect", ".spi")):
+            optinc("export", net, "--format", fmt, "-o", self.path("numbers" + ext))
+        with open(self.path("numbers.json")) as f:
+            sax = json.load(f)["layer_L1"]["instances"]
+        with open(self.path("numbers.yml")) as f:
+            gf = yaml.safe_load(f)
+        ic = {w[0]: dict(t.split("=", 1) for t in w if "=" in t)
+              for cell in subckt_lines(self.path("numbers_circuit.spi")).values()
+              for w in cell["lines"]}
+        for name, v in want.items():
+            self.assertEqual(sax[name]["settings"]["phi_rad"], v, name)
+            self.assertEqual(gf["instances"][name]["info"]["phi_rad"], v, name)
+            self.assertEqual(float(ic[name]["phi_rad"]), v, name)
+        pitch = Decimal(repr(gf["placements"]["MZ_L1_V_c2_r4"]["x"]))
+        self.assertEqual(Decimal(ic["MZ_L1_V_c2_r4"]["lay_x"]), pitch * Decimal("1e-6"))
+
     def test_netlist_exports_as_its_spec(self):
         """A netlist exports as the spec it was compiled from (reck8 has no layout:).
 
