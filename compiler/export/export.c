@@ -173,13 +173,27 @@ void ex_layer_free(ex_layer *x)
 
 const char *ex_sax_pin(const ex_element *e, int pin)
 {
-    static const char *const two[] = {"in0", "in1", "out0", "out1"};
-    static const char *const one[] = {"in0", "out0"};
-    if (e->n_pins == 4)
-        return two[pin];
-    if (e->kind == OPTINC_CARD_TERM)
-        return e->n_in ? "in0" : "out0";
-    return one[pin];
+    /* the card's pin names with a number on each: in -> in0, out -> out0 */
+    static const char *const numbered[][2] = {{"in", "in0"}, {"out", "out0"}};
+    const char *name = optinc_cards[e->kind].pin[pin];
+    if (e->kind == OPTINC_CARD_TERM && !e->n_in)
+        return "out0";          /* a term that starts a dark waveguide */
+    for (size_t k = 0; k < sizeof numbered / sizeof numbered[0]; k++)
+        if (!strcmp(name, numbered[k][0]))
+            return numbered[k][1];
+    return name;
+}
+
+void ex_json_chars(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
 }
 
 int ex_settings(optinc_card_kind kind, int key[OPTINC_CARD_PARAMS_MAX])
@@ -217,22 +231,7 @@ optinc_status optinc_export_companion(const char *path, const char *suffix, char
     return OPTINC_OK;
 }
 
-/* The exports place stages on one row of modes per waveguide; a segmented
- * layer's split and comb chains and block-diagonal mesh have no placement
- * yet, so such a circuit is refused rather than exported wrongly. */
-static optinc_status refuse_segments(const optinc_circuit *c, optinc_error *err)
-{
-    for (int i = 0; i < c->n_layers; i++)
-        if (c->layers[i].seg_rows)
-            return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
-                               "layer '%s' is segmented (%dx%d blocks with fixed splitters and "
-                               "combiners), which the layout exports do not place yet; export "
-                               "a spec without 'segments:' or use the netlist",
-                               c->layers[i].name, c->layers[i].seg_rows, c->layers[i].seg_cols);
-    return OPTINC_OK;
-}
-
-optinc_status ex_check_names(const optinc_circuit *c, optinc_error *err)
+optinc_status ex_check(const optinc_circuit *c, optinc_error *err)
 {
     if (c->n_layers < 1)
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
@@ -249,9 +248,33 @@ optinc_status ex_check_names(const optinc_circuit *c, optinc_error *err)
     return OPTINC_OK;
 }
 
-optinc_status ex_check(const optinc_circuit *c, optinc_error *err)
+/* 1 when name is "<prefix><layer>" for a layer of c, optionally followed by
+ * "_<one letter>" (a stage's cell). */
+static int is_layer_cell(const optinc_circuit *c, const char *name, const char *prefix)
 {
-    optinc_status st = ex_check_names(c, err);
-    return st ? st : refuse_segments(c, err);
+    size_t p = strlen(prefix);
+    if (strncmp(name, prefix, p))
+        return 0;
+    for (int i = 0; i < c->n_layers; i++) {
+        size_t n = strlen(c->layers[i].name);
+        if (!strncmp(name + p, c->layers[i].name, n)
+            && (!name[p + n] || (name[p + n] == '_' && name[p + n + 1] && !name[p + n + 2])))
+            return 1;
+    }
+    return 0;
 }
 
+optinc_status ex_check_cell_names(const optinc_circuit *c, const char *const *extra,
+                                  optinc_error *err)
+{
+    int taken = optinc_card_find(c->name, strlen(c->name)) >= 0
+                || is_layer_cell(c, c->name, "layer_") || is_layer_cell(c, c->name, "stage_");
+    for (int k = 0; extra && extra[k] && !taken; k++)
+        taken = !strcmp(c->name, extra[k]);
+    if (taken)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "circuit name '%s' is also the name of a model or of a cell the "
+                           "export writes (the cards, layer_<layer>, stage_<layer>_<stage>, "
+                           "and this format's own); rename the circuit in the spec", c->name);
+    return OPTINC_OK;
+}

@@ -714,11 +714,11 @@ static optinc_status plan(writer *w, optinc_error *err)
 optinc_status optinc_export_gds(const optinc_circuit *c, const optinc_layout *layout,
                                 const char *path, optinc_error *err)
 {
-    optinc_status st = ex_check_names(c, err);
     int routed = 0;
-    for (int l = 0; !st && l < c->n_layers; l++)
+    for (int l = 0; l < c->n_layers; l++)
         routed |= c->layers[l].seg_rows > 0;
-    if (st || (st = check_layout(layout, routed, err)))
+    optinc_status st = check_layout(layout, routed, err);
+    if (st || (st = ex_check(c, err)))
         return st;
     writer w = {.c = c};
     w.grid = *layout;

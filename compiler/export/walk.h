@@ -55,9 +55,14 @@ typedef struct ex_layer {
 optinc_status ex_layer_build(const optinc_circuit *c, int layer, ex_layer *x, optinc_error *err);
 void ex_layer_free(ex_layer *x);
 
-/* The card pin names as a format spells them: SAX's in0, in1, out0, out1
- * (a one-in one-out card: in0, out0). */
+/* Pin `pin` of e as SAX spells it: the card's pin names each with a number
+ * (in0, in1, out0, out1; a one-in one-out card in0, out0; a term that
+ * starts a dark waveguide out0). */
 const char *ex_sax_pin(const ex_element *e, int pin);
+
+/* The inside of a JSON string holding s: '"' and '\\' escaped, control
+ * bytes as \\u00XX; other bytes as they are (a name is UTF-8 or ASCII). */
+void ex_json_chars(FILE *f, const char *s);
 
 /* The parameters of card kind that its device is set to (the card table's
  * settings), in the order the netlist writes them, into key[]; their count. */
@@ -72,11 +77,12 @@ void ex_number(FILE *f, double x);
 #define EX_IC_SCRIPT ".lsf"
 #define EX_PATH_MAX 1100
 
-/* The circuit must have layers and PNL names (the netlist's rule), and no
- * segmented layer (the exports do not place split and comb chains). */
+/* The circuit must have layers and PNL names (the netlist's rule). */
 optinc_status ex_check(const optinc_circuit *c, optinc_error *err);
-/* The same without the refusal: layers and PNL names (the GDSII export
- * routes segmented layers). */
-optinc_status ex_check_names(const optinc_circuit *c, optinc_error *err);
+/* The circuit's name must not be a card's, a cell the exports write
+ * (layer_<layer>, stage_<layer>_<stage>) or one of extra (NULL-ended): a
+ * format's cells and models share one namespace. */
+optinc_status ex_check_cell_names(const optinc_circuit *c, const char *const *extra,
+                                  optinc_error *err);
 
 #endif

@@ -376,8 +376,8 @@ static void put_header(const writer *w)
             fputc('\n', f);
         }
         const char *section = NULL;
-        for (int k = 0; k < optinc_netlist_n_fields; k++) {
-            const optinc_netlist_field *fd = &optinc_netlist_fields[k];
+        for (int k = 0; k < optinc_component_n_fields; k++) {
+            const optinc_component_field *fd = &optinc_component_fields[k];
             const char *at = (const char *)&L->components + fd->offset;
             if (!section || strcmp(section, fd->section)) {
                 fprintf(f, "%s*! layer.%s.%s =", section ? "\n" : "", L->name, fd->section);
@@ -456,8 +456,8 @@ static optinc_status check_finite(const optinc_circuit *c, optinc_error *err)
         if ((st = need_finite(L, "gain", L->gain, err))
             || (st = need_finite(L, "approximation_error", L->approximation_error, err)))
             return st;
-        for (int k = 0; k < optinc_netlist_n_fields; k++) {
-            const optinc_netlist_field *fd = &optinc_netlist_fields[k];
+        for (int k = 0; k < optinc_component_n_fields; k++) {
+            const optinc_component_field *fd = &optinc_component_fields[k];
             const char *at = (const char *)&L->components + fd->offset;
             if (fd->type != 'i' && (st = need_finite(L, fd->key, *(const double *)at, err)))
                 return st;

@@ -123,19 +123,9 @@ int optinc_card_find(const char *name, size_t n);
  * (netlist_dialect.c), so that what one writes the other reads.
  */
 
-/* One device parameter of a layer's `*! layer.NAME.SECTION = key=value ...`
- * header line: where it lives in optinc_components, its type ('d' double,
- * 'i' int) and its allowed range, the spec loader's (optinc-spec(5)). */
-typedef struct optinc_netlist_field {
-    const char *section, *key;
-    size_t offset;
-    char type;
-    double min, max;
-    char min_open, max_open;    /* 1 when the bound itself is excluded, as the spec excludes it */
-} optinc_netlist_field;
-
-extern const optinc_netlist_field optinc_netlist_fields[];
-extern const int optinc_netlist_n_fields;
+/* The device parameters of a layer's `*! layer.NAME.SECTION = key=value ...`
+ * header lines are the components table's rows (optinc_component_fields,
+ * spec.h), the spec loader's own. */
 
 /* The stages a layer of this shape and attenuator position has, in
  * propagation order (kind, tag, modes_in, modes_out, n_att filled; mesh and
