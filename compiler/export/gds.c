@@ -696,9 +696,10 @@ static optinc_status plan(writer *w, optinc_error *err)
         for (int i = 0, att_k = 0, stage = -1; i < w->x[l].n_el; i++) {
             if (w->x[l].el[i].stage != stage)
                 att_k = 0, stage = w->x[l].el[i].stage;
+            int cell = cell_of(w->x[l].el[i].kind);
             w->row[l][i] = element_row(w, l, i, &att_k);
-            w->used[cell_of(w->x[l].el[i].kind) < 0 ? CELL_XING : cell_of(w->x[l].el[i].kind)]
-                |= cell_of(w->x[l].el[i].kind) >= 0;
+            if (cell >= 0)
+                w->used[cell] = 1;
         }
         st = layer_routes(w, l, err);
     }
