@@ -413,9 +413,10 @@ optinc_status optinc_export_interconnect_mapped(const optinc_circuit *c,
         st = optinc_export_companion(path, EX_IC_CIRCUIT, circuit, sizeof circuit, err);
     if (!st)
         st = optinc_export_companion(path, EX_IC_SCRIPT, script, sizeof script, err);
-    g.circuit_file = base_name(circuit);
-    if (!st)
+    if (!st) {
+        g.circuit_file = base_name(circuit);
         st = check_quotable(path, g.main_file, err);
+    }
     optinc_outs set = {0};
     if (!st)
         st = optinc_outs_write(&set, circuit, put_circuit, &g, err);
