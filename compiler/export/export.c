@@ -19,14 +19,14 @@ static const char *const interconnect_companions[] = {EX_IC_CIRCUIT, EX_IC_SCRIP
 
 const optinc_export_format optinc_export_formats[] = {
     {"sax", ".json", "SAX netlist (JSON) and a Python module of its models",
-     optinc_export_sax, sax_companions},
+     optinc_export_sax, sax_companions, optinc_export_sax_stream},
     {"gdsfactory", ".yml", "gdsfactory YAML netlist placed on the layout grid",
-     optinc_export_gdsfactory, NULL},
+     optinc_export_gdsfactory, NULL, optinc_export_gdsfactory_stream},
     {"interconnect", ".spi", "Lumerical INTERCONNECT netlist (SiEPIC), its .lsf script",
-     optinc_export_interconnect, interconnect_companions},
+     optinc_export_interconnect, interconnect_companions, optinc_export_interconnect_stream},
     {"gds", ".gds", "GDSII placement layout (one cell per element kind, on the grid)",
-     optinc_export_gds, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+     optinc_export_gds, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
 const optinc_export_format *optinc_export_format_find(const char *name)

@@ -338,6 +338,15 @@ static optinc_status put_yaml(FILE *f, const void *ctx, optinc_error *err)
     return st;
 }
 
+optinc_status optinc_export_gdsfactory_stream(const optinc_circuit *c,
+                                              const optinc_layout *layout, FILE *f,
+                                              optinc_error *err)
+{
+    gf_ctx g = {.c = c, .layout = layout};
+    optinc_status st = ex_check(c, err);
+    return st ? st : put_yaml(f, &g, err);
+}
+
 optinc_status optinc_export_gdsfactory(const optinc_circuit *c, const optinc_layout *layout,
                                        const char *path, optinc_error *err)
 {

@@ -223,8 +223,9 @@ static optinc_status put_layer(FILE *f, const ic_ctx *g, int layer, optinc_error
         if (optinc_place_stage_width(&L->stage[s]))
             b = s;
     }
-    for (int n = 0; n < x->n_nets; n++)
-        y.inner[n] = x->boundary[n] < 0 ? count[x->el[x->end[n][0].elem].stage]++ : -1;
+    for (int n = 0; n < x->n_nets; n++)   /* inside a stage: from an element, at no boundary */
+        y.inner[n] = x->boundary[n] < 0 && x->end[n][0].elem >= 0
+                     ? count[x->el[x->end[n][0].elem].stage]++ : -1;
     for (int s = 0, i = 0; s < L->n_stages; s++) {
         const optinc_stage *sg = &L->stage[s];
         if (!optinc_place_stage_width(sg))
@@ -383,6 +384,23 @@ static optinc_status check_quotable(const char *path, const char *base, optinc_e
 /* The cells the export writes beside the layers'. */
 static const char *const ic_cells[] = {NULL};
 
+static optinc_status ic_check(const optinc_circuit *c, optinc_error *err)
+{
+    optinc_status st = ex_check(c, err);
+    return st ? st : ex_check_cell_names(c, ic_cells, err);
+}
+
+optinc_status optinc_export_interconnect_stream(const optinc_circuit *c,
+                                                const optinc_layout *layout, FILE *f,
+                                                optinc_error *err)
+{
+    optinc_interconnect_map map;
+    optinc_interconnect_map_defaults(&map);
+    ic_ctx g = {c, layout, &map, NULL, NULL};
+    optinc_status st = ic_check(c, err);
+    return st ? st : put_circuit(f, &g, err);
+}
+
 optinc_status optinc_export_interconnect_mapped(const optinc_circuit *c,
                                                 const optinc_layout *layout,
                                                 const optinc_interconnect_map *map,
@@ -390,16 +408,15 @@ optinc_status optinc_export_interconnect_mapped(const optinc_circuit *c,
 {
     char circuit[EX_PATH_MAX], script[EX_PATH_MAX];
     ic_ctx g = {c, layout, map, NULL, base_name(path)};
-    optinc_status st = ex_check(c, err);
-    if (!st)
-        st = ex_check_cell_names(c, ic_cells, err);
+    optinc_status st = ic_check(c, err);
     if (!st)
         st = optinc_export_companion(path, EX_IC_CIRCUIT, circuit, sizeof circuit, err);
     if (!st)
         st = optinc_export_companion(path, EX_IC_SCRIPT, script, sizeof script, err);
-    g.circuit_file = base_name(circuit);
-    if (!st)
+    if (!st) {
+        g.circuit_file = base_name(circuit);
         st = check_quotable(path, g.main_file, err);
+    }
     optinc_outs set = {0};
     if (!st)
         st = optinc_outs_write(&set, circuit, put_circuit, &g, err);

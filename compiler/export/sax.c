@@ -375,14 +375,26 @@ static optinc_status put_netlist(FILE *f, const void *ctx, optinc_error *err)
     return OPTINC_OK;
 }
 
+static optinc_status sax_check(const optinc_circuit *c, optinc_error *err)
+{
+    optinc_status st = ex_check(c, err);
+    return st ? st : ex_check_cell_names(c, extra_models, err);
+}
+
+optinc_status optinc_export_sax_stream(const optinc_circuit *c, const optinc_layout *layout,
+                                       FILE *f, optinc_error *err)
+{
+    optinc_status st = sax_check(c, err);
+    (void)layout;
+    return st ? st : put_netlist(f, c, err);
+}
+
 optinc_status optinc_export_sax(const optinc_circuit *c, const optinc_layout *layout,
                                 const char *path, optinc_error *err)
 {
     char models[EX_PATH_MAX];
     (void)layout;
-    optinc_status st = ex_check(c, err);
-    if (!st)
-        st = ex_check_cell_names(c, extra_models, err);
+    optinc_status st = sax_check(c, err);
     if (!st)
         st = optinc_export_companion(path, EX_SAX_MODELS, models, sizeof models, err);
     optinc_outs set = {0};
