@@ -213,6 +213,10 @@ row "optinc compile A B" compile $s specs/reck8.yaml
 row "optinc compile --no-such-option" compile $s --no-such-option
 row "optinc compile -o (no file)" compile $s -o
 row "optinc compile (missing spec)" compile no/such/spec.yaml
+row "optinc export --format drive (no --calibration)" export $s --format drive -o "$tmp/d.csv"
+row "optinc export --format sax --bits 8" export $s --format sax --bits 8 -o "$tmp/d.json"
+cp -r specs/onn4x8 "$tmp/" && printf 'layout: {mode_pitch_um: 20}\n' | cat specs/onn4x8.yaml - > "$tmp/onn_tight.yaml"
+row "optinc export SEGMENTED --format gds (mode pitch 20 um)" export "$tmp/onn_tight.yaml" --format gds -o "$tmp/t.gds"
 row "optinc simulate" simulate
 row "optinc simulate --monte-carlo 0" simulate $s --monte-carlo 0
 row "optinc simulate --detect phase" simulate $s --detect phase
@@ -235,6 +239,21 @@ row "optinc train --allreduce ring --inject-errors H" train --allreduce ring --i
 row "optinc train --allreduce exact --onn NET.sp" train --allreduce exact --onn NET.sp
 row "optinc train --allreduce ring --bits 4" train --allreduce ring --bits 4
 row "optinc onn train --name 'bad name'" onn train -o "$tmp/x.yaml" --name 'bad name'
+
+head_table "Exports" "Names a format cannot hold or that collide with the names an export makes itself, and outputs or model maps that would inject a line (tests/test_export.c, names_cannot_collide_or_inject)."
+export_spec() {
+    printf 'schema_version: 1\nname: %s\nsettings: {seed: 1}\nmatrices:\n  W1: {shape: [2, 2], dtype: real, generate: {kind: gaussian, seed: 1}}\nlayers:\n  - {name: L1, matrix: W1}\n' "$1" > "$tmp/$1.yaml"
+}
+for n in gain layer_L1; do
+    export_spec $n
+    row "export SPEC --format sax (a circuit named $n)" export "$tmp/$n.yaml" --format sax -o "$tmp/x.json"
+done
+export_spec stage_L1_V
+row "export SPEC --format interconnect (a circuit named stage_L1_V)" export "$tmp/stage_L1_V.yaml" --format interconnect -o "$tmp/x.spi"
+row "export --format interconnect -o 'a<newline>b.spi'" export specs/real4.yaml --format interconnect -o "$tmp/a
+b.spi"
+printf 'mzi my_mzi Design\013kits\n' > "$tmp/vt.map"
+row "export --format interconnect --model-map (a library with a vertical tab)" export specs/real4.yaml --format interconnect -o "$tmp/x.spi" --model-map "$tmp/vt.map"
 
 head_table "Outputs and runs" "An output that is an input of its run, two outputs of one name, a run that would fail only after its work, spec values the trainer cannot take; refused before anything is written (tests/test_hostile.c, test_atomic.c; damaged checkpoints: tests/test_train.c)."
 cp $s "$tmp/S.yaml"

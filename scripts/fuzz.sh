@@ -29,6 +29,7 @@ for f in "$@"; do
     name=$(basename "$f")
     case $name in
         fuzz_spec | fuzz_netlist) kinds="${name#fuzz_} limits" ;;
+        fuzz_export) kinds="netlist limits" ;;
         fuzz_csv | fuzz_npy) kinds=matrix ;;
         *) kinds=${name#fuzz_} ;;
     esac

@@ -37,6 +37,13 @@
 #                                renames, not memory, is what it tests
 #   limits/yaml_node_count       an 8 MB YAML file: minutes under memcheck for
 #                                a path (the event pass) other cases cover
+#   drive/codes_read_back*       trains the tiny ONN and recompiles it three
+#                                times (3.4 s natively); drive/options_are_checked
+#                                and test_calibration run the code under memcheck
+#   gds/drc_deck*                exports 17 layouts, the unit and both cascade
+#                                levels among them, for KLayout (which runs
+#                                natively); gds/the_segmented_unit_is_routed
+#                                routes the unit under memcheck
 #   netlist/numbers_format_as*   a million doubles formatted and parsed against
 #                                printf and strtod: arithmetic on stack
 #                                buffers, minutes under memcheck; the SAN=1 run
@@ -65,6 +72,8 @@ check_one() {
         test_allreduce) filter='allreduce/!(onn_table_equals_direct_simulation)' ;;
         test_atomic) filter='atomic/!(compile_killed*|killed_at*|readers*|interrupted*|concurrent_runs*)' ;;
         test_limits) filter='limits/!(yaml_node_count)' ;;
+        test_drive) filter='drive/!(codes_read_back_give_the_calibrated_accuracy)' ;;
+        test_gds) filter='gds/!(drc_deck_passes_every_shipped_layout_and_catches_a_moved_waveguide)' ;;
         test_onn) filter='onn/!(shipped_onn_verifies_exhaustively|tiny_training_converges_on_every_seed|a_stuck_start_is_restarted)' ;;
         test_onn_chip) filter='onn_chip/!(shipped_unit_on_chip_files|command_line|coarse_chips_recompiled|shipped_unit_keeps_phase_errors_low)' ;;
         test_netlist) skip="$skip,*/optinc"

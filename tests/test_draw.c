@@ -219,7 +219,16 @@ Test(draw, tooltips_carry_programmed_and_target_values)
     cr_assert_not_null(strstr(svg, "(target "));
     cr_assert_not_null(strstr(svg, ", code "));
     cr_assert_not_null(strstr(svg, "AT_L1_r0: mode 0; att_dB = "));
-    cr_assert_not_null(strstr(svg, "PS_L1_U_m0: output phase screen"));
+    /* the screen under its netlist name, PS_<layer>_U_c<columns>_r<mode> (it
+     * was PS_L1_U_m0 here while the netlist said PS_L1_U_c<n>_r0) */
+    optinc_circuit *c = compile_spec(f.spec);
+    const optinc_layer *L = &c->layers[0];
+    char screen[96];
+    snprintf(screen, sizeof screen, "PS_L1_U_c%d_r0: output phase screen, mode 0",
+             L->stage[L->n_stages - 1].mesh->n_columns);
+    cr_assert_eq(L->stage[L->n_stages - 1].tag, 'U');
+    cr_assert_not_null(strstr(svg, screen), "%s", screen);
+    optinc_circuit_free(c);
     cr_assert_not_null(strstr(svg, "<title>in0</title>"));
     cr_assert_not_null(strstr(svg, "<title>out5</title>"));
     free(svg);

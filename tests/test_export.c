@@ -150,3 +150,73 @@ Test(export, command_refuses_bad_usage, .init = tu_scratch_init, .fini = tu_scra
     }
     cr_expect_eq(tu_dir_count(tu_scratch_dir()), 1, "only the map is there");
 }
+
+/* A spec of one 2x2 layer L1 named name, in the scratch folder. */
+static const char *named_spec(const char *name)
+{
+    static char path[4400];
+    char text[512];
+    snprintf(path, sizeof path, "%s", tu_scratch("named.yaml"));
+    snprintf(text, sizeof text, "schema_version: 1\nname: '%s'\nsettings: {seed: 1}\nmatrices:\n"
+             "  W1: {shape: [2, 2], dtype: real, generate: {kind: gaussian, seed: 1}}\n"
+             "layers:\n  - {name: L1, matrix: W1}\n", name);
+    cr_assert_eq(tu_write_file(path, text), 0);
+    return path;
+}
+
+/* Issue 39's names: a circuit named as a model or as a cell the export
+ * writes is refused (SAX would take its top netlist for the model, JSON
+ * would hold one key twice, INTERCONNECT two .subckt of one name); a name
+ * YAML reads as null or a boolean is quoted; an output name or a model-map
+ * library that would break a line is refused.  Each refusal is status 2
+ * with nothing written. */
+Test(export, names_cannot_collide_or_inject, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    struct {
+        const char *name, *format, *out, *message;
+    } refused[] = {
+        {"gain", "sax", "x.json", "is also the name of a model"},
+        {"mzi", "sax", "x.json", "is also the name of a model"},
+        {"layer_L1", "sax", "x.json", "is also the name of a model"},
+        {"layer_L1", "interconnect", "x.spi", "is also the name of a model"},
+        {"stage_L1_V", "interconnect", "x.spi", "is also the name of a model"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        char out[4400];
+        snprintf(out, sizeof out, "%s", tu_scratch(refused[i].out));
+        tu_run r = tu_optinc(ARGS("export", named_spec(refused[i].name), "--format",
+                                  refused[i].format, "-o", out));
+        cr_expect_eq(r.status, 2, "%s: status %d", refused[i].name, r.status);
+        cr_expect(r.err && strstr(r.err, refused[i].message), "%s: %s", refused[i].name, r.err);
+        cr_expect_eq(tu_dir_count(tu_scratch_dir()), 1, "%s: only the spec", refused[i].name);
+        tu_run_free(&r);
+    }
+    static const char *const yaml_words[] = {"null", "off", "yes", "True"};
+    for (size_t i = 0; i < sizeof yaml_words / sizeof yaml_words[0]; i++) {
+        char out[4400], want[64];
+        snprintf(out, sizeof out, "%s", tu_scratch("x.yml"));
+        tu_run r = tu_optinc(ARGS("export", named_spec(yaml_words[i]), "--format", "gdsfactory",
+                                  "-o", out));
+        cr_expect_eq(r.status, 0, "%s: %s", yaml_words[i], r.err);
+        tu_run_free(&r);
+        char *y = tu_read_file(out, NULL);
+        snprintf(want, sizeof want, "name: '%s'\n", yaml_words[i]);
+        cr_expect(y && strstr(y, want), "%s: not quoted", yaml_words[i]);
+        free(y);
+    }
+    char out[4400], map[4400];
+    snprintf(out, sizeof out, "%s", tu_scratch("a\nb.spi"));
+    tu_run r = tu_optinc(ARGS("export", "specs/real4.yaml", "--format", "interconnect", "-o", out));
+    cr_expect_eq(r.status, 2);
+    cr_expect(r.err && strstr(r.err, "control character"), "%s", r.err);
+    tu_run_free(&r);
+    snprintf(out, sizeof out, "%s", tu_scratch("x.spi"));
+    snprintf(map, sizeof map, "%s", tu_scratch("vt.map"));
+    cr_assert_eq(tu_write_file(map, "ps my_ps lib\nmzi my_mzi Design\vkits\n"), 0);
+    r = tu_optinc(ARGS("export", "specs/real4.yaml", "--format", "interconnect", "-o", out,
+                       "--model-map", map));
+    cr_expect_eq(r.status, 2);
+    cr_expect(r.err && strstr(r.err, "vt.map:2:12: error:"), "%s", r.err);
+    tu_run_free(&r);
+    cr_expect_eq(tu_dir_count(tu_scratch_dir()), 3, "the spec, the map, the YAML");
+}

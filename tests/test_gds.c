@@ -24,6 +24,7 @@
 #include "compiler/export/gds_stream.h"
 #include "optinc/export.h"
 #include "optinc/netlist.h"
+#include "optinc/spec.h"
 #include "testutil.h"
 
 /* ------------------------------------------------------------ the reader */
@@ -276,7 +277,7 @@ static const char *const SPECS[] = {"specs/real4.yaml", "specs/complex16.yaml",
                                     "specs/rect10x6.yaml", "specs/twolayer.yaml",
                                     "specs/cascade/onn16x8_level1.yaml",
                                     "specs/cascade/onn16x8_level2.yaml", NULL};
-/* Shipped specs with segmented layers, which the layout exports refuse. */
+/* Shipped specs with segmented layers (routed: channels and crossings). */
 static const char *const SEGMENTED[] = {"specs/onn4x8.yaml", NULL};
 
 static optinc_circuit *load(const char *spec)
@@ -556,14 +557,51 @@ Test(gds, every_shipped_spec)
     optinc_layout layout = OPTINC_LAYOUT_DEFAULT;
     for (int i = 0; SPECS[i]; i++)
         check_layout(SPECS[i], &layout);
-    for (int i = 0; SEGMENTED[i]; i++) {
-        optinc_circuit *c = load(SEGMENTED[i]);
-        optinc_error err;
-        cr_expect_eq(optinc_export_gds(c, &layout, tu_scratch("seg.gds"), &err), OPTINC_EINPUT,
-                     "%s", SEGMENTED[i]);
-        cr_expect(strstr(err.message, "is segmented"), "%s: %s", SEGMENTED[i], err.message);
+}
+
+/* The shipped unit, segmented, from its spec and from its netlist: every
+ * element of the netlist referenced once (its counts, optinc-onn(7): 16,574
+ * MZIs, 615 attenuators with the split's trims, 120 splitters, 105
+ * combiners), crossing cells where routes cross, the die wider than the
+ * grid by its routing channels and labelled with its size; the two files
+ * the same bytes (a netlist holds what its spec compiles to). */
+Test(gds, the_segmented_unit_is_routed, .timeout = 60)
+{
+    optinc_layout layout = OPTINC_LAYOUT_DEFAULT;
+    const char *const from[] = {SEGMENTED[0], "netlists/onn4x8.pnl.sp"};
+    unsigned char *bytes[2];
+    size_t len[2];
+    for (int i = 0; i < 2; i++) {
+        optinc_circuit *c = load(from[i]);
+        bytes[i] = export_bytes(c, &layout, tu_scratch(i ? "unit1.gds" : "unit0.gds"), &len[i]);
+        rd_lib lib = {0};
+        const char *bad = rd_parse(bytes[i], len[i], &lib);
+        cr_assert(!bad, "%s: %s", from[i], bad);
+        const rd_cell *top = rd_find(&lib, c->name);
+        cr_assert(top);
+        int refs[7] = {0}, die = 0;
+        static const char *const cells[7] = {"mzi", "att", "split", "comb", "xing", "ps",
+                                             "term"};
+        for (int e = 0; e < top->n; e++) {
+            for (int k = 0; k < 7; k++)
+                refs[k] += top->e[e].kind == 'S' && !strcmp(top->e[e].str, cells[k]);
+            die += top->e[e].kind == 'T' && !strncmp(top->e[e].str, "die ", 4);
+        }
+        cr_expect_eq(refs[0], 16574, "%s: mzi", from[i]);
+        cr_expect_eq(refs[1], 615, "%s: att", from[i]);
+        cr_expect_eq(refs[2], 120, "%s: split", from[i]);
+        cr_expect_eq(refs[3], 105, "%s: comb", from[i]);
+        cr_expect_gt(refs[4], 0, "%s: xing", from[i]);
+        cr_expect_eq(die, 1, "%s: the die's label", from[i]);
+        box b = rd_bbox(&lib, top, -1);
+        cr_expect_gt(b.x1, (int64_t)optinc_place_columns(c) * 250000, "%s: channels", from[i]);
+        rd_free(&lib);
         optinc_circuit_free(c);
     }
+    cr_expect_eq(len[0], len[1]);
+    cr_expect(len[0] == len[1] && !memcmp(bytes[0], bytes[1], len[0]), "spec and netlist differ");
+    free(bytes[0]);
+    free(bytes[1]);
 }
 
 /* The page's EXAMPLES: specs/real4.yaml with the default layout. */
@@ -708,6 +746,14 @@ Test(gds, layouts_it_cannot_draw_are_refused)
     cr_expect(strstr(err.message, "mode_pitch_um"), "%s", err.message);
     cr_expect_eq(optinc_export_gds(c, &huge, path, &err), OPTINC_EINPUT);
     cr_expect(strstr(err.message, "2147483647 nm"), "%s", err.message);
+    optinc_circuit_free(c);
+    /* a segmented layer's channels put a crossing between lanes a quarter
+     * pitch apart: 32 um at least */
+    c = load(SEGMENTED[0]);
+    optinc_layout tight = {250, 20, 200};
+    cr_expect_eq(optinc_export_gds(c, &tight, path, &err), OPTINC_EINPUT);
+    cr_expect(strstr(err.message, "mode_pitch_um is 20") && strstr(err.message, "32 to 1e6"),
+              "%s", err.message);
     cr_expect_eq(tu_dir_count(tu_scratch_dir()), 0, "a refused export wrote something");
     optinc_circuit_free(c);
 }
@@ -773,4 +819,90 @@ Test(gds, klayout_reads_it, .timeout = 120)
         tu_run_free(&r);
         optinc_circuit_free(c);
     }
+}
+
+/* ------------------------------------------------------------ the DRC deck */
+
+/* klayout -b -r SCRIPT -rd VAR... (NULL-ended), its run. */
+static tu_run klayout_run(const char *script, const char *const *vars)
+{
+    char *argv[16] = {find_klayout(), "-b", "-r", (char *)script};
+    int a = 4;
+    for (int v = 0; vars[v] && a < 14; v++) {
+        argv[a++] = "-rd";
+        argv[a++] = (char *)vars[v];
+    }
+    argv[a] = NULL;
+    tu_run r = tu_start(argv);
+    tu_wait(&r);
+    return r;
+}
+
+/* The deck (scripts/gds-drc.py, optinc-gds(5) DESIGN RULES) on the layout
+ * of every shipped spec, on its layout: table, and of every shipped
+ * netlist, on the default layout, the segmented unit's included, in one
+ * KLayout run: zero violations.
+ * Then one waveguide of the top cell moved by 0.4 um: both its ends open,
+ * and touching its neighbour's track where it crosses an MZI's coupler or
+ * not, the deck names the open ends. */
+Test(gds, drc_deck_passes_every_shipped_layout_and_catches_a_moved_waveguide, .timeout = 240)
+{
+    if (!find_klayout())
+        cr_skip_test("klayout is not installed (apt-get install klayout); the DRC deck is "
+                     "skipped");
+    static const char *const netlists[] = {
+        "netlists/real4.pnl.sp", "netlists/complex16.pnl.sp", "netlists/chip16.pnl.sp",
+        "netlists/reck8.pnl.sp", "netlists/rect10x6.pnl.sp", "netlists/twolayer.pnl.sp",
+        "netlists/onn4x8.pnl.sp", NULL};
+    static char files[4096 * 4];
+    size_t used = 0;
+    int n = 0;
+    optinc_layout dflt = OPTINC_LAYOUT_DEFAULT;
+    for (int pass = 0; pass < 3; pass++) {
+        const char *const *list = pass == 2 ? netlists : pass ? SEGMENTED : SPECS;
+        for (int i = 0; list[i]; i++) {
+            optinc_circuit *c = load(list[i]);
+            optinc_layout layout = dflt;
+            if (pass < 2) {
+                optinc_spec *spec = NULL;
+                optinc_error e;
+                cr_assert_eq(optinc_spec_load(list[i], NULL, &spec, &e), 0, "%s", e.message);
+                layout = spec->layout;
+                optinc_spec_free(spec);
+            }
+            char name[64];
+            snprintf(name, sizeof name, "drc%d.gds", n++);
+            optinc_error err;
+            cr_assert_eq(optinc_export_gds(c, &layout, tu_scratch(name), &err), OPTINC_OK,
+                         "%s: %s", list[i], err.message);
+            used += (size_t)snprintf(files + used, sizeof files - used, "%s%s", used ? "," : "",
+                                     tu_scratch(name));
+            optinc_circuit_free(c);
+        }
+    }
+    char vars[2][sizeof files + 8];
+    snprintf(vars[0], sizeof vars[0], "gds=%s", files);
+    tu_run r = klayout_run("scripts/gds-drc.py", (const char *[]){vars[0], NULL});
+    cr_expect_eq(r.status, 0, "drc: %s%s", r.out, r.err);
+    int clean = 0;
+    for (const char *p = r.out; (p = strstr(p, ": 0 violations;")); p++)
+        clean++;
+    cr_expect_eq(clean, n, "%d of %d layouts clean: %s", clean, n, r.out);
+    tu_run_free(&r);
+
+    /* the seeded error: the sixth waveguide of reck8's top cell, 0.4 um up */
+    snprintf(vars[0], sizeof vars[0], "gds=%s", tu_scratch("drc3.gds"));
+    snprintf(vars[1], sizeof vars[1], "out=%s", tu_scratch("moved.gds"));
+    r = klayout_run("tests/gds/move-waveguide.py",
+                    (const char *[]){vars[0], vars[1], "index=5", "dy_nm=400", NULL});
+    cr_assert_eq(r.status, 0, "%s%s", r.out, r.err);
+    tu_run_free(&r);
+    snprintf(vars[0], sizeof vars[0], "gds=%s", tu_scratch("moved.gds"));
+    r = klayout_run("scripts/gds-drc.py", (const char *[]){vars[0], NULL});
+    cr_expect_neq(r.status, 0, "the deck missed the moved waveguide: %s", r.out);
+    int open_ends = 0;
+    for (const char *p = r.out; (p = strstr(p, "drc: WG_END at")); p++)
+        open_ends++;
+    cr_expect_eq(open_ends, 4, "both ends of the moved path and the two it left: %s", r.out);
+    tu_run_free(&r);
 }

@@ -1204,15 +1204,15 @@ static int netlist_takes(const char *line, optinc_error *err)
 
 /* A netlist cannot carry a device the spec refuses, nor refuse one it
  * takes: at every finite bound of a device key of the header
- * (optinc_netlist_fields) and one double beyond it, the spec loader and the
+ * (optinc_component_fields) and one double beyond it, the spec loader and the
  * netlist reader agree, and take the bound itself unless it is excluded;
  * so for the attenuator's DAC step (max_attenuation_dB / (2^bits - 1) at
  * most 100 dB), a bound across two keys. */
 Test(netlist, device_ranges_agree_with_the_spec)
 {
     int checked = 0;
-    for (int f = 0; f < optinc_netlist_n_fields; f++) {
-        const optinc_netlist_field *fd = &optinc_netlist_fields[f];
+    for (int f = 0; f < optinc_component_n_fields; f++) {
+        const optinc_component_field *fd = &optinc_component_fields[f];
         if (fd->type != 'd' || !strncmp(fd->key, "range_", 6))   /* the spec's range_rad */
             continue;
         for (int hi = 0; hi < 2; hi++) {

@@ -11,13 +11,13 @@
  * and the output is deterministic.  Wires are straight (splines=false) and
  * drawn first (outputorder=edgesfirst), so boxes sit on top of them.
  *
- * Full detail has one node per input, MZI, output-screen phase shifter,
- * attenuator, output and mode end (a `term` point where a mode stops or
- * starts inside the layer), wired with compass ports (nw/sw in, ne/se out).
- * MZIs, screen phase shifters and attenuators are named with the prefixes
- * the netlist gives their cards (optinc_cards); an MZI's and an attenuator's
- * node has the name of its card in the netlist.  A mode end is named by its
- * stage and mode (T_L_S_m3), as one mode may end or start before each stage.
+ * Full detail has one node per input, output and element of the netlist's
+ * walk of the layer (compiler/netlist/walk.h): MZIs, screen phase shifters,
+ * attenuators, splitters and combiners, and the term points where a mode
+ * stops or starts inside the layer, each under its netlist instance name
+ * (a pass-through waveguide is drawn as the wire it is), wired along the
+ * walk's nets with compass ports (nw/sw in, ne/se out).  How each card is
+ * drawn is one row of card_draws.
  * The heat-map overview keeps only the MZIs and attenuators as small filled
  * boxes on a tighter grid and has no edges: at N = 256 it is about 65k boxes
  * that render in seconds, where the full-detail PNG would exceed cairo's and
@@ -54,6 +54,8 @@
 #include <graphviz/gvplugin.h>
 #include "compiler/core/freeall.h"
 #include "compiler/draw/plan.h"
+#include "compiler/netlist/dialect.h"
+#include "compiler/netlist/walk.h"
 #include "optinc/draw.h"
 #include "optinc/fileio.h"
 #include "optinc/netlist.h"
@@ -342,8 +344,9 @@ typedef struct builder {
     const optinc_layer *L;
     int detail, labels, N;
     double xpitch, ypitch;
-    Agnode_t **cur;               /* per mode: node whose output is that wire (NULL: unlit) */
-    const char **port;            /* ... and its port */
+    Agnode_t **src;               /* per net of the walk: the node it leaves (NULL: none) */
+    const char **port;            /* ... and the compass port it leaves by */
+    size_t cap;                   /* of src and port */
 } builder;
 
 /* A phase wrapped into [0, 2 pi). */
@@ -378,14 +381,87 @@ static void att_colour(double t, char *buf, size_t size)
     snprintf(buf, size, "0.000 0.000 %.3f", 0.2 + 0.6 * (t < 0 ? 0 : t > 1 ? 1 : t));
 }
 
-/* "1.0472 (target 1.0472, code 43)" */
-static void phase_text(const optinc_phase *p, char *buf, size_t size)
+/* "1.0472 rad (target 1.0472, code 43)": parameter rad of e, with its code
+ * when it has one and its target (the value when the card has none). */
+static void phase_text(const nl_elem *e, int rad, int code, int target, char *buf, size_t size)
 {
-    if (p->code >= 0)
-        snprintf(buf, size, "%.6g rad (target %.6g, code %d)", p->rad, p->target_rad, p->code);
+    double t = e->has & 1u << target ? e->v[target] : e->v[rad];
+    if (e->has & 1u << code)
+        snprintf(buf, size, "%.6g rad (target %.6g, code %d)", e->v[rad], t, (int)e->v[code]);
     else
-        snprintf(buf, size, "%.6g rad (target %.6g)", p->rad, p->target_rad);
+        snprintf(buf, size, "%.6g rad (target %.6g)", e->v[rad], t);
 }
+
+/* What a card's node shows: fill, tooltip after the name, label, each in
+ * TEXT_MAX bytes. */
+#define TEXT_MAX 512
+static void mzi_text(const nl_elem *e, char *fill, char *tip, char *label, size_t size)
+{
+    char th[128], ph[128];
+    theta_colour(e->v[MZI_THETA], fill, size);
+    phase_text(e, MZI_THETA, MZI_THETA_CODE, MZI_THETA_TARGET, th, sizeof th);
+    phase_text(e, MZI_PHI, MZI_PHI_CODE, MZI_PHI_TARGET, ph, sizeof ph);
+    snprintf(tip, size, "modes %d,%d; θ = %s; φ = %s", e->row, e->row + 1, th, ph);
+    snprintf(label, size, "θ %.3f\\nφ %.3f", e->v[MZI_THETA], e->v[MZI_PHI]);
+}
+
+static void ps_text(const nl_elem *e, char *fill, char *tip, char *label, size_t size)
+{
+    char ph[128];
+    phase_colour(e->v[PS_PHASE], fill, size);
+    phase_text(e, PS_PHASE, PS_CODE, PS_TARGET, ph, sizeof ph);
+    snprintf(tip, size, "output phase screen, mode %d; φ = %s", e->row, ph);
+    *label = '\0';
+}
+
+static void att_text(const nl_elem *e, char *fill, char *tip, char *label, size_t size)
+{
+    char code[32] = "";
+    double t = pow(10, -e->v[ATT_DB] / 20);
+    if (e->has & 1u << ATT_CODE)
+        snprintf(code, sizeof code, ", code %d", (int)e->v[ATT_CODE]);
+    att_colour(t, fill, size);
+    snprintf(tip, size, "mode %d; att_dB = %.6g (t = %.6g, target t = %.6g%s)", e->row,
+             e->v[ATT_DB], t, e->v[ATT_T_TARGET], code);
+    snprintf(label, size, "%.1f dB", e->v[ATT_DB] + 0.0);   /* no "-0.0" */
+}
+
+static void term_text(const nl_elem *e, char *fill, char *tip, char *label, size_t size)
+{
+    snprintf(fill, size, "black");
+    snprintf(tip, size, "%s mode %d", e->n_in ? "terminated" : "unlit", e->row);
+    *label = '\0';
+}
+
+static void chain_text(const nl_elem *e, char *fill, char *tip, char *label, size_t size)
+{
+    snprintf(fill, size, "white");
+    snprintf(tip, size, "link %d of the %s chain of %s %d, tap %.6g", e->column,
+             optinc_cards[e->kind].name, e->kind == OPTINC_CARD_SPLIT ? "input" : "output",
+             e->row, e->v[TAP_POWER]);
+    snprintf(label, size, "%.2f", e->v[TAP_POWER]);
+}
+
+/* How each card is drawn: its look in full detail and in the overview
+ * (NULL: not in the overview; a card without a text is no node, a wire),
+ * where it sits (dx columns and dy modes off its grid point), its pins'
+ * compass ports, its texts. */
+typedef struct card_draw {
+    const look *detail, *overview;
+    double dx, dy;
+    const char *pin[OPTINC_CARD_PINS_MAX];
+    void (*text)(const nl_elem *e, char *fill, char *tip, char *label, size_t size);
+} card_draw;
+
+static const card_draw card_draws[OPTINC_CARD_COUNT] = {
+    [OPTINC_CARD_MZI] = {NULL, NULL, 0, 0.5, {"nw", "sw", "ne", "se"}, mzi_text},
+    [OPTINC_CARD_PS] = {&look_screen, NULL, 0, 0, {"", ""}, ps_text},
+    [OPTINC_CARD_ATT] = {&look_att, &look_overview_att, 0, 0, {"", ""}, att_text},
+    [OPTINC_CARD_TERM] = {&look_term, NULL, -0.5, 0, {""}, term_text},
+    [OPTINC_CARD_SPLIT] = {&look_split, &look_overview_att, 0, 0, {"", "", ""}, chain_text},
+    [OPTINC_CARD_COMB] = {&look_comb, &look_overview_att, 0, 0, {"", "", ""}, chain_text},
+    /* DC is no element of the walk; THRU is a waveguide, drawn as its wire */
+};
 
 static Agnode_t *put(builder *b, const char *name, double column, double mode, const look *lk,
                      const char *label, const char *fill, const char *tip)
@@ -407,208 +483,98 @@ static Agnode_t *put(builder *b, const char *name, double column, double mode, c
     return n;
 }
 
-/* Connects the wire of `mode` to head (at headport) and moves the wire on
- * to head's tailport. */
-static void wire(builder *b, int mode, Agnode_t *head, const char *headport, const char *tailport)
+/* Room for net id in src and port. */
+static int room(builder *b, int id)
 {
-    if (b->cur[mode]) {
-        Agedge_t *e = agedge(b->g, b->cur[mode], head, NULL, 1);
-        if (*b->port[mode])
-            gv_set(e, b->tailport, b->port[mode]);
-        if (*headport)
-            gv_set(e, b->headport, headport);
-    }
-    b->cur[mode] = head;
-    b->port[mode] = tailport;
+    if ((size_t)id < b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap <= (size_t)id)
+        cap *= 2;
+    Agnode_t **src = realloc(b->src, sizeof *src * cap);
+    if (src)
+        b->src = src;
+    const char **port = realloc(b->port, sizeof *port * cap);
+    if (!src || !port)
+        return -1;
+    b->port = port;
+    memset(b->src + b->cap, 0, sizeof *src * (cap - b->cap));
+    b->cap = cap;
+    return 0;
 }
 
-/* Before a stage that carries `width` modes (or the outputs): a lit mode at
- * or beyond width ends in a term point; an unlit mode below width starts at
- * one. */
-static void mode_ends(builder *b, int width, double column, const char *where)
+/* Net id ends at node head (its compass port headport). */
+static void wire(builder *b, int id, Agnode_t *head, const char *headport)
 {
-    char name[160], tip[96];
-    for (int k = 0; k < b->N; k++) {
-        int lit = b->cur[k] != NULL;
-        if (lit == (k < width))
-            continue;
-        snprintf(name, sizeof name, "T_%s_%s_m%d", b->L->name, where, k);
-        snprintf(tip, sizeof tip, "%s mode %d", lit ? "terminated" : "unlit", k);
-        Agnode_t *t = put(b, name, column - 0.5, k, &look_term, NULL, "black", tip);
-        if (lit) {
-            wire(b, k, t, "", "");
-            b->cur[k] = NULL;
-        } else {
-            b->cur[k] = t;
-            b->port[k] = "";
-        }
-    }
-}
-
-static void put_mesh(builder *b, const optinc_stage *s, int start)
-{
-    const optinc_mesh *m = s->mesh;
-    char name[160], label[64], fill[48], tip[512], th[128], ph[128];
-    if (b->detail) {
-        char where[2] = {s->tag, '\0'};
-        mode_ends(b, m->modes, start, where);
-    }
-    for (int i = 0; i < m->n_mzi; i++) {
-        const optinc_mzi *z = &m->mzi[i];
-        snprintf(name, sizeof name, "%s_%s_%c_c%d_r%d", optinc_cards[OPTINC_CARD_MZI].prefix,
-                 b->L->name, s->tag, z->column, z->mode);
-        phase_text(&z->theta, th, sizeof th);
-        phase_text(&z->phi, ph, sizeof ph);
-        snprintf(tip, sizeof tip, "%s: modes %d,%d; θ = %s; φ = %s", name, z->mode, z->mode + 1,
-                 th, ph);
-        if (b->labels)
-            snprintf(label, sizeof label, "θ %.3f\\nφ %.3f", z->theta.rad, z->phi.rad);
-        theta_colour(z->theta.rad, fill, sizeof fill);
-        Agnode_t *n = put(b, name, start + z->column, z->mode + 0.5, NULL,
-                          b->labels ? label : NULL, fill, tip);
-        if (b->detail) {
-            wire(b, z->mode, n, "nw", "ne");
-            wire(b, z->mode + 1, n, "sw", "se");
-        }
-    }
-    if (!b->detail)
+    if (!b->src[id])
         return;
-    for (int k = 0; k < m->modes; k++) {
-        snprintf(name, sizeof name, "%s_%s_%c_m%d", optinc_cards[OPTINC_CARD_PS].prefix,
-                 b->L->name, s->tag, k);
-        phase_text(&m->screen[k], th, sizeof th);
-        snprintf(tip, sizeof tip, "%s: output phase screen, mode %d; φ = %s", name, k, th);
-        phase_colour(m->screen[k].rad, fill, sizeof fill);
-        wire(b, k, put(b, name, start + m->n_columns, k, &look_screen, NULL, fill, tip), "", "");
-    }
+    Agedge_t *e = agedge(b->g, b->src[id], head, NULL, 1);
+    if (*b->port[id])
+        gv_set(e, b->tailport, b->port[id]);
+    if (*headport)
+        gv_set(e, b->headport, headport);
 }
 
-static void put_att(builder *b, const optinc_stage *s, int start)
+static optinc_status oom_drawing(const builder *b, optinc_error *err)
 {
-    char name[160], label[32], fill[48], tip[512], code[32] = "";
-    char tag[3] = {s->tag, 0};
-    if (b->detail)
-        mode_ends(b, s->n_att, start, tag);
-    for (int k = 0; k < s->n_att; k++) {
-        const optinc_att *a = &s->att[k];
-        if (s->tag == 'S')
-            snprintf(name, sizeof name, "%s_%s_r%d", optinc_cards[OPTINC_CARD_ATT].prefix,
-                     b->L->name, k);
-        else     /* a split stage's trims */
-            snprintf(name, sizeof name, "%s_%s_%s_r%d", optinc_cards[OPTINC_CARD_ATT].prefix,
-                     b->L->name, tag, k);
-        if (a->code >= 0)
-            snprintf(code, sizeof code, ", code %d", a->code);
-        snprintf(tip, sizeof tip, "%s: mode %d; att_dB = %.6g (t = %.6g, target t = %.6g%s)",
-                 name, k, a->att_dB, a->t, a->t_target, code);
-        snprintf(label, sizeof label, "%.1f dB", a->att_dB + 0.0);   /* no "-0.0" */
-        att_colour(a->t, fill, sizeof fill);
-        Agnode_t *n = put(b, name, start, k, b->detail ? &look_att : &look_overview_att,
-                          b->labels ? label : NULL, fill, tip);
-        if (b->detail)
-            wire(b, k, n, "", "");
-    }
+    return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory drawing layer '%s'",
+                       b->L->name);
 }
 
-/* A segmented layer's attenuator column: channel k of each block joins
- * mode i to mode o <= i (optinc_att_channel); a block's other inputs end in
- * a term point. */
-static void put_att_blocks(builder *b, const optinc_stage *s, int start)
+/* One element of the walk: its node, in column 1 + its grid column (the
+ * inputs are column 0), and in full detail the wires of its inputs. */
+static optinc_status put_element(nl_walk *w, const nl_elem *e, optinc_error *err)
 {
-    char name[160], label[32], fill[48], tip[512];
-    for (int i = 0, k = 0; i < s->modes_in; i++) {
-        int in = -1, o = -1;
-        if (k < s->n_att)
-            optinc_att_channel(s, k, &in, &o);
-        if (in != i) {
-            if (b->detail) {
-                snprintf(name, sizeof name, "T_%s_S_m%d", b->L->name, i);
-                wire(b, i, put(b, name, start - 0.5, i, &look_term, NULL, "black",
-                               "terminated: not a row of its block"), "", "");
-                b->cur[i] = NULL;
-            }
-            continue;
-        }
-        const optinc_att *a = &s->att[k];
-        snprintf(name, sizeof name, "%s_%s_r%d", optinc_cards[OPTINC_CARD_ATT].prefix,
-                 b->L->name, k);
-        snprintf(tip, sizeof tip, "%s: mode %d -> %d; att_dB = %.6g (t = %.6g)", name, i, o,
-                 a->att_dB, a->t);
-        snprintf(label, sizeof label, "%.1f dB", a->att_dB + 0.0);
-        att_colour(a->t, fill, sizeof fill);
-        Agnode_t *n = put(b, name, start, o, b->detail ? &look_att : &look_overview_att,
-                          b->labels ? label : NULL, fill, tip);
-        if (b->detail) {
-            wire(b, i, n, "", "");
-            b->cur[i] = NULL;
-            b->cur[o] = n;
-            b->port[o] = "";
-        }
-        k++;
+    builder *b = w->ctx;
+    const card_draw *cd = &card_draws[e->kind];
+    int top = 0;
+    for (int j = 0; j < e->n_pins; j++)
+        top = e->id[j] > top ? e->id[j] : top;
+    if (room(b, top))
+        return oom_drawing(b, err);
+    if (!cd->text) {    /* a waveguide: its output net leaves where its input did */
+        b->src[e->id[1]] = b->src[e->id[0]];
+        b->port[e->id[1]] = b->port[e->id[0]];
+        return OPTINC_OK;
     }
+    const look *lk = b->detail ? cd->detail : cd->overview;
+    if (!b->detail && !lk && e->kind != OPTINC_CARD_MZI)
+        return OPTINC_OK;
+    char fill[TEXT_MAX], tip[TEXT_MAX], label[TEXT_MAX], full[NL_NAME_MAX + TEXT_MAX + 2];
+    cd->text(e, fill, tip, label, TEXT_MAX);
+    snprintf(full, sizeof full, "%s: %s", e->name, tip);
+    Agnode_t *n = put(b, e->name, 1 + e->column + cd->dx, e->row + cd->dy, lk,
+                      b->labels ? label : NULL, fill, full);
+    for (int j = 0; b->detail && j < e->n_pins; j++) {
+        if (j < e->n_in) {
+            wire(b, e->id[j], n, cd->pin[j]);
+        } else {
+            b->src[e->id[j]] = n;
+            b->port[e->id[j]] = cd->pin[j];
+        }
+    }
+    return OPTINC_OK;
 }
 
-/* The split or comb chains of a segmented layer: link k of chain x in
- * column start + k on the row of x (optinc-netlist(5) has their wiring). */
-static void put_chains(builder *b, const optinc_stage *s, int start)
-{
-    int split = s->kind == OPTINC_STAGE_SPLIT, n = split ? s->modes_in : s->modes_out;
-    optinc_card_kind kind = split ? OPTINC_CARD_SPLIT : OPTINC_CARD_COMB;
-    char name[160], tip[256], label[32];
-    for (int x = 0; x < n; x++) {
-        Agnode_t *prev = NULL;
-        int run = split ? x : optinc_combine_source(s, x, 0);
-        for (int k = 0; k + 1 < s->fan; k++) {
-            double tap = optinc_chain_tap(s, k);
-            snprintf(name, sizeof name, "%s_%s_%c_c%d_r%d", optinc_cards[kind].prefix,
-                     b->L->name, s->tag, k, x);
-            snprintf(tip, sizeof tip, "%s: link %d of the %s chain of %s %d, tap %.6g", name, k,
-                     optinc_cards[kind].name, split ? "input" : "output", x, tap);
-            snprintf(label, sizeof label, "%.2f", tap);
-            Agnode_t *node = put(b, name, start + k, x, b->detail ? (split ? &look_split
-                                 : &look_comb) : &look_overview_att, b->labels ? label : NULL,
-                                 "white", tip);
-            if (!b->detail)
-                continue;
-            if (prev)
-                agedge(b->g, prev, node, NULL, 1);
-            else
-                wire(b, run, node, "", "");
-            if (split) {
-                b->cur[optinc_split_target(s, x, k)] = node;
-                b->port[optinc_split_target(s, x, k)] = "";
-            } else {
-                int m = optinc_combine_source(s, x, k + 1);
-                wire(b, m, node, "", "");
-                b->cur[m] = NULL;
-            }
-            prev = node;
-        }
-        if (!b->detail || !prev)
-            continue;
-        int m = split ? optinc_split_target(s, x, s->fan - 1) : x;
-        if (!split)
-            b->cur[run] = NULL;
-        b->cur[m] = prev;
-        b->port[m] = "";
-    }
-}
-
-static void put_ports(builder *b, const char *prefix, int n, double column)
+/* A port of the layer: input k (out = 0) or output k, in column `column`. */
+static Agnode_t *put_port(builder *b, int out, int k, double column)
 {
     char name[32], label[16], tip[48];
-    for (int k = 0; k < n; k++) {
-        snprintf(name, sizeof name, "%s%d", prefix, k);
-        snprintf(label, sizeof label, "%d", k);
-        snprintf(tip, sizeof tip, "%s %d", prefix[0] == 'i' ? "input" : "output", k);
-        Agnode_t *p = put(b, name, column, k, &look_port, label, "white", tip);
-        if (prefix[0] == 'i') {
-            b->cur[k] = p;
-            b->port[k] = "";
-        } else {
-            wire(b, k, p, "", "");
-        }
-    }
+    snprintf(name, sizeof name, "%s%d", out ? "out" : "in", k);
+    snprintf(label, sizeof label, "%d", k);
+    snprintf(tip, sizeof tip, "%s %d", out ? "output" : "input", k);
+    return put(b, name, column, k, &look_port, label, "white", tip);
+}
+
+/* After the walk's last stage: the outputs end the nets it leaves them on. */
+static optinc_status put_outputs(nl_walk *w, int s, int modes, const int *id, optinc_error *err)
+{
+    builder *b = w->ctx;
+    (void)err;
+    double column = 1 + nl_stage_column(b->L, b->L->n_stages);
+    for (int k = 0; b->detail && s == b->L->n_stages && k < modes; k++)
+        wire(b, id[k], put_port(b, 1, k, column), "");
+    return OPTINC_OK;
 }
 
 /* Title: what the layer is, its stages, and the colour key. */
@@ -676,17 +642,10 @@ static Agraph_t *build_layer(const optinc_circuit *c, const optinc_layer *L,
     b.labels = b.detail && b.N <= OPTINC_DRAW_LABEL_MAX;
     b.xpitch = b.detail ? DETAIL_XPITCH : OVERVIEW_XPITCH;
     b.ypitch = b.detail ? DETAIL_YPITCH : OVERVIEW_YPITCH;
-    b.cur = calloc((size_t)b.N + 1, sizeof *b.cur);
-    b.port = calloc((size_t)b.N + 1, sizeof *b.port);
     layer_title(c, L, b.detail, title, sizeof title);
     b.g = new_graph(stem, "nop", title);
-    if (!b.cur || !b.port || !b.g) {
-        if (b.g)
-            agclose(b.g);
-        free(b.cur);
-        free(b.port);
+    if (!b.g)
         return NULL;
-    }
     gv_attr(b.g, AGRAPH, "splines", "false");
     gv_attr(b.g, AGRAPH, "outputorder", "edgesfirst");
     gv_attr(b.g, AGRAPH, "fontsize", b.detail ? "14" : "10");
@@ -709,51 +668,20 @@ static Agraph_t *build_layer(const optinc_circuit *c, const optinc_layer *L,
     gv_attr(b.g, AGEDGE, "arrowhead", "none");
     gv_attr(b.g, AGEDGE, "color", "gray30");
 
-    if (b.detail)
-        put_ports(&b, "in", L->cols, 0);
-    /* A pass-through mode is a waveguide from its input port to its output
-     * port: its input node waits while the stages draw the others. */
-    int K = L->pass_through;
-    Agnode_t **pass = calloc((size_t)K + 1, sizeof *pass);
-    if (!pass) {
+    int inputs = room(&b, L->cols);
+    for (int k = 0; !inputs && b.detail && k < L->cols; k++) {   /* the walk's nets 0 .. cols-1 */
+        b.src[k] = put_port(&b, 0, k, 0);
+        b.port[k] = "";
+    }
+    nl_walk w = {.c = c, .layer = (int)(L - c->layers), .prefix = "", .visit = put_element,
+                 .boundary = put_outputs, .ctx = &b};
+    optinc_error err;
+    optinc_status st = inputs ? OPTINC_ERUN : nl_walk_layer(&w, &err);
+    OPTINC_FREE_ALL(b.src, b.port);
+    if (st) {
         agclose(b.g);
-        free(b.cur);
-        free(b.port);
         return NULL;
     }
-    memcpy(pass, b.cur + L->cols - K, sizeof *pass * (size_t)K);
-    memset(b.cur + L->cols - K, 0, sizeof *pass * (size_t)K);
-    int column = 1;
-    for (int i = 0; i < L->n_stages; i++) {
-        const optinc_stage *s = &L->stage[i];
-        if (s->kind == OPTINC_STAGE_MESH) {
-            put_mesh(&b, s, column);
-            column += s->mesh->n_columns + 1;
-        } else if (s->kind == OPTINC_STAGE_SPLIT || s->kind == OPTINC_STAGE_COMBINE) {
-            put_chains(&b, s, column);
-            column += s->fan - 1;
-            if (s->n_att) {
-                optinc_stage trims = optinc_split_trims(s);
-                put_att(&b, &trims, column);
-                column++;
-            }
-        } else if (s->block_in != s->modes_in) {
-            put_att_blocks(&b, s, column);
-            column++;
-        } else {
-            put_att(&b, s, column);
-            column++;
-        }
-    }
-    if (b.detail) {
-        mode_ends(&b, L->rows - K, column, "out");
-        for (int k = 0; k < K; k++) {
-            b.cur[L->rows - K + k] = pass[k];
-            b.port[L->rows - K + k] = "";
-        }
-        put_ports(&b, "out", L->rows, column);
-    }
-    OPTINC_FREE_ALL(pass, b.cur, b.port);
     return b.g;
 }
 

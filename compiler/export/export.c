@@ -1,21 +1,16 @@
 /*
- * export.c - the table of export formats (optinc-export(1)) and the walk
- * every format writes from (walk.h): one layer at a time, the elements the
- * netlist writer would write, with its instance names, and the nets between
- * them.
- *
- * The walk follows the writer's order and rules (netlist_write.c): a mesh's
- * MZIs in propagation order, then its output phase screen; an attenuator
- * column's channels, an input beyond the channels ending in a terminator and
- * an output beyond them starting at one.  Each mode carries the net it is on;
- * an element takes the nets of its input modes and puts new nets on its
- * output modes, so every net has exactly one start and one end.
+ * export.c - the table of export formats (optinc-export(1)) and the layer
+ * every format writes from (walk.h): the elements of the netlist's own walk
+ * (compiler/netlist/walk.h), under its instance names, and the nets between
+ * them, each with its two ends, gathered so that a format can look up where
+ * a net comes from and goes.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "compiler/core/freeall.h"
 #include "compiler/export/walk.h"
 #include "compiler/netlist/dialect.h"
+#include "compiler/netlist/walk.h"
 #include "optinc/fileio.h"
 
 /* The integrator adds the gds entry (optinc_export_gds) beside these. */
@@ -24,14 +19,14 @@ static const char *const interconnect_companions[] = {EX_IC_CIRCUIT, EX_IC_SCRIP
 
 const optinc_export_format optinc_export_formats[] = {
     {"sax", ".json", "SAX netlist (JSON) and a Python module of its models",
-     optinc_export_sax, sax_companions},
+     optinc_export_sax, sax_companions, optinc_export_sax_stream},
     {"gdsfactory", ".yml", "gdsfactory YAML netlist placed on the layout grid",
-     optinc_export_gdsfactory, NULL},
+     optinc_export_gdsfactory, NULL, optinc_export_gdsfactory_stream},
     {"interconnect", ".spi", "Lumerical INTERCONNECT netlist (SiEPIC), its .lsf script",
-     optinc_export_interconnect, interconnect_companions},
+     optinc_export_interconnect, interconnect_companions, optinc_export_interconnect_stream},
     {"gds", ".gds", "GDSII placement layout (one cell per element kind, on the grid)",
-     optinc_export_gds, NULL},
-    {NULL, NULL, NULL, NULL, NULL},
+     optinc_export_gds, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL, NULL},
 };
 
 const optinc_export_format *optinc_export_format_find(const char *name)
@@ -44,141 +39,127 @@ const optinc_export_format *optinc_export_format_find(const char *name)
 
 /* ------------------------------------------------------------------ walk */
 
-typedef struct walker {
-    ex_layer *x;
-    int *cur;          /* the net each mode is on */
-    int column0;       /* the stage's first column on the grid */
-    int stage;         /* the stage being walked */
-} walker;
-
-/* The nets on modes 0..modes-1 now are those of boundary s. */
-static void mark_boundary(walker *w, int s, int modes)
+/* Room for net id in x's per-net arrays, and an element more. */
+static int grow(ex_layer *x, int id, size_t *nets_cap, size_t *el_cap)
 {
-    for (int k = 0; k < modes; k++) {
-        w->x->boundary[w->cur[k]] = s;
-        w->x->boundary_mode[w->cur[k]] = k;
-    }
-}
-
-static int new_net(walker *w, int elem, int pin)
-{
-    int n = w->x->n_nets++;
-    w->x->end[n][0] = (ex_end){elem, pin};
-    w->x->end[n][1] = (ex_end){-1, -1};
-    return n;
-}
-
-/* Element e of kind, its inputs on modes in[0..n_in), its outputs put on
- * modes out[0..n_out). */
-static ex_element *add(walker *w, optinc_card_kind kind, const int *in, int n_in,
-                       const int *out, int n_out)
-{
-    ex_layer *x = w->x;
-    int i = x->n_el++;
-    ex_element *e = &x->el[i];
-    memset(e, 0, sizeof *e);
-    e->kind = kind;
-    e->stage = w->stage;
-    e->n_pins = n_in + n_out;
-    e->n_in = n_in;
-    for (int j = 0; j < n_in; j++) {
-        e->net[j] = w->cur[in[j]];
-        x->end[e->net[j]][1] = (ex_end){i, j};
-    }
-    for (int j = 0; j < n_out; j++)
-        w->cur[out[j]] = e->net[n_in + j] = new_net(w, i, n_in + j);
-    return e;
-}
-
-static void walk_mesh(walker *w, const optinc_stage *s)
-{
-    const optinc_mesh *M = s->mesh;
-    const char *layer = w->x->L->name;
-    for (int i = 0; i < M->n_mzi; i++) {
-        const optinc_mzi *z = &M->mzi[i];
-        int modes[2] = {z->mode, z->mode + 1};
-        ex_element *e = add(w, OPTINC_CARD_MZI, modes, 2, modes, 2);
-        nl_element_name(e->name, sizeof e->name, "", OPTINC_CARD_MZI, layer, s->tag, z->column,
-                        z->mode);
-        e->value[0] = z->theta.rad;
-        e->value[1] = z->phi.rad;
-        e->column = w->column0 + z->column;
-        e->mode = z->mode;
-    }
-    for (int m = 0; m < M->modes; m++) {
-        ex_element *e = add(w, OPTINC_CARD_PS, &m, 1, &m, 1);
-        nl_element_name(e->name, sizeof e->name, "", OPTINC_CARD_PS, layer, s->tag,
-                        M->n_columns, m);
-        e->value[0] = M->screen[m].rad;
-        e->column = w->column0 + M->n_columns;
-        e->mode = m;
-    }
-}
-
-static void walk_att(walker *w, const optinc_stage *s)
-{
-    const char *layer = w->x->L->name;
-    int extra = s->modes_in > s->modes_out ? s->modes_in : s->modes_out;
-    for (int k = 0; k < extra; k++) {
-        ex_element *e;
-        if (k < s->n_att) {
-            e = add(w, OPTINC_CARD_ATT, &k, 1, &k, 1);
-            nl_element_name(e->name, sizeof e->name, "", OPTINC_CARD_ATT, layer, 0, 0, k);
-            e->value[0] = s->att[k].att_dB;
-        } else {
-            int ends = k < s->modes_in;    /* an input beyond the channels ends here */
-            e = add(w, OPTINC_CARD_TERM, &k, ends, &k, !ends);
-            nl_element_name(e->name, sizeof e->name, "", OPTINC_CARD_TERM, layer, 0, 0, k);
+    if ((size_t)id >= *nets_cap) {
+        size_t cap = *nets_cap ? *nets_cap : 256;
+        while (cap <= (size_t)id)
+            cap *= 2;
+        ex_end (*end)[2] = realloc(x->end, sizeof *x->end * cap);
+        if (end)
+            x->end = end;
+        int *b = realloc(x->boundary, sizeof *b * 2 * cap);
+        if (!end || !b) {
+            if (b)
+                x->boundary = b;
+            return -1;
         }
-        e->column = w->column0;
-        e->mode = k;
+        /* boundary_mode is the second half of boundary's block */
+        memmove(b + cap, b + *nets_cap, sizeof *b * *nets_cap);
+        for (size_t n = *nets_cap; n < cap; n++) {
+            b[n] = b[cap + n] = -1;
+            x->end[n][0] = x->end[n][1] = (ex_end){-1, -1};
+        }
+        x->boundary = b;
+        x->boundary_mode = b + cap;
+        *nets_cap = cap;
     }
+    if ((size_t)x->n_el >= *el_cap) {
+        size_t cap = *el_cap ? 2 * *el_cap : 256;
+        ex_element *el = realloc(x->el, sizeof *el * cap);
+        if (!el)
+            return -1;
+        x->el = el;
+        *el_cap = cap;
+    }
+    return 0;
+}
+
+typedef struct builder {
+    ex_layer *x;
+    size_t nets_cap, el_cap;
+    int column0;       /* the layer's first column on the grid */
+} builder;
+
+static optinc_status oom(const ex_layer *x, optinc_error *err)
+{
+    return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory exporting layer '%s'",
+                       x->L->name);
+}
+
+/* Element e of the walk, with its nets' ends. */
+static optinc_status add(nl_walk *w, const nl_elem *e, optinc_error *err)
+{
+    builder *b = w->ctx;
+    ex_layer *x = b->x;
+    int top = 0;
+    for (int j = 0; j < e->n_pins; j++)
+        top = e->id[j] > top ? e->id[j] : top;
+    if (grow(x, top, &b->nets_cap, &b->el_cap))
+        return oom(x, err);
+    int i = x->n_el++;
+    ex_element *el = &x->el[i];
+    el->kind = e->kind;
+    snprintf(el->name, sizeof el->name, "%s", e->name);
+    el->n_pins = e->n_pins;
+    el->n_in = e->n_in;
+    memcpy(el->v, e->v, sizeof el->v);
+    el->has = e->has;
+    el->column = b->column0 + e->column;
+    el->mode = e->row;
+    el->stage = e->stage;
+    for (int j = 0; j < e->n_pins; j++) {
+        el->net[j] = e->id[j];
+        x->end[e->id[j]][j >= e->n_in ? 0 : 1] = (ex_end){i, j};
+    }
+    if (x->n_nets <= top)
+        x->n_nets = top + 1;
+    return OPTINC_OK;
+}
+
+/* The nets on modes 0..modes-1 are those of boundary s; the layer's input
+ * ports (s = 0) and output ports (s = n_stages) are the ends of theirs. */
+static optinc_status boundary(nl_walk *w, int s, int modes, const int *id, optinc_error *err)
+{
+    builder *b = w->ctx;
+    ex_layer *x = b->x;
+    int top = 0;
+    for (int k = 0; k < modes; k++)
+        top = id[k] > top ? id[k] : top;
+    if (grow(x, top, &b->nets_cap, &b->el_cap))
+        return oom(x, err);
+    for (int k = 0; k < modes; k++) {
+        x->boundary[id[k]] = s;
+        x->boundary_mode[id[k]] = k;
+        if (s == x->L->n_stages)
+            x->end[id[k]][1] = (ex_end){-1, k};
+    }
+    if (x->n_nets <= top)
+        x->n_nets = top + 1;
+    return OPTINC_OK;
 }
 
 optinc_status ex_layer_build(const optinc_circuit *c, int layer, ex_layer *x, optinc_error *err)
 {
-    const optinc_layer *L = &c->layers[layer];
-    long n_el = 0;
-    int widest = L->cols > L->rows ? L->cols : L->rows;
-    for (int s = 0; s < L->n_stages; s++) {     /* no stage is wider than the layer */
-        const optinc_stage *st = &L->stage[s];
-        n_el += st->kind == OPTINC_STAGE_MESH ? st->mesh->n_mzi + st->mesh->modes
-                                              : (st->modes_in > st->modes_out ? st->modes_in
-                                                                              : st->modes_out);
-    }
     memset(x, 0, sizeof *x);
-    x->L = L;
+    x->L = &c->layers[layer];
     x->index = layer;
-    x->el = malloc(sizeof *x->el * (size_t)(n_el ? n_el : 1));
-    size_t nets = (size_t)(L->cols + 2 * n_el + 1);
-    x->end = malloc(sizeof *x->end * nets);
-    x->boundary = malloc(sizeof *x->boundary * 2 * nets);
-    x->boundary_mode = x->boundary ? x->boundary + nets : NULL;
-    walker w = {x, malloc(sizeof *w.cur * (size_t)widest), 0, 0};
-    if (!x->el || !x->end || !x->boundary || !x->boundary_mode || !w.cur) {
-        free(w.cur);
+    builder b = {x, 0, 0, optinc_place_stage_column(c, layer, 0)};
+    if (grow(x, x->L->cols, &b.nets_cap, &b.el_cap)) {
+        optinc_status st = oom(x, err);
         ex_layer_free(x);
-        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory exporting layer '%s'",
-                           L->name);
+        return st;
     }
-    for (size_t n = 0; n < nets; n++)
-        x->boundary[n] = x->boundary_mode[n] = -1;
-    for (int k = 0; k < L->cols; k++)
-        w.cur[k] = new_net(&w, -1, k);
-    for (int s = 0; s < L->n_stages; s++) {
-        mark_boundary(&w, s, L->stage[s].modes_in);
-        w.stage = s;
-        w.column0 = optinc_place_stage_column(c, layer, s);
-        if (L->stage[s].kind == OPTINC_STAGE_MESH)
-            walk_mesh(&w, &L->stage[s]);
-        else
-            walk_att(&w, &L->stage[s]);
-    }
-    mark_boundary(&w, L->n_stages, L->rows);
-    for (int k = 0; k < L->rows; k++)
-        x->end[w.cur[k]][1] = (ex_end){-1, k};
-    free(w.cur);
-    return OPTINC_OK;
+    for (int k = 0; k < x->L->cols; k++)    /* the walk numbers the inputs 0 .. cols-1 */
+        x->end[k][0] = (ex_end){-1, k};
+    x->n_nets = x->L->cols;
+    nl_walk w = {.c = c, .layer = layer, .prefix = "", .visit = add, .boundary = boundary,
+                 .ctx = &b};
+    optinc_status st = nl_walk_layer(&w, err);
+    if (st)
+        ex_layer_free(x);
+    return st;
 }
 
 void ex_layer_free(ex_layer *x)
@@ -192,13 +173,37 @@ void ex_layer_free(ex_layer *x)
 
 const char *ex_sax_pin(const ex_element *e, int pin)
 {
-    static const char *const two[] = {"in0", "in1", "out0", "out1"};
-    static const char *const one[] = {"in0", "out0"};
-    if (e->n_pins == 4)
-        return two[pin];
-    if (e->kind == OPTINC_CARD_TERM)
-        return e->n_in ? "in0" : "out0";
-    return one[pin];
+    /* the card's pin names with a number on each: in -> in0, out -> out0 */
+    static const char *const numbered[][2] = {{"in", "in0"}, {"out", "out0"}};
+    const char *name = optinc_cards[e->kind].pin[pin];
+    if (e->kind == OPTINC_CARD_TERM && !e->n_in)
+        return "out0";          /* a term that starts a dark waveguide */
+    for (size_t k = 0; k < sizeof numbered / sizeof numbered[0]; k++)
+        if (!strcmp(name, numbered[k][0]))
+            return numbered[k][1];
+    return name;
+}
+
+void ex_json_chars(FILE *f, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+}
+
+int ex_settings(optinc_card_kind kind, int key[OPTINC_CARD_PARAMS_MAX])
+{
+    const optinc_card *cd = &optinc_cards[kind];
+    int n = 0;
+    for (int i = 0; i < cd->n_params; i++)
+        if (cd->settings & 1u << cd->write_order[i])
+            key[n++] = cd->write_order[i];
+    return n;
 }
 
 void ex_number(FILE *f, double x)
@@ -226,21 +231,6 @@ optinc_status optinc_export_companion(const char *path, const char *suffix, char
     return OPTINC_OK;
 }
 
-/* The exports place stages on one row of modes per waveguide; a segmented
- * layer's split and comb chains and block-diagonal mesh have no placement
- * yet, so such a circuit is refused rather than exported wrongly. */
-static optinc_status refuse_segments(const optinc_circuit *c, optinc_error *err)
-{
-    for (int i = 0; i < c->n_layers; i++)
-        if (c->layers[i].seg_rows)
-            return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
-                               "layer '%s' is segmented (%dx%d blocks with fixed splitters and "
-                               "combiners), which the layout exports do not place yet; export "
-                               "a spec without 'segments:' or use the netlist",
-                               c->layers[i].name, c->layers[i].seg_rows, c->layers[i].seg_cols);
-    return OPTINC_OK;
-}
-
 optinc_status ex_check(const optinc_circuit *c, optinc_error *err)
 {
     if (c->n_layers < 1)
@@ -255,6 +245,36 @@ optinc_status ex_check(const optinc_circuit *c, optinc_error *err)
             return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                                "layer name '%s' is not a PNL name ([A-Za-z_][A-Za-z0-9_]*)",
                                c->layers[i].name);
-    return refuse_segments(c, err);
+    return OPTINC_OK;
 }
 
+/* 1 when name is "<prefix><layer>" for a layer of c, optionally followed by
+ * "_<one letter>" (a stage's cell). */
+static int is_layer_cell(const optinc_circuit *c, const char *name, const char *prefix)
+{
+    size_t p = strlen(prefix);
+    if (strncmp(name, prefix, p))
+        return 0;
+    for (int i = 0; i < c->n_layers; i++) {
+        size_t n = strlen(c->layers[i].name);
+        if (!strncmp(name + p, c->layers[i].name, n)
+            && (!name[p + n] || (name[p + n] == '_' && name[p + n + 1] && !name[p + n + 2])))
+            return 1;
+    }
+    return 0;
+}
+
+optinc_status ex_check_cell_names(const optinc_circuit *c, const char *const *extra,
+                                  optinc_error *err)
+{
+    int taken = optinc_card_find(c->name, strlen(c->name)) >= 0
+                || is_layer_cell(c, c->name, "layer_") || is_layer_cell(c, c->name, "stage_");
+    for (int k = 0; extra && extra[k] && !taken; k++)
+        taken = !strcmp(c->name, extra[k]);
+    if (taken)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "circuit name '%s' is also the name of a model or of a cell the "
+                           "export writes (the cards, layer_<layer>, stage_<layer>_<stage>, "
+                           "and this format's own); rename the circuit in the spec", c->name);
+    return OPTINC_OK;
+}

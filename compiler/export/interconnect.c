@@ -23,7 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "compiler/export/walk.h"
+#include "compiler/core/freeall.h"
 #include "compiler/netlist/dialect.h"
+#include "compiler/netlist/walk.h"
 #include "optinc/fileio.h"
 
 #define OWN_LIBRARY "Design kits/optinc"
@@ -37,6 +39,9 @@ void optinc_interconnect_map_defaults(optinc_interconnect_map *m)
         [OPTINC_CARD_ATT] = {"optinc_attenuator", OWN_LIBRARY},
         [OPTINC_CARD_DC] = {"ebeam_bdc_te1550", EBEAM_LIBRARY},
         [OPTINC_CARD_TERM] = {"ebeam_terminator_te1550", EBEAM_LIBRARY},
+        [OPTINC_CARD_SPLIT] = {"optinc_splitter", OWN_LIBRARY},
+        [OPTINC_CARD_COMB] = {"optinc_combiner", OWN_LIBRARY},
+        [OPTINC_CARD_THRU] = {"optinc_waveguide", OWN_LIBRARY},
     };
     for (int k = 0; k < OPTINC_CARD_COUNT; k++) {
         snprintf(m->model[k], sizeof m->model[k], "%s", def[k][0]);
@@ -67,7 +72,7 @@ optinc_status optinc_interconnect_map_parse(const optinc_input *in, optinc_inter
         int kind = optinc_card_find(t[0].s, (size_t)t[0].len);
         if (kind < 0)
             return map_fail(in, &l, t[0].col, err, "not a card of the netlist; use mzi, ps, "
-                            "att, dc or term");
+                            "att, dc, term, split, comb or thru");
         if (!nl_is_name(t[1].s, (size_t)t[1].len) || t[1].len >= OPTINC_IC_MODEL_MAX)
             return map_fail(in, &l, t[1].col, err, "a model name is [A-Za-z_][A-Za-z0-9_]*, "
                             "shorter than 64 characters");
@@ -79,9 +84,12 @@ optinc_status optinc_interconnect_map_parse(const optinc_input *in, optinc_inter
             len = (size_t)(hash - lib);
         while (len && strchr(" \t\r\f\v", lib[len - 1]))
             len--;
-        if (memchr(lib, '"', len) || len >= OPTINC_IC_LIBRARY_MAX)
-            return map_fail(in, &l, t[2].col, err, "a library name holds no '\"' and is shorter "
-                            "than 256 characters");
+        int control = 0;
+        for (size_t k = 0; k < len; k++)
+            control |= (unsigned char)lib[k] < 0x20 || lib[k] == 0x7f;
+        if (memchr(lib, '"', len) || control || len >= OPTINC_IC_LIBRARY_MAX)
+            return map_fail(in, &l, t[2].col, err, "a library name holds no '\"' and no control "
+                            "character and is shorter than 256 characters");
         memcpy(m->model[kind], t[1].s, (size_t)t[1].len);
         m->model[kind][t[1].len] = '\0';
         memcpy(m->library[kind], lib, len);
@@ -100,49 +108,67 @@ typedef struct ic_ctx {
     const char *main_file;       /* the base name the script imports */
 } ic_ctx;
 
+/* The stage cells of a layer: one per stage that has elements (a fan-1
+ * chain has none and passes its modes on), in order, each with the
+ * boundary its outputs are at (the next such stage's, or the layer's end). */
+typedef struct ic_layer {
+    ex_layer x;
+    int *inner;                   /* per net: its number inside its stage's cell, or -1 */
+    int next[OPTINC_STAGES_MAX];  /* per stage: the boundary of its outputs */
+} ic_layer;
+
 /* The name of net n inside the cell of stage st: the cell's port when the
  * net is at the stage's input or output, else N$k. */
-static void net_name(const ex_layer *x, const int *inner, int st, int n, char *buf, size_t size)
+static void net_name(const ic_layer *y, int st, int n, char *buf, size_t size)
 {
+    const ex_layer *x = &y->x;
     if (x->boundary[n] == st)
         snprintf(buf, size, "in%d", x->boundary_mode[n]);
-    else if (x->boundary[n] == st + 1)
+    else if (x->boundary[n] == y->next[st])
         snprintf(buf, size, "out%d", x->boundary_mode[n]);
     else
-        snprintf(buf, size, "N$%d", inner[n]);
+        snprintf(buf, size, "N$%d", y->inner[n]);
 }
 
-static void put_element(FILE *f, const ic_ctx *g, const ex_layer *x, const int *inner,
-                        const ex_element *e)
+/* A length in um as metres, exactly as written in um: "1750e-6". */
+static void put_metres(FILE *f, double um)
+{
+    char buf[OPTINC_SHORTEST_MAX];
+    const char *s = optinc_shortest(buf, um), *e = strchr(s, 'e');
+    if (!e) {
+        fprintf(f, "%se-6", s);
+        return;
+    }
+    fprintf(f, "%.*se%d", (int)(e - s), s, atoi(e + 1) - 6);
+}
+
+/* One element line; nets by name(st, net), the stage's cell or the layer's. */
+static void put_element(FILE *f, const ic_ctx *g, const ic_layer *y, const ex_element *e)
 {
     const optinc_card *cd = &optinc_cards[e->kind];
     char net[32];
     fputs(" ", f);
     fputs(e->name, f);
     for (int j = 0; j < e->n_pins; j++) {
-        net_name(x, inner, e->stage, e->net[j], net, sizeof net);
+        if (e->stage < y->x.L->n_stages)
+            net_name(y, e->stage, e->net[j], net, sizeof net);
+        else    /* a pass-through waveguide, in the layer's cell: its ports */
+            snprintf(net, sizeof net, "%s%d", j ? "out" : "in", j ? e->mode
+                     : y->x.L->cols - y->x.L->rows + e->mode);
         fprintf(f, " %s", net);
     }
     fprintf(f, " %s library=\"%s\"", g->map->model[e->kind], g->map->library[e->kind]);
-    int keys[2] = {-1, -1};
-    if (e->kind == OPTINC_CARD_MZI) {
-        keys[0] = MZI_THETA;
-        keys[1] = MZI_PHI;
-    } else if (e->kind == OPTINC_CARD_PS) {
-        keys[0] = PS_PHASE;
-    } else if (e->kind == OPTINC_CARD_ATT) {
-        keys[0] = ATT_DB;
-    }
-    for (int k = 0; k < 2 && keys[k] >= 0; k++) {
-        fprintf(f, " %s=", cd->param[keys[k]].key);
-        ex_number(f, e->value[k]);
+    int key[OPTINC_CARD_PARAMS_MAX], n = ex_settings(e->kind, key);
+    for (int k = 0; k < n; k++) {
+        fprintf(f, " %s=", cd->param[key[k]].key);
+        ex_number(f, e->v[key[k]]);
     }
     double px, py;
     optinc_place_xy(g->layout, e->column, e->mode, &px, &py);
     fputs(" lay_x=", f);
-    ex_number(f, px * 1e-6);
+    put_metres(f, px);
     fputs(" lay_y=", f);
-    ex_number(f, py * 1e-6);
+    put_metres(f, py);
     fprintf(f, " sch_x=%d sch_y=%d\n", e->column, e->mode);
 }
 
@@ -154,43 +180,62 @@ static void put_ports(FILE *f, int n_in, int n_out)
         fprintf(f, " out%d", k);
 }
 
-/* Mode k at stage boundary b of layer L, in the layer's cell: its port at
- * the ends, N$j between two stages. */
-static void put_boundary_net(FILE *f, const optinc_layer *L, int b, int k)
+/* Net n in the layer's cell: a port of the layer (its inputs are the nets
+ * 0 .. cols-1, its outputs end at boundary n_stages), else N$n. */
+static void put_layer_net(FILE *f, const ex_layer *x, int n)
 {
-    if (b == 0 || b == L->n_stages) {
-        fprintf(f, " %s%d", b ? "out" : "in", k);
-        return;
-    }
-    int j = k;
-    for (int s = 1; s < b; s++)
-        j += L->stage[s].modes_in;
-    fprintf(f, " N$%d", j);
+    if (n < x->L->cols)
+        fprintf(f, " in%d", n);
+    else if (x->boundary[n] == x->L->n_stages)
+        fprintf(f, " out%d", x->boundary_mode[n]);
+    else
+        fprintf(f, " N$%d", n);
 }
 
-/* One .subckt per stage (a mesh or an attenuator column) of the layer,
- * then the layer's .subckt that chains them. */
+/* The nets at boundary b of x, by mode, into id[0 .. modes). */
+static void boundary_nets(const ex_layer *x, int b, int *id)
+{
+    for (int n = 0; n < x->n_nets; n++)
+        if (x->boundary[n] == b)
+            id[x->boundary_mode[n]] = n;
+}
+
+/* One .subckt per stage with elements of the layer, then the layer's
+ * .subckt that chains them and holds its pass-through waveguides. */
 static optinc_status put_layer(FILE *f, const ic_ctx *g, int layer, optinc_error *err)
 {
-    ex_layer x;
-    optinc_status st = ex_layer_build(g->c, layer, &x, err);
+    ic_layer y;
+    optinc_status st = ex_layer_build(g->c, layer, &y.x, err);
     if (st)
         return st;
-    const optinc_layer *L = x.L;
-    int *inner = malloc(sizeof *inner * (size_t)(x.n_nets ? x.n_nets : 1)), count[3] = {0};
-    if (!inner) {
-        ex_layer_free(&x);
+    const ex_layer *x = &y.x;
+    const optinc_layer *L = x->L;
+    int widest = optinc_place_modes(g->c) + L->rows + L->cols;
+    int count[OPTINC_STAGES_MAX + 1] = {0}, *id = malloc(sizeof *id * (size_t)widest);
+    y.inner = malloc(sizeof *y.inner * (size_t)(x->n_nets ? x->n_nets : 1));
+    if (!y.inner || !id) {
+        OPTINC_FREE_ALL(y.inner, id);
+        ex_layer_free(&y.x);
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory exporting");
     }
-    for (int n = 0; n < x.n_nets; n++)
-        inner[n] = x.boundary[n] < 0 ? count[x.el[x.end[n][0].elem].stage]++ : -1;
+    for (int s = L->n_stages - 1, b = L->n_stages; s >= 0; s--) {
+        y.next[s] = b;
+        if (optinc_place_stage_width(&L->stage[s]))
+            b = s;
+    }
+    for (int n = 0; n < x->n_nets; n++)   /* inside a stage: from an element, at no boundary */
+        y.inner[n] = x->boundary[n] < 0 && x->end[n][0].elem >= 0
+                     ? count[x->el[x->end[n][0].elem].stage]++ : -1;
     for (int s = 0, i = 0; s < L->n_stages; s++) {
         const optinc_stage *sg = &L->stage[s];
+        if (!optinc_place_stage_width(sg))
+            continue;
         fprintf(f, "\n.subckt stage_%s_%c", L->name, sg->tag);
-        put_ports(f, sg->modes_in, sg->modes_out);
+        put_ports(f, sg->modes_in, y.next[s] < L->n_stages ? L->stage[y.next[s]].modes_in
+                                                             : L->rows - L->pass_through);
         fputc('\n', f);
-        for (; i < x.n_el && x.el[i].stage == s; i++)
-            put_element(f, g, &x, inner, &x.el[i]);
+        for (; i < x->n_el && x->el[i].stage == s; i++)
+            put_element(f, g, &y, &x->el[i]);
         fprintf(f, ".ends stage_%s_%c\n", L->name, sg->tag);
     }
     fprintf(f, "\n.subckt layer_%s", L->name);
@@ -198,16 +243,25 @@ static optinc_status put_layer(FILE *f, const ic_ctx *g, int layer, optinc_error
     fputc('\n', f);
     for (int s = 0; s < L->n_stages; s++) {
         const optinc_stage *sg = &L->stage[s];
+        if (!optinc_place_stage_width(sg))
+            continue;
+        int out = y.next[s] < L->n_stages ? L->stage[y.next[s]].modes_in
+                                          : L->rows - L->pass_through;
         fprintf(f, " X_%c", sg->tag);
+        boundary_nets(x, s, id);
         for (int k = 0; k < sg->modes_in; k++)
-            put_boundary_net(f, L, s, k);
-        for (int k = 0; k < sg->modes_out; k++)
-            put_boundary_net(f, L, s + 1, k);
+            put_layer_net(f, x, id[k]);
+        boundary_nets(x, y.next[s], id);
+        for (int k = 0; k < out; k++)
+            put_layer_net(f, x, id[k]);
         fprintf(f, " stage_%s_%c\n", L->name, sg->tag);
     }
+    for (int i = 0; i < x->n_el; i++)
+        if (x->el[i].stage == L->n_stages)
+            put_element(f, g, &y, &x->el[i]);
     fprintf(f, ".ends layer_%s\n", L->name);
-    free(inner);
-    ex_layer_free(&x);
+    OPTINC_FREE_ALL(y.inner, id);
+    ex_layer_free(&y.x);
     return OPTINC_OK;
 }
 
@@ -215,13 +269,35 @@ static optinc_status put_layer(FILE *f, const ic_ctx *g, int layer, optinc_error
  * cell, as the PNL netlist names it. */
 static void top_net(FILE *f, const optinc_circuit *c, int i, int out, int k)
 {
-    int j = out ? i : i - 1;
-    if (j < 0)
-        fprintf(f, " in%d", k);
-    else if (j == c->n_layers - 1)
-        fprintf(f, " out%d", k);
-    else
-        fprintf(f, " %s_out%d", c->layers[j].name, k);
+    char net[NL_NAME_MAX];
+    nl_top_net(c, i, out, k, net, sizeof net);
+    fprintf(f, " %s", net);
+}
+
+/* What INTERCONNECT's netlist cannot hold, as the comment lines a reader
+ * sees beside the layer: the input scale (modulator drive amplitudes), the
+ * electronic gain and the activation. */
+static void put_electronics(FILE *f, const optinc_layer *L)
+{
+    int K = L->pass_through;
+    if (L->input_scale) {
+        fprintf(f, "* layer %s: input scale (modulator drive amplitude) before its inputs:",
+                L->name);
+        for (int k = 0; k < L->cols - K; k++) {
+            fprintf(f, " in%d=", k);
+            ex_number(f, L->input_scale[k]);
+        }
+        fputc('\n', f);
+    }
+    fprintf(f, "* layer %s: electronic gain=", L->name);
+    ex_number(f, L->gain);
+    fprintf(f, " after its outputs 0..%d", L->rows - K - 1);
+    if (K)
+        fprintf(f, " (not after the %d pass-through outputs)", K);
+    fputs(", not an optical element\n", f);
+    if (L->activation != OPTINC_ACT_NONE)
+        fprintf(f, "* layer %s: activation %s after the gain on every output (nonlinear, "
+                "optinc-export(1))\n", L->name, optinc_activation_names[L->activation]);
 }
 
 static optinc_status put_circuit(FILE *f, const void *ctx, optinc_error *err)
@@ -240,9 +316,8 @@ static optinc_status put_circuit(FILE *f, const void *ctx, optinc_error *err)
     fputc('\n', f);
     for (int i = 0; i < c->n_layers; i++) {
         const optinc_layer *L = &c->layers[i];
-        fprintf(f, "* layer %s: electronic gain=", L->name);
-        ex_number(f, L->gain);
-        fprintf(f, " after its outputs (not an optical element)\n X_%s", L->name);
+        put_electronics(f, L);
+        fprintf(f, " X_%s", L->name);
         for (int k = 0; k < L->cols; k++)
             top_net(f, c, i, 0, k);
         for (int k = 0; k < L->rows; k++)
@@ -253,36 +328,38 @@ static optinc_status put_circuit(FILE *f, const void *ctx, optinc_error *err)
     return OPTINC_OK;
 }
 
+/* The main file: the circuit included, its one instance named as the
+ * circuit (SiEPIC's convention, which the analyzer's references use), and
+ * one optical network analyzer whose output drives in0 and whose inputs
+ * read every output, one port each. */
 static optinc_status put_main(FILE *f, const void *ctx, optinc_error *err)
 {
     const ic_ctx *g = ctx;
     const optinc_circuit *c = g->c;
     int n_in = c->layers[0].cols, n_out = c->layers[c->n_layers - 1].rows;
+    (void)err;
     fprintf(f, "* INTERCONNECT netlist of circuit %s, written by optinc export "
-            "(optinc-export(1))\n.INCLUDE \"%s\"\n\n* Main circuit\nX%s", c->name,
-            g->circuit_file, c->name);
+            "(optinc-export(1))\n.INCLUDE \"%s\"\n\n* Optical network analyzer: drives in0, "
+            "reads every output\n.ona input_unit=wavelength input_parameter=center_and_range\n"
+            "  + analysis_type=scattering_data\n  + center=", c->name, g->circuit_file);
+    put_metres(f, c->wavelength_um);
+    fputs(" range=0 number_of_points=1\n  + orthogonal_identifier=1\n", f);
+    for (int j = 0; j < n_out; j++)
+        fprintf(f, "  + input(%d)=%s,out%d\n", j + 1, c->name, j);
+    fprintf(f, "  + output=%s,in0\n\n* Main circuit\n%s", c->name, c->name);
     put_ports(f, n_in, n_out);
     fprintf(f, " %s sch_x=-1 sch_y=-1\n", c->name);
-    for (int k = 0; k < n_in; k++) {
-        fprintf(f, "\n* Optical network analyzer driving in%d\n"
-                ".ona input_unit=wavelength input_parameter=center_and_range\n"
-                "  + analysis_type=scattering_data\n  + center=", k);
-        ex_number(f, c->wavelength_um * 1e-6);
-        fprintf(f, " range=0 number_of_points=1\n  + orthogonal_identifier=1\n"
-                "  + output=%s,in%d\n", c->name, k);
-        for (int j = 0; j < n_out; j++)
-            fprintf(f, "  + input(%d)=%s,out%d\n", j + 1, c->name, j);
-    }
     return OPTINC_OK;
 }
 
 static optinc_status put_script(FILE *f, const void *ctx, optinc_error *err)
 {
     const ic_ctx *g = ctx;
+    (void)err;
     fprintf(f, "# INTERCONNECT script of circuit %s, written by optinc export "
-            "(optinc-export(1)):\n# loads the netlist and runs its analyzers.\n"
-            "switchtolayout;\ndeleteall;\nimportnetlist(\"%s\");\nrun;\n", g->c->name,
-            g->main_file);
+            "(optinc-export(1)):\n# loads the netlist beside this script and runs its "
+            "analyzer.\nswitchtolayout;\ndeleteall;\ncd(filedirectory(currentscriptname));\n"
+            "importnetlist(\"%s\");\nrun;\n", g->c->name, g->main_file);
     return OPTINC_OK;
 }
 
@@ -292,6 +369,38 @@ static const char *base_name(const char *path)
     return s ? s + 1 : path;
 }
 
+/* The base names the files name each other by go inside quotes on a line of
+ * their own: no '"', no control character (a newline would split the line). */
+static optinc_status check_quotable(const char *path, const char *base, optinc_error *err)
+{
+    for (const unsigned char *p = (const unsigned char *)base; *p; p++)
+        if (*p == '"' || *p < 0x20 || *p == 0x7f)
+            return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "the output's name '%s' holds a "
+                               "'\"' or a control character, which the .INCLUDE and "
+                               "importnetlist lines cannot quote; rename it", path);
+    return OPTINC_OK;
+}
+
+/* The cells the export writes beside the layers'. */
+static const char *const ic_cells[] = {NULL};
+
+static optinc_status ic_check(const optinc_circuit *c, optinc_error *err)
+{
+    optinc_status st = ex_check(c, err);
+    return st ? st : ex_check_cell_names(c, ic_cells, err);
+}
+
+optinc_status optinc_export_interconnect_stream(const optinc_circuit *c,
+                                                const optinc_layout *layout, FILE *f,
+                                                optinc_error *err)
+{
+    optinc_interconnect_map map;
+    optinc_interconnect_map_defaults(&map);
+    ic_ctx g = {c, layout, &map, NULL, NULL};
+    optinc_status st = ic_check(c, err);
+    return st ? st : put_circuit(f, &g, err);
+}
+
 optinc_status optinc_export_interconnect_mapped(const optinc_circuit *c,
                                                 const optinc_layout *layout,
                                                 const optinc_interconnect_map *map,
@@ -299,15 +408,15 @@ optinc_status optinc_export_interconnect_mapped(const optinc_circuit *c,
 {
     char circuit[EX_PATH_MAX], script[EX_PATH_MAX];
     ic_ctx g = {c, layout, map, NULL, base_name(path)};
-    optinc_status st = ex_check(c, err);
+    optinc_status st = ic_check(c, err);
     if (!st)
         st = optinc_export_companion(path, EX_IC_CIRCUIT, circuit, sizeof circuit, err);
     if (!st)
         st = optinc_export_companion(path, EX_IC_SCRIPT, script, sizeof script, err);
-    g.circuit_file = base_name(circuit);
-    if (!st && strchr(g.main_file, '"'))
-        st = optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "the output's name holds a '\"', "
-                         "which the .INCLUDE line cannot quote; rename it");
+    if (!st) {
+        g.circuit_file = base_name(circuit);
+        st = check_quotable(path, g.main_file, err);
+    }
     optinc_outs set = {0};
     if (!st)
         st = optinc_outs_write(&set, circuit, put_circuit, &g, err);

@@ -6,12 +6,12 @@
  * the GDSII references describe the same chip; computed once here, they
  * cannot disagree.
  */
+#include "compiler/netlist/walk.h"
 #include "optinc/export.h"
 
 int optinc_place_stage_width(const optinc_stage *s)
 {
-    /* the MZI columns, then the output phase screen */
-    return s->kind == OPTINC_STAGE_MESH ? s->mesh->n_columns + 1 : 1;
+    return nl_stage_width(s);    /* the walk's columns */
 }
 
 int optinc_place_stage_column(const optinc_circuit *c, int layer, int stage)

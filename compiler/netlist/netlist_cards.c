@@ -39,37 +39,40 @@ const optinc_card optinc_cards[OPTINC_CARD_COUNT] = {
          [MZI_PHI_TARGET] = NUM("phi_target_rad", "rad")},
         {MZI_THETA, MZI_THETA_CODE, MZI_THETA_TARGET, MZI_PHI, MZI_PHI_CODE, MZI_PHI_TARGET,
          MZI_BITS},
+        .n_in = 2, .settings = 1u << MZI_THETA | 1u << MZI_PHI,
     },
     [OPTINC_CARD_PS] = {
         "ps", "PS", 2, {"in", "out"}, 4,
         {[PS_PHASE] = REQ("phase_rad", "rad"), [PS_CODE] = CODE("code", PS_BITS),
          [PS_BITS] = BITS, [PS_TARGET] = NUM("phase_target_rad", "rad")},
-        {PS_PHASE, PS_CODE, PS_TARGET, PS_BITS},
+        {PS_PHASE, PS_CODE, PS_TARGET, PS_BITS}, .n_in = 1, .settings = 1u << PS_PHASE,
     },
     [OPTINC_CARD_ATT] = {
         "att", "AT", 2, {"in", "out"}, 4,
         {[ATT_DB] = NONNEG("att_dB", "dB", 1), [ATT_CODE] = CODE("code", ATT_BITS),
          [ATT_BITS] = BITS, [ATT_T_TARGET] = NONNEG("t_target", "", 0)},
-        {ATT_DB, ATT_CODE, ATT_BITS, ATT_T_TARGET},
+        {ATT_DB, ATT_CODE, ATT_BITS, ATT_T_TARGET}, .n_in = 1, .settings = 1u << ATT_DB,
     },
     [OPTINC_CARD_DC] = {
         "dc", "DC", 4, {"in0", "in1", "out0", "out1"}, 1,
         {[DC_COUPLING] = {"coupling", "", 'd', 0, 1, 1, -1}},
-        {DC_COUPLING},
+        {DC_COUPLING}, .n_in = 2, .settings = 1u << DC_COUPLING,
     },
-    [OPTINC_CARD_TERM] = {"term", "TM", 1, {"in"}, 0, {{0}}, {0}},
+    [OPTINC_CARD_TERM] = {"term", "TM", 1, {"in"}, 0, {{0}}, {0}, .n_in = 1},
     /* out0 = sqrt(tap).in, out1 = sqrt(1-tap).in */
     [OPTINC_CARD_SPLIT] = {
         "split", "SP", 3, {"in", "out0", "out1"}, 1,
-        {[TAP_POWER] = {"tap", "", 'd', 0, 1, 1, -1}}, {TAP_POWER},
+        {[TAP_POWER] = {"tap", "", 'd', 0, 1, 1, -1}}, {TAP_POWER}, .n_in = 1,
+        .settings = 1u << TAP_POWER,
     },
     /* out = sqrt(1-tap).in0 + sqrt(tap).in1 */
     [OPTINC_CARD_COMB] = {
         "comb", "CB", 3, {"in0", "in1", "out"}, 1,
-        {[TAP_POWER] = {"tap", "", 'd', 0, 1, 1, -1}}, {TAP_POWER},
+        {[TAP_POWER] = {"tap", "", 'd', 0, 1, 1, -1}}, {TAP_POWER}, .n_in = 2,
+        .settings = 1u << TAP_POWER,
     },
     /* out = in: no element on the chip, a mode that passes the layer by */
-    [OPTINC_CARD_THRU] = {"thru", "TH", 2, {"in", "out"}, 0, {{0}}, {0}},
+    [OPTINC_CARD_THRU] = {"thru", "TH", 2, {"in", "out"}, 0, {{0}}, {0}, .n_in = 1},
 };
 
 int optinc_card_find(const char *name, size_t n)

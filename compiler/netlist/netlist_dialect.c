@@ -1,16 +1,17 @@
 /*
  * netlist_dialect.c - the vocabulary of the PNL netlist (optinc-netlist(5))
  * that its writer (netlist_write.c) and its reader (netlist_read.c)
- * must agree on: the device-parameter keys of the `*! layer.NAME.SECTION`
- * header lines, the keys of the `*! onn` line, the stage plan of a layer and
+ * must agree on: the keys of the `*! onn` line, the stage plan of a layer and
  * the instance names.  The words for mesh kinds,
  * attenuator positions and activations are the spec's (spec.h), so a spec
  * and a netlist spell them alike.
  *
  * Why a module of its own: the round trip spec -> netlist -> read -> netlist
- * is byte-identical only if both sides use one table.  A device parameter
- * added to optinc_components needs one new row here and nothing else: the
- * writer prints every row, the reader accepts exactly these rows.
+ * is byte-identical only if both sides use one table.  The device
+ * parameters of the `*! layer.NAME.SECTION` lines are the components table
+ * of the spec (optinc_component_fields, spec_components.c): a parameter
+ * added to optinc_components is one row there, which the spec loader, the
+ * writer and the reader all take.
  */
 #include <math.h>
 #include <stddef.h>
@@ -19,41 +20,6 @@
 #include "compiler/core/numtext.h"
 #include "compiler/netlist/dialect.h"
 
-#define CF(f) offsetof(optinc_components, f)
-
-/* Ranges follow optinc-spec(5), bounds it excludes excluded too (the last
- * two columns: thermal_crosstalk < 0.5, max_attenuation_dB and
- * responsivity_A_W > 0), so a netlist cannot smuggle in a device the spec
- * loader would refuse; the upper bounds are optinc/spec.h's, which the
- * spec loader uses too (test_netlist.c holds the two tables together). */
-const optinc_netlist_field optinc_netlist_fields[] = {
-    {"mzi", "insertion_loss_dB", CF(mzi.insertion_loss_dB), 'd', 0, OPTINC_LOSS_DB_MAX, 0, 0},
-    {"mzi", "phase_error_sigma_rad", CF(mzi.phase_error_sigma_rad), 'd', 0, OPTINC_SIGMA_RAD_MAX,
-     0, 0},
-    {"mzi", "splitter_error_sigma", CF(mzi.splitter_error_sigma), 'd', 0,
-     OPTINC_SPLITTER_SIGMA_MAX, 0, 0},
-    {"phase_shifter", "bits", CF(phase_shifter.bits), 'i', 0, 16, 0, 0},
-    {"phase_shifter", "range_lo_rad", CF(phase_shifter.range_rad[0]), 'd',
-     -INFINITY, INFINITY, 0, 0},
-    {"phase_shifter", "range_hi_rad", CF(phase_shifter.range_rad[1]), 'd',
-     -INFINITY, INFINITY, 0, 0},
-    {"phase_shifter", "noise_sigma_rad", CF(phase_shifter.noise_sigma_rad), 'd', 0,
-     OPTINC_SIGMA_RAD_MAX, 0, 0},
-    {"phase_shifter", "thermal_crosstalk", CF(phase_shifter.thermal_crosstalk), 'd', 0, 0.5,
-     0, 1},
-    {"attenuator", "insertion_loss_dB", CF(attenuator.insertion_loss_dB), 'd', 0,
-     OPTINC_LOSS_DB_MAX, 0, 0},
-    {"attenuator", "max_attenuation_dB", CF(attenuator.max_attenuation_dB), 'd', 0,
-     OPTINC_EXTINCTION_DB_MAX, 1, 0},
-    {"attenuator", "bits", CF(attenuator.bits), 'i', 0, 16, 0, 0},
-    {"waveguide", "loss_dB_cm", CF(waveguide.loss_dB_cm), 'd', 0, OPTINC_LOSS_DB_MAX, 0, 0},
-    {"crossing", "insertion_loss_dB", CF(crossing.insertion_loss_dB), 'd', 0, OPTINC_LOSS_DB_MAX,
-     0, 0},
-    {"crossing", "crosstalk_dB", CF(crossing.crosstalk_dB), 'd', -INFINITY, 0, 0, 0},
-    {"detector", "responsivity_A_W", CF(detector.responsivity_A_W), 'd', 0,
-     INFINITY, 1, 0},
-};
-const int optinc_netlist_n_fields = sizeof optinc_netlist_fields / sizeof optinc_netlist_fields[0];
 
 #define OK(f) offsetof(optinc_circuit_onn, f)
 

@@ -49,10 +49,11 @@
 #include <time.h>
 #include "compiler/core/numtext.h"
 #include "compiler/netlist/dialect.h"
+#include "compiler/netlist/walk.h"
 #include "optinc/fileio.h"
 #include "optinc/netlist.h"
 
-#define NET_MAX 256          /* > X_ + 63 + __ + MZ_ + 63 + _V_c<int>_r<int> + __PS_ext */
+#define NET_MAX NL_NAME_MAX
 #define PREFIX_MAX 72        /* X_ + 63 + __ */
 #define MZI_CELL "mzi2x2"    /* the cell of an expanded MZI, written once */
 
@@ -63,35 +64,7 @@ typedef struct writer {
     const optinc_layer *L;
     int layer;                  /* index of L */
     char prefix[PREFIX_MAX];    /* "" or "X_<layer>__" when flattening */
-    char (*cur)[NET_MAX];       /* the net each mode is on */
-    char (*next)[NET_MAX];      /* scratch of the same size, for a stage that re-indexes */
 } writer;
-
-/* ------------------------------------------------------------------ names */
-
-/* Net of mode k at the input (out = 0) or output (out = 1) of layer i, as
- * seen from the top cell: the circuit's ports at the ends, "<layer>_out<k>"
- * between two layers. */
-static void top_net(const optinc_circuit *c, int i, int out, int k, char *buf)
-{
-    int j = out ? i : i - 1;    /* the layer whose output this net is */
-    if (j < 0)
-        snprintf(buf, NET_MAX, "in%d", k);
-    else if (j == c->n_layers - 1)
-        snprintf(buf, NET_MAX, "out%d", k);
-    else
-        snprintf(buf, NET_MAX, "%s_out%d", c->layers[j].name, k);
-}
-
-/* Port k of the current layer cell: its own in/out port, or when flattening
- * the top-cell net it stands for. */
-static void port_net(const writer *w, int out, int k, char *buf)
-{
-    if (w->opt->flatten)
-        top_net(w->c, w->layer, out, k, buf);
-    else
-        snprintf(buf, NET_MAX, "%s%d", out ? "out" : "in", k);
-}
 
 /* ------------------------------------------------------------------ cards */
 
@@ -192,76 +165,65 @@ static void put_card(FILE *f, optinc_card_kind kind, const char *name, const cha
     line_end(&l);
 }
 
-/* A target is written only when it differs, bit for bit, from the value. */
-static int target_is_value(const optinc_phase *p)
-{
-    return !memcmp(&p->target_rad, &p->rad, sizeof p->rad);
-}
-
-/* Parameters rad, code (when quantized) and target (when it differs) of one
- * programmed phase, and the driver's bits with a code. */
-static void set_phase(card_line *cl, int rad, int code, int target, int bits,
-                      const optinc_phase *p, const writer *w)
-{
-    set_value(cl, rad, p->rad);
-    if (p->code >= 0) {
-        set_value(cl, code, p->code);
-        set_value(cl, bits, w->L->components.phase_shifter.bits);
-    }
-    if (!target_is_value(p))
-        set_value(cl, target, p->target_rad);
-}
-
-/* A phase that its value alone says everything about: no code, target = value. */
+/* A phase that its value alone says everything about: no code, and a
+ * target that is the value bit for bit (the walk writes a target only when
+ * it differs). */
 static int phase_is_plain(const optinc_phase *p)
 {
-    return p->code < 0 && target_is_value(p);
+    return p->code < 0 && !memcmp(&p->target_rad, &p->rad, sizeof p->rad);
 }
 
 /* The .subckt mzi2x2 takes only the two phases, so only an MZI whose two
  * phases are plain can be an instance of it; the others are written out as
- * their four cards, which carry codes and targets (as in flat files). */
-static int mzi_fits_cell(const optinc_mzi *z)
-{
-    return phase_is_plain(&z->theta) && phase_is_plain(&z->phi);
-}
-
+ * their four cards, which carry codes and targets (as in flat files).  On
+ * an element of the walk: no parameter but the two settings. */
 static int any_mzi_fits_cell(const optinc_circuit *c)
 {
     for (int l = 0; l < c->n_layers; l++)
         for (int s = 0; s < c->layers[l].n_stages; s++) {
             const optinc_stage *st = &c->layers[l].stage[s];
             for (int i = 0; st->kind == OPTINC_STAGE_MESH && i < st->mesh->n_mzi; i++)
-                if (mzi_fits_cell(&st->mesh->mzi[i]))
+                if (phase_is_plain(&st->mesh->mzi[i].theta) && phase_is_plain(&st->mesh->mzi[i].phi))
                     return 1;
         }
     return 0;
 }
 
-/* A ps card of phase p, or, when p is NULL, of the mzi2x2 cell's parameter
- * ref. */
-static void put_ps(writer *w, const char *name, const char *in, const char *out,
-                   const optinc_phase *p, const char *ref)
+static int mzi_fits_cell(const nl_elem *e)
 {
+    return e->has == optinc_cards[OPTINC_CARD_MZI].settings;
+}
+
+/* A ps card of one of the phases of MZI element mz (the internal theta when
+ * theta is set, else the external phi), or, when mz is NULL, of the mzi2x2
+ * cell's parameter of that name. */
+static void put_ps(writer *w, const char *name, const char *in, const char *out,
+                   const nl_elem *mz, int theta)
+{
+    static const int from[2][4] = {
+        {[PS_PHASE] = MZI_PHI, [PS_CODE] = MZI_PHI_CODE, [PS_BITS] = MZI_BITS,
+         [PS_TARGET] = MZI_PHI_TARGET},
+        {[PS_PHASE] = MZI_THETA, [PS_CODE] = MZI_THETA_CODE, [PS_BITS] = MZI_BITS,
+         [PS_TARGET] = MZI_THETA_TARGET},
+    };
     card_line cl = {.has = 0};
     const char *nets[2] = {in, out};
-    if (p)
-        set_phase(&cl, PS_PHASE, PS_CODE, PS_TARGET, PS_BITS, p, w);
-    else
-        set_ref(&cl, PS_PHASE, ref);
+    if (!mz)
+        set_ref(&cl, PS_PHASE, optinc_cards[OPTINC_CARD_MZI].param[from[theta][PS_PHASE]].key);
+    for (int k = 0; mz && k < 4; k++)   /* the bits go with this phase's code only */
+        if (mz->has & 1u << from[theta][k] && (k != PS_BITS || mz->has & 1u << from[theta][PS_CODE]))
+            set_value(&cl, k, mz->v[from[theta][k]]);
     put_card(w->f, OPTINC_CARD_PS, name, nets, &cl);
 }
 
 /* The four cards of one expanded MZI (the body of .subckt mzi2x2): the
  * external phase on in0, a 50:50 coupler, the internal phase on the upper
- * arm, a 50:50 coupler.  pfx prefixes instance and internal net names;
- * phi/theta are the two phase shifters' settings, or NULL in the cell, which
- * passes its parameters phi_rad and theta_rad on. */
-static void put_mzi_body(writer *w, const char *pfx, const char *const nets[4],
-                         const optinc_phase *theta, const optinc_phase *phi)
+ * arm, a 50:50 coupler.  pfx prefixes instance and internal net names; mz
+ * is the MZI whose phases the two phase shifters take, or NULL in the cell,
+ * which passes its parameters phi_rad and theta_rad on. */
+static void put_mzi_body(writer *w, const char *pfx, const char *const nets[4], const nl_elem *mz)
 {
     const char *ps = optinc_cards[OPTINC_CARD_PS].prefix, *dc = optinc_cards[OPTINC_CARD_DC].prefix;
-    const optinc_card_param *mz = optinc_cards[OPTINC_CARD_MZI].param;
     char name[NET_MAX + 8], ext[NET_MAX + 4], up[NET_MAX + 4], lo[NET_MAX + 4], in[NET_MAX + 4];
     snprintf(ext, sizeof ext, "%sext", pfx);
     snprintf(up, sizeof up, "%sup", pfx);
@@ -271,216 +233,58 @@ static void put_mzi_body(writer *w, const char *pfx, const char *const nets[4],
     set_value(&half, DC_COUPLING, 0.5);
 
     snprintf(name, sizeof name, "%s%s_ext", pfx, ps);
-    put_ps(w, name, nets[0], ext, phi, mz[MZI_PHI].key);
+    put_ps(w, name, nets[0], ext, mz, 0);
     snprintf(name, sizeof name, "%s%s_a", pfx, dc);
     put_card(w->f, OPTINC_CARD_DC, name, (const char *[]){ext, nets[1], up, lo}, &half);
     snprintf(name, sizeof name, "%s%s_int", pfx, ps);
-    put_ps(w, name, up, in, theta, mz[MZI_THETA].key);
+    put_ps(w, name, up, in, mz, 1);
     snprintf(name, sizeof name, "%s%s_b", pfx, dc);
     put_card(w->f, OPTINC_CARD_DC, name, (const char *[]){in, lo, nets[2], nets[3]}, &half);
 }
 
-static void put_mzi(writer *w, const optinc_stage *s, const optinc_mzi *z)
+/* An MZI under --expand-mzi: an instance of the mzi2x2 cell, or in a flat
+ * file (or with codes and targets) its four cards. */
+static void put_expanded_mzi(writer *w, const nl_elem *e)
 {
-    char name[NET_MAX], out[2][NET_MAX];
-    int m = z->mode;
-    nl_element_name(name, sizeof name, w->prefix, OPTINC_CARD_MZI, w->L->name, s->tag,
-                    z->column, m);
-    for (int j = 0; j < 2; j++)
-        nl_grid_name(out[j], NET_MAX, w->prefix, NULL, w->L->name, s->tag, z->column, 'm', m + j);
-    const char *nets[4] = {w->cur[m], w->cur[m + 1], out[0], out[1]};
-    if (w->opt->expand_mzi && (w->opt->flatten || !mzi_fits_cell(z))) {
+    if (w->opt->flatten || !mzi_fits_cell(e)) {
         char pfx[NET_MAX + 2];
-        snprintf(pfx, sizeof pfx, "%s__", name);
-        put_mzi_body(w, pfx, nets, &z->theta, &z->phi);
-    } else if (w->opt->expand_mzi) {
-        const optinc_card_param *mz = optinc_cards[OPTINC_CARD_MZI].param;
-        line_out l = {.f = w->f};
-        line_str(&l, name);
-        for (int j = 0; j < 4; j++) {
-            line_char(&l, ' ');
-            line_str(&l, nets[j]);
-        }
-        line_str(&l, " " MZI_CELL);
-        line_param(&l, mz[MZI_THETA].key, z->theta.rad, 0);
-        line_param(&l, mz[MZI_PHI].key, z->phi.rad, 0);
-        line_end(&l);
-    } else {
-        card_line cl = {.has = 0};
-        set_phase(&cl, MZI_THETA, MZI_THETA_CODE, MZI_THETA_TARGET, MZI_BITS, &z->theta, w);
-        set_phase(&cl, MZI_PHI, MZI_PHI_CODE, MZI_PHI_TARGET, MZI_BITS, &z->phi, w);
-        put_card(w->f, OPTINC_CARD_MZI, name, nets, &cl);
+        snprintf(pfx, sizeof pfx, "%s__", e->name);
+        put_mzi_body(w, pfx, e->net, e);
+        return;
     }
-    memcpy(w->cur[m], out[0], NET_MAX);
-    memcpy(w->cur[m + 1], out[1], NET_MAX);
+    const optinc_card_param *mz = optinc_cards[OPTINC_CARD_MZI].param;
+    line_out l = {.f = w->f};
+    line_str(&l, e->name);
+    for (int j = 0; j < 4; j++) {
+        line_char(&l, ' ');
+        line_str(&l, e->net[j]);
+    }
+    line_str(&l, " " MZI_CELL);
+    line_param(&l, mz[MZI_THETA].key, e->v[MZI_THETA], 0);
+    line_param(&l, mz[MZI_PHI].key, e->v[MZI_PHI], 0);
+    line_end(&l);
 }
 
-/* A mesh: its MZIs column by column, then the output phase screen, one ps
- * per mode in column n_columns. */
-static void put_mesh(writer *w, const optinc_stage *s, int last)
+/* Each element of the walk as its card line. */
+static optinc_status put_element(nl_walk *wk, const nl_elem *e, optinc_error *err)
 {
-    const optinc_mesh *M = s->mesh;
-    for (int i = 0; i < M->n_mzi; i++)
-        put_mzi(w, s, &M->mzi[i]);
-    for (int m = 0; m < M->modes; m++) {
-        char out[NET_MAX];
-        if (last)
-            port_net(w, 1, m, out);
-        else
-            nl_grid_name(out, NET_MAX, w->prefix, NULL, w->L->name, s->tag, M->n_columns, 'm', m);
-        char name[NET_MAX];
-        nl_element_name(name, sizeof name, w->prefix, OPTINC_CARD_PS, w->L->name, s->tag,
-                        M->n_columns, m);
-        put_ps(w, name, w->cur[m], out, &M->screen[m], NULL);
-        memcpy(w->cur[m], out, NET_MAX);
+    writer *w = wk->ctx;
+    (void)err;
+    if (e->kind == OPTINC_CARD_MZI && w->opt->expand_mzi) {
+        put_expanded_mzi(w, e);
+        return OPTINC_OK;
     }
+    card_line cl = {.has = e->has};
+    memcpy(cl.v, e->v, sizeof cl.v);
+    put_card(w->f, e->kind, e->name, e->net, &cl);
+    return OPTINC_OK;
 }
 
-/* The term card of mode k (one net: where a waveguide ends or starts dark). */
-static void put_term(writer *w, int k, const char *net)
+static optinc_status put_layer_elements(writer *w, optinc_error *err)
 {
-    char name[NET_MAX];
-    nl_element_name(name, sizeof name, w->prefix, OPTINC_CARD_TERM, w->L->name, 0, 0, k);
-    put_card(w->f, OPTINC_CARD_TERM, name, &net, &(card_line){.has = 0});
-}
-
-/* The net output mode o of attenuator column s leaves on: the layer's port
- * after its last stage, else L_S_mO (L_T_mO for a split stage's trims). */
-static void att_out_net(writer *w, const optinc_stage *s, int last, int o, char *out)
-{
-    if (last)
-        port_net(w, 1, o, out);
-    else
-        snprintf(out, NET_MAX, "%s%s_%c_m%d", w->prefix, w->L->name, s->tag, o);
-}
-
-/* An attenuator column, in input-mode order: channel k joins input mode i
- * to output mode o (optinc_att_channel: i = o = k for a layer's one block;
- * per block of a segmented layer); an input without a channel ends in a
- * term, and an extra (unlit) output of one block starts at a term. */
-static void put_att(writer *w, const optinc_stage *s, int last)
-{
-    char out[NET_MAX], name[NET_MAX];
-    for (int i = 0, k = 0; i < s->modes_in; i++) {
-        int in = -1, o = -1;
-        if (k < s->n_att)
-            optinc_att_channel(s, k, &in, &o);
-        if (in != i) {
-            put_term(w, i, w->cur[i]);
-            continue;
-        }
-        att_out_net(w, s, last, o, out);
-        const optinc_att *a = &s->att[k];
-        card_line cl = {.has = 0};
-        nl_element_name(name, sizeof name, w->prefix, OPTINC_CARD_ATT, w->L->name,
-                        s->tag == 'S' ? 0 : s->tag, 0, k);
-        set_value(&cl, ATT_DB, a->att_dB);
-        if (a->code >= 0) {
-            set_value(&cl, ATT_CODE, a->code);
-            set_value(&cl, ATT_BITS, w->L->components.attenuator.bits);
-        }
-        /* On every card, even where it equals 10^(-att_dB/20): whether it
-         * does is decided by the last bit of an SVD, and a card's shape must
-         * not differ from one BLAS to another. */
-        set_value(&cl, ATT_T_TARGET, a->t_target);
-        put_card(w->f, OPTINC_CARD_ATT, name, (const char *[]){w->cur[i], out}, &cl);
-        memcpy(w->cur[o], out, NET_MAX);
-        k++;
-    }
-    for (int o = s->n_att; o < s->modes_out; o++) {
-        att_out_net(w, s, last, o, out);
-        put_term(w, o, out);
-        memcpy(w->cur[o], out, NET_MAX);
-    }
-}
-
-/* The fixed chains of a segmented layer (circuit.h): SPLIT fans input x
- * out along fan-1 split cards (link k taps block row k, its out1 feeds link
- * k+1, the last out1 is block row fan-1); COMBINE adds the fan block
- * columns of output y along fan-1 comb cards (link k adds block column k+1
- * on in1 to the running sum on in0).  Taps are optinc_chain_tap's, so every
- * branch carries 1/sqrt(fan). */
-static void put_chains(writer *w, const optinc_stage *s, int last)
-{
-    int split = s->kind == OPTINC_STAGE_SPLIT, n = split ? s->modes_in : s->modes_out;
-    char (*next)[NET_MAX] = w->next;
-    for (int x = 0; x < n; x++) {
-        char run[NET_MAX], name[NET_MAX];
-        snprintf(run, sizeof run, "%s", split ? w->cur[x] : w->cur[optinc_combine_source(s, x, 0)]);
-        for (int k = 0; k + 1 < s->fan; k++) {
-            char tap[NET_MAX], out[NET_MAX];
-            card_line cl = {.has = 0};
-            int end = k + 2 == s->fan;
-            nl_grid_name(name, sizeof name, w->prefix, optinc_cards[split ? OPTINC_CARD_SPLIT
-                         : OPTINC_CARD_COMB].prefix, w->L->name, s->tag, k, 'r', x);
-            if (split) {
-                snprintf(tap, sizeof tap, "%s%s_P_m%d", w->prefix, w->L->name,
-                         optinc_split_target(s, x, k));
-                if (end)
-                    snprintf(out, sizeof out, "%s%s_P_m%d", w->prefix, w->L->name,
-                             optinc_split_target(s, x, k + 1));
-                else
-                    nl_grid_name(out, sizeof out, w->prefix, NULL, w->L->name, s->tag, k, 'x', x);
-                set_value(&cl, TAP_POWER, optinc_chain_tap(s, k));
-                put_card(w->f, OPTINC_CARD_SPLIT, name, (const char *[]){run, tap, out}, &cl);
-                memcpy(next[optinc_split_target(s, x, k)], tap, NET_MAX);
-            } else {
-                if (end && last)
-                    port_net(w, 1, x, out);
-                else if (end)
-                    snprintf(out, sizeof out, "%s%s_C_m%d", w->prefix, w->L->name, x);
-                else
-                    nl_grid_name(out, sizeof out, w->prefix, NULL, w->L->name, s->tag, k, 'x', x);
-                set_value(&cl, TAP_POWER, optinc_chain_tap(s, k));
-                put_card(w->f, OPTINC_CARD_COMB, name,
-                         (const char *[]){run, w->cur[optinc_combine_source(s, x, k + 1)], out},
-                         &cl);
-            }
-            memcpy(run, out, NET_MAX);
-        }
-        memcpy(next[split ? optinc_split_target(s, x, s->fan - 1) : x], run, NET_MAX);
-    }
-    memcpy(w->cur, next, sizeof *next * (size_t)(split ? s->modes_out : n));
-    if (s->n_att) {
-        optinc_stage trims = optinc_split_trims(s);
-        put_att(w, &trims, 0);
-    }
-}
-
-/* 1 when stage s writes no card: a fan-1 chain passes its modes on. */
-static int stage_is_wire(const optinc_stage *s)
-{
-    return (s->kind == OPTINC_STAGE_SPLIT || s->kind == OPTINC_STAGE_COMBINE) && s->fan == 1;
-}
-
-static void put_layer_elements(writer *w)
-{
-    const optinc_layer *L = w->L;
-    int last = L->n_stages - 1;
-    while (last > 0 && stage_is_wire(&L->stage[last]))
-        last--;
-    for (int k = 0; k < L->cols; k++)
-        port_net(w, 0, k, w->cur[k]);
-    for (int s = 0; s < L->n_stages; s++) {
-        const optinc_stage *st = &L->stage[s];
-        if (stage_is_wire(st))
-            continue;
-        if (st->kind == OPTINC_STAGE_MESH)
-            put_mesh(w, st, s == last);
-        else if (st->kind == OPTINC_STAGE_ATT)
-            put_att(w, st, s == last);
-        else
-            put_chains(w, st, s == last);
-    }
-    /* The pass-through modes: input cols-K+k is a waveguide to output rows-K+k. */
-    for (int k = 0; k < L->pass_through; k++) {
-        char in[NET_MAX], out[NET_MAX], name[NET_MAX];
-        int o = L->rows - L->pass_through + k;
-        port_net(w, 0, L->cols - L->pass_through + k, in);
-        port_net(w, 1, o, out);
-        nl_element_name(name, sizeof name, w->prefix, OPTINC_CARD_THRU, L->name, 0, 0, o);
-        put_card(w->f, OPTINC_CARD_THRU, name, (const char *[]){in, out}, &(card_line){.has = 0});
-    }
+    nl_walk wk = {.c = w->c, .layer = w->layer, .prefix = w->prefix,
+                  .top_ports = w->opt->flatten, .visit = put_element, .ctx = w};
+    return nl_walk_layer(&wk, err);
 }
 
 /* "in0 .. in{n-1} out0 .. out{m-1}" */
@@ -572,8 +376,8 @@ static void put_header(const writer *w)
             fputc('\n', f);
         }
         const char *section = NULL;
-        for (int k = 0; k < optinc_netlist_n_fields; k++) {
-            const optinc_netlist_field *fd = &optinc_netlist_fields[k];
+        for (int k = 0; k < optinc_component_n_fields; k++) {
+            const optinc_component_field *fd = &optinc_component_fields[k];
             const char *at = (const char *)&L->components + fd->offset;
             if (!section || strcmp(section, fd->section)) {
                 fprintf(f, "%s*! layer.%s.%s =", section ? "\n" : "", L->name, fd->section);
@@ -652,8 +456,8 @@ static optinc_status check_finite(const optinc_circuit *c, optinc_error *err)
         if ((st = need_finite(L, "gain", L->gain, err))
             || (st = need_finite(L, "approximation_error", L->approximation_error, err)))
             return st;
-        for (int k = 0; k < optinc_netlist_n_fields; k++) {
-            const optinc_netlist_field *fd = &optinc_netlist_fields[k];
+        for (int k = 0; k < optinc_component_n_fields; k++) {
+            const optinc_component_field *fd = &optinc_component_fields[k];
             const char *at = (const char *)&L->components + fd->offset;
             if (fd->type != 'i' && (st = need_finite(L, fd->key, *(const double *)at, err)))
                 return st;
@@ -696,23 +500,7 @@ optinc_status optinc_netlist_write_stream(const optinc_circuit *c, FILE *f,
     if (c->n_layers < 1)
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                            "circuit '%s' has no layers; a netlist needs at least one", c->name);
-    int widest = 1;
-    for (int i = 0; i < c->n_layers; i++) {
-        const optinc_layer *L = &c->layers[i];
-        widest = L->rows > widest ? L->rows : widest;
-        widest = L->cols > widest ? L->cols : widest;
-        for (int s = 0; s < L->n_stages; s++)   /* a segmented layer's expanded modes */
-            widest = L->stage[s].modes_out > widest ? L->stage[s].modes_out : widest;
-    }
     writer w = {.f = f, .opt = opt, .c = c};
-    w.cur = malloc(sizeof *w.cur * (size_t)widest);
-    w.next = malloc(sizeof *w.next * (size_t)widest);
-    if (!w.cur || !w.next) {
-        free(w.cur);
-        free(w.next);
-        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory writing the netlist");
-    }
-
     put_header(&w);
     if (opt->expand_mzi && !opt->flatten && any_mzi_fits_cell(c)) {
         const optinc_card *mz = &optinc_cards[OPTINC_CARD_MZI];
@@ -720,7 +508,7 @@ optinc_status optinc_netlist_write_stream(const optinc_circuit *c, FILE *f,
         for (int j = 0; j < mz->n_pins; j++)
             fprintf(f, " %s", mz->pin[j]);
         fprintf(f, " %s=0 %s=0\n", mz->param[MZI_THETA].key, mz->param[MZI_PHI].key);
-        put_mzi_body(&w, "", optinc_cards[OPTINC_CARD_MZI].pin, NULL, NULL);
+        put_mzi_body(&w, "", optinc_cards[OPTINC_CARD_MZI].pin, NULL);
         fprintf(f, ".ends %s\n", MZI_CELL);
     }
     int n_in = c->layers[0].cols, n_out = c->layers[c->n_layers - 1].rows;
@@ -730,7 +518,8 @@ optinc_status optinc_netlist_write_stream(const optinc_circuit *c, FILE *f,
             fprintf(f, "\n.subckt layer_%s", w.L->name);
             put_ports(f, w.L->cols, w.L->rows);
             fputc('\n', f);
-            put_layer_elements(&w);
+            if ((st = put_layer_elements(&w, err)))
+                return st;
             fprintf(f, ".ends layer_%s\n", w.L->name);
         }
     }
@@ -741,17 +530,18 @@ optinc_status optinc_netlist_write_stream(const optinc_circuit *c, FILE *f,
         w.L = &c->layers[w.layer];
         if (opt->flatten) {
             snprintf(w.prefix, sizeof w.prefix, "X_%s__", w.L->name);
-            put_layer_elements(&w);
+            if ((st = put_layer_elements(&w, err)))
+                return st;
             continue;
         }
         char net[NET_MAX];
         fprintf(f, "X_%s", w.L->name);
         for (int k = 0; k < w.L->cols; k++) {
-            top_net(c, w.layer, 0, k, net);
+            nl_top_net(c, w.layer, 0, k, net, sizeof net);
             fprintf(f, " %s", net);
         }
         for (int k = 0; k < w.L->rows; k++) {
-            top_net(c, w.layer, 1, k, net);
+            nl_top_net(c, w.layer, 1, k, net, sizeof net);
             fprintf(f, " %s", net);
         }
         fprintf(f, " layer_%s\n", w.L->name);
@@ -759,8 +549,6 @@ optinc_status optinc_netlist_write_stream(const optinc_circuit *c, FILE *f,
     fprintf(f, ".ends %s\n\n%s", c->name, c->name);
     put_ports(f, n_in, n_out);
     fprintf(f, " %s\n.end\n", c->name);
-    free(w.cur);
-    free(w.next);
     if (ferror(f))
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "cannot write the netlist (I/O error)");
     return OPTINC_OK;

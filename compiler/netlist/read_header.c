@@ -230,21 +230,21 @@ static int check_input_scale(reader *r, const meta *m, const optinc_layer *L)
                       L->name, cols - 1, L->name);
 }
 
-/* *! layer.NAME.SECTION = key=value ... (optinc_netlist_fields) */
+/* *! layer.NAME.SECTION = key=value ... (optinc_component_fields) */
 static int meta_section(reader *r, const meta *m, tok section, optinc_layer *L)
 {
     int file = m->file, any = 0;
     char keys[256] = "";
-    for (int f = 0; f < optinc_netlist_n_fields; f++)
-        if (teq(r, file, section, optinc_netlist_fields[f].section)) {
+    for (int f = 0; f < optinc_component_n_fields; f++)
+        if (teq(r, file, section, optinc_component_fields[f].section)) {
             any = 1;
             snprintf(keys + strlen(keys), sizeof keys - strlen(keys), " %s",
-                     optinc_netlist_fields[f].key);
+                     optinc_component_fields[f].key);
         }
     if (!any) {
-        const optinc_netlist_field *fs = optinc_netlist_fields;
+        const optinc_component_field *fs = optinc_component_fields;
         char sections[256] = "";
-        for (int f = 0; f < optinc_netlist_n_fields; f++)
+        for (int f = 0; f < optinc_component_n_fields; f++)
             if (!f || strcmp(fs[f].section, fs[f - 1].section))
                 snprintf(sections + strlen(sections), sizeof sections - strlen(sections), "%s%s",
                          f ? ", " : "", fs[f].section);
@@ -258,13 +258,13 @@ static int meta_section(reader *r, const meta *m, tok section, optinc_layer *L)
         tok k = {0, 0, 0, 0}, v = {0, 0, 0, 0};
         nl_split_param(r, file, r->toks[i], &k, &v);
         int f = 0;
-        while (f < optinc_netlist_n_fields
-               && !(teq(r, file, section, optinc_netlist_fields[f].section)
-                    && teq(r, file, k, optinc_netlist_fields[f].key)))
+        while (f < optinc_component_n_fields
+               && !(teq(r, file, section, optinc_component_fields[f].section)
+                    && teq(r, file, k, optinc_component_fields[f].key)))
             f++;
-        if (f == optinc_netlist_n_fields)
+        if (f == optinc_component_n_fields)
             return unknown_key(r, file, k, "device", keys + 1);
-        const optinc_netlist_field *fd = &optinc_netlist_fields[f];
+        const optinc_component_field *fd = &optinc_component_fields[f];
         char *at = (char *)&L->components + fd->offset;
         if (fd->type == 'i') {
             long long x;

@@ -13,15 +13,6 @@
 #include <string.h>
 #include "compiler/spec/spec_internal.h"
 
-/* The keys of a field table, NULL-ended, for optinc_spec_check_map(). */
-static void field_keys(const field *fields, const char **keys, size_t size)
-{
-    size_t n = 0;
-    for (; fields[n].key && n + 1 < size; n++)
-        keys[n] = fields[n].key;
-    keys[n] = NULL;
-}
-
 /* ATT_STEP_DB_MAX: one code of a quantized attenuator (optinc_att_program):
  * a step beyond a device's largest loss leaves its codes nothing to set
  * between on and off.  The other bounds are optinc/spec.h's. */
@@ -31,51 +22,79 @@ static void field_keys(const field *fields, const char **keys, size_t size)
 #define SIGMA_HINT "(a standard deviation in rad, at most 2*pi: beyond it the phase is " \
                    "uniform anyway)"
 
+/* The components table (spec.h): the spec's sections in their order, each
+ * key with its range, bounds the spec excludes excluded (thermal_crosstalk
+ * < 0.5, max_attenuation_dB and responsivity_A_W > 0); the upper bounds are
+ * optinc/spec.h's.  The netlist writes and reads these rows as they are
+ * (test_netlist.c holds the spec loader and the netlist reader to them). */
 #define CF(f) offsetof(optinc_components, f)
-static const field mzi_fields[] = {
-    {"insertion_loss_dB", 'd', CF(mzi.insertion_loss_dB), 0, OPTINC_LOSS_DB_MAX, 0, 0, LOSS_HINT},
-    {"phase_error_sigma_rad", 'd', CF(mzi.phase_error_sigma_rad), 0, OPTINC_SIGMA_RAD_MAX, 0, 0,
-     SIGMA_HINT},
-    {"splitter_error_sigma", 'd', CF(mzi.splitter_error_sigma), 0, OPTINC_SPLITTER_SIGMA_MAX, 0, 0,
-     "(the standard deviation of a coupler's power splitting around 0.5, which can only "
-     "lie in [0, 1])"},
-    FIELDS_END};
-static const field ps_fields[] = {
-    {"bits", 'i', CF(phase_shifter.bits), 0, 16, 0, 0, "(0 = not quantized)"},
-    {"range_rad", 'r', CF(phase_shifter.range_rad), 0, 0, 0, 0, NULL},
-    {"noise_sigma_rad", 'd', CF(phase_shifter.noise_sigma_rad), 0, OPTINC_SIGMA_RAD_MAX, 0, 0,
-     SIGMA_HINT},
-    {"thermal_crosstalk", 'd', CF(phase_shifter.thermal_crosstalk), 0, 0.5, 0, 1,
-     "(the fraction of a heater's phase reaching each neighbour)"},
-    FIELDS_END};
-static const field att_fields[] = {
-    {"insertion_loss_dB", 'd', CF(attenuator.insertion_loss_dB), 0, OPTINC_LOSS_DB_MAX, 0, 0,
-     LOSS_HINT},
-    {"max_attenuation_dB", 'd', CF(attenuator.max_attenuation_dB), 0, OPTINC_EXTINCTION_DB_MAX,
-     1, 0,
-     "(the extinction in dB; 400 dB, 1e-20 of the amplitude, is full extinction in double "
-     "precision)"},
-    {"bits", 'i', CF(attenuator.bits), 0, 16, 0, 0, "(0 = continuous)"},
-    FIELDS_END};
-static const field wg_fields[] = {
-    {"loss_dB_cm", 'd', CF(waveguide.loss_dB_cm), 0, OPTINC_LOSS_DB_MAX, 0, 0,
-     "(a loss in dB per cm, at most 100)"},
-    FIELDS_END};
-static const field cross_fields[] = {
-    {"insertion_loss_dB", 'd', CF(crossing.insertion_loss_dB), 0, OPTINC_LOSS_DB_MAX, 0, 0,
-     LOSS_HINT},
-    {"crosstalk_dB", 'd', CF(crossing.crosstalk_dB), -INFINITY, 0, 0, 0,
-     "(a power ratio in dB such as -40; 0 = not modelled)"},
-    FIELDS_END};
-static const field pd_fields[] = {
-    {"responsivity_A_W", 'd', CF(detector.responsivity_A_W), 0, INFINITY, 1, 0, NULL},
-    FIELDS_END};
-
-static const struct { const char *name; const field *fields; } comp_sections[] = {
-    {"mzi", mzi_fields},         {"phase_shifter", ps_fields}, {"attenuator", att_fields},
-    {"waveguide", wg_fields},    {"crossing", cross_fields},   {"detector", pd_fields},
+#define ROW(sec, key, f, type, lo, hi, lo_open, hi_open, hint) \
+    {sec, key, CF(f), type, lo, hi, lo_open, hi_open, NULL, -1, hint}
+const optinc_component_field optinc_component_fields[] = {
+    ROW("mzi", "insertion_loss_dB", mzi.insertion_loss_dB, 'd', 0, OPTINC_LOSS_DB_MAX, 0, 0,
+        LOSS_HINT),
+    ROW("mzi", "phase_error_sigma_rad", mzi.phase_error_sigma_rad, 'd', 0, OPTINC_SIGMA_RAD_MAX,
+        0, 0, SIGMA_HINT),
+    ROW("mzi", "splitter_error_sigma", mzi.splitter_error_sigma, 'd', 0,
+        OPTINC_SPLITTER_SIGMA_MAX, 0, 0,
+        "(the standard deviation of a coupler's power splitting around 0.5, which can only "
+        "lie in [0, 1])"),
+    ROW("phase_shifter", "bits", phase_shifter.bits, 'i', 0, 16, 0, 0, "(0 = not quantized)"),
+    {"phase_shifter", "range_lo_rad", CF(phase_shifter.range_rad[0]), 'd', -INFINITY, INFINITY,
+     0, 0, "range_rad", 0, NULL},
+    {"phase_shifter", "range_hi_rad", CF(phase_shifter.range_rad[1]), 'd', -INFINITY, INFINITY,
+     0, 0, "range_rad", 1, NULL},
+    ROW("phase_shifter", "noise_sigma_rad", phase_shifter.noise_sigma_rad, 'd', 0,
+        OPTINC_SIGMA_RAD_MAX, 0, 0, SIGMA_HINT),
+    ROW("phase_shifter", "thermal_crosstalk", phase_shifter.thermal_crosstalk, 'd', 0, 0.5, 0, 1,
+        "(the fraction of a heater's phase reaching each neighbour)"),
+    ROW("attenuator", "insertion_loss_dB", attenuator.insertion_loss_dB, 'd', 0,
+        OPTINC_LOSS_DB_MAX, 0, 0, LOSS_HINT),
+    ROW("attenuator", "max_attenuation_dB", attenuator.max_attenuation_dB, 'd', 0,
+        OPTINC_EXTINCTION_DB_MAX, 1, 0,
+        "(the extinction in dB; 400 dB, 1e-20 of the amplitude, is full extinction in double "
+        "precision)"),
+    ROW("attenuator", "bits", attenuator.bits, 'i', 0, 16, 0, 0, "(0 = continuous)"),
+    ROW("waveguide", "loss_dB_cm", waveguide.loss_dB_cm, 'd', 0, OPTINC_LOSS_DB_MAX, 0, 0,
+        "(a loss in dB per cm, at most 100)"),
+    ROW("crossing", "insertion_loss_dB", crossing.insertion_loss_dB, 'd', 0, OPTINC_LOSS_DB_MAX,
+        0, 0, LOSS_HINT),
+    ROW("crossing", "crosstalk_dB", crossing.crosstalk_dB, 'd', -INFINITY, 0, 0, 0,
+        "(a power ratio in dB such as -40; 0 = not modelled)"),
+    ROW("detector", "responsivity_A_W", detector.responsivity_A_W, 'd', 0, INFINITY, 1, 0, NULL),
 };
-#define N_COMP_SECTIONS (sizeof comp_sections / sizeof comp_sections[0])
+const int optinc_component_n_fields =
+    sizeof optinc_component_fields / sizeof optinc_component_fields[0];
+
+#define SECTIONS_MAX 8     /* the table's sections, and its rows in one */
+
+/* The table's sections in order, NULL-ended. */
+static void section_names(const char **names)
+{
+    int n = 0;
+    for (int k = 0; k < optinc_component_n_fields; k++)
+        if (!n || strcmp(names[n - 1], optinc_component_fields[k].section))
+            names[n++] = optinc_component_fields[k].section;
+    names[n] = NULL;
+}
+
+/* The spec's fields of section sec (a pair as one 'r' field), FIELDS_END-
+ * ended, and their keys, NULL-ended, for optinc_spec_check_map(). */
+static void section_fields(const char *sec, field *fields, const char **keys)
+{
+    int n = 0;
+    for (int k = 0; k < optinc_component_n_fields; k++) {
+        const optinc_component_field *r = &optinc_component_fields[k];
+        if (strcmp(r->section, sec) || r->pair == 1)
+            continue;
+        const char *key = r->spec_key ? r->spec_key : r->key;
+        keys[n] = key;
+        fields[n++] = (field){key, r->pair == 0 ? 'r' : r->type, r->offset, r->min, r->max,
+                              r->min_open, r->max_open, r->hint};
+    }
+    keys[n] = NULL;
+    fields[n] = (field)FIELDS_END;
+}
 
 void optinc_components_defaults(optinc_components *comp)
 {
@@ -148,25 +167,24 @@ static optinc_status check_device(ctx *c, yaml_node_t *sec, const char *what, co
 optinc_status optinc_spec_components_over(ctx *c, yaml_node_t *n, const char *owner,
                                           optinc_components *comp)
 {
-    const char *names[N_COMP_SECTIONS + 1];
+    const char *names[SECTIONS_MAX + 1];
     char what[192];
-    for (size_t i = 0; i < N_COMP_SECTIONS; i++)
-        names[i] = comp_sections[i].name;
-    names[N_COMP_SECTIONS] = NULL;
+    section_names(names);
     snprintf(what, sizeof what, "components%s", owner);
     optinc_status st = optinc_spec_check_map(c, n, what, names);
-    for (size_t i = 0; i < N_COMP_SECTIONS && !st; i++) {
-        yaml_node_t *sec = optinc_spec_get(c, n, comp_sections[i].name);
-        const char *keys[8];
+    for (int i = 0; names[i] && !st; i++) {
+        yaml_node_t *sec = optinc_spec_get(c, n, names[i]);
+        const char *keys[SECTIONS_MAX + 1];
+        field fields[SECTIONS_MAX + 1];
         if (!sec)
             continue;
-        snprintf(what, sizeof what, "components.%s%s", comp_sections[i].name, owner);
-        field_keys(comp_sections[i].fields, keys, 8);
+        snprintf(what, sizeof what, "components.%s%s", names[i], owner);
+        section_fields(names[i], fields, keys);
         if (!(st = optinc_spec_check_map(c, sec, what, keys)))
-            st = optinc_spec_read_fields(c, sec, what, comp_sections[i].fields, comp);
-        if (!st && comp_sections[i].fields == ps_fields)
+            st = optinc_spec_read_fields(c, sec, what, fields, comp);
+        if (!st && !strcmp(names[i], "phase_shifter"))
             st = check_device(c, sec, what, "range_rad", optinc_phase_range_problem, comp);
-        if (!st && comp_sections[i].fields == att_fields)
+        if (!st && !strcmp(names[i], "attenuator"))
             st = check_device(c, sec, what, "max_attenuation_dB", optinc_att_range_problem,
                               comp);
     }

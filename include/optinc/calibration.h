@@ -162,4 +162,21 @@ int optinc_recompile_coarse_codes(const optinc_components *c);
 optinc_status optinc_recompile_circuit(optinc_circuit *c, const optinc_calibration *meas,
                                        optinc_error *err);
 
+/* ------------------------------------------------ drive codes (drive_codes.c) */
+
+/* Writes the DAC codes chip's phase drivers hold (optinc-drive(5)): one CSV
+ * row per heater, every mesh stage's MZIs (theta, then phi) in propagation
+ * order and then its output screen, named as in the netlist, with the drive
+ * each code programs, the crosstalk its neighbours add, the offset meas
+ * measured (NULL, or a measurement without offsets: 0) and the phase they
+ * realize.  The layers' phase drivers must have bits (codes). */
+optinc_status optinc_drive_codes_write(const optinc_chip *chip, const optinc_calibration *meas,
+                                       const char *path, optinc_error *err);
+/* Sets the heaters of mesh stage `stage` of `layer` to codes (the file's
+ * order: theta and phi of each MZI, then the screen's modes) on the layer's
+ * phase drivers, and realizes the stage.  OPTINC_EINPUT when the stage is
+ * no mesh or a code is not one of the drivers'. */
+optinc_status optinc_chip_set_drive_codes(optinc_chip *chip, int layer, int stage,
+                                          const long *codes, optinc_error *err);
+
 #endif

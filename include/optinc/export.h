@@ -30,6 +30,10 @@ typedef struct optinc_export_format {
     const char *const *companions;  /* what replaces the extension in the names of the
                                      * files written beside the main output, NULL-ended
                                      * (NULL: none) */
+    /* A text format's netlist (SAX's JSON, the gdsfactory YAML, the INTERCONNECT
+     * circuit file) to an open stream, after the same checks; NULL for GDSII. */
+    optinc_status (*stream)(const optinc_circuit *c, const optinc_layout *layout, FILE *f,
+                            optinc_error *err);
 } optinc_export_format;
 
 extern const optinc_export_format optinc_export_formats[];  /* ends with name == NULL */
@@ -40,6 +44,14 @@ const optinc_export_format *optinc_export_format_find(const char *name);  /* NUL
 optinc_status optinc_export_companion(const char *path, const char *suffix, char *buf,
                                       size_t size, optinc_error *err);
 
+optinc_status optinc_export_sax_stream(const optinc_circuit *c, const optinc_layout *layout,
+                                       FILE *f, optinc_error *err);
+optinc_status optinc_export_gdsfactory_stream(const optinc_circuit *c,
+                                              const optinc_layout *layout, FILE *f,
+                                              optinc_error *err);
+optinc_status optinc_export_interconnect_stream(const optinc_circuit *c,
+                                                const optinc_layout *layout, FILE *f,
+                                                optinc_error *err);
 optinc_status optinc_export_sax(const optinc_circuit *c, const optinc_layout *layout,
                                 const char *path, optinc_error *err);
 optinc_status optinc_export_gdsfactory(const optinc_circuit *c, const optinc_layout *layout,

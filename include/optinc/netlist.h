@@ -106,6 +106,10 @@ typedef struct optinc_card {
     optinc_card_param param[OPTINC_CARD_PARAMS_MAX];  /* in the order messages list them */
     signed char write_order[OPTINC_CARD_PARAMS_MAX];  /* parameter indices, the order the
                                                       * writer puts them on a card line */
+    int n_in;             /* the first n_in pins take light in, the others give it out
+                           * (a term's one pin: where a waveguide ends or a dark one starts) */
+    unsigned settings;    /* bit k: parameter k is what the device is set to, the value an
+                           * export gives its model (codes, bits and targets are not) */
 } optinc_card;
 
 extern const optinc_card optinc_cards[OPTINC_CARD_COUNT];
@@ -119,19 +123,9 @@ int optinc_card_find(const char *name, size_t n);
  * (netlist_dialect.c), so that what one writes the other reads.
  */
 
-/* One device parameter of a layer's `*! layer.NAME.SECTION = key=value ...`
- * header line: where it lives in optinc_components, its type ('d' double,
- * 'i' int) and its allowed range, the spec loader's (optinc-spec(5)). */
-typedef struct optinc_netlist_field {
-    const char *section, *key;
-    size_t offset;
-    char type;
-    double min, max;
-    char min_open, max_open;    /* 1 when the bound itself is excluded, as the spec excludes it */
-} optinc_netlist_field;
-
-extern const optinc_netlist_field optinc_netlist_fields[];
-extern const int optinc_netlist_n_fields;
+/* The device parameters of a layer's `*! layer.NAME.SECTION = key=value ...`
+ * header lines are the components table's rows (optinc_component_fields,
+ * spec.h), the spec loader's own. */
 
 /* The stages a layer of this shape and attenuator position has, in
  * propagation order (kind, tag, modes_in, modes_out, n_att filled; mesh and

@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "optinc/calibration.h"
 #include "optinc/circuit.h"
 #include "optinc/error.h"
 #include "optinc/fileio.h"
@@ -406,6 +407,15 @@ typedef struct optinc_onn_devices {
      * weighted by multiplicity), evaluated on the true chip. */
     int calibrate;
     double measure_phase_sigma_rad, measure_splitter_sigma;
+    /* With calibrate: when not NULL, the measurement every chip is
+     * recompiled from (a lab's file, optinc-calibration(5)) instead of one
+     * drawn with the two errors above. */
+    const optinc_calibration *measured;
+    /* With chip and not calibrate: when not NULL, sets the drivers of every
+     * chip drawn before it is evaluated (e.g. to the DAC codes of a drive
+     * file, optinc-drive(5), read back); ctx is program_ctx. */
+    optinc_status (*program)(void *ctx, optinc_chip *chip, optinc_error *err);
+    void *program_ctx;
 } optinc_onn_devices;
 
 #define OPTINC_ONN_CONTINUOUS 2
@@ -416,6 +426,18 @@ typedef struct optinc_onn_devices {
  * file has none: a perfect measurement). */
 void optinc_onn_devices_use_chip(optinc_onn_devices *dev, const optinc_chip_spec *chip,
                                  int calibrate);
+
+/* What optinc_onn_verify() does to a chip with calibrate: its drivers
+ * (drawn from circuit c) recompiled from measurement meas against the P
+ * outputs it will compute
+ * (optinc_chip_recompile with their data: a sample of P outputs drawn with
+ * seed, weighted by multiplicity, rescored in passes).  It reads the chip's
+ * circuit, its components and meas, never the chip's own errors, so a lab's
+ * copy of the chip (its circuit with the measured couplers) gets the codes
+ * the true chip gets: the codes `optinc export --format drive` writes. */
+optinc_status optinc_onn_recompile(optinc_chip *chip, const optinc_circuit *c,
+                                   const optinc_onn_meta *m, const optinc_calibration *meas,
+                                   uint64_t seed, optinc_error *err);
 
 /* Evaluates circuit c (with meta m) on every reachable P output, or on
  * `sample` random ones when the box is bigger (0: always exhaustive), on the

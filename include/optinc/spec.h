@@ -255,6 +255,28 @@ void optinc_chip_spec_free(optinc_chip_spec *chip);
 
 /* The defaults every components table starts from. */
 void optinc_components_defaults(optinc_components *c);
+
+/* One device parameter of the components table, the one table the spec
+ * loader (components:, optinc-spec(5)) and the netlist's
+ * `*! layer.NAME.SECTION = key=value ...` header lines (optinc-netlist(5))
+ * both read and write, so that neither takes a device the other refuses:
+ * where it lives in optinc_components, its type ('d' double, 'i' int) and
+ * its allowed range, a bound excluded where the open flag says so.  A pair
+ * the spec gives as one [lo, hi] list is two rows of the netlist, each with
+ * its own key; the spec reads both under spec_key at the first one's offset. */
+typedef struct optinc_component_field {
+    const char *section, *key;    /* the key as the netlist writes it */
+    size_t offset;
+    char type;
+    double min, max;
+    char min_open, max_open;      /* 1 when the bound itself is excluded */
+    const char *spec_key;         /* the spec's key, when it is not key */
+    int pair;                     /* -1; or 0, 1: the part of spec_key's [lo, hi] */
+    const char *hint;             /* what the spec says after a range error */
+} optinc_component_field;
+
+extern const optinc_component_field optinc_component_fields[];
+extern const int optinc_component_n_fields;
 /* The ends of a phase shifter's range_rad lie within +-OPTINC_PHASE_RANGE_MAX
  * rad (2^20 turns), where a double still resolves a phase to a nanoradian. */
 #define OPTINC_PHASE_RANGE_MAX (2097152 * 3.14159265358979323846)

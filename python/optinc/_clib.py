@@ -70,7 +70,8 @@ class CArStats(ctypes.Structure):      # optinc_ar_stats (allreduce.h)
 class COnnDevices(ctypes.Structure):   # optinc_onn_devices (onn.h)
     _fields_ = [("ideal", c_int), ("phase_sigma_rad", c_double), ("chip_seed", c_uint64),
                 ("chip", c_void_p), ("calibrate", c_int), ("measure_phase_sigma_rad", c_double),
-                ("measure_splitter_sigma", c_double)]
+                ("measure_splitter_sigma", c_double), ("measured", c_void_p),
+                ("program", c_void_p), ("program_ctx", c_void_p)]   # NULL from Python
 
 
 class COnnReport(ctypes.Structure):    # optinc_onn_report (onn.h)

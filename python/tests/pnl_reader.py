@@ -16,7 +16,8 @@ import numpy as np
 NUMBER = re.compile(r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?\Z")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 PINS = {"mzi": ("in0", "in1", "out0", "out1"), "ps": ("in", "out"), "att": ("in", "out"),
-        "dc": ("in0", "in1", "out0", "out1"), "term": ("in",)}
+        "dc": ("in0", "in1", "out0", "out1"), "term": ("in",), "split": ("in", "out0", "out1"),
+        "comb": ("in0", "in1", "out"), "thru": ("in", "out")}
 OUT_PINS = {"out", "out0", "out1"}      # sources; every other card pin is a sink
 PLANS = {"middle": "VSU", "none": "U", "input": "SU", "output": "US"}
 
@@ -31,6 +32,7 @@ class Layer:
         self.approximation_error = float(keys.get("approximation_error", "0"))
         self.attenuators_capped = int(keys.get("attenuators_capped", "0"))
         self.sections = {}
+        self.K = 0                          # pass-through carriers (Segmented layers)
         self.T = self.T_target = None
         self.capped = 0
 
@@ -46,7 +48,9 @@ class Circuit:
         """g_n T_n ... g_1 T_1, the matrix of the whole circuit."""
         P = np.eye(self.layers[0].cols, dtype=complex)
         for L in self.layers:
-            P = L.gain * (L.T_target if target else L.T) @ P
+            g = np.full(L.rows, L.gain)
+            g[L.rows - L.K:] = 1            # [g.T' 0; 0 I]: the carriers get no gain
+            P = g[:, None] * (L.T_target if target else L.T) @ P
         return P
 
 
@@ -395,6 +399,117 @@ def walk_att(nl, cur, a, b, L):
     return S, S_t
 
 
+def att_values(L, card):
+    """An att card's amplitude and target; counts it as capped (S columns)."""
+    t = 10 ** (-card.params["att_dB"] / 20)
+    return t, card.params.get("t_target", t)
+
+
+def walk_split(nl, grid, R, cols, L):
+    """Segmented layers, P then T: the chains and their trims."""
+    P = np.zeros((R * cols, cols))
+    nxt = [None] * (R * cols)
+    for x in range(cols):
+        run, amp = grid[x], 1.0
+        for k in range(R - 1):
+            card, _ = sink_card(nl, *run, "split", 0)
+            card.used = True
+            tap = card.params["tap"]
+            nxt[k * cols + x] = (card.nets[1], (card, 1))
+            P[k * cols + x, x] = amp * math.sqrt(tap)
+            amp *= math.sqrt(1 - tap)
+            run = (card.nets[2], (card, 2))
+        nxt[(R - 1) * cols + x] = run
+        P[(R - 1) * cols + x, x] = amp
+    trim, trim_t = np.zeros(R * cols), np.zeros(R * cols)
+    for e in range(R * cols):
+        card, _ = sink_card(nl, *nxt[e], "att", 0)
+        card.used = True
+        trim[e], trim_t[e] = att_values(L, card)
+        nxt[e] = (card.nets[1], (card, 1))
+    grid[:] = nxt
+    return np.diag(trim) @ P, np.diag(trim_t) @ P
+
+
+def walk_blocks(nl, grid, B, bc, br, L):
+    """Segmented layers, S: channel k < br of block b from b.bc + k to b.br + k."""
+    S = np.zeros((B * br, B * bc))
+    S_t = np.zeros((B * br, B * bc))
+    max_db = L.section("attenuator", "max_attenuation_dB", 60)
+    nxt = [None] * (B * br)
+    for i in range(B * bc):
+        b, k = divmod(i, bc)
+        card, _ = sink_card(nl, *grid[i], "att" if k < br else "term", 0)
+        card.used = True
+        if k >= br:
+            continue
+        S[b * br + k, i], S_t[b * br + k, i] = att_values(L, card)
+        if "t_target" in card.params:
+            tt = card.params["t_target"]
+            if tt == 0 or -20 * math.log10(tt) > max_db:
+                L.capped += 1
+        nxt[b * br + k] = (card.nets[1], (card, 1))
+    grid[:] = nxt
+    return S, S_t
+
+
+def walk_combine(nl, grid, G, rows, br):
+    """Segmented layers, C: output y adds modes (i.G + j).br + k over j."""
+    C = np.zeros((rows, len(grid)))
+    out = [None] * rows
+    for y in range(rows):
+        i, k = divmod(y, br)
+        first = i * G * br + k
+        run, amp = grid[first], {first: 1.0}
+        for j in range(G - 1):
+            card, _ = sink_card(nl, *run, "comb", 0)
+            src = (i * G + j + 1) * br + k
+            if nl.other(*grid[src]) != (card, 1):
+                raise ValueError("comb chain of output %d wired out of order" % y)
+            card.used = True
+            tap = card.params["tap"]
+            amp = {m: a * math.sqrt(1 - tap) for m, a in amp.items()}
+            amp[src] = math.sqrt(tap)
+            run = (card.nets[2], (card, 2))
+        out[y] = run
+        for m, a in amp.items():
+            C[y, m] = a
+    grid[:] = out
+    return C
+
+
+def walk_segmented(nl, cur, L):
+    """A segmented layer (Segmented layers; READING THE CIRCUIT, step 4)."""
+    seg = L.sections["segments"]
+    R, G, K = int(seg["rows"]), int(seg["cols"]), int(seg.get("pass_through", 0))
+    rows, cols = L.rows - K, L.cols - K
+    br, bc, B = rows // R, cols // G, R * G
+    L.K = K
+    carriers, grid = cur[cols:], cur[:cols]
+    scale = L.sections.get("input_scale")
+    d = [float(scale["in%d" % x]) for x in range(cols)] if scale else [1.0] * cols
+    T = np.diag(d).astype(complex)
+    T_t = T.copy()
+    if R > 1:
+        P, P_t = walk_split(nl, grid, R, cols, L)
+        T, T_t = P @ T, P_t @ T_t
+    M, M_t = walk_mesh(nl, grid, B * bc)
+    S, S_t = walk_blocks(nl, grid, B, bc, br, L)
+    T, T_t = S @ M @ T, S_t @ M_t @ T_t
+    if G > 1:
+        C = walk_combine(nl, grid, G, rows, br)
+        T, T_t = C @ T, C @ T_t
+    full, full_t = np.zeros((L.rows, L.cols), complex), np.zeros((L.rows, L.cols), complex)
+    full[:rows, :cols], full_t[:rows, :cols] = T, T_t
+    for k in range(K):
+        card, _ = sink_card(nl, *carriers[k], "thru", 0)
+        card.used = True
+        grid.append((card.nets[1], (card, 1)))
+        full[rows + k, cols + k] = full_t[rows + k, cols + k] = 1
+    cur[:] = grid
+    return full, full_t
+
+
 def read(path):
     statements, headers = [], []
     lex(path, statements, headers)
@@ -433,6 +548,9 @@ def read(path):
             raise ValueError("layer %s: %d modes reach it, cols=%d" % (L.name, len(cur), L.cols))
         T = np.eye(L.cols, dtype=complex)
         T_t = np.eye(L.cols, dtype=complex)
+        if "segments" in L.sections:
+            L.T, L.T_target = walk_segmented(nl, cur, L)
+            continue
         for tag in PLANS[L.attenuators]:
             if tag == "S":
                 M, M_t = walk_att(nl, cur, L.cols, L.rows, L)

@@ -196,22 +196,15 @@ static double rescore(void *ctx, const optinc_cmat *Y, int *again)
     return r->mult ? far : wrong;
 }
 
-/* The chip's drivers recompiled from its measurement (a lab's calibration)
- * against the P outputs it will compute. */
-static optinc_status recompile(optinc_chip *chip, const optinc_circuit *c,
-                               const optinc_onn_meta *m, const optinc_onn_devices *dev,
-                               optinc_error *err)
+optinc_status optinc_onn_recompile(optinc_chip *chip, const optinc_circuit *c,
+                                   const optinc_onn_meta *m, const optinc_calibration *meas,
+                                   uint64_t seed, optinc_error *err)
 {
-    optinc_calibration *meas = NULL;
     optinc_cmat *X = NULL;
     double *w = NULL, *mult = NULL, dw[OPTINC_ONN_MAX_OUTPUTS];
-    optinc_status st = optinc_calibration_measure(chip, dev->measure_phase_sigma_rad,
-                                                  dev->measure_splitter_sigma, dev->chip_seed,
-                                                  &meas, err);
-    if (!st)
-        st = recompile_data(c, m, dev->chip_seed, &X, &w, dw, err);
+    optinc_status st = recompile_data(c, m, seed, &X, &w, dw, err);
     if (!st) {
-        int coarse = optinc_recompile_coarse_codes(dev->chip);
+        int coarse = optinc_recompile_coarse_codes(&c->layers[0].components);
         if (coarse && (mult = malloc(sizeof *mult * (size_t)X->cols)))
             memcpy(mult, w, sizeof *mult * (size_t)X->cols);
         rescore_ctx rc = {m, X, w, coarse ? COARSE_PASSES : RESCORE_PASSES,
@@ -223,6 +216,23 @@ static optinc_status recompile(optinc_chip *chip, const optinc_circuit *c,
     optinc_cmat_free(X);
     free(w);
     free(mult);
+    return st;
+}
+
+/* The chip's drivers recompiled from its measurement (a lab's calibration)
+ * against the P outputs it will compute. */
+static optinc_status recompile(optinc_chip *chip, const optinc_circuit *c,
+                               const optinc_onn_meta *m, const optinc_onn_devices *dev,
+                               optinc_error *err)
+{
+    if (dev->measured)
+        return optinc_onn_recompile(chip, c, m, dev->measured, dev->chip_seed, err);
+    optinc_calibration *meas = NULL;
+    optinc_status st = optinc_calibration_measure(chip, dev->measure_phase_sigma_rad,
+                                                  dev->measure_splitter_sigma, dev->chip_seed,
+                                                  &meas, err);
+    if (!st)
+        st = optinc_onn_recompile(chip, c, m, meas, dev->chip_seed, err);
     optinc_calibration_free(meas);
     return st;
 }
@@ -250,7 +260,9 @@ static optinc_status evaluator_init(evaluator *e, const optinc_circuit *c,
     optinc_chip *chip = NULL;
     optinc_status st = optinc_chip_new(dc, &o, dev->chip_seed, &chip, err);
     if (!st && dev->chip && dev->calibrate)
-        st = recompile(chip, c, m, dev, err);
+        st = recompile(chip, dc, m, dev, err);
+    else if (!st && dev->chip && dev->program)
+        st = dev->program(dev->program_ctx, chip, err);
     if (st) {
         optinc_chip_free(chip);
         without_devices(dc);

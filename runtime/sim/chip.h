@@ -133,6 +133,12 @@ void optinc_chip_set_atts(optinc_chip *chip, int l, int s, const double *target)
  * keeps (loss); balance pads the short branches (devices.c). */
 void optinc_chain_branches(optinc_stage_kind kind, int g, int n, const double *tap,
                            double loss, int balance, double *branch);
+/* devices.c: the phase the crosstalk of its neighbours' heaters adds to MZI
+ * i's theta and phi heaters (the chip model's neighbours: the MZIs of the
+ * same column two modes away), and to mode m's heater of the output screen
+ * (the adjacent modes), at the drives the chip holds. */
+void optinc_chip_mzi_leak(const chip_stage *s, int i, double *dth, double *dph);
+double optinc_chip_screen_leak(const chip_stage *s, int m);
 /* devices.c: a program with fresh dynamic noise drawn from rng into p
  * (allocated with optinc_chip_prog_alloc). */
 void optinc_chip_stage_noisy(chip_stage *s, optinc_rng *rng, chip_prog *p);

@@ -115,7 +115,7 @@ void optinc_chip_prog_free(chip_prog *p)
 }
 
 /* Leak into MZI i from its column neighbours (theta and phi heaters). */
-static void mzi_leak(const chip_stage *s, int i, double *dth, double *dph)
+void optinc_chip_mzi_leak(const chip_stage *s, int i, double *dth, double *dph)
 {
     const chip_mzi *z = &s->mzi[i];
     *dth = *dph = 0;
@@ -132,6 +132,16 @@ static void mzi_leak(const chip_stage *s, int i, double *dth, double *dph)
     *dph *= s->crosstalk;
 }
 
+double optinc_chip_screen_leak(const chip_stage *s, int m)
+{
+    double leak = 0;
+    if (m > 0)
+        leak += s->screen_drive[m - 1] - s->drive_lo;
+    if (m + 1 < s->modes_in)
+        leak += s->screen_drive[m + 1] - s->drive_lo;
+    return s->crosstalk * leak;
+}
+
 /* Effective phases (drive + crosstalk + static error [+ dynamic noise]). */
 static void effective(const chip_stage *s, optinc_rng *rng, double *th, double *ph, double *sc)
 {
@@ -140,7 +150,7 @@ static void effective(const chip_stage *s, optinc_rng *rng, double *th, double *
         const chip_mzi *z = &s->mzi[i];
         double dth = 0, dph = 0;
         if (s->crosstalk != 0)
-            mzi_leak(s, i, &dth, &dph);
+            optinc_chip_mzi_leak(s, i, &dth, &dph);
         th[i] = z->theta_drive + dth + z->dtheta;
         ph[i] = z->phi_drive + dph + z->dphi;
         if (rng) {
@@ -149,12 +159,7 @@ static void effective(const chip_stage *s, optinc_rng *rng, double *th, double *
         }
     }
     for (int m = 0; m < modes; m++) {
-        double leak = 0;
-        if (m > 0)
-            leak += s->screen_drive[m - 1] - s->drive_lo;
-        if (m + 1 < modes)
-            leak += s->screen_drive[m + 1] - s->drive_lo;
-        sc[m] = s->screen_drive[m] + s->crosstalk * leak + s->screen_err[m];
+        sc[m] = s->screen_drive[m] + optinc_chip_screen_leak(s, m) + s->screen_err[m];
         if (rng)
             sc[m] += s->noise_sigma * optinc_rng_normal(rng);
     }
