@@ -110,7 +110,7 @@ int main(void)
         optinc_chip_free(chip);
         optinc_circuit_free(c);
     }
-    printf("TARGET|mesh propagation double / zgemm, N=256 B=%d|%.2f|<=|1.5|x\n", B, targets[0]);
-    printf("TARGET|mesh propagation float / cgemm, N=256 B=%d|%.2f|<=|1.5|x\n", B, targets[1]);
+    printf("TARGET|mesh propagation double / zgemm, N=256 B=%d|%.2f|<=|1.2|x\n", B, targets[0]);
+    printf("TARGET|mesh propagation float / cgemm, N=256 B=%d|%.2f|<=|1.3|x\n", B, targets[1]);
     return 0;
 }
