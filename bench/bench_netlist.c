@@ -1,6 +1,6 @@
 /*
  * bench_netlist.c - PNL netlist write and read throughput for one N x N
- * Clements mesh of a Haar-random unitary (N = 256 and 1024, or the sizes on
+ * Clements mesh of a Haar-random unitary (N = 64, 256 and 1024, or the sizes on
  * the command line).  Both directions go through files, as the program uses
  * them (optinc_netlist_write: atomic temp file + rename; optinc_netlist_read:
  * lex, parse, check, flatten, trace, rebuild), and the rebuilt mesh is
@@ -53,7 +53,7 @@ static optinc_circuit *mesh_circuit(int n)
 
 int main(int argc, char **argv)
 {
-    int sizes[16] = {256, 1024}, ns = 2;
+    int sizes[16] = {64, 256, 1024}, ns = 3;
     double write_mb = 0, read_mb = 0;
     if (argc > 1)
         for (ns = 0; ns < argc - 1 && ns < 16; ns++)
