@@ -21,7 +21,7 @@
 #include "bench/bench.h"
 #include "optinc/netlist.h"
 
-enum { READS = 3 };
+enum { READS = 5 };
 
 /* One layer, W = U (attenuators: none), U Haar-random. */
 static optinc_circuit *mesh_circuit(int n)
