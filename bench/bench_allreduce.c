@@ -20,7 +20,7 @@
  *                thread (what the emulation costs, whatever else runs).
  * Targets (TARGET lines, bench.h): optinc on the MPI backend >= 1.5x as
  * fast as MPI_Allreduce (4 ranks, 1M floats, wall time); the training
- * overhead <= 5 %.
+ * overhead <= 2 % (issue 43).
  *
  * The machine these run on is often shared, so in-process figures are given
  * both in wall time and in the process's CPU time, and the load average is
@@ -290,10 +290,10 @@ int main(int argc, char **argv)
     double te, to;
     if (time_training(&te, &to) == 0) {
         printf("training step, CPU time (4 x batch 64, 784-256-128-10, 1 thread): exact %.3f ms, "
-               "optinc %.3f ms, overhead %+.1f %% (target <= 5 %%)\n", te * 1e3, to * 1e3,
+               "optinc %.3f ms, overhead %+.1f %% (target <= 2 %%)\n", te * 1e3, to * 1e3,
                100.0 * (to / te - 1.0));
         bench_target("training step overhead, optinc over exact, CPU time",
-                     100.0 * (to / te - 1.0), "<=", 5.0, "%");
+                     100.0 * (to / te - 1.0), "<=", 2.0, "%");
     }
     return 0;
 }
