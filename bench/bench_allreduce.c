@@ -10,15 +10,18 @@
  *   limit        the bytes an in-place all-reduce must touch, every
  *                server's gradient read once and written once (2 x 4 x 4
  *                MiB), at the triad bandwidth measured now (bench.h);
- *   on MPI       the program re-runs itself under `mpirun -np 4` (unless it
- *                is already under mpirun) and times MPI_Allreduce and the
- *                MPI backend's ring and optinc, rank 0 reporting the median
- *                (skipped, with a note, when the build has no MPI);
+ *   on MPI       the program re-runs itself under `mpirun -np R` for R = 2,
+ *                4, 8 and 16 and times MPI_Allreduce and the MPI backend's
+ *                ring and optinc on gradients of 64 KiB to 64 MiB, rank 0
+ *                reporting the medians, one row per size (skipped, with a
+ *                note, when the build has no MPI);
  *   training     optinc_train on Fashion-MNIST (4 servers x batch 64,
  *                784-256-128-10), exact vs optinc, CPU time per step on one
  *                thread (what the emulation costs, whatever else runs).
- * Targets (TARGET lines, bench.h): the optinc emulation >= 1.5x as fast as
- * MPI_Allreduce, wall time; the training overhead <= 5 %.
+ * Targets (TARGET lines, bench.h): optinc on the MPI backend >= 1.5x as
+ * fast as MPI_Allreduce (4 ranks, 1M floats, wall time); the emulation on
+ * every core within 1.2x of the bytes touched once at triad speed; the
+ * training overhead <= 2 % (issue 43).
  *
  * The machine these run on is often shared, so in-process figures are given
  * both in wall time and in the process's CPU time, and the load average is
@@ -92,7 +95,16 @@ static void time_inproc(const optinc_comm *comm, const char *name, int threads, 
     *cpu = median(c, REPS);
 }
 
-/* Under mpirun: rank 0 prints "native ring optinc" median seconds. */
+/* The MPI table's gradient sizes, in floats: 64 KiB to 64 MiB, with the
+ * 1M floats (4 MiB) of the target; and its rank counts. */
+static const unsigned mpi_sizes[] = {1u << 14, 1u << 18, 1u << 20, 1u << 22, 1u << 24};
+static const int mpi_ranks[] = {2, 4, 8, 16};
+#define MPI_SIZES (sizeof mpi_sizes / sizeof mpi_sizes[0])
+
+/* Under mpirun: for each size, rank 0 prints "floats native ring optinc",
+ * the median wall seconds of MPI_Allreduce and of the MPI backend's ring
+ * and optinc (REPS calls, fewer above 4 MiB so 16 ranks on a small machine
+ * finish in minutes; at least 3). */
 static int mpi_part(int argc, char **argv)
 {
     optinc_comm comm;
@@ -101,36 +113,84 @@ static int mpi_part(int argc, char **argv)
         fprintf(stderr, "bench_allreduce: %s\n", err.message);
         return 1;
     }
-    float *g = malloc(N_ELEM * sizeof *g), *src = malloc(N_ELEM * sizeof *src);
-    fill(src, N_ELEM, 10 + (uint64_t)comm.rank);
-    double med[3];
+    size_t most = mpi_sizes[MPI_SIZES - 1];
+    float *g = malloc(most * sizeof *g), *src = malloc(most * sizeof *src);
+    fill(src, most, 10 + (uint64_t)comm.rank);
     const char *kinds[3] = {"exact", "ring", "optinc"};
-    for (int k = 0; k < 3; k++) {
+    optinc_allreduce *ar[3] = {NULL, NULL, NULL};
+    for (int k = 1; k < 3; k++) {
         optinc_ar_config c = {.algorithm = optinc_ar_find(kinds[k]), .servers = comm.servers,
                               .bits = OPTINC_AR_DEFAULT_BITS,
                               .block_size = OPTINC_AR_DEFAULT_BLOCK, .seed = 1, .threads = 1};
-        optinc_allreduce *ar = NULL;
-        if (k)
-            optinc_allreduce_new(&c, &ar, &err);
-        double t[REPS];
-        for (int r = 0; r < REPS; r++) {
-            memcpy(g, src, N_ELEM * sizeof *g);
-            optinc_comm_agree(&comm, OPTINC_OK, NULL);     /* a barrier */
-            double t0 = optinc_comm_time(&comm);
-            if (k)
-                optinc_comm_allreduce(&comm, ar, (uint64_t)r, &g, N_ELEM, NULL, &err);
-            else
-                optinc_comm_native_sum(&comm, g, N_ELEM, &err);
-            t[r] = optinc_comm_time(&comm) - t0;
+        if (optinc_allreduce_new(&c, &ar[k], &err)) {
+            fprintf(stderr, "bench_allreduce: %s\n", err.message);
+            return 1;
         }
-        optinc_allreduce_free(ar);
-        med[k] = median(t, REPS);
     }
-    if (comm.rank == 0)
-        printf("%.9f %.9f %.9f\n", med[0], med[1], med[2]);
+    for (size_t z = 0; z < MPI_SIZES; z++) {
+        size_t n = mpi_sizes[z];
+        int reps = n <= N_ELEM ? REPS : n <= 4 * N_ELEM ? 5 : 3;
+        double med[3];
+        for (int k = 0; k < 3; k++) {
+            double t[REPS];
+            for (int r = 0; r < reps; r++) {
+                memcpy(g, src, n * sizeof *g);
+                optinc_comm_agree(&comm, OPTINC_OK, NULL);     /* a barrier */
+                double t0 = optinc_comm_time(&comm);
+                if (k)
+                    optinc_comm_allreduce(&comm, ar[k], (uint64_t)r, &g, n, NULL, &err);
+                else
+                    optinc_comm_native_sum(&comm, g, n, &err);
+                t[r] = optinc_comm_time(&comm) - t0;
+            }
+            med[k] = median(t, reps);
+        }
+        if (comm.rank == 0) {
+            printf("%zu %.9f %.9f %.9f\n", n, med[0], med[1], med[2]);
+            fflush(stdout);
+        }
+    }
+    for (int k = 1; k < 3; k++)
+        optinc_allreduce_free(ar[k]);
     free(g);
     free(src);
     optinc_comm_close(&comm);
+    return 0;
+}
+
+/* The MPI table: each rank count under its own mpirun, each size a row,
+ * MPI_Allreduce next to the MPI backend's ring and optinc (wall ms, and
+ * optinc's speed over each).  The 4-rank, 1M-float row's speed over
+ * MPI_Allreduce into *vs_native (0 when it was not measured).  0, or -1
+ * when mpirun could not run. */
+static int mpi_table(const char *prog, double *vs_native)
+{
+    *vs_native = 0;
+    printf("\non MPI (wall ms, median; OpenMPI, ranks oversubscribed beyond the cores)\n");
+    printf("%5s %10s %14s %10s %10s %12s %12s\n", "ranks", "floats", "MPI_Allreduce",
+           "ring", "optinc", "opt/native", "opt/ring");
+    for (size_t i = 0; i < sizeof mpi_ranks / sizeof mpi_ranks[0]; i++) {
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "mpirun -np %d '%s' --mpi", mpi_ranks[i], prog);
+        FILE *p = popen(cmd, "r");
+        size_t n;
+        double mt[3];
+        int rows = 0;
+        while (p && fscanf(p, "%zu %lf %lf %lf", &n, &mt[0], &mt[1], &mt[2]) == 4) {
+            printf("%5d %10zu %14.3f %10.3f %10.3f %11.2fx %11.2fx\n", mpi_ranks[i], n,
+                   mt[0] * 1e3, mt[1] * 1e3, mt[2] * 1e3, mt[0] / mt[2], mt[1] / mt[2]);
+            fflush(stdout);
+            if (mpi_ranks[i] == SERVERS && n == N_ELEM)
+                *vs_native = mt[0] / mt[2];
+            rows++;
+        }
+        if (p)
+            pclose(p);
+        if (rows < (int)MPI_SIZES) {
+            printf("MPI: skipped (mpirun -np %d failed)\n", mpi_ranks[i]);
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -204,53 +264,37 @@ int main(int argc, char **argv)
         {"quantized reference (in-proc)", "quantized", cores},
         {"ring emulation (in-proc)", "ring", cores},
         {"exact mean (in-proc)", "exact", cores}};
-    double t_opt = 0.0, c_opt = 0.0;
+    double t_opt = 0.0;
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
         double t, c;
         time_inproc(&comm, rows[r].algorithm, rows[r].threads, g, src, &t, &c);
-        if (!r) {
+        if (!r)
             t_opt = t;
-            c_opt = c;
-        }
         printf("%-40s %10.3f %14.4g %10.3f %14.4g %7.2fx\n", rows[r].name, t * 1e3, N_ELEM / t,
                c * 1e3, N_ELEM / c, t / limit);
     }
     printf("%-40s %10.3f   (%.0f MiB at the triad's %.2f GB/s, %d threads)\n",
            "limit: the bytes touched once", limit * 1e3, touched / (1 << 20), bw, cores);
+    bench_target("optinc emulation (every core) / the bytes touched once at triad speed",
+                 t_opt / limit, "<=", 1.2, "x");
     for (int i = 0; i < SERVERS; i++) {
         free(src[i]);
         free(g[i]);
     }
-    char cmd[4200];
-    snprintf(cmd, sizeof cmd, "mpirun -np %d '%s' --mpi", SERVERS, argv[0]);
     optinc_error err;
-    int have_mpi = optinc_comm_backend_check("mpi", &err) == OPTINC_OK;
-    FILE *p = have_mpi ? popen(cmd, "r") : NULL;
-    double mt[3];
-    int got = p ? fscanf(p, "%lf %lf %lf", &mt[0], &mt[1], &mt[2]) : 0;
-    if (p)
-        pclose(p);
-    if (!have_mpi)
+    double vs_native;
+    if (optinc_comm_backend_check("mpi", &err) != OPTINC_OK)
         printf("MPI_Allreduce: skipped (%s)\n", err.message);
-    else if (got == 3) {
-        const char *names[3] = {"MPI_Allreduce (OpenMPI, np 4)", "ring on MPI backend",
-                                "optinc on MPI backend"};
-        for (int k = 0; k < 3; k++)
-            printf("%-40s %10.3f %14.4g\n", names[k], mt[k] * 1e3, N_ELEM / mt[k]);
-        printf("optinc emulation / MPI_Allreduce speed: %.2fx wall, %.2fx by CPU time "
-               "(target >= 1.5x wall; load average %s)\n", mt[0] / t_opt, mt[0] / c_opt,
-               bench_loadavg(load, sizeof load));
-        bench_target("optinc all-reduce emulation vs MPI_Allreduce, 1M floats 4 servers, wall",
-                     mt[0] / t_opt, ">=", 1.5, "x");
-    } else
-        printf("MPI_Allreduce: skipped (mpirun -np %d failed)\n", SERVERS);
+    else if (mpi_table(argv[0], &vs_native) == 0)
+        bench_target("optinc on the MPI backend vs MPI_Allreduce, 1M floats 4 ranks, wall",
+                     vs_native, ">=", 1.5, "x");
     double te, to;
     if (time_training(&te, &to) == 0) {
         printf("training step, CPU time (4 x batch 64, 784-256-128-10, 1 thread): exact %.3f ms, "
-               "optinc %.3f ms, overhead %+.1f %% (target <= 5 %%)\n", te * 1e3, to * 1e3,
+               "optinc %.3f ms, overhead %+.1f %% (target <= 2 %%)\n", te * 1e3, to * 1e3,
                100.0 * (to / te - 1.0));
         bench_target("training step overhead, optinc over exact, CPU time",
-                     100.0 * (to / te - 1.0), "<=", 5.0, "%");
+                     100.0 * (to / te - 1.0), "<=", 2.0, "%");
     }
     return 0;
 }

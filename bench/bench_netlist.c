@@ -1,13 +1,15 @@
 /*
  * bench_netlist.c - PNL netlist write and read throughput for one N x N
- * Clements mesh of a Haar-random unitary (N = 256 and 1024, or the sizes on
+ * Clements mesh of a Haar-random unitary (N = 64, 256 and 1024, or the sizes on
  * the command line).  Both directions go through files, as the program uses
  * them (optinc_netlist_write: atomic temp file + rename; optinc_netlist_read:
  * lex, parse, check, flatten, trace, rebuild), and the rebuilt mesh is
  * checked against the written one so the timing is of a correct read.
  * MB/s is given over wall time and over the process's CPU time: on a shared
  * machine the second is the one that says what the code costs, and the
- * TARGET lines use it.
+ * TARGET lines use it.  The file is read READS times, each read checked, and
+ * the best taken: one read's CPU time varied from 0.34 to 0.53 s at N = 1024
+ * with other jobs on the machine's other core.
  *
  *   build/bench/bench_netlist [N ...]
  */
@@ -18,6 +20,8 @@
 #include <unistd.h>
 #include "bench/bench.h"
 #include "optinc/netlist.h"
+
+enum { READS = 5 };
 
 /* One layer, W = U (attenuators: none), U Haar-random. */
 static optinc_circuit *mesh_circuit(int n)
@@ -49,7 +53,7 @@ static optinc_circuit *mesh_circuit(int n)
 
 int main(int argc, char **argv)
 {
-    int sizes[16] = {256, 1024}, ns = 2;
+    int sizes[16] = {64, 256, 1024}, ns = 3;
     double write_mb = 0, read_mb = 0;
     if (argc > 1)
         for (ns = 0; ns < argc - 1 && ns < 16; ns++)
@@ -69,35 +73,41 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench_netlist: %s\n", err.message);
             return 1;
         }
-        double t1 = bench_wall(), c1 = bench_cpu();
-        if (optinc_netlist_read(path, NULL, &r, &err)) {
-            fprintf(stderr, "bench_netlist: %s:%d:%d: %s\n", err.file, err.line, err.column,
-                    err.message);
-            return 1;
+        double t1 = bench_wall(), c1 = bench_cpu(), read_wall = 1e30, read_cpu = 1e30;
+        const optinc_mesh *a = c->layers[0].stage[0].mesh;
+        for (int rep = 0; rep < READS; rep++) {
+            double t2 = bench_wall(), c2 = bench_cpu();
+            if (optinc_netlist_read(path, NULL, &r, &err)) {
+                fprintf(stderr, "bench_netlist: %s:%d:%d: %s\n", err.file, err.line,
+                        err.column, err.message);
+                return 1;
+            }
+            double t3 = bench_wall(), c3 = bench_cpu();
+            read_wall = t3 - t2 < read_wall ? t3 - t2 : read_wall;
+            read_cpu = c3 - c2 < read_cpu ? c3 - c2 : read_cpu;
+            const optinc_mesh *b = r->layers[0].stage[0].mesh;
+            if (a->n_mzi != b->n_mzi || memcmp(a->mzi, b->mzi, sizeof *a->mzi * (size_t)a->n_mzi)) {
+                fprintf(stderr, "bench_netlist: N=%d: the mesh read back differs\n", n);
+                return 1;
+            }
+            optinc_circuit_free(r);
         }
-        double t2 = bench_wall(), c2 = bench_cpu();
         struct stat sb;
         stat(path, &sb);
-        const optinc_mesh *a = c->layers[0].stage[0].mesh, *b = r->layers[0].stage[0].mesh;
-        if (a->n_mzi != b->n_mzi || memcmp(a->mzi, b->mzi, sizeof *a->mzi * (size_t)a->n_mzi)) {
-            fprintf(stderr, "bench_netlist: N=%d: the mesh read back differs\n", n);
-            return 1;
-        }
         double mb = (double)sb.st_size / 1e6;
         printf("%6d %9d %8.1f %8.3f %11.1f %11.1f %8.3f %11.1f %11.1f\n", n, a->n_mzi, mb,
-               t1 - t0, mb / (t1 - t0), mb / (c1 - c0), t2 - t1, mb / (t2 - t1), mb / (c2 - c1));
+               t1 - t0, mb / (t1 - t0), mb / (c1 - c0), read_wall, mb / read_wall, mb / read_cpu);
         fflush(stdout);
         if (n == 1024) {
             write_mb = mb / (c1 - c0);
-            read_mb = mb / (c2 - c1);
+            read_mb = mb / read_cpu;
         }
         unlink(path);
         optinc_circuit_free(c);
-        optinc_circuit_free(r);
     }
     if (write_mb > 0) {     /* N = 1024 was measured; by CPU time, as the others */
         printf("TARGET|netlist write, N=1024 (CPU time)|%.0f|>=|150|MB/s\n", write_mb);
-        printf("TARGET|netlist read, N=1024 (CPU time)|%.0f|>=|100|MB/s\n", read_mb);
+        printf("TARGET|netlist read, N=1024 (CPU time)|%.0f|>=|200|MB/s\n", read_mb);
     }
     return 0;
 }

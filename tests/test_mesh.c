@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "optinc/mesh.h"
 
 static const int sizes[] = {2, 3, 4, 5, 8, 16, 33, 64, 128};
@@ -216,6 +217,40 @@ Test(mesh, quantized_phases_within_half_step)
         optinc_quantize_phase(&q, x, &p);
         cr_assert(p.code >= 0 && p.code < 64);
         cr_assert_leq(circ_dist(p.rad, x), step / 2 + 1e-12, "x=%g rad=%g", x, p.rad);
+    }
+}
+
+/* An unquantized phase is its target wrapped onto [0, 2 pi) as fmod does it;
+ * the decomposition skips the library call within two turns of zero, and
+ * must give the same bits there, at the turns themselves and the doubles
+ * beside them, and everywhere else. */
+static double wrap_by_fmod(double x)
+{
+    double y = fmod(x, 2 * M_PI);
+    if (y < 0)
+        y += 2 * M_PI;
+    return 0.0 + (y >= 2 * M_PI ? 0 : y);      /* the range starts at 0, which turns -0 into +0 */
+}
+
+Test(mesh, unquantized_phase_wraps_as_fmod)
+{
+    double xs[4 * 9 * 3 + 400];
+    int n = 0;
+    for (int k = -4; k <= 4; k++)
+        for (int half = 0; half < 4; half++) {
+            double x = (k + 0.25 * half) * 2 * M_PI;
+            xs[n++] = nextafter(x, -INFINITY);
+            xs[n++] = x;
+            xs[n++] = nextafter(x, INFINITY);
+        }
+    for (int k = 0; k < 400; k++)
+        xs[n++] = -31.4 + 0.157 * k;
+    for (int i = 0; i < n; i++) {
+        optinc_phase p;
+        optinc_quantize_phase(NULL, xs[i], &p);
+        double want = wrap_by_fmod(xs[i]);
+        cr_assert(memcmp(&p.rad, &want, sizeof want) == 0, "x=%a: %a, fmod gives %a", xs[i],
+                  p.rad, want);
     }
 }
 

@@ -78,6 +78,13 @@ static inline void CK(chunk_load)(const optinc_cmat *in, int b0, REAL *restrict 
     for (int r = 0; r < in->rows; r++) {
         const double complex *src = in->a + (size_t)r * B + b0;
         REAL *xr = re + (size_t)r * CHUNK, *xi = im + (size_t)r * CHUNK;
+        if (nb == CHUNK) {          /* a full chunk: a constant count, vectorized */
+            for (int j = 0; j < CHUNK; j++) {
+                xr[j] = (REAL)creal(src[j]);
+                xi[j] = (REAL)cimag(src[j]);
+            }
+            continue;
+        }
         for (int j = 0; j < nb; j++) {
             xr[j] = (REAL)creal(src[j]);
             xi[j] = (REAL)cimag(src[j]);
@@ -95,8 +102,12 @@ static inline void CK(chunk_store)(optinc_cmat *out, int b0, const REAL *restric
     for (int r = 0; r < out->rows; r++) {
         double complex *dst = out->a + (size_t)r * B + b0;
         const REAL *xr = re + (size_t)r * CHUNK, *xi = im + (size_t)r * CHUNK;
-        for (int j = 0; j < nb; j++)
-            dst[j] = CMPLX((double)xr[j], (double)xi[j]);
+        if (nb == CHUNK)
+            for (int j = 0; j < CHUNK; j++)
+                dst[j] = CMPLX((double)xr[j], (double)xi[j]);
+        else
+            for (int j = 0; j < nb; j++)
+                dst[j] = CMPLX((double)xr[j], (double)xi[j]);
     }
 }
 

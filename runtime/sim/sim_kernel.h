@@ -198,8 +198,9 @@ static void FN(move_rows)(REAL *restrict re, REAL *restrict im, int from, int to
  * SIM_BC.  The inputs of the stages take their input scale (the modulators'
  * drive); the K pass-through modes wait above the stages' modes (at park)
  * while the stages run, then take the last K outputs: a waveguide. */
-static void FN(run)(const chip_layer *cl, const chip_prog *const *progs, const optinc_cmat *in,
-                    optinc_cmat *out, REAL *restrict re, REAL *restrict im)
+SIM_CLONES static void FN(run)(const chip_layer *cl, const chip_prog *const *progs,
+                               const optinc_cmat *in, optinc_cmat *out, REAL *restrict re,
+                               REAL *restrict im)
 {
     int K = cl->pass_through;
     for (int b0 = 0; b0 < in->cols; b0 += SIM_BC) {
