@@ -140,7 +140,8 @@ EXPORT_FN = ctypes.CFUNCTYPE(c_int, P(CCircuit), P(CLayout), c_char_p, P(_clib.C
 
 class CExportFormat(ctypes.Structure):  # optinc_export_format (export.h)
     _fields_ = [("name", c_char_p), ("extension", c_char_p), ("summary", c_char_p),
-                ("write", EXPORT_FN), ("companions", P(c_char_p))]
+                ("write", EXPORT_FN), ("companions", P(c_char_p)),
+                ("stream", c_void_p)]   # the C callers' text stream; not called from Python
 
 
 class CDrawOptions(ctypes.Structure):   # optinc_draw_options (draw.h)
