@@ -8,10 +8,10 @@
  * 17 and keeping the shortest text that strtod reads back gives, without
  * printf or strtod: the exports write hundreds of thousands of numbers, and
  * 17 rounds of each were most of their time.  The 17 significant digits of
- * %.17g (optinc_num_format, exact) are rounded to p digits for p = 1, 2, ...,
- * the nearer of the two p-digit neighbours first (printf decides the one
- * case the 17 digits cannot, a 5 after the p-th), and the first that
- * optinc_num_parse (correctly rounded, as strtod) reads back as x is kept;
+ * %.17g (optinc_num_format, exact) are rounded to p digits, as %.{p}g rounds
+ * them (printf decides the one case the 17 digits cannot, a 5 after the
+ * p-th), and the least p whose text optinc_num_parse (correctly rounded, as
+ * strtod) reads back as x is found by bisection;
  * the text is then the shorter of %g's two forms that precisions p..17 give
  * ("1.23e+05", or "123000" of the least precision with a fixed form), the
  * form of precision p on a tie, as the search over precisions kept the first.
@@ -101,59 +101,100 @@ static int bump(char *d, int p)
     return 1;
 }
 
+/* The text %.{p}g gives for x, from its n digits d and exponent ex: the
+ * nearer p-digit neighbour of the digits (on a tie of the 17 digits, a 5
+ * after the p-th, the exact value decides, which printf's correct rounding
+ * tells), trailing zeros dropped.  Its length; *xp its exponent. */
+static size_t nearest(char *text, double x, int neg, const char *d, int n, int ex, int p,
+                      int *xp)
+{
+    char c[17];
+    int up = p < n && d[p] >= '5';
+    if (p == n - 1 && d[p] == '5') {
+        char t[OPTINC_NUM_TEXT_MAX];
+        snprintf(t, sizeof t, "%.*e", p - 1, x < 0 ? -x : x);
+        up = t[0] != d[0] || (p > 1 && memcmp(t + 2, d + 1, (size_t)(p - 1)));
+    }
+    memcpy(c, d, (size_t)p);
+    *xp = ex + (up && bump(c, p));
+    int q = p;
+    while (q > 1 && c[q - 1] == '0')
+        q--;
+    return put_g(text, neg, c, q, *xp, p);
+}
+
+/* 1 when the len bytes of text read back as x. */
+static int reads_back(const char *text, size_t len, double x)
+{
+    double back;
+    return optinc_num_parse(text, len, &back) == OPTINC_NUM_OK && back == x;
+}
+
+/* A whole x of fewer than 16 digits (a position in um on the grid): %g's
+ * integer text, unless the exponent form of its significant digits is
+ * shorter (1e+06) or as short (the lower precision's form).  0 when x is not
+ * such a number or that form wins. */
+static size_t whole(char buf[OPTINC_SHORTEST_MAX], double x)
+{
+    if (x == 0 || !(x > -1e15 && x < 1e15) || x != (double)(long long)x)
+        return 0;
+    char num[24];
+    size_t n = optinc_int_format(num, (long long)x), neg = x < 0, digits = n - neg, t = 0;
+    while (t + 1 < digits && num[n - 1 - t] == '0')
+        t++;
+    size_t sig = digits - t, exp_len = sig + (sig > 1) + 4;
+    if (t && digits >= exp_len)
+        return 0;
+    memcpy(buf, num, n + 1);
+    return n;
+}
+
 const char *optinc_shortest(char buf[OPTINC_SHORTEST_MAX], double x)
 {
-    char full[OPTINC_NUM_TEXT_MAX], d[17], cand[2][18], text[OPTINC_SHORTEST_MAX];
-    size_t len = optinc_num_format(full, x);
-    int neg = full[0] == '-', ex;
+    char full[OPTINC_NUM_TEXT_MAX], d[17], text[OPTINC_SHORTEST_MAX];
+    if (whole(buf, x))
+        return buf;
+    size_t len = optinc_num_format(full, x), tl;
+    int neg = full[0] == '-', ex, xp;
     int n = split(full + neg, d, &ex);
     if (n == 0) {                     /* zero */
         memcpy(buf, full, len + 1);
         return buf;
     }
-    for (int p = 1; p <= n; p++) {
-        /* the two p-digit neighbours of the 17 digits, the nearer first; on
-         * a tie of the 17 digits (...5 last) the exact value decides, which
-         * printf's correct rounding tells */
-        int up = p < n && d[p] >= '5';
-        if (p == n - 1 && d[p] == '5') {
-            char t[OPTINC_NUM_TEXT_MAX];
-            snprintf(t, sizeof t, "%.*e", p - 1, x < 0 ? -x : x);
-            up = t[0] != d[0] || (p > 1 && memcmp(t + 2, d + 1, (size_t)(p - 1)));
-        }
-        int xs[2] = {ex, ex};
-        for (int c = 0; c < 2; c++) {
-            memcpy(cand[c], d, (size_t)p);
-            if ((c == 0) == up && p < n && bump(cand[c], p))
-                xs[c]++;
-        }
-        for (int c = 0; c < 2; c++) {
-            int q = p;
-            while (q > 1 && cand[c][q - 1] == '0')     /* %g drops trailing zeros */
-                q--;
-            size_t tl = put_g(text, neg, cand[c], q, xs[c], p);
-            double back;
-            if (optinc_num_parse(text, tl, &back) != OPTINC_NUM_OK || back != x)
-                continue;
-            /* the fixed form the least precision that has one gives
-             * (x+1 digits, %g's own rounding), when it is shorter and reads
-             * back (or is %.17g's) */
-            int prec = xs[c] + 1;
-            if (xs[c] >= p && prec <= 17) {
-                char fixed[OPTINC_SHORTEST_MAX];
-                int fl = snprintf(fixed, sizeof fixed, "%.*g", prec, x);
-                if (fl > 0 && (size_t)fl < tl
-                    && (prec == 17 || (optinc_num_parse(fixed, (size_t)fl, &back) == OPTINC_NUM_OK
-                                       && back == x))) {
-                    memcpy(text, fixed, (size_t)fl);
-                    tl = (size_t)fl;
-                }
-            }
-            memcpy(buf, text, tl);
-            buf[tl] = '\0';
-            return buf;
+    /* the least precision that reads back: more digits are nearer, so
+     * bisect, then make sure of the two below (a neighbour on the narrow
+     * side of a power of two) */
+    int lo = 1, hi = n;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        tl = nearest(text, x, neg, d, n, ex, mid, &xp);
+        if (reads_back(text, tl, x))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    for (int p = lo - 2; p < lo; p++) {
+        if (p < 1)
+            continue;
+        tl = nearest(text, x, neg, d, n, ex, p, &xp);
+        if (reads_back(text, tl, x)) {
+            lo = p;
+            break;
         }
     }
-    memcpy(buf, full, len + 1);       /* %.17g always reads back */
+    tl = nearest(text, x, neg, d, n, ex, lo, &xp);
+    /* the fixed form the least precision that has one gives (x+1 digits,
+     * %g's own rounding), when it is shorter and reads back (or is %.17g's) */
+    int prec = xp + 1;
+    if (xp >= lo && prec <= 17) {
+        char fixed[OPTINC_SHORTEST_MAX];
+        int fl = snprintf(fixed, sizeof fixed, "%.*g", prec, x);
+        if (fl > 0 && (size_t)fl < tl && (prec == 17 || reads_back(fixed, (size_t)fl, x))) {
+            memcpy(text, fixed, (size_t)fl);
+            tl = (size_t)fl;
+        }
+    }
+    memcpy(buf, text, tl);
+    buf[tl] = '\0';
     return buf;
 }
