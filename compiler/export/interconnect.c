@@ -118,7 +118,8 @@ typedef struct ic_layer {
     int next[OPTINC_STAGES_MAX];  /* per stage: the boundary of its outputs */
 } ic_layer;
 
-/* " PREFIXk" (the writer's integers, not printf: a big mesh has millions). */
+/* " PREFIXk", a net or a key=k (the writer's integers, not printf: a big
+ * mesh has millions). */
 static void put_net(FILE *f, const char *prefix, int k)
 {
     char num[24];
@@ -146,7 +147,8 @@ static void put_metres(FILE *f, double um)
     char buf[OPTINC_SHORTEST_MAX];
     const char *s = optinc_shortest(buf, um), *e = strchr(s, 'e');
     if (!e) {
-        fprintf(f, "%se-6", s);
+        fputs(s, f);
+        fputs("e-6", f);
         return;
     }
     fprintf(f, "%.*se%d", (int)(e - s), s, atoi(e + 1) - 6);
@@ -182,7 +184,9 @@ static void put_element(FILE *f, const ic_ctx *g, const ic_layer *y, const ex_el
     put_metres(f, px);
     fputs(" lay_y=", f);
     put_metres(f, py);
-    fprintf(f, " sch_x=%d sch_y=%d\n", e->column, e->mode);
+    put_net(f, "sch_x=", e->column);
+    put_net(f, "sch_y=", e->mode);
+    fputc('\n', f);
 }
 
 static void put_ports(FILE *f, int n_in, int n_out)
