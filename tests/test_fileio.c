@@ -8,7 +8,11 @@
  * double, so they are the same double; a .npy file holds the bits (memcmp).
  */
 #include <criterion/criterion.h>
+#include <float.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -130,6 +134,50 @@ Test(number, numpy_spellings)
 }
 
 /* ------------------------------------------------------ atomic output -- */
+
+/* The definition optinc_shortest keeps (shortest.c): of printf's %.*g at
+ * precisions 1..17, the shortest text strtod reads back as x, the lowest
+ * precision on a tie. */
+static const char *shortest_by_definition(char buf[OPTINC_SHORTEST_MAX], double x)
+{
+    char try[OPTINC_SHORTEST_MAX];
+    size_t best = 0;
+    for (int d = 1; d <= 17; d++) {
+        size_t n = (size_t)snprintf(try, sizeof try, "%.*g", d, x);
+        if ((!best || n < best) && (strtod(try, NULL) == x || d == 17)) {
+            memcpy(buf, try, n + 1);
+            best = n;
+        }
+    }
+    return buf;
+}
+
+/* The exports' numbers: the same text as the definition, byte for byte, on
+ * chosen doubles (subnormals, ties of the 17th digit, integers past 2^53,
+ * fixed against exponent forms) and on random bit patterns and phases. */
+Test(number, shortest_is_the_definitions_text)
+{
+    static const double chosen[] = {0.05, 0.1 + 0.2, 20, 800, 1e6, 1.0 / 3, -0.0, 0, 5e-324,
+                                    DBL_MAX, 3e-3, 123456789012.0, 123000, 1e21, 1e-5,
+                                    0.00123, -2.5e-7, 9.5, 99.5, 2e-308, 1750, 0.0017500000000000001,
+                                    0.55647146451882035, 45486998104437288.0, 1e16, 1e17, 100,
+                                    1000, 10000, 100000, 120000, 1200000, -1200000, 12e13,
+                                    999999999999999, 31750, 127};
+    char a[OPTINC_SHORTEST_MAX], b[OPTINC_SHORTEST_MAX];
+    for (size_t i = 0; i < sizeof chosen / sizeof chosen[0]; i++)
+        cr_expect_str_eq(optinc_shortest(a, chosen[i]), shortest_by_definition(b, chosen[i]),
+                         "%.17g", chosen[i]);
+    uint64_t s = 88172645463325252ull;
+    for (int i = 0; i < 40000; i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        double x = (double)(s >> 11) / 9007199254740992.0 * 6.283185307179586;
+        if (i % 2)
+            memcpy(&x, &s, sizeof x);
+        if (!isfinite(x))
+            continue;
+        cr_assert_str_eq(optinc_shortest(a, x), shortest_by_definition(b, x), "%.17g", x);
+    }
+}
 
 Test(out, commit_renames_and_leaves_no_temp, .init = tu_scratch_init, .fini = tu_scratch_fini)
 {

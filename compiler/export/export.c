@@ -101,7 +101,10 @@ static optinc_status add(nl_walk *w, const nl_elem *e, optinc_error *err)
     int i = x->n_el++;
     ex_element *el = &x->el[i];
     el->kind = e->kind;
-    snprintf(el->name, sizeof el->name, "%s", e->name);
+    size_t len = strlen(e->name);
+    len = len < sizeof el->name ? len : sizeof el->name - 1;
+    memcpy(el->name, e->name, len);
+    el->name[len] = '\0';
     el->n_pins = e->n_pins;
     el->n_in = e->n_in;
     memcpy(el->v, e->v, sizeof el->v);
@@ -186,7 +189,11 @@ const char *ex_sax_pin(const ex_element *e, int pin)
 
 void ex_json_chars(FILE *f, const char *s)
 {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    size_t plain = strcspn(s, "\"\\\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e"
+                                 "\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c"
+                                 "\x1d\x1e\x1f\x7f");
+    fwrite(s, 1, plain, f);     /* a name is all of it: one write */
+    for (const unsigned char *p = (const unsigned char *)s + plain; *p; p++) {
         if (*p == '"' || *p == '\\')
             fprintf(f, "\\%c", *p);
         else if (*p < 0x20 || *p == 0x7f)

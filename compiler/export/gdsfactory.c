@@ -84,6 +84,8 @@ static int yaml_special(const char *s)
 {
     static const char *const words[] = {"y", "n", "yes", "no", "on", "off", "true", "false",
                                         "null", "~", NULL};
+    if (*s && (strlen(s) > 5 || !strchr("yYnNoOtTfF~", *s)))
+        return 0;    /* no such word: the common case, without the comparisons */
     for (int k = 0; words[k]; k++)
         if (!strcasecmp(s, words[k]))
             return 1;

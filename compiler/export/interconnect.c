@@ -22,8 +22,9 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "compiler/export/walk.h"
 #include "compiler/core/freeall.h"
+#include "compiler/core/numtext.h"
+#include "compiler/export/walk.h"
 #include "compiler/netlist/dialect.h"
 #include "compiler/netlist/walk.h"
 #include "optinc/fileio.h"
@@ -117,17 +118,27 @@ typedef struct ic_layer {
     int next[OPTINC_STAGES_MAX];  /* per stage: the boundary of its outputs */
 } ic_layer;
 
-/* The name of net n inside the cell of stage st: the cell's port when the
- * net is at the stage's input or output, else N$k. */
-static void net_name(const ic_layer *y, int st, int n, char *buf, size_t size)
+/* " PREFIXk", a net or a key=k (the writer's integers, not printf: a big
+ * mesh has millions). */
+static void put_net(FILE *f, const char *prefix, int k)
+{
+    char num[24];
+    fputc(' ', f);
+    fputs(prefix, f);
+    fwrite(num, 1, optinc_int_format(num, k), f);
+}
+
+/* Net n inside the cell of stage st: the cell's port when the net is at
+ * the stage's input or output, else N$k. */
+static void put_net_name(FILE *f, const ic_layer *y, int st, int n)
 {
     const ex_layer *x = &y->x;
     if (x->boundary[n] == st)
-        snprintf(buf, size, "in%d", x->boundary_mode[n]);
+        put_net(f, "in", x->boundary_mode[n]);
     else if (x->boundary[n] == y->next[st])
-        snprintf(buf, size, "out%d", x->boundary_mode[n]);
+        put_net(f, "out", x->boundary_mode[n]);
     else
-        snprintf(buf, size, "N$%d", y->inner[n]);
+        put_net(f, "N$", y->inner[n]);
 }
 
 /* A length in um as metres, exactly as written in um: "1750e-6". */
@@ -136,7 +147,8 @@ static void put_metres(FILE *f, double um)
     char buf[OPTINC_SHORTEST_MAX];
     const char *s = optinc_shortest(buf, um), *e = strchr(s, 'e');
     if (!e) {
-        fprintf(f, "%se-6", s);
+        fputs(s, f);
+        fputs("e-6", f);
         return;
     }
     fprintf(f, "%.*se%d", (int)(e - s), s, atoi(e + 1) - 6);
@@ -146,21 +158,24 @@ static void put_metres(FILE *f, double um)
 static void put_element(FILE *f, const ic_ctx *g, const ic_layer *y, const ex_element *e)
 {
     const optinc_card *cd = &optinc_cards[e->kind];
-    char net[32];
     fputs(" ", f);
     fputs(e->name, f);
     for (int j = 0; j < e->n_pins; j++) {
         if (e->stage < y->x.L->n_stages)
-            net_name(y, e->stage, e->net[j], net, sizeof net);
+            put_net_name(f, y, e->stage, e->net[j]);
         else    /* a pass-through waveguide, in the layer's cell: its ports */
-            snprintf(net, sizeof net, "%s%d", j ? "out" : "in", j ? e->mode
-                     : y->x.L->cols - y->x.L->rows + e->mode);
-        fprintf(f, " %s", net);
+            put_net(f, j ? "out" : "in", j ? e->mode : y->x.L->cols - y->x.L->rows + e->mode);
     }
-    fprintf(f, " %s library=\"%s\"", g->map->model[e->kind], g->map->library[e->kind]);
+    fputc(' ', f);
+    fputs(g->map->model[e->kind], f);
+    fputs(" library=\"", f);
+    fputs(g->map->library[e->kind], f);
+    fputc('"', f);
     int key[OPTINC_CARD_PARAMS_MAX], n = ex_settings(e->kind, key);
     for (int k = 0; k < n; k++) {
-        fprintf(f, " %s=", cd->param[key[k]].key);
+        fputc(' ', f);
+        fputs(cd->param[key[k]].key, f);
+        fputc('=', f);
         ex_number(f, e->v[key[k]]);
     }
     double px, py;
@@ -169,15 +184,17 @@ static void put_element(FILE *f, const ic_ctx *g, const ic_layer *y, const ex_el
     put_metres(f, px);
     fputs(" lay_y=", f);
     put_metres(f, py);
-    fprintf(f, " sch_x=%d sch_y=%d\n", e->column, e->mode);
+    put_net(f, "sch_x=", e->column);
+    put_net(f, "sch_y=", e->mode);
+    fputc('\n', f);
 }
 
 static void put_ports(FILE *f, int n_in, int n_out)
 {
     for (int k = 0; k < n_in; k++)
-        fprintf(f, " in%d", k);
+        put_net(f, "in", k);
     for (int k = 0; k < n_out; k++)
-        fprintf(f, " out%d", k);
+        put_net(f, "out", k);
 }
 
 /* Net n in the layer's cell: a port of the layer (its inputs are the nets
@@ -185,11 +202,11 @@ static void put_ports(FILE *f, int n_in, int n_out)
 static void put_layer_net(FILE *f, const ex_layer *x, int n)
 {
     if (n < x->L->cols)
-        fprintf(f, " in%d", n);
+        put_net(f, "in", n);
     else if (x->boundary[n] == x->L->n_stages)
-        fprintf(f, " out%d", x->boundary_mode[n]);
+        put_net(f, "out", x->boundary_mode[n]);
     else
-        fprintf(f, " N$%d", n);
+        put_net(f, "N$", n);
 }
 
 /* The nets at boundary b of x, by mode, into id[0 .. modes). */

@@ -169,7 +169,9 @@ static void put_end(FILE *f, const ex_layer *x, ex_end e)
     const ex_element *el = &x->el[e.elem];
     fputc('"', f);
     ex_json_chars(f, el->name);
-    fprintf(f, ",%s\"", ex_sax_pin(el, e.pin));
+    fputc(',', f);
+    fputs(ex_sax_pin(el, e.pin), f);
+    fputc('"', f);
 }
 
 /* The settings of e: the programmed values under the card's keys. */
@@ -178,7 +180,9 @@ static void put_settings(FILE *f, const ex_element *e)
     int key[OPTINC_CARD_PARAMS_MAX], n = ex_settings(e->kind, key);
     fputc('{', f);
     for (int k = 0; k < n; k++) {
-        fprintf(f, "%s\"%s\": ", k ? ", " : "", optinc_cards[e->kind].param[key[k]].key);
+        fputs(k ? ", \"" : "\"", f);
+        fputs(optinc_cards[e->kind].param[key[k]].key, f);
+        fputs("\": ", f);
         ex_number(f, e->v[key[k]]);
     }
     fputc('}', f);
@@ -212,7 +216,9 @@ static void put_layer(FILE *f, const ex_layer *x)
         put_sep(f, &first);
         fputc('"', f);
         ex_json_chars(f, e->name);
-        fprintf(f, "\": {\"component\": \"%s\", \"settings\": ", optinc_cards[e->kind].name);
+        fputs("\": {\"component\": \"", f);
+        fputs(optinc_cards[e->kind].name, f);
+        fputs("\", \"settings\": ", f);
         put_settings(f, e);
         fputc('}', f);
     }

@@ -70,6 +70,13 @@ static void port_net(const step *p, int out, int k, char *buf)
         snprintf(buf, NL_NAME_MAX, "%s%d", out ? "out" : "in", k);
 }
 
+/* A net's name into a mode's slot: its bytes, not the slot's (a mesh's
+ * every MZI moves two). */
+static void put_name(char *slot, const char *name)
+{
+    memcpy(slot, name, strlen(name) + 1);
+}
+
 /* Starts element e of kind at (column in the stage, row). */
 static nl_elem *begin(step *p, optinc_card_kind kind, int column, int row)
 {
@@ -149,7 +156,7 @@ static optinc_status walk_mesh(step *p, const optinc_stage *s, optinc_error *err
         set_phase(p, MZI_PHI, MZI_PHI_CODE, MZI_PHI_TARGET, MZI_BITS, &z->phi);
         st = visit(p, err);
         for (int j = 0; j < 2; j++) {
-            memcpy(w->cur[m + j], p->out[j], NL_NAME_MAX);
+            put_name(w->cur[m + j], p->out[j]);
             w->cur_id[m + j] = e->id[2 + j];
         }
     }
@@ -166,7 +173,7 @@ static optinc_status walk_mesh(step *p, const optinc_stage *s, optinc_error *err
         start(p, 1, p->out[0]);
         set_phase(p, PS_PHASE, PS_CODE, PS_TARGET, PS_BITS, &M->screen[m]);
         st = visit(p, err);
-        memcpy(w->cur[m], p->out[0], NL_NAME_MAX);
+        put_name(w->cur[m], p->out[0]);
         w->cur_id[m] = e->id[1];
     }
     return st;
@@ -198,7 +205,7 @@ static optinc_status put_term(step *p, const optinc_stage *s, int column, int k,
     }
     optinc_status st = visit(p, err);
     if (!ends) {
-        memcpy(p->w->cur[k], p->out[0], NL_NAME_MAX);
+        put_name(p->w->cur[k], p->out[0]);
         p->w->cur_id[k] = e->id[0];
     }
     return st;
@@ -239,7 +246,7 @@ static optinc_status walk_att(step *p, const optinc_stage *s, int column, optinc
          * not differ from one BLAS to another. */
         set(e, ATT_T_TARGET, a->t_target);
         st = visit(p, err);
-        memcpy(w->cur[o], p->out[0], NL_NAME_MAX);
+        put_name(w->cur[o], p->out[0]);
         w->cur_id[o] = e->id[1];
         k++;
     }
@@ -265,7 +272,7 @@ static optinc_status walk_chains(step *p, const optinc_stage *s, optinc_error *e
     optinc_status st = OPTINC_OK;
     for (int x = 0; x < n && !st; x++) {
         int from = split ? x : optinc_combine_source(s, x, 0);
-        memcpy(run, w->cur[from], NL_NAME_MAX);
+        put_name(run, w->cur[from]);
         int run_id = w->cur_id[from];
         for (int k = 0; k + 1 < s->fan && !st; k++) {
             int end = k + 2 == s->fan;
@@ -299,14 +306,14 @@ static optinc_status walk_chains(step *p, const optinc_stage *s, optinc_error *e
             st = visit(p, err);
             if (split) {
                 int t = optinc_split_target(s, x, k);
-                memcpy(w->next[t], p->out[0], NL_NAME_MAX);
+                put_name(w->next[t], p->out[0]);
                 w->next_id[t] = e->id[1];
             }
-            memcpy(run, out, NL_NAME_MAX);
+            put_name(run, out);
             run_id = e->id[2];
         }
         int m = split ? optinc_split_target(s, x, s->fan - 1) : x;
-        memcpy(w->next[m], run, NL_NAME_MAX);
+        put_name(w->next[m], run);
         w->next_id[m] = run_id;
     }
     int modes = s->modes_out;

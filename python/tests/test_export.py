@@ -496,12 +496,8 @@ class TestExport(unittest.TestCase):
             recnet = interconnect_recnet(self.path(name + "_circuit.spi"))
             ports = recnet[name]["ports"]
             self.assertEqual(sorted(inputs), sorted(p for p in ports if p.startswith("out")))
-            for layer in re.findall(r"^\*! layer\.([A-Za-z0-9_]+) =", text, re.M):
+            for layer, want in self.layer_matrices(name, text):
                 with self.subTest(netlist=name, layer=layer):
-                    one = self.path("ic_%s_%s.sp" % (name, layer))
-                    with open(one, "w") as o:
-                        o.write(one_layer_netlist(text, layer))
-                    optinc("simulate", one, "--ideal", "--matrix", one + ".npy")
                     T = feed_forward(recnet, "layer_" + layer, models, {})
                     circuit = read(self.path(name + "_circuit.spi"))
                     gain = re.search(r"^\* layer %s: electronic gain=(\S+) after its outputs "
@@ -512,7 +508,7 @@ class TestExport(unittest.TestCase):
                     if scale:
                         d = [float(t.split("=")[1]) for t in scale.group(1).split()]
                         T[:, :len(d)] *= np.array(d)
-                    self.assert_close(T, np.load(one + ".npy"), "%s %s" % (name, layer))
+                    self.assert_close(T, want, "%s %s" % (name, layer))
 
     def test_shipped_specs_export(self):
         specs = sorted(f for f in os.listdir(os.path.join(ROOT, "specs"))
@@ -546,6 +542,21 @@ class TestExport(unittest.TestCase):
     # unit's 128-mode layers) and below 1e-13 on the random segmented specs.
     EVAL_REL = 1e-9
 
+    def layer_matrices(self, name, text):
+        """Per layer of netlist text: its name and the matrix `optinc simulate
+        --ideal --matrix` gives for it alone, activation left out (cached)."""
+        cache = self.__class__.__dict__.get("_layers", {})
+        if name not in cache:
+            cache[name] = []
+            for layer in re.findall(r"^\*! layer\.([A-Za-z0-9_]+) =", text, re.M):
+                one = self.path("%s_%s.sp" % (name, layer))
+                with open(one, "w") as o:
+                    o.write(one_layer_netlist(text, layer))
+                optinc("simulate", one, "--ideal", "--matrix", one + ".npy")
+                cache[name].append((layer, np.load(one + ".npy")))
+            type(self)._layers = cache
+        return cache[name]
+
     def assert_close(self, got, want, what):
         self.assertEqual(got.shape, want.shape, what)
         err = np.abs(got - want).max() / max(np.abs(want).max(), 1e-300)
@@ -569,17 +580,13 @@ class TestExport(unittest.TestCase):
                     self.assert_close(feed_forward(recnet, top, models, {}),
                                       np.load(self.path(name + ".npy")), name)
                 continue
-            for layer in re.findall(r"^\*! layer\.([A-Za-z0-9_]+) =", text, re.M):
+            for layer, want in self.layer_matrices(name, text):
                 with self.subTest(netlist=name, layer=layer):
-                    one = self.path("%s_%s.sp" % (name, layer))
-                    with open(one, "w") as o:
-                        o.write(one_layer_netlist(text, layer))
-                    optinc("simulate", one, "--ideal", "--matrix", one + ".npy")
                     T = feed_forward(recnet, "layer_" + layer, models, {})
                     gains = [d["settings"]["gain"] for i, d in recnet[top]["instances"].items()
                              if re.fullmatch("G_%s_[0-9]+" % layer, i)]
                     T[:len(gains)] *= np.array(gains)[:, None]
-                    self.assert_close(T, np.load(one + ".npy"), "%s %s" % (name, layer))
+                    self.assert_close(T, want, "%s %s" % (name, layer))
 
     def test_sax_evaluates_random_segmented_specs(self):
         """Twenty-four random segmented layers (grids R x G of br x bc blocks,
