@@ -27,7 +27,7 @@ static const char usage_text[] =
     "usage: optinc onn train -o SPEC.yaml [options]   train an ONN, write its spec\n"
     "       optinc onn verify SPEC|NET [options]      check the compiled ONN exhaustively\n"
     "       optinc onn export SPEC|NET [options]      error histogram / aggregation table\n"
-    "       optinc onn cascade LEVEL1 LEVEL2 [options] check a two-level cascade\n"
+    "       optinc onn cascade UNIT|LEVEL1 [LEVEL2] [options]  check a cascade\n"
     "'optinc onn COMMAND --help' lists a command's options.  See optinc-onn(1), optinc-onn(7).\n";
 
 /* ---- shared options -------------------------------------------------------- */
@@ -759,30 +759,137 @@ static int onn_export(const cli_cmd *cmd, int argc, char **argv)
 
 /* ---- cascade --------------------------------------------------------------- */
 
-static int onn_cascade(const cli_cmd *cmd, int argc, char **argv)
+/* The errors of a histogram in LSBs, as verify prints them. */
+static void hist_text(const uint64_t *h)
 {
-    device_opts d;
-    device_defaults(&d);
-    uint64_t sample = 100000, seed = 1;
-    int json = 0;
-    const char *operand[CLI_MAX_OPERANDS];
-    const cli_opt opts[] = {
-        CLI_OPT_JSON(&json, "print the report as JSON"),
-        /* the end-to-end inputs cannot be exhaustive (2^(b fan_in^2) of them): at least one */
-        {"sample", 0, CLI_U64, CLI_DST(uint64_t, &sample), "N", "random end-to-end inputs",
-         .min = 1, .max = 1ull << 34},
-        CLI_OPT_SEED(&seed, NULL, NULL, "seed of the end-to-end inputs"),
-        DEVICE_OPTIONS(&d),
-        CLI_OPT_END};
-    int rc = parse_devices(cmd, opts, argc, argv, operand, &d);
-    if (rc >= 0)
-        return rc;
+    for (int b = 0; b < 2 * OPTINC_ONN_HIST + 1; b++)
+        if (h[b])
+            printf("  %s%d: %llu", b == 0 ? "<=" : b == 2 * OPTINC_ONN_HIST ? ">=" : "",
+                   b - OPTINC_ONN_HIST, (unsigned long long)h[b]);
+}
+
+/* A chip drawn from a seed: another per level; ideal or programmed devices
+ * without errors are one table for every level. */
+static int devices_drawn(const optinc_onn_devices *dev)
+{
+    return dev->chip || (dev->ideal != 1 && dev->phase_sigma_rad > 0);
+}
+
+/* The cascade of any depth of one unit: each level's table on its own chip
+ * (chip seed optinc_chip_seed(seed, level)), then the end-to-end check. */
+static int cascade_any(const cli_cmd *cmd, const char *path, const device_opts *d,
+                       const optinc_onn_devices *dev, int servers, int levels, uint64_t sample,
+                       uint64_t seed, int json)
+{
+    optinc_error err = {0};
+    optinc_circuit *c = NULL;
+    optinc_onn_meta m;
+    optinc_onn_cascade k;
+    optinc_onn_lut *lut[OPTINC_ONN_MAX_LEVELS] = {NULL};
+    optinc_onn_cascade_report r;
+    optinc_status st = load_onn(path, NULL, &c, &m, &err);
+    if (!st && (m.level != 0 || m.task.pre != OPTINC_P_DIGIT_SUMS))
+        st = optinc_fail(&err, OPTINC_EINPUT, path, 0, 0,
+                         "a cascade of any depth is built from one unit with digit sums; this "
+                         "ONN is %s: give one unit (level 0), or two levels LEVEL1 LEVEL2",
+                         m.level ? "a level of a two-level cascade" : "a weighted-sum unit");
+    for (int l = 0; !st && !servers && levels && l < levels; l++)   /* --levels alone */
+        servers = l ? servers * m.fan_in : m.fan_in;
+    if (!st)
+        st = optinc_onn_cascade_shape(&k, servers, m.fan_in, levels, m.bits, &err);
+    for (int l = 0; !st && l < k.levels; l++) {
+        optinc_onn_devices dl = *dev;
+        dl.chip_seed = optinc_chip_seed(dev->chip_seed, l);
+        if (l && !devices_drawn(dev))
+            k.lut[l] = k.lut[0];
+        else if (!(st = optinc_onn_lut_build(c, &m, &dl, &lut[l], &err)))
+            k.lut[l] = lut[l];
+    }
+    if (!st)
+        st = optinc_onn_cascade_check(&k, sample, seed, &r, &err);
+    optinc_onn_area a;
+    long units = 0;
+    if (!st) {
+        optinc_onn_area_of(c, &m, &a);
+        for (int l = 0; l < k.levels; l++)
+            units += optinc_onn_cascade_units(&k, l);
+    }
+    char dt[1500];
+    devices_text(d, dev, dt, sizeof dt);
+    double n = (double)sample;
+    if (st) {
+    } else if (json) {
+        printf("{\"unit\": ");
+        cli_json_string(stdout, path);
+        printf(", \"servers\": %d, \"fan_in\": %d, \"levels\": %d, \"slots\": %d, "
+               "\"bits\": %d, \"units\": %ld", k.servers, k.fan_in, k.levels, k.slots, k.bits,
+               units);
+        devices_json(d, dev);
+        printf(", \"per_level\": [");
+        for (int l = 0; l < k.levels; l++) {
+            const optinc_onn_cascade_level *v = &r.level[l];
+            printf("%s{\"level\": %d, \"units\": %ld, \"unit_accuracy\": ", l ? ", " : "",
+                   l + 1, optinc_onn_cascade_units(&k, l));
+            cli_json_number(stdout, k.lut[l]->report.accuracy);
+            printf(", \"unit_inputs\": %llu, \"outputs\": %llu, \"wrong\": %llu, "
+                   "\"deviating\": %llu", (unsigned long long)k.lut[l]->report.checked,
+                   (unsigned long long)v->outputs, (unsigned long long)v->wrong,
+                   (unsigned long long)v->deviating);
+            hist_json("deviation", v->hist, NULL);
+            printf("}");
+        }
+        printf("], \"samples\": %llu", (unsigned long long)sample);
+        cli_json_field(stdout, "hierarchical_accuracy", (double)r.exact_hierarchical / n);
+        cli_json_field(stdout, "flat_accuracy", (double)r.exact_flat / n);
+        cli_json_field(stdout, "exact_units_flat_accuracy", (double)r.ideal_exact_flat / n);
+        hist_json("error_vs_flat", r.hist_flat, NULL);
+        hist_json("exact_units_error_vs_flat", r.ideal_hist_flat, NULL);
+        printf(", \"unit_mzis\": %ld, \"mzis\": %ld", a.netlist_mzis, a.netlist_mzis * units);
+        cli_json_field(stdout, "unit_area", a.model.total);
+        cli_json_field(stdout, "area", a.model.total * (double)units);
+        printf("}\n");
+    } else {
+        printf("cascade of %s for %d servers: %d levels of %d-server units (%d slots), %ld "
+               "units, %d-bit codes\ndevices: %s%s\n", path, k.servers, k.levels, k.fan_in,
+               k.slots, units, k.bits, dt, devices_drawn(dev) ? ", one chip per level" : "");
+        for (int l = 0; l < k.levels; l++) {
+            const optinc_onn_cascade_level *v = &r.level[l];
+            printf("level %d: %ld units, unit accuracy %.6f over %llu P outputs (exhaustive); "
+                   "%llu outputs, %llu wrong, %llu off the exact cascade:", l + 1,
+                   optinc_onn_cascade_units(&k, l), k.lut[l]->report.accuracy,
+                   (unsigned long long)k.lut[l]->report.checked, (unsigned long long)v->outputs,
+                   (unsigned long long)v->wrong, (unsigned long long)v->deviating);
+            hist_text(v->hist);
+            printf("\n");
+        }
+        printf("end to end: %llu random %d-server inputs, %llu equal to the exact units' "
+               "cascade (%.6f)\n", (unsigned long long)sample, k.servers,
+               (unsigned long long)r.exact_hierarchical, (double)r.exact_hierarchical / n);
+        printf("against the flat average rounded once: %.6f exact, errors in LSBs:",
+               (double)r.exact_flat / n);
+        hist_text(r.hist_flat);
+        printf("\n(exact units: %.6f,", (double)r.ideal_exact_flat / n);
+        hist_text(r.ideal_hist_flat);
+        printf(")\nhardware: %ld units x %ld MZIs = %ld MZIs, %.0f MZI-equivalents\n", units,
+               a.netlist_mzis, a.netlist_mzis * units, a.model.total * (double)units);
+    }
+    for (int l = 0; l < k.levels; l++)
+        optinc_onn_lut_free(lut[l]);
+    optinc_circuit_free(c);
+    return st ? cli_report(cmd, &err, st) : 0;
+}
+
+/* The two-level cascade of two trained levels (level 1 keeps the sum's
+ * fraction, level 2 rounds once). */
+static int cascade_two(const cli_cmd *cmd, const char **operand, const optinc_onn_devices *devp,
+                       uint64_t sample, uint64_t seed, int json)
+{
+    optinc_onn_devices dev = *devp;
     optinc_error err = {0};
     optinc_circuit *c[2] = {NULL, NULL};
     optinc_onn_meta m[2];
     optinc_onn_lut *lut[2] = {NULL, NULL};
-    optinc_onn_devices dev;
-    optinc_status st = device_finish(&d, &dev, &err);
+    optinc_status st = OPTINC_OK;
     for (int i = 0; i < 2 && !st; i++) {
         if (!(st = load_onn(operand[i], NULL, &c[i], &m[i], &err)) && m[i].level != i + 1)
             st = optinc_fail(&err, OPTINC_EINPUT, operand[i], 0, 0,
@@ -864,6 +971,45 @@ static int onn_cascade(const cli_cmd *cmd, int argc, char **argv)
     return 0;
 }
 
+static int onn_cascade(const cli_cmd *cmd, int argc, char **argv)
+{
+    device_opts d;
+    device_defaults(&d);
+    uint64_t sample = 100000, seed = 1;
+    int json = 0, servers = 16, levels = 0, servers_given = 0, levels_given = 0;
+    const char *operand[CLI_MAX_OPERANDS];
+    const cli_opt opts[] = {
+        CLI_OPT_JSON(&json, "print the report as JSON"),
+        {"servers", 0, CLI_INT, CLI_DST(int, &servers), "N",
+         "servers of a cascade of one unit (idle inputs past N)", .min = 2,
+         .max = OPTINC_ONN_CASCADE_MAX_SERVERS, .given = &servers_given, .dflt = "16"},
+        {"levels", 0, CLI_INT, CLI_DST(int, &levels), "L",
+         "levels of one unit: fan_in^L servers unless --servers", .min = 1,
+         .max = OPTINC_ONN_MAX_LEVELS, .given = &levels_given},
+        /* the end-to-end inputs cannot be exhaustive (2^(b N) of them): at least one */
+        {"sample", 0, CLI_U64, CLI_DST(uint64_t, &sample), "N", "random end-to-end inputs",
+         .min = 1, .max = 1ull << 34},
+        CLI_OPT_SEED(&seed, NULL, NULL, "seed of the end-to-end inputs"),
+        DEVICE_OPTIONS(&d),
+        CLI_OPT_END};
+    int rc = parse_devices(cmd, opts, argc, argv, operand, &d);
+    if (rc >= 0)
+        return rc;
+    if (operand[1] && (servers_given || levels_given))
+        return cli_usage_error(cmd->name, "two levels LEVEL1 LEVEL2 serve fan_in^2 servers; "
+                               "--servers and --levels are for a cascade of one UNIT");
+    optinc_error err = {0};
+    optinc_onn_devices dev;
+    optinc_status st = device_finish(&d, &dev, &err);
+    if (st)
+        return cli_report(cmd, &err, st);
+    if (operand[1])
+        return cascade_two(cmd, operand, &dev, sample, seed, json);
+    if (levels_given && !servers_given)
+        servers = 0;    /* fan_in^L, once the unit says its fan_in */
+    return cascade_any(cmd, operand[0], &d, &dev, servers, levels, sample, seed, json);
+}
+
 /* The subcommands, and what their --help says besides the options. */
 static const struct onn_command {
     cli_cmd cmd;
@@ -879,10 +1025,10 @@ static const struct onn_command {
       "or --sigma."}, onn_verify},
     {{"onn export", "SPEC|NET", NULL,
       "Writes what 'optinc train' needs from a compiled ONN on one chip."}, onn_export},
-    {{"onn cascade", "LEVEL1 LEVEL2", NULL,
-      "Checks a two-level cascade: each level exhaustively, then N random "
-      "end-to-end\ninputs of fan_in^2 servers, and reports the hardware "
-      "overhead."}, onn_cascade},
+    {{"onn cascade", "UNIT|LEVEL1 [LEVEL2]", NULL,
+      "Checks a cascade of one unit over --servers or --levels (each level's "
+      "chip\nexhaustively, then N random end-to-end inputs), or the two-level "
+      "cascade of\nLEVEL1 and LEVEL2."}, onn_cascade},
 };
 
 int cmd_onn(int argc, char **argv)
