@@ -392,6 +392,10 @@ static inline void mix_lookup(const optinc_allreduce *ar, uint32_t *restrict a, 
 HOT static void lookup_codes(const optinc_allreduce *ar, const uint16_t *const *codes,
                              size_t len, uint16_t *restrict out)
 {
+    if (ar->levels) {
+        optinc_ar_cascade(ar, codes, len, out);
+        return;
+    }
     uint32_t a[TILE] = {0}, bias = 0;
     INDEX_SUMS(uint16_t, codes, CODE_AT);
     mix_lookup(ar, a, len, bias, out);
@@ -405,6 +409,16 @@ HOT static void lookup_floats(const optinc_allreduce *ar, const float *const *g,
 {
     uint32_t a[TILE] = {0}, off = ar->zero, bias = CODE_BIAS;
     float top = ar->top, magic = 0x1.8p23f + (float)off;
+    if (ar->levels) {     /* the servers' codes, then the cascade's lookups */
+        uint16_t q[OPTINC_AR_MAX_SERVERS][TILE];
+        const uint16_t *src[OPTINC_AR_MAX_SERVERS];
+        for (int i = 0; i < ar->cfg.servers; i++) {
+            quantize_span(g[i], q[i], len, inv, top, off);
+            src[i] = q[i];
+        }
+        optinc_ar_cascade(ar, src, len, out);
+        return;
+    }
     if (clamp)
         INDEX_SUMS(float, g, BITS_CLAMPED_AT);
     else
