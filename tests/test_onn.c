@@ -937,6 +937,55 @@ Test(onn, shipped_onn_verifies_exhaustively, .timeout = 120, .init = tu_scratch_
     }
 }
 
+/* Cascades of any depth: the shapes (levels, slots, units per level, idle
+ * inputs past N) against the formulas, then the shipped unit through the
+ * command for 64 servers: every unit exhaustive and exact, every random
+ * input equal to the exact units' cascade, and its distance to the flat
+ * average within the bound of optinc-onn(7): the hierarchical value before
+ * the last rounding is within (L-1)/2 of the mean, so the result is within
+ * L/2 + 1/2 of the flat rounding, 2 LSB for L = 3 (measured: 1). */
+Test(onn, cascade_of_any_depth, .timeout = 120)
+{
+    optinc_onn_cascade k;
+    optinc_error err;
+    const struct { int servers, levels, slots; long units[4]; } shapes[] = {
+        {16, 2, 16, {4, 1}}, {64, 3, 64, {16, 4, 1}}, {256, 4, 256, {64, 16, 4, 1}},
+        {12, 2, 16, {3, 1}}, {48, 3, 64, {12, 3, 1}}, {100, 4, 256, {25, 7, 2, 1}}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        cr_assert_eq(optinc_onn_cascade_shape(&k, shapes[i].servers, 4, 0, 8, &err), OPTINC_OK,
+                     "%s", err.message);
+        cr_assert_eq(k.levels, shapes[i].levels);
+        cr_assert_eq(k.slots, shapes[i].slots);
+        for (int l = 0; l < k.levels; l++)
+            cr_assert_eq(optinc_onn_cascade_units(&k, l), shapes[i].units[l], "N %d level %d",
+                         shapes[i].servers, l);
+    }
+    cr_assert_eq(optinc_onn_cascade_shape(&k, 64, 4, 4, 8, &err), OPTINC_EINPUT);
+    cr_assert(strstr(err.message, "give 3 levels"), "%s", err.message);
+    cr_assert_eq(optinc_onn_cascade_shape(&k, 257, 4, 0, 8, &err), OPTINC_EINPUT);
+
+    tu_run r = tu_optinc_start((const char *[]){"onn", "cascade", "netlists/onn4x8.pnl.sp",
+                                                "--servers", "64", "--sample", "20000",
+                                                "--json", NULL});
+    tu_wait(&r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_float_eq(json_number(r.out, "levels"), 3, 0);
+    cr_assert_float_eq(json_number(r.out, "units"), 21, 0);
+    cr_assert_float_eq(json_number(r.out, "hierarchical_accuracy"), 1.0, 0, "%s", r.out);
+    cr_assert(strstr(r.out, "\"unit_accuracy\": 1, \"unit_inputs\": 28561, \"outputs\": 320000, "
+                            "\"wrong\": 0, \"deviating\": 0"), "%s", r.out);
+    const char *e = strstr(r.out, "\"error_vs_flat\": {");
+    cr_assert(e, "%s", r.out);
+    for (int d = 2; d <= OPTINC_ONN_HIST; d++) {
+        char bin[16];
+        snprintf(bin, sizeof bin, "\"%d\":", d);
+        cr_assert(!strstr(e, bin), "an error of %d LSB: %s", d, e);
+        snprintf(bin, sizeof bin, "\"-%d\":", d);
+        cr_assert(!strstr(e, bin), "an error of -%d LSB: %s", d, e);
+    }
+    tu_run_free(&r);
+}
+
 Test(onn, command_line_errors)
 {
     static const char *const cases[][9] = {
