@@ -570,6 +570,25 @@ static void print_sha(FILE *f, const uint8_t *h)
         fprintf(f, "%02x", h[i]);
 }
 
+/* The cascade the optinc all-reduce runs through, from a plan of the run's
+ * configuration: its levels (0: one table, or another algorithm) and the
+ * bytes each level's units receive per step of params elements. */
+static int cascade_bytes(const opts *o, size_t params, uint64_t *bytes)
+{
+    const optinc_train_config *c = &o->cfg;
+    optinc_ar_config cfg = {.algorithm = c->allreduce, .servers = c->servers, .bits = c->bits,
+                            .block_size = c->block_size, .lut = c->lut};
+    optinc_allreduce *ar;
+    optinc_error err;
+    if (!(c->allreduce->flags & OPTINC_AR_ONN) || optinc_allreduce_new(&cfg, &ar, &err))
+        return 0;
+    int levels = optinc_allreduce_levels(ar);
+    for (int l = 0; l < levels; l++)
+        bytes[l] = optinc_allreduce_level_bytes(ar, params, l);
+    optinc_allreduce_free(ar);
+    return levels;
+}
+
 static void print_json(const opts *o, const optinc_train_result *r, const char *aggregator,
                        const optinc_onn_report *rep)
 {
@@ -601,6 +620,12 @@ static void print_json(const opts *o, const optinc_train_result *r, const char *
             }
         printf("}");
     }
+    uint64_t level[OPTINC_ONN_MAX_LEVELS];
+    int levels = cascade_bytes(o, r->params, level);
+    printf(", \"cascade_levels\": %d, \"level_bytes_per_step\": [", levels);
+    for (int l = 0; l < levels; l++)
+        printf("%s%llu", l ? ", " : "", (unsigned long long)level[l]);
+    printf("]");
     cli_json_field(stdout, "test_accuracy", r->test_accuracy);
     cli_json_field(stdout, "train_accuracy", r->train_accuracy);
     cli_json_field(stdout, "train_loss", r->train_loss);
@@ -631,6 +656,15 @@ static void print_text(const opts *o, const optinc_train_result *r, const char *
         for (int k = 0; k < 2 * OPTINC_ONN_HIST + 1; k++)
             if (rep->hist[k] && k != OPTINC_ONN_HIST)
                 printf(" %+d: %llu", k - OPTINC_ONN_HIST, (unsigned long long)rep->hist[k]);
+        printf("\n");
+    }
+    uint64_t level[OPTINC_ONN_MAX_LEVELS];
+    int levels = cascade_bytes(o, r->params, level);
+    if (levels) {
+        printf("cascade: %d levels of %d-server units; bytes into each level per step:", levels,
+               c->lut ? c->lut->servers : 4);
+        for (int l = 0; l < levels; l++)
+            printf(" %llu", (unsigned long long)level[l]);
         printf("\n");
     }
     printf("%5s %8s %10s %9s %9s %14s %12s\n", "epoch", "step", "loss", "train", "test",
