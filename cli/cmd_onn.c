@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include "cli/cli.h"
 #include "cli/options.h"
+#include "optinc/costmodel.h"
 #include "optinc/fileio.h"
 #include "optinc/netlist.h"
 #include "optinc/onn.h"
@@ -28,6 +29,7 @@ static const char usage_text[] =
     "       optinc onn verify SPEC|NET [options]      check the compiled ONN exhaustively\n"
     "       optinc onn export SPEC|NET [options]      error histogram / aggregation table\n"
     "       optinc onn cascade UNIT|LEVEL1 [LEVEL2] [options]  check a cascade\n"
+    "       optinc onn cost UNIT [UNIT] [options]     what its cascades cost\n"
     "'optinc onn COMMAND --help' lists a command's options.  See optinc-onn(1), optinc-onn(7).\n";
 
 /* ---- shared options -------------------------------------------------------- */
@@ -1010,6 +1012,148 @@ static int onn_cascade(const cli_cmd *cmd, int argc, char **argv)
     return cascade_any(cmd, operand[0], &d, &dev, servers, levels, sample, seed, json);
 }
 
+/* ---- cost -------------------------------------------------------------------- */
+
+/* What the rows of the cost table assume, beside the chip file. */
+typedef struct cost_opts {
+    double mzi_um, coupler_um, group_index;
+    double resnet_batch, llama_tokens;
+} cost_opts;
+
+/* Light's speed in um/ps. */
+#define C_UM_PER_PS 299.792458
+
+/* One row of the cost table: the cascade of unit c (meta m, area a) for N
+ * servers. */
+static void cost_row(const char *path, const optinc_onn_meta *m, const optinc_onn_area *a,
+                     const optinc_onn_cascade *k, const optinc_chip_spec *chip,
+                     const cost_opts *o, const optinc_costmodel *cm, int json, int first)
+{
+    long units = 0;
+    for (int l = 0; l < k->levels; l++)
+        units += optinc_onn_cascade_units(k, l);
+    int depth = a->depth_mzis * k->levels, couplers = a->depth_couplers * k->levels;
+    double loss = chip ? a->layer_depth_mzis * chip->components.mzi.insertion_loss_dB : -1.0;
+    double ps = (depth * o->mzi_um + couplers * o->coupler_um) * o->group_index / C_UM_PER_PS;
+    /* per element and server: b-bit codes plus a float32 scale per block
+     * against float32 words over the ring */
+    double opt_bytes = m->bits / 8.0 + 4.0 / OPTINC_AR_DEFAULT_BLOCK;
+    double ring_bytes = 2.0 * (k->servers - 1) / k->servers * 4.0;
+    optinc_iteration r, l;
+    optinc_cost_iteration(cm, &optinc_workload_resnet50, o->resnet_batch, k->servers, m->bits,
+                          &r);
+    optinc_cost_iteration(cm, &optinc_workload_llama, o->llama_tokens, k->servers, m->bits, &l);
+    if (json) {
+        printf("%s{\"unit\": ", first ? "" : ", ");
+        cli_json_string(stdout, path);
+        printf(", \"servers\": %d, \"bits\": %d, \"levels\": %d, \"units\": %ld, "
+               "\"mzis\": %ld", k->servers, m->bits, k->levels, units, a->netlist_mzis * units);
+        cli_json_field(stdout, "area", a->model.total * (double)units);
+        cli_json_field(stdout, "svd_area", a->svd.total * (double)units);
+        cli_json_field(stdout, "area_ratio", a->ratio);
+        printf(", \"depth_mzis\": %d, \"depth_couplers\": %d", depth, couplers);
+        printf(", \"layer_depth_mzis\": %d", a->layer_depth_mzis);
+        if (chip) {
+            cli_json_field(stdout, "layer_loss_dB", loss);
+            cli_json_field(stdout, "path_loss_dB",
+                           depth * chip->components.mzi.insertion_loss_dB);
+        }
+        cli_json_field(stdout, "latency_ps", ps);
+        cli_json_field(stdout, "bytes_per_element", opt_bytes);
+        cli_json_field(stdout, "ring_bytes_per_element", ring_bytes);
+        cli_json_field(stdout, "resnet50_saving", r.saving);
+        cli_json_field(stdout, "llama_saving", l.saving);
+        printf("}");
+        return;
+    }
+    char lossbuf[32] = "-";
+    if (chip)
+        snprintf(lossbuf, sizeof lossbuf, "%.1f", loss);
+    printf("%5d %4d %6d %6ld %10ld %12.0f %12.0f %6.1f%% %6d %8d %8s %9.1f %7.3f %7.3f "
+           "%6.2fx %7.1f%% %7.1f%%\n", k->servers, m->bits, k->levels, units,
+           a->netlist_mzis * units, a->model.total * (double)units, a->svd.total * (double)units,
+           100.0 * a->ratio, depth, couplers, lossbuf, ps, opt_bytes, ring_bytes,
+           ring_bytes / opt_bytes, 100.0 * r.saving, 100.0 * l.saving);
+}
+
+static int onn_cost(const cli_cmd *cmd, int argc, char **argv)
+{
+    cost_opts o = {.mzi_um = 150, .coupler_um = 15, .group_index = 4.2, .resnet_batch = 64,
+                   .llama_tokens = 8192};
+    int json = 0, chip_given = 0, max_servers = OPTINC_ONN_CASCADE_MAX_SERVERS;
+    const char *chip_path = NULL, *operand[CLI_MAX_OPERANDS];
+    const cli_opt opts[] = {
+        CLI_OPT_JSON(&json, "print the table as JSON"),
+        CLI_OPT_CHIP(&chip_path, &chip_given, "the chip file whose MZI loss the loss column uses"),
+        {"servers", 0, CLI_INT, CLI_DST(int, &max_servers), "N",
+         "rows for F, F^2, ... servers up to N", .min = 2,
+         .max = OPTINC_ONN_CASCADE_MAX_SERVERS, .dflt = "256"},
+        {"mzi-length-um", 0, CLI_DOUBLE, CLI_DST(double, &o.mzi_um), "UM",
+         "length of one MZI along the light (um)", .lo = 0, .hi = 1e6, .dflt = "150"},
+        {"coupler-length-um", 0, CLI_DOUBLE, CLI_DST(double, &o.coupler_um), "UM",
+         "length of one fixed splitter or combiner (um)", .lo = 0, .hi = 1e6, .dflt = "15"},
+        {"group-index", 0, CLI_DOUBLE, CLI_DST(double, &o.group_index), "NG",
+         "group index of the waveguides", .lo = 1, .hi = 10, .dflt = "4.2"},
+        {"resnet-batch", 0, CLI_DOUBLE, CLI_DST(double, &o.resnet_batch), "B",
+         "ResNet50 images per server and step (cost model)", .lo = 1, .hi = 1e9, .dflt = "64"},
+        {"llama-tokens", 0, CLI_DOUBLE, CLI_DST(double, &o.llama_tokens), "T",
+         "LLaMA tokens per server and step (cost model)", .lo = 1, .hi = 1e12, .dflt = "8192"},
+        CLI_OPT_END};
+    int rc = cli_parse(cmd, opts, argc, argv, operand);
+    if (rc >= 0)
+        return rc;
+    optinc_error err = {0};
+    optinc_chip_spec chip;
+    optinc_costmodel cm;
+    optinc_costmodel_defaults(&cm);
+    optinc_status st = OPTINC_OK;
+    if (chip_given) {
+        cli_input(chip_path, "chip file");
+        st = optinc_chip_spec_load(chip_path, cli_read_opts(), &chip, &err);
+    }
+    if (json && !st) {
+        printf("{\"mzi_length_um\": ");
+        cli_json_number(stdout, o.mzi_um);
+        cli_json_field(stdout, "coupler_length_um", o.coupler_um);
+        cli_json_field(stdout, "group_index", o.group_index);
+        printf(", \"rows\": [");
+    } else if (!st)
+        printf("%5s %4s %6s %6s %10s %12s %12s %7s %6s %8s %8s %9s %7s %7s %7s %8s %8s\n", "N",
+               "bits", "levels", "units", "MZIs", "area", "SVD area", "ratio", "depth",
+               "couplers", "loss dB", "ps", "B/el", "ring", "saved", "ResNet50", "LLaMA");
+    for (int u = 0, first = 1; !st && u < CLI_MAX_OPERANDS && operand[u]; u++) {
+        optinc_circuit *c = NULL;
+        optinc_onn_meta m;
+        optinc_onn_area a;
+        if (!(st = load_onn(operand[u], NULL, &c, &m, &err)) && m.level)
+            st = optinc_fail(&err, OPTINC_EINPUT, operand[u], 0, 0,
+                             "this ONN is a level of a two-level cascade: give one unit");
+        if (!st)
+            optinc_onn_area_of(c, &m, &a);
+        for (int N = m.fan_in; !st && N <= max_servers; N *= m.fan_in, first = 0) {
+            optinc_onn_cascade k;
+            if (!(st = optinc_onn_cascade_shape(&k, N, m.fan_in, 0, m.bits, &err)))
+                cost_row(operand[u], &m, &a, &k, chip_given ? &chip : NULL, &o, &cm, json,
+                         first);
+        }
+        optinc_circuit_free(c);
+    }
+    if (st)
+        return cli_report(cmd, &err, st);
+    if (json)
+        printf("]}\n");
+    else
+        printf("(depth: MZIs on the longest path, attenuators included, times the levels; "
+               "loss: the MZIs of the longest path through one layer, between two "
+               "regenerations, at the chip file's loss per MZI; "
+               "ps through the optics at %g um per MZI, %g um per coupler, group index %g; "
+               "B/el: bytes per element and server, ring's float32 words over the ring; "
+               "saving of the cost model's step, ResNet50 at %g images, LLaMA at %g tokens "
+               "per server)\n", o.mzi_um, o.coupler_um, o.group_index, o.resnet_batch,
+               o.llama_tokens);
+    return 0;
+}
+
 /* The subcommands, and what their --help says besides the options. */
 static const struct onn_command {
     cli_cmd cmd;
@@ -1029,6 +1173,10 @@ static const struct onn_command {
       "Checks a cascade of one unit over --servers or --levels (each level's "
       "chip\nexhaustively, then N random end-to-end inputs), or the two-level "
       "cascade of\nLEVEL1 and LEVEL2."}, onn_cascade},
+    {{"onn cost", "UNIT [UNIT]", NULL,
+      "Tabulates what cascades of each unit cost for F, F^2, ... servers: "
+      "MZIs, area\nagainst SVD, optical depth, loss, latency, bytes per server "
+      "and the cost\nmodel's step saving."}, onn_cost},
 };
 
 int cmd_onn(int argc, char **argv)
@@ -1045,5 +1193,5 @@ int cmd_onn(int argc, char **argv)
     for (size_t i = 0; i < sizeof onn_commands / sizeof onn_commands[0]; i++)
         if (!strcmp(sub, onn_commands[i].cmd.name + strlen("onn ")))
             return onn_commands[i].run(&onn_commands[i].cmd, argc - 1, argv + 1);
-    return cli_usage_error("onn", "unknown command '%s' (train, verify, export or cascade)", sub);
+    return cli_usage_error("onn", "unknown command '%s' (train, verify, export, cascade or cost)", sub);
 }

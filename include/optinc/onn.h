@@ -434,6 +434,12 @@ typedef struct optinc_onn_area {
     optinc_onn_cost model;     /* the segmented design (counting model) */
     optinc_onn_cost svd;       /* the same network realized by SVD */
     double ratio;              /* model.total / svd.total */
+    int depth_mzis;            /* MZIs (attenuators included) on the longest path from an
+                                  input to an output; 0 when out of memory */
+    int depth_couplers;        /* fixed splitters and combiners on that path */
+    int layer_depth_mzis;      /* MZIs on the longest path through one layer: the light
+                                  is detected and re-emitted at every layer's activation,
+                                  so this is the loss a detector sees */
 } optinc_onn_area;
 
 void optinc_onn_area_of(const optinc_circuit *c, const optinc_onn_meta *m, optinc_onn_area *a);
