@@ -27,8 +27,9 @@
  *                thread (what the emulation costs, whatever else runs).
  * Targets (TARGET lines, bench.h): the optinc emulation >= 1.5x as fast as
  * MPI_Allreduce, wall time; the training overhead <= 5 %; the cascade's CPU
- * time per server and element at 256 servers <= 2x that at 4 (the lookups
- * grow as N/4 + N/16 + ... < N/3, so linear growth in N is the aim).
+ * time per server and element at 256 servers <= 1.5x that at 16, the first
+ * cascade (the lookups grow as N/4 + N/16 + ... < N/3, so linear growth in
+ * N is the aim; 4 servers are one unit, whose index vectorizes, quantize.c).
  *
  * The machine these run on is often shared, so in-process figures are given
  * both in wall time and in the process's CPU time, and the load average is
@@ -158,7 +159,7 @@ static void bench_cascade(void)
            bench_loadavg(load, sizeof load));
     printf("%8s %7s %11s %13s %10s %13s %10s %12s\n", "servers", "levels", "optinc ms",
            "quantized ms", "/ quant", "ns/server-el", "MiB held", "MiB/server");
-    double first_ns = 0.0, first_mib = 0.0, ns = 0.0, mib = 0.0;
+    double first_ns = 0.0, first_mib = 0.0, ns = 0.0, mib = 0.0, ns16 = 0.0;
     for (int N = 4; N <= 256; N *= 4) {
         double base = allocated_bytes(), held;
         float **g = malloc((size_t)N * sizeof *g);
@@ -172,6 +173,8 @@ static void bench_cascade(void)
             first_ns = ns;
             first_mib = mib;
         }
+        if (N == 16)
+            ns16 = ns;
         int levels = 0;
         for (int k = N; k > 1; k /= 4)
             levels++;
@@ -181,10 +184,10 @@ static void bench_cascade(void)
             free(g[i]);
         free(g);
     }
-    printf("from 4 to 256 servers (x64): time per server-element x%.2f, memory x%.1f\n",
-           ns / first_ns, mib / first_mib);
-    bench_target("optinc cascade, CPU time per server-element, 256 vs 4 servers", ns / first_ns,
-                 "<=", 2.0, "x");
+    printf("from 4 to 256 servers (x64): time per server-element x%.2f (from 16: x%.2f), "
+           "memory x%.1f\n", ns / first_ns, ns / ns16, mib / first_mib);
+    bench_target("optinc cascade, CPU time per server-element, 256 vs 16 servers", ns / ns16,
+                 "<=", 1.5, "x");
     optinc_agg_lut_free(unit);
 }
 
