@@ -734,7 +734,9 @@ static optinc_status load_aggregator(opts *o, optinc_err_hist **hist, optinc_agg
     *have_rep = 0;
     int exact = o->onn && !strcmp(o->onn, "exact");
     if (onn || from_onn) {
-        st = exact ? optinc_agg_lut_exact(o->cfg.servers, o->cfg.bits, lut, err)
+        /* exact: N's table, or a 4-server unit's for a cascade when N's is too large */
+        int unit = optinc_agg_lut_fits(o->cfg.servers, o->cfg.bits) ? o->cfg.servers : 4;
+        st = exact ? optinc_agg_lut_exact(unit, o->cfg.bits, lut, err)
                    : onn_table(o, lut, rep, err);
         if (st)
             return st;

@@ -986,6 +986,55 @@ Test(onn, cascade_of_any_depth, .timeout = 120)
     tu_run_free(&r);
 }
 
+/* The optical depth of the shipped unit against the stages it is made of:
+ * its full Clements meshes have a path through one MZI of every column, so
+ * the longest path through a layer is its meshes' columns plus one
+ * attenuator per attenuator column (and per split trim column), and the
+ * layers add up; `onn cost` multiplies by the levels and the units. */
+Test(onn, cost_of_the_cascades, .timeout = 60)
+{
+    optinc_circuit *c;
+    optinc_onn_meta m;
+    optinc_onn_area a;
+    optinc_error err;
+    cr_assert_eq(optinc_onn_load("netlists/onn4x8.pnl.sp", NULL, &c, &m, &err), OPTINC_OK, "%s",
+                 err.message);
+    optinc_onn_area_of(c, &m, &a);
+    int total = 0, widest = 0;
+    for (int l = 0; l < c->n_layers; l++) {
+        int depth = 0;
+        for (int s = 0; s < c->layers[l].n_stages; s++) {
+            const optinc_stage *st = &c->layers[l].stage[s];
+            depth += st->kind == OPTINC_STAGE_MESH ? st->mesh->n_columns
+                     : st->kind == OPTINC_STAGE_ATT ? 1
+                     : st->kind == OPTINC_STAGE_SPLIT ? st->n_att > 0 : 0;
+        }
+        total += depth;
+        widest = depth > widest ? depth : widest;
+    }
+    cr_assert_eq(a.depth_mzis, total);
+    cr_assert_eq(a.layer_depth_mzis, widest);
+    optinc_circuit_free(c);
+    tu_run r = tu_optinc_start((const char *[]){"onn", "cost", "netlists/onn4x8.pnl.sp",
+                                                "--chip", "specs/chips/realistic8.yaml", "--json",
+                                                NULL});
+    tu_wait(&r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const long units[] = {1, 5, 21, 85};
+    const char *row = r.out;
+    for (int k = 0; k < 4; k++) {
+        row = strstr(row, "{\"unit\"");
+        cr_assert(row, "%s", r.out);
+        cr_assert_float_eq(json_number(row, "units"), units[k], 0);
+        cr_assert_float_eq(json_number(row, "mzis"), units[k] * a.netlist_mzis, 0);
+        cr_assert_float_eq(json_number(row, "depth_mzis"), (k + 1) * total, 0);
+        /* 0.1 dB per MZI in the chip file; the product's rounding is an ulp */
+        cr_assert_float_eq(json_number(row, "layer_loss_dB"), 0.1 * widest, 1e-12);
+        row++;
+    }
+    tu_run_free(&r);
+}
+
 Test(onn, command_line_errors)
 {
     static const char *const cases[][9] = {
@@ -998,6 +1047,10 @@ Test(onn, command_line_errors)
         {"onn", "train", "-o", "x.yaml", "--resume", "specs/onn4x8.yaml", "--output-code", "gray",
          NULL},
         {"onn", "export", "specs/onn4x8.yaml", NULL},
+        {"onn", "cascade", "netlists/onn4x8.pnl.sp", "--servers", "64", "--levels", "4", NULL},
+        {"onn", "cascade", "specs/cascade/onn16x8_level1.yaml", "--servers", "64", NULL},
+        {"onn", "cascade", "a.sp", "b.sp", "--levels", "2", NULL},
+        {"onn", "cost", "specs/cascade/onn16x8_level1.yaml", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tu_run r = tu_optinc(cases[i]);
@@ -1029,8 +1082,8 @@ Test(onn, command_line_errors)
     /* every option a subcommand's --help names is in optinc-onn(1) */
     char *man = tu_read_file("man/optinc-onn.1", NULL);
     cr_assert(man);
-    static const char *const helps[] = {"train", "verify", "export", "cascade"};
-    for (int i = 0; i < 4; i++) {
+    static const char *const helps[] = {"train", "verify", "export", "cascade", "cost"};
+    for (int i = 0; i < 5; i++) {
         tu_run h = tu_optinc((const char *[]){"onn", helps[i], "--help", NULL});
         cr_assert_eq(h.status, 0);
         cr_assert(strstr(h.out, "usage: optinc onn"));
