@@ -83,6 +83,16 @@ static optinc_err_hist *errors_at_rate(double p_error)
     return h;
 }
 
+/* The largest magnitude over N servers' elements [lo, hi): a block's scale. */
+static float block_max(float *const *g, int N, size_t lo, size_t hi)
+{
+    float m = 0.0f;
+    for (int i = 0; i < N; i++)
+        for (size_t j = lo; j < hi; j++)
+            m = fmaxf(m, fabsf(g[i][j]));
+    return m;
+}
+
 static void run(optinc_allreduce *ar, uint64_t step, float **g, size_t n, optinc_ar_stats *st)
 {
     optinc_error err;
@@ -287,10 +297,7 @@ Test(allreduce, optinc_equals_quantized_and_direct)
         run(pb, 0, b, n, NULL);
         for (size_t lo = 0; lo < n; lo += 64) {
             size_t hi = lo + 64 < n ? lo + 64 : n;
-            float m = 0.0f;
-            for (int i = 0; i < N; i++)
-                for (size_t j = lo; j < hi; j++)
-                    m = fmaxf(m, fabsf(ref[i][j]));
+            float m = block_max(ref, N, lo, hi);
             for (size_t j = lo; j < hi; j++) {
                 int64_t sum = 0;
                 for (int i = 0; i < N; i++)
@@ -351,26 +358,21 @@ Test(allreduce, cascade_is_the_hierarchical_average)
         cr_assert_eq(optinc_allreduce_level_bytes(pa, n, L), 0);
         run(pa, 0, a, n, NULL);
         run(pb, 0, b, n, NULL);
-        for (size_t lo = 0; lo < n; lo += 64) {
-            size_t hi = lo + 64 < n ? lo + 64 : n;
-            float m = 0.0f;
+        for (size_t j = 0; j < n; j++) {      /* blocks of 64 (plan's block size) */
+            size_t lo = j / 64 * 64;
+            float m = block_max(ref, N, lo, lo + 64 < n ? lo + 64 : n);
+            int codes[256];
             for (int i = 0; i < N; i++)
-                for (size_t j = lo; j < hi; j++)
-                    m = fmaxf(m, fabsf(ref[i][j]));
-            for (size_t j = lo; j < hi; j++) {
-                int codes[256];
-                for (int i = 0; i < N; i++)
-                    codes[i] = (int)nearbyintf(ref[i][j] * ((float)TOP8 / m)) + ZERO8;
-                for (int live = N; live > 1; live /= 4)
-                    for (int u = 0; u < live / 4; u++)
-                        codes[u] = optinc_agg_exact_code(4, 8, (int64_t)codes[4 * u] +
-                                                         codes[4 * u + 1] + codes[4 * u + 2] +
-                                                         codes[4 * u + 3]);
-                float want = (float)(codes[0] - ZERO8) * (m / (float)TOP8);
-                for (int i = 0; i < N; i++) {
-                    cr_assert_eq(a[i][j], want, "N %d element %zu", N, j);
-                    cr_assert_eq(b[i][j], want, "N %d element %zu (codes path)", N, j);
-                }
+                codes[i] = (int)nearbyintf(ref[i][j] * ((float)TOP8 / m)) + ZERO8;
+            for (int live = N; live > 1; live /= 4)
+                for (int u = 0; u < live / 4; u++)
+                    codes[u] = optinc_agg_exact_code(4, 8, (int64_t)codes[4 * u] +
+                                                     codes[4 * u + 1] + codes[4 * u + 2] +
+                                                     codes[4 * u + 3]);
+            float want = (float)(codes[0] - ZERO8) * (m / (float)TOP8);
+            for (int i = 0; i < N; i++) {
+                cr_assert_eq(a[i][j], want, "N %d element %zu", N, j);
+                cr_assert_eq(b[i][j], want, "N %d element %zu (codes path)", N, j);
             }
         }
         optinc_allreduce_free(pa);
