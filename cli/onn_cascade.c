@@ -33,7 +33,7 @@ static int devices_drawn(const optinc_onn_devices *dev)
  * (chip seed optinc_chip_seed(seed, level)), then the end-to-end check. */
 static int cascade_any(const cli_cmd *cmd, const char *path, const device_opts *d,
                        const optinc_onn_devices *dev, int servers, int levels, uint64_t sample,
-                       uint64_t seed, int json)
+                       uint64_t seed, double spread, int json)
 {
     optinc_error err = {0};
     optinc_circuit *c = NULL;
@@ -60,7 +60,7 @@ static int cascade_any(const cli_cmd *cmd, const char *path, const device_opts *
             k.lut[l] = lut[l];
     }
     if (!st)
-        st = optinc_onn_cascade_check(&k, sample, seed, &r, &err);
+        st = optinc_onn_cascade_check(&k, sample, seed, spread, &r, &err);
     optinc_onn_area a;
     long units = 0;
     if (!st) {
@@ -93,6 +93,7 @@ static int cascade_any(const cli_cmd *cmd, const char *path, const device_opts *
             printf("}");
         }
         printf("], \"samples\": %llu", (unsigned long long)sample);
+        cli_json_field(stdout, "spread", spread);
         cli_json_field(stdout, "hierarchical_accuracy", (double)r.exact_hierarchical / n);
         cli_json_field(stdout, "flat_accuracy", (double)r.exact_flat / n);
         cli_json_field(stdout, "exact_units_flat_accuracy", (double)r.ideal_exact_flat / n);
@@ -116,8 +117,11 @@ static int cascade_any(const cli_cmd *cmd, const char *path, const device_opts *
             hist_text(v->hist);
             printf("\n");
         }
-        printf("end to end: %llu random %d-server inputs, %llu equal to the exact units' "
-               "cascade (%.6f)\n", (unsigned long long)sample, k.servers,
+        char how[64] = "uniform";
+        if (spread > 0)
+            snprintf(how, sizeof how, "gradient-like (zero code + N(0, %g) LSB)", spread);
+        printf("end to end: %llu random %d-server inputs, %s, %llu equal to the exact units' "
+               "cascade (%.6f)\n", (unsigned long long)sample, k.servers, how,
                (unsigned long long)r.exact_hierarchical, (double)r.exact_hierarchical / n);
         printf("against the flat average rounded once: %.6f exact, errors in LSBs:",
                (double)r.exact_flat / n);
@@ -231,6 +235,7 @@ int onn_cascade(const cli_cmd *cmd, int argc, char **argv)
     device_defaults(&d);
     uint64_t sample = 100000, seed = 1;
     int json = 0, servers = 16, levels = 0, servers_given = 0, levels_given = 0;
+    double spread = 0;
     const char *operand[CLI_MAX_OPERANDS];
     const cli_opt opts[] = {
         CLI_OPT_JSON(&json, "print the report as JSON"),
@@ -244,14 +249,17 @@ int onn_cascade(const cli_cmd *cmd, int argc, char **argv)
         {"sample", 0, CLI_U64, CLI_DST(uint64_t, &sample), "N", "random end-to-end inputs",
          .min = 1, .max = 1ull << 34},
         CLI_OPT_SEED(&seed, NULL, NULL, "seed of the end-to-end inputs"),
+        {"spread", 0, CLI_DOUBLE, CLI_DST(double, &spread), "LSB",
+         "a cascade of one unit: gradient-like codes, the zero code + N(0, LSB); 0 uniform",
+         .lo = 0, .hi = 1e6},
         DEVICE_OPTIONS(&d),
         CLI_OPT_END};
     int rc = parse_devices(cmd, opts, argc, argv, operand, &d);
     if (rc >= 0)
         return rc;
-    if (operand[1] && (servers_given || levels_given))
+    if (operand[1] && (servers_given || levels_given || spread > 0))
         return cli_usage_error(cmd->name, "two levels LEVEL1 LEVEL2 serve fan_in^2 servers; "
-                               "--servers and --levels are for a cascade of one UNIT");
+                               "--servers, --levels and --spread are for a cascade of one UNIT");
     optinc_error err = {0};
     optinc_onn_devices dev;
     optinc_status st = device_finish(&d, &dev, &err);
@@ -261,7 +269,7 @@ int onn_cascade(const cli_cmd *cmd, int argc, char **argv)
         return cascade_two(cmd, operand, &dev, sample, seed, json);
     if (levels_given && !servers_given)
         servers = 0;    /* fan_in^L, once the unit says its fan_in */
-    return cascade_any(cmd, operand[0], &d, &dev, servers, levels, sample, seed, json);
+    return cascade_any(cmd, operand[0], &d, &dev, servers, levels, sample, seed, spread, json);
 }
 
 /* ---- cost -------------------------------------------------------------------- */

@@ -518,11 +518,13 @@ typedef struct optinc_onn_cascade_report {
     optinc_onn_cascade_level level[OPTINC_ONN_MAX_LEVELS];
 } optinc_onn_cascade_report;
 
-/* Draws `samples` sets of N uniform b-bit codes from seed and runs them
- * through c's tables and through exact units.  Every lut[l] must be one
- * unit of c's fan_in and bits. */
+/* Draws `samples` sets of N b-bit codes from seed, uniform (spread 0) or
+ * gradient-like (the code of zero plus a normal value of standard deviation
+ * spread LSBs, rounded and clamped), and runs them through c's tables and
+ * through exact units.  Every lut[l] must be one unit of c's fan_in and
+ * bits. */
 optinc_status optinc_onn_cascade_check(const optinc_onn_cascade *c, uint64_t samples,
-                                       uint64_t seed, optinc_onn_cascade_report *r,
-                                       optinc_error *err);
+                                       uint64_t seed, double spread,
+                                       optinc_onn_cascade_report *r, optinc_error *err);
 
 #endif

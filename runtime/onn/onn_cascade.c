@@ -15,6 +15,7 @@
  * inputs (when N is not a power of F) carry the code of zero, so the
  * cascade outputs the sum over F^L slots: the receivers scale by F^L / N.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "optinc/onn.h"
@@ -102,9 +103,20 @@ static int hist_bin(long d)
                                                                  : d + OPTINC_ONN_HIST);
 }
 
+/* A server's code: uniform, or the zero code plus a normal value of
+ * standard deviation spread LSBs, rounded and clamped to the code range. */
+static uint32_t server_code(optinc_rng *rng, int bits, double spread)
+{
+    if (spread <= 0)
+        return (uint32_t)optinc_rng_below(rng, 1ull << bits);
+    double v = nearbyint(optinc_code_zero(bits) + spread * optinc_rng_normal(rng));
+    double top = (double)((1ull << bits) - 1);
+    return (uint32_t)(v < 0 ? 0 : v > top ? top : v);
+}
+
 optinc_status optinc_onn_cascade_check(const optinc_onn_cascade *c, uint64_t samples,
-                                       uint64_t seed, optinc_onn_cascade_report *r,
-                                       optinc_error *err)
+                                       uint64_t seed, double spread,
+                                       optinc_onn_cascade_report *r, optinc_error *err)
 {
     memset(r, 0, sizeof *r);
     for (int l = 0; l < c->levels; l++)
@@ -119,7 +131,7 @@ optinc_status optinc_onn_cascade_check(const optinc_onn_cascade *c, uint64_t sam
     uint32_t chip[2][OPTINC_ONN_CASCADE_MAX_SERVERS], ideal[2][OPTINC_ONN_CASCADE_MAX_SERVERS];
     for (uint64_t s = 0; s < samples; s++) {
         for (int i = 0; i < c->servers; i++)
-            codes[i] = (uint32_t)optinc_rng_below(&rng, 1ull << c->bits);
+            codes[i] = server_code(&rng, c->bits, spread);
         const uint32_t *ci = codes, *ii = codes;
         int n = c->servers;
         for (int l = 0; l < c->levels; l++) {
