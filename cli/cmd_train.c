@@ -366,8 +366,26 @@ static int cost_model(const opts *o)
         }
     printf("(batch in %ss per server; LLaMA rows in tokens.  Paper: ResNet50 > 25%%, "
            "LLaMA ~17%%, which this model reaches only when communication is 75%% / 51%% "
-           "of the ring iteration: saving = share x (N-2)/(2(N-1)).)\n",
+           "of the ring iteration: saving = share x (N-2)/(2(N-1)).)\n\n",
            optinc_workload_resnet50.sample);
+    /* the same model past one unit: optinc's bytes stay one word per element
+     * (a cascade of units, optinc-onn(7)), ring's approach 2 */
+    const int sizes[4] = {4, 16, 64, 256};
+    printf("Modelled saving by servers N (the same settings):\n%-22s %10s", "workload",
+           "batch/srv");
+    for (int k = 0; k < 4; k++)
+        printf("   N = %-4d", sizes[k]);
+    printf("\n");
+    for (int w = 0; w < 2; w++)
+        for (int b = 0; b < 5; b++) {
+            printf("%-22s %10.0f", wl[w]->name, batches[w][b]);
+            for (int k = 0; k < 4; k++) {
+                optinc_iteration it;
+                optinc_cost_iteration(cm, wl[w], batches[w][b], sizes[k], o->cfg.bits, &it);
+                printf(" %9.1f%%", 100.0 * it.saving);
+            }
+            printf("\n");
+        }
     return 0;
 }
 
