@@ -495,6 +495,8 @@ typedef struct optinc_onn_cascade {
  * be the fewest).  The caller sets lut[]. */
 optinc_status optinc_onn_cascade_shape(optinc_onn_cascade *c, int servers, int fan_in,
                                        int levels, int bits, optinc_error *err);
+/* L when fan_in^L = servers (2 <= servers <= 256), else -1. */
+int optinc_onn_cascade_depth(int fan_in, int servers);
 /* Units of level `level` (0-based) that carry at least one live input. */
 long optinc_onn_cascade_units(const optinc_onn_cascade *c, int level);
 

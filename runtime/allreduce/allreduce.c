@@ -43,7 +43,7 @@ optinc_status optinc_allreduce_new(const optinc_ar_config *cfg, optinc_allreduce
                            "block size %d: give at least 1 element per scale block",
                            cfg->block_size);
     if (cfg->lut && ((cfg->lut->servers != cfg->servers
-                      && optinc_ar_cascade_levels(cfg->lut->servers, cfg->servers) < 1)
+                      && optinc_onn_cascade_depth(cfg->lut->servers, cfg->servers) < 1)
                      || cfg->lut->bits != cfg->bits))
         return optinc_fail(err, OPTINC_EINPUT, cfg->lut->source, 0, 0,
                            "the aggregation table is for %d servers and %d bits, the run has %d "

@@ -8,17 +8,7 @@
  * path to the result, N/F + N/F^2 + ... + 1 in all.
  */
 #include <string.h>
-#include "optinc/onn.h"
 #include "runtime/allreduce/plan.h"
-
-int optinc_ar_cascade_levels(int fan_in, int servers)
-{
-    optinc_onn_cascade k;
-    optinc_error e;
-    return !optinc_onn_cascade_shape(&k, servers, fan_in, 0, 2, &e) && k.slots == servers
-               ? k.levels
-               : -1;
-}
 
 void optinc_ar_cascade(const optinc_allreduce *ar, const uint16_t *const *codes, size_t len,
                        uint16_t *out)

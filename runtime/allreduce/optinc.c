@@ -15,6 +15,7 @@
  */
 #include <stdlib.h>
 #include "optinc/allreduce.h"
+#include "optinc/onn.h"
 #include "runtime/allreduce/plan.h"
 
 static optinc_status optinc_prepare(optinc_allreduce *ar, optinc_error *err)
@@ -23,7 +24,7 @@ static optinc_status optinc_prepare(optinc_allreduce *ar, optinc_error *err)
     const optinc_agg_lut *lut = cfg->lut;
     if (!lut) {      /* the exact table, of a 4-server unit when N's is too large */
         int unit = optinc_agg_lut_fits(cfg->servers, cfg->bits) ? cfg->servers : 4;
-        if (unit != cfg->servers && optinc_ar_cascade_levels(unit, cfg->servers) < 1)
+        if (unit != cfg->servers && optinc_onn_cascade_depth(unit, cfg->servers) < 1)
             return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                                "the exact table of %d servers' %d-bit codes has more than 2^26 "
                                "entries, and a cascade of 4-server units serves 4^L servers: "
@@ -35,7 +36,7 @@ static optinc_status optinc_prepare(optinc_allreduce *ar, optinc_error *err)
         lut = ar->own_lut;
     }
     if (lut->servers != cfg->servers) {
-        ar->levels = optinc_ar_cascade_levels(lut->servers, cfg->servers);
+        ar->levels = optinc_onn_cascade_depth(lut->servers, cfg->servers);
         return OPTINC_OK;
     }
     ar->weight = lut->weight;

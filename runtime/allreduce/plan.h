@@ -87,8 +87,6 @@ void optinc_ar_traffic(const optinc_allreduce *ar, size_t n, int s, optinc_ar_st
 const char *optinc_ar_join(const char *const *names, size_t n, const char *sep,
                            const char *last, char *buf, size_t size);
 
-/* L when fan_in^L = servers (L >= 1), else -1. */
-int optinc_ar_cascade_levels(int fan_in, int servers);
 /* Output codes of len <= TILE elements from the N servers' codes through
  * the plan's cascade (ar->levels > 0). */
 void optinc_ar_cascade(const optinc_allreduce *ar, const uint16_t *const *codes, size_t len,

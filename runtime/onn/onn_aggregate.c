@@ -132,12 +132,8 @@ optinc_status optinc_agg_lut_onn(const char *path, const optinc_read_opts *opts,
     if (st)
         return st;
     const optinc_onn_task *t = &meta.task;
-    optinc_onn_cascade k;
-    optinc_error no;
-    int cascade = t->servers < servers
-                  && !optinc_onn_cascade_shape(&k, servers, t->servers, 0, bits, &no)
-                  && k.slots == servers;
-    if (meta.level != 0 || t->pre != OPTINC_P_DIGIT_SUMS || (t->servers != servers && !cascade)
+    if (meta.level != 0 || t->pre != OPTINC_P_DIGIT_SUMS
+        || (t->servers != servers && optinc_onn_cascade_depth(t->servers, servers) < 1)
         || meta.bits != bits || t->divisor != t->servers) {
         optinc_circuit_free(c);
         return optinc_fail(err, OPTINC_EINPUT, path, 0, 0,

@@ -54,6 +54,15 @@ optinc_status optinc_onn_cascade_shape(optinc_onn_cascade *c, int servers, int f
     return OPTINC_OK;
 }
 
+int optinc_onn_cascade_depth(int fan_in, int servers)
+{
+    optinc_onn_cascade k;
+    optinc_error no;
+    return !optinc_onn_cascade_shape(&k, servers, fan_in, 0, 2, &no) && k.slots == servers
+               ? k.levels
+               : -1;
+}
+
 long optinc_onn_cascade_units(const optinc_onn_cascade *c, int level)
 {
     long live = c->servers;
