@@ -470,8 +470,8 @@ void optinc_onn_lut_free(optinc_onn_lut *lut);
  * level l + 1 groups of F of level l's output codes, which are codes of the
  * servers' width and offset, so every level is the same unit and P forms
  * its digit sums as at level 1.  Rounding enters once per level: exact
- * units compute the hierarchical average, within (L - 1)/2 + 1/2 LSB of the
- * flat average before the last rounding.  When N is not a power of F, the
+ * units compute the hierarchical average, within L/2 LSB of the flat
+ * average, so within (L + 1)/2 of that average rounded once.  When N is not a power of F, the
  * servers fill the first N of the F^L slots and the idle inputs carry the
  * code of zero (optinc_code_zero); a unit whose inputs are all idle is left
  * out, and the result is the sum over F^L slots, which the receivers scale
