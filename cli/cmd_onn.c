@@ -1,12 +1,13 @@
 /*
- * cmd_onn.c - `optinc onn train|verify|export|cascade`: the OptINC optical
- * neural network from the command line.  A thin layer over onn.h: train
- * writes a spec (atomically), verify runs the compiled circuit exhaustively,
- * export writes what the data-parallel trainer consumes (error histogram,
- * aggregation table), cascade checks a two-level cascade.  Each subcommand
- * has its own option table (options.h); the task and device options some of
- * them share are defined once below.  See optinc-onn(1) and, for the
- * design, optinc-onn(7).
+ * cmd_onn.c - `optinc onn train|verify|export|cascade|cost`: the OptINC
+ * optical neural network from the command line.  A thin layer over onn.h:
+ * train writes a spec (atomically), verify runs the compiled circuit
+ * exhaustively, export writes what the data-parallel trainer consumes (error
+ * histogram, aggregation table); cascade and cost (onn_cascade.c) check
+ * cascades and tabulate what they cost.  Each subcommand has its own option
+ * table (options.h); the task and device options some of them share are
+ * defined once (onn_cli.h, here).  See optinc-onn(1) and, for the design,
+ * optinc-onn(7).
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "cli/onn_cli.h"
 #include "cli/options.h"
 #include "optinc/fileio.h"
 #include "optinc/netlist.h"
@@ -27,21 +29,12 @@ static const char usage_text[] =
     "usage: optinc onn train -o SPEC.yaml [options]   train an ONN, write its spec\n"
     "       optinc onn verify SPEC|NET [options]      check the compiled ONN exhaustively\n"
     "       optinc onn export SPEC|NET [options]      error histogram / aggregation table\n"
-    "       optinc onn cascade LEVEL1 LEVEL2 [options] check a two-level cascade\n"
+    "       optinc onn cascade UNIT|LEVEL1 [LEVEL2] [options]  check a cascade\n"
+    "       optinc onn cost UNIT [UNIT] [options]     what its cascades cost\n"
     "'optinc onn COMMAND --help' lists a command's options.  See optinc-onn(1), optinc-onn(7).\n";
 
 /* ---- shared options -------------------------------------------------------- */
 
-/* The task of train, and of verify for a netlist whose spec is gone: a given
- * option overrides the ONN's own (verify) or the default (train). */
-typedef struct task_opts {
-    int servers, bits, level, pre, rounding, code;
-    int servers_given, bits_given, level_given, pre_given, rounding_given, code_given;
-} task_opts;
-
-/* The ONN library takes 2..64 servers and even widths up to 30 bits (a
- * cascade keeps one extra digit of a 32-bit code), narrower than what
- * `optinc train` takes. */
 #define TASK_OPTIONS(t, d)                                                                   \
     {"servers", 0, CLI_INT, CLI_DST(int, &(t)->servers), "N", "servers per unit", .min = 2,  \
      .max = 64, .given = &(t)->servers_given, .dflt = d},                                    \
@@ -97,41 +90,14 @@ static optinc_status task_apply(const task_opts *t, optinc_onn_meta *m, optinc_e
     return st;
 }
 
-/* The chip verify, export and cascade evaluate: dev.ideal is 1 (ideal
- * devices), 0 (--programmed) or OPTINC_ONN_CONTINUOUS (--continuous), the
- * last of those two given; --sigma alone means --programmed.  --chip FILE
- * gives the whole device model instead (a chip file), and excludes them. */
-typedef struct device_opts {
-    optinc_onn_devices dev;
-    int sigma_given, chip_given;
-    const char *chip_path;
-    optinc_chip_spec chip;
-} device_opts;
-
-#define DEVICE_OPTIONS(d)                                                                    \
-    {"programmed", 0, CLI_SET, CLI_DST(int, &(d)->dev.ideal), NULL,                          \
-     "use the programmed phase-driver codes (quantized phases)", .set = 0},                  \
-    CLI_OPT_PHASE_SIGMA("sigma", &(d)->dev.phase_sigma_rad, &(d)->sigma_given,               \
-                        "static phase error of every phase shifter; implies --programmed"), \
-    {"continuous", 0, CLI_SET, CLI_DST(int, &(d)->dev.ideal), NULL,                          \
-     "with --sigma: drivers realize the unquantized targets", .set = OPTINC_ONN_CONTINUOUS}, \
-    CLI_OPT_CHIP(&(d)->chip_path, &(d)->chip_given,                                          \
-                 "a chip file: every device error of the chip (optinc-onn(1))"),              \
-    CLI_OPT_CHIP_SEED(&(d)->dev.chip_seed, NULL, NULL, "seed of the chip's errors"),         \
-    {"calibrate", 0, CLI_SET, CLI_DST(int, &(d)->dev.calibrate), NULL,                       \
-     "with --chip: recompile each chip's drivers from its measurement", .set = 1}
-
-static void device_defaults(device_opts *d)
+void device_defaults(device_opts *d)
 {
     memset(d, 0, sizeof *d);
     d->dev = (optinc_onn_devices){.ideal = 1, .chip_seed = 1};
 }
 
-/* cli_parse, then the device options that exclude each other, as usage
- * errors: --chip replaces the others, and --calibrate needs it.  Returns -1
- * to go on, else the exit code. */
-static int parse_devices(const cli_cmd *cmd, const cli_opt *opts, int argc, char **argv,
-                         const char **operand, const device_opts *d)
+int parse_devices(const cli_cmd *cmd, const cli_opt *opts, int argc, char **argv,
+                  const char **operand, const device_opts *d)
 {
     int rc = cli_parse(cmd, opts, argc, argv, operand);
     if (rc >= 0)
@@ -146,8 +112,7 @@ static int parse_devices(const cli_cmd *cmd, const cli_opt *opts, int argc, char
     return -1;
 }
 
-/* The chip the parsed options describe, its chip file read. */
-static optinc_status device_finish(device_opts *d, optinc_onn_devices *out, optinc_error *err)
+optinc_status device_finish(device_opts *d, optinc_onn_devices *out, optinc_error *err)
 {
     if (d->chip_given) {
         cli_input(d->chip_path, "chip file");
@@ -162,9 +127,8 @@ static optinc_status device_finish(device_opts *d, optinc_onn_devices *out, opti
     return OPTINC_OK;
 }
 
-/* The chip of d (parsed into o) in words. */
-static const char *devices_text(const device_opts *o, const optinc_onn_devices *d, char *buf,
-                                size_t n)
+const char *devices_text(const device_opts *o, const optinc_onn_devices *d, char *buf,
+                         size_t n)
 {
     if (d->chip) {
         const optinc_components *k = d->chip;
@@ -415,7 +379,7 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
 
 /* ---- verify ---------------------------------------------------------------- */
 
-static void hist_json(const char *key, const uint64_t *h, const double *w)
+void hist_json(const char *key, const uint64_t *h, const double *w)
 {
     printf(", \"%s\": {", key);
     for (int b = 0, first = 1; b < 2 * OPTINC_ONN_HIST + 1; b++) {
@@ -433,7 +397,7 @@ static void hist_json(const char *key, const uint64_t *h, const double *w)
 
 /* The chip of a report: its chip file and components, or the three legacy
  * settings. */
-static void devices_json(const device_opts *d, const optinc_onn_devices *dev)
+void devices_json(const device_opts *d, const optinc_onn_devices *dev)
 {
     if (!dev->chip) {
         printf(", \"devices\": {\"ideal\": %s, \"drivers\": \"%s\", \"phase_sigma_rad\": ",
@@ -480,10 +444,8 @@ typedef struct verify_cli {
     int json;
 } verify_cli;
 
-/* Loads path and applies the task options given in t (NULL: none, the ONN's
- * own task). */
-static optinc_status load_onn(const char *path, const task_opts *t, optinc_circuit **c,
-                              optinc_onn_meta *m, optinc_error *err)
+optinc_status load_onn(const char *path, const task_opts *t, optinc_circuit **c,
+                       optinc_onn_meta *m, optinc_error *err)
 {
     optinc_status st = optinc_onn_load(path, cli_read_opts(), c, m, err);
     if (!st)   /* the spec a netlist's header names, when its meta came from there */
@@ -757,113 +719,6 @@ static int onn_export(const cli_cmd *cmd, int argc, char **argv)
     return st ? cli_report(cmd, &err, st) : 0;
 }
 
-/* ---- cascade --------------------------------------------------------------- */
-
-static int onn_cascade(const cli_cmd *cmd, int argc, char **argv)
-{
-    device_opts d;
-    device_defaults(&d);
-    uint64_t sample = 100000, seed = 1;
-    int json = 0;
-    const char *operand[CLI_MAX_OPERANDS];
-    const cli_opt opts[] = {
-        CLI_OPT_JSON(&json, "print the report as JSON"),
-        /* the end-to-end inputs cannot be exhaustive (2^(b fan_in^2) of them): at least one */
-        {"sample", 0, CLI_U64, CLI_DST(uint64_t, &sample), "N", "random end-to-end inputs",
-         .min = 1, .max = 1ull << 34},
-        CLI_OPT_SEED(&seed, NULL, NULL, "seed of the end-to-end inputs"),
-        DEVICE_OPTIONS(&d),
-        CLI_OPT_END};
-    int rc = parse_devices(cmd, opts, argc, argv, operand, &d);
-    if (rc >= 0)
-        return rc;
-    optinc_error err = {0};
-    optinc_circuit *c[2] = {NULL, NULL};
-    optinc_onn_meta m[2];
-    optinc_onn_lut *lut[2] = {NULL, NULL};
-    optinc_onn_devices dev;
-    optinc_status st = device_finish(&d, &dev, &err);
-    for (int i = 0; i < 2 && !st; i++) {
-        if (!(st = load_onn(operand[i], NULL, &c[i], &m[i], &err)) && m[i].level != i + 1)
-            st = optinc_fail(&err, OPTINC_EINPUT, operand[i], 0, 0,
-                             "this ONN is %s, not level %d of a cascade (info: onn_level)",
-                             m[i].level ? "another level" : "a single unit", i + 1);
-        if (!st)
-            st = optinc_onn_lut_build(c[i], &m[i], &dev, &lut[i], &err);
-    }
-    if (!st && (m[0].fan_in != m[1].fan_in || m[0].bits != m[1].bits))
-        st = optinc_fail(&err, OPTINC_EINPUT, operand[1], 0, 0,
-                         "the two levels disagree on fan_in or gradient bits");
-    if (st) {
-        for (int i = 0; i < 2; i++) {
-            optinc_onn_lut_free(lut[i]);
-            optinc_circuit_free(c[i]);
-        }
-        return cli_report(cmd, &err, st);
-    }
-    /* End to end: fan_in groups of fan_in random codes. */
-    int F = m[0].fan_in, bits = m[0].bits, D = bits / 2;
-    optinc_rng rng;
-    optinc_rng_stream(&rng, seed, 0);
-    uint64_t ok = 0;
-    for (uint64_t s = 0; s < sample; s++) {
-        uint32_t group[64], codes[64];
-        uint64_t sum = 0;
-        for (int g = 0; g < F; g++) {
-            for (int i = 0; i < F; i++) {
-                codes[i] = (uint32_t)optinc_rng_below(&rng, 1ull << bits);
-                sum += codes[i];
-            }
-            int p[OPTINC_ONN_MAX_DIGITS];
-            optinc_onn_preprocess(&m[0].task, codes, p);
-            group[g] = optinc_onn_lut_lookup(lut[0], p);
-        }
-        int p[OPTINC_ONN_MAX_DIGITS];
-        optinc_onn_preprocess(&m[1].task, group, p);
-        uint32_t got = optinc_onn_lut_lookup(lut[1], p);
-        /* the global target: round(sum / F^2) with level 2's rounding */
-        int q[OPTINC_ONN_MAX_DIGITS] = {0};
-        q[0] = (int)sum;
-        optinc_onn_task whole = m[1].task;
-        whole.pre = OPTINC_P_WEIGHTED_SUM;
-        ok += got == optinc_onn_target(&whole, q);
-    }
-    optinc_onn_area a[2];
-    for (int i = 0; i < 2; i++)
-        optinc_onn_area_of(c[i], &m[i], &a[i]);
-    double units = F + 1.0, cost = F * a[0].model.total + a[1].model.total;
-    if (json) {
-        printf("{\"servers\": %d, \"bits\": %d, \"level1_accuracy\": ", F * F, bits);
-        cli_json_number(stdout, lut[0]->report.accuracy);
-        printf(", \"level1_inputs\": %llu", (unsigned long long)lut[0]->report.checked);
-        cli_json_field(stdout, "level2_accuracy", lut[1]->report.accuracy);
-        printf(", \"level2_inputs\": %llu", (unsigned long long)lut[1]->report.checked);
-        cli_json_field(stdout, "end_to_end_accuracy", (double)ok / (double)sample);
-        printf(", \"end_to_end_samples\": %llu, \"units\": %.0f, \"level1_area\": %.0f, "
-               "\"level2_area\": %.0f, \"level1_mzis\": %ld, \"level2_mzis\": %ld}\n",
-               (unsigned long long)sample,
-               units, a[0].model.total, a[1].model.total, a[0].netlist_mzis, a[1].netlist_mzis);
-    } else {
-        printf("cascade of %d units for %d servers, %d-bit codes (D = %d digits)\n", (int)units,
-               F * F, bits, D);
-        printf("level 1: accuracy %.6f over %llu P outputs (exhaustive), %.0f MZI-equivalents "
-               "(netlist %ld MZIs)\n", lut[0]->report.accuracy,
-               (unsigned long long)lut[0]->report.checked, a[0].model.total, a[0].netlist_mzis);
-        printf("level 2: accuracy %.6f over %llu reachable P outputs (exhaustive), %.0f "
-               "MZI-equivalents (netlist %ld MZIs)\n", lut[1]->report.accuracy,
-               (unsigned long long)lut[1]->report.checked, a[1].model.total, a[1].netlist_mzis);
-        printf("end to end: %llu of %llu random %d-server inputs exact (%.6f)\n",
-               (unsigned long long)ok, (unsigned long long)sample, F * F,
-               (double)ok / (double)sample);
-        printf("hardware: %.0f MZI-equivalents in %d units\n", cost, (int)units);
-    }
-    for (int i = 0; i < 2; i++) {
-        optinc_onn_lut_free(lut[i]);
-        optinc_circuit_free(c[i]);
-    }
-    return 0;
-}
-
 /* The subcommands, and what their --help says besides the options. */
 static const struct onn_command {
     cli_cmd cmd;
@@ -879,10 +734,14 @@ static const struct onn_command {
       "or --sigma."}, onn_verify},
     {{"onn export", "SPEC|NET", NULL,
       "Writes what 'optinc train' needs from a compiled ONN on one chip."}, onn_export},
-    {{"onn cascade", "LEVEL1 LEVEL2", NULL,
-      "Checks a two-level cascade: each level exhaustively, then N random "
-      "end-to-end\ninputs of fan_in^2 servers, and reports the hardware "
-      "overhead."}, onn_cascade},
+    {{"onn cascade", "UNIT|LEVEL1 [LEVEL2]", NULL,
+      "Checks a cascade of one unit over --servers or --levels (each level's "
+      "chip\nexhaustively, then N random end-to-end inputs), or the two-level "
+      "cascade of\nLEVEL1 and LEVEL2."}, onn_cascade},
+    {{"onn cost", "UNIT [UNIT]", NULL,
+      "Tabulates what cascades of each unit cost for F, F^2, ... servers: "
+      "MZIs, area\nagainst SVD, optical depth, loss, latency, bytes per server "
+      "and the cost\nmodel's step saving."}, onn_cost},
 };
 
 int cmd_onn(int argc, char **argv)
@@ -899,5 +758,5 @@ int cmd_onn(int argc, char **argv)
     for (size_t i = 0; i < sizeof onn_commands / sizeof onn_commands[0]; i++)
         if (!strcmp(sub, onn_commands[i].cmd.name + strlen("onn ")))
             return onn_commands[i].run(&onn_commands[i].cmd, argc - 1, argv + 1);
-    return cli_usage_error("onn", "unknown command '%s' (train, verify, export or cascade)", sub);
+    return cli_usage_error("onn", "unknown command '%s' (train, verify, export, cascade or cost)", sub);
 }

@@ -366,8 +366,26 @@ static int cost_model(const opts *o)
         }
     printf("(batch in %ss per server; LLaMA rows in tokens.  Paper: ResNet50 > 25%%, "
            "LLaMA ~17%%, which this model reaches only when communication is 75%% / 51%% "
-           "of the ring iteration: saving = share x (N-2)/(2(N-1)).)\n",
+           "of the ring iteration: saving = share x (N-2)/(2(N-1)).)\n\n",
            optinc_workload_resnet50.sample);
+    /* the same model past one unit: optinc's bytes stay one word per element
+     * (a cascade of units, optinc-onn(7)), ring's approach 2 */
+    const int sizes[4] = {4, 16, 64, 256};
+    printf("Modelled saving by servers N (the same settings):\n%-22s %10s", "workload",
+           "batch/srv");
+    for (int k = 0; k < 4; k++)
+        printf("   N = %-4d", sizes[k]);
+    printf("\n");
+    for (int w = 0; w < 2; w++)
+        for (int b = 0; b < 5; b++) {
+            printf("%-22s %10.0f", wl[w]->name, batches[w][b]);
+            for (int k = 0; k < 4; k++) {
+                optinc_iteration it;
+                optinc_cost_iteration(cm, wl[w], batches[w][b], sizes[k], o->cfg.bits, &it);
+                printf(" %9.1f%%", 100.0 * it.saving);
+            }
+            printf("\n");
+        }
     return 0;
 }
 
@@ -570,6 +588,25 @@ static void print_sha(FILE *f, const uint8_t *h)
         fprintf(f, "%02x", h[i]);
 }
 
+/* The cascade the optinc all-reduce runs through, from a plan of the run's
+ * configuration: its levels (0: one table, or another algorithm) and the
+ * bytes each level's units receive per step of params elements. */
+static int cascade_bytes(const opts *o, size_t params, uint64_t *bytes)
+{
+    const optinc_train_config *c = &o->cfg;
+    optinc_ar_config cfg = {.algorithm = c->allreduce, .servers = c->servers, .bits = c->bits,
+                            .block_size = c->block_size, .lut = c->lut};
+    optinc_allreduce *ar;
+    optinc_error err;
+    if (!(c->allreduce->flags & OPTINC_AR_ONN) || optinc_allreduce_new(&cfg, &ar, &err))
+        return 0;
+    int levels = optinc_allreduce_levels(ar);
+    for (int l = 0; l < levels; l++)
+        bytes[l] = optinc_allreduce_level_bytes(ar, params, l);
+    optinc_allreduce_free(ar);
+    return levels;
+}
+
 static void print_json(const opts *o, const optinc_train_result *r, const char *aggregator,
                        const optinc_onn_report *rep)
 {
@@ -601,6 +638,12 @@ static void print_json(const opts *o, const optinc_train_result *r, const char *
             }
         printf("}");
     }
+    uint64_t level[OPTINC_ONN_MAX_LEVELS];
+    int levels = cascade_bytes(o, r->params, level);
+    printf(", \"cascade_levels\": %d, \"level_bytes_per_step\": [", levels);
+    for (int l = 0; l < levels; l++)
+        printf("%s%llu", l ? ", " : "", (unsigned long long)level[l]);
+    printf("]");
     cli_json_field(stdout, "test_accuracy", r->test_accuracy);
     cli_json_field(stdout, "train_accuracy", r->train_accuracy);
     cli_json_field(stdout, "train_loss", r->train_loss);
@@ -631,6 +674,15 @@ static void print_text(const opts *o, const optinc_train_result *r, const char *
         for (int k = 0; k < 2 * OPTINC_ONN_HIST + 1; k++)
             if (rep->hist[k] && k != OPTINC_ONN_HIST)
                 printf(" %+d: %llu", k - OPTINC_ONN_HIST, (unsigned long long)rep->hist[k]);
+        printf("\n");
+    }
+    uint64_t level[OPTINC_ONN_MAX_LEVELS];
+    int levels = cascade_bytes(o, r->params, level);
+    if (levels) {
+        printf("cascade: %d levels of %d-server units; bytes into each level per step:", levels,
+               c->lut ? c->lut->servers : 4);
+        for (int l = 0; l < levels; l++)
+            printf(" %llu", (unsigned long long)level[l]);
         printf("\n");
     }
     printf("%5s %8s %10s %9s %9s %14s %12s\n", "epoch", "step", "loss", "train", "test",
@@ -700,7 +752,9 @@ static optinc_status load_aggregator(opts *o, optinc_err_hist **hist, optinc_agg
     *have_rep = 0;
     int exact = o->onn && !strcmp(o->onn, "exact");
     if (onn || from_onn) {
-        st = exact ? optinc_agg_lut_exact(o->cfg.servers, o->cfg.bits, lut, err)
+        /* exact: N's table, or a 4-server unit's for a cascade when N's is too large */
+        int unit = optinc_agg_lut_fits(o->cfg.servers, o->cfg.bits) ? o->cfg.servers : 4;
+        st = exact ? optinc_agg_lut_exact(unit, o->cfg.bits, lut, err)
                    : onn_table(o, lut, rep, err);
         if (st)
             return st;

@@ -233,6 +233,10 @@ row "optinc train --backend mpi (no mpirun)" train --backend mpi
 row "optinc onn" onn
 row "optinc onn frobnicate" onn frobnicate
 row "optinc onn verify --sigma -1" onn verify specs/onn4x8.yaml --sigma -1
+row "optinc onn cascade UNIT --servers 64 --levels 4" onn cascade netlists/onn4x8.pnl.sp --servers 64 --levels 4
+row "optinc onn cascade LEVEL1 --servers 64 (a level, not a unit)" onn cascade specs/cascade/onn16x8_level1.yaml --servers 64
+row "optinc onn cascade A B --levels 2" onn cascade a.sp b.sp --levels 2
+row "optinc train --servers 8 --allreduce optinc (4-server unit: 4^L servers)" train specs/train_fmnist.yaml --servers 8 --allreduce optinc
 row "optinc train --hidden 16,,8" train --hidden 16,,8
 row "optinc train --cost-model --efficiency 2" train --cost-model --efficiency 2
 row "optinc train --allreduce ring --inject-errors H" train --allreduce ring --inject-errors H

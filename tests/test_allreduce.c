@@ -83,6 +83,16 @@ static optinc_err_hist *errors_at_rate(double p_error)
     return h;
 }
 
+/* The largest magnitude over N servers' elements [lo, hi): a block's scale. */
+static float block_max(float *const *g, int N, size_t lo, size_t hi)
+{
+    float m = 0.0f;
+    for (int i = 0; i < N; i++)
+        for (size_t j = lo; j < hi; j++)
+            m = fmaxf(m, fabsf(g[i][j]));
+    return m;
+}
+
 static void run(optinc_allreduce *ar, uint64_t step, float **g, size_t n, optinc_ar_stats *st)
 {
     optinc_error err;
@@ -175,7 +185,8 @@ Test(allreduce, table_limits)
     cr_assert(strstr(err.message, "2..12"));
     cr_assert_eq(optinc_agg_lut_new(64, 12, &lut, &err), OPTINC_EINPUT);
     cr_assert(strstr(err.message, "2^26"));
-    optinc_ar_config c = {optinc_ar_find("optinc"), 4, 8, 64, NULL, NULL, 1, 1, 0, 0};
+    /* 6 servers: not 2^L, so no cascade of 2-server units either */
+    optinc_ar_config c = {optinc_ar_find("optinc"), 6, 8, 64, NULL, NULL, 1, 1, 0, 0};
     cr_assert_eq(optinc_agg_lut_exact(2, 8, &lut, &err), OPTINC_OK);
     c.lut = lut;
     optinc_allreduce *ar;
@@ -286,10 +297,7 @@ Test(allreduce, optinc_equals_quantized_and_direct)
         run(pb, 0, b, n, NULL);
         for (size_t lo = 0; lo < n; lo += 64) {
             size_t hi = lo + 64 < n ? lo + 64 : n;
-            float m = 0.0f;
-            for (int i = 0; i < N; i++)
-                for (size_t j = lo; j < hi; j++)
-                    m = fmaxf(m, fabsf(ref[i][j]));
+            float m = block_max(ref, N, lo, hi);
             for (size_t j = lo; j < hi; j++) {
                 int64_t sum = 0;
                 for (int i = 0; i < N; i++)
@@ -317,6 +325,69 @@ Test(allreduce, optinc_equals_quantized_and_direct)
         grads_free(b, N);
         grads_free(ref, N);
     }
+}
+
+/* N = 4^L servers through a cascade of the exact 4-server unit (given as
+ * the table, or chosen by the plan when N's own table is too large): every
+ * element is the hierarchical average, each group of 4 codes rounded half to
+ * even by optinc_agg_exact_code, level by level, computed here from the
+ * codes; the same through the codes path (error feedback with zero
+ * residuals quantizes alike) and on 2 threads.  The bytes per level are N/4^l
+ * streams of n codes. */
+Test(allreduce, cascade_is_the_hierarchical_average)
+{
+    optinc_agg_lut *unit;
+    optinc_error err;
+    cr_assert_eq(optinc_agg_lut_exact(4, 8, &unit, &err), OPTINC_OK, "%s", err.message);
+    const int sizes[] = {16, 64, 256};
+    for (int k = 0; k < 3; k++) {
+        int N = sizes[k], L = k + 2;
+        size_t n = 300;
+        float **a = grads_new(N, n, 5), **b = grads_copy(a, N, n), **ref = grads_copy(a, N, n);
+        float **res = grads_new(N, n, 6);
+        optinc_allreduce *pa = plan("optinc", N, N == 64 ? NULL : unit, NULL);
+        optinc_ar_config cb = {optinc_ar_find("optinc"), N, 8, 64, unit, NULL, 7, 2, 1, 0};
+        optinc_allreduce *pb;
+        cr_assert_eq(optinc_allreduce_new(&cb, &pb, &err), OPTINC_OK, "%s", err.message);
+        for (int i = 0; i < N; i++)
+            memset(res[i], 0, n * sizeof **res);
+        optinc_allreduce_set_residuals(pb, res, N);
+        cr_assert_eq(optinc_allreduce_levels(pa), L);
+        cr_assert_eq(optinc_allreduce_level_bytes(pa, n, 0), (uint64_t)N * n);
+        cr_assert_eq(optinc_allreduce_level_bytes(pa, n, L - 1), 4 * n);
+        cr_assert_eq(optinc_allreduce_level_bytes(pa, n, L), 0);
+        run(pa, 0, a, n, NULL);
+        run(pb, 0, b, n, NULL);
+        for (size_t j = 0; j < n; j++) {      /* blocks of 64 (plan's block size) */
+            size_t lo = j / 64 * 64;
+            float m = block_max(ref, N, lo, lo + 64 < n ? lo + 64 : n);
+            int codes[256];
+            for (int i = 0; i < N; i++)
+                codes[i] = (int)nearbyintf(ref[i][j] * ((float)TOP8 / m)) + ZERO8;
+            for (int live = N; live > 1; live /= 4)
+                for (int u = 0; u < live / 4; u++)
+                    codes[u] = optinc_agg_exact_code(4, 8, (int64_t)codes[4 * u] +
+                                                     codes[4 * u + 1] + codes[4 * u + 2] +
+                                                     codes[4 * u + 3]);
+            float want = (float)(codes[0] - ZERO8) * (m / (float)TOP8);
+            for (int i = 0; i < N; i++) {
+                cr_assert_eq(a[i][j], want, "N %d element %zu", N, j);
+                cr_assert_eq(b[i][j], want, "N %d element %zu (codes path)", N, j);
+            }
+        }
+        optinc_allreduce_free(pa);
+        optinc_allreduce_free(pb);
+        grads_free(a, N);
+        grads_free(b, N);
+        grads_free(ref, N);
+        grads_free(res, N);
+    }
+    /* a table of 4 servers serves 4^L servers only */
+    optinc_ar_config c = {optinc_ar_find("optinc"), 8, 8, 64, unit, NULL, 7, 1, 0, 0};
+    optinc_allreduce *ar;
+    cr_assert_eq(optinc_allreduce_new(&c, &ar, &err), OPTINC_EINPUT);
+    cr_assert(strstr(err.message, "F^L servers"), "%s", err.message);
+    optinc_agg_lut_free(unit);
 }
 
 /* The one quantizer of the gradients (the ONN's inputs): ZERO8 + q for

@@ -289,7 +289,7 @@ Test(cli, option_messages)
         {{"train", "--allreduce", "tree"},
          "optinc train: error: --allreduce takes ring, optinc, exact or quantized, not 'tree'\n"},
         {{"draw", "x.yaml"}, "optinc draw: error: missing -o DIR (the directory to draw into)\n"},
-        {{"onn", "cascade", "a"}, "optinc onn cascade: error: missing LEVEL2\n"},
+        {{"onn", "cascade"}, "optinc onn cascade: error: missing UNIT or LEVEL1\n"},
         {{"compile", "a", "b"}, "optinc compile: error: one SPEC only, got 'b' too\n"},
     };
     tu_run r[sizeof cases / sizeof cases[0]];

@@ -3,9 +3,9 @@
  * optinc train --backend mpi` and the in-process run on the same seed end
  * with bit-identical weights and the same counted traffic, for every
  * all-reduce (ring; optinc through a compiled ONN, on ideal devices and on a
- * chip with phase errors; exact; quantized) and with injected errors, the
- * in-process run also on several threads, and a run whose gradients
- * overflow into inf and NaN.
+ * chip with phase errors, and on 16 ranks through a cascade of it; exact;
+ * quantized) and with injected errors, the in-process run also on several
+ * threads, and a run whose gradients overflow into inf and NaN.
  * Skipped when the build has no MPI or mpirun is missing.
  */
 #include <criterion/criterion.h>
@@ -13,16 +13,17 @@
 #include <string.h>
 #include "trainutil.h"
 
-/* The command lines of one training in process (args, *n words) and on 4
- * MPI ranks (margs, *m words, up to "--backend mpi"): the words of `common`,
- * then the extra options (NULL-terminated; NULL: none). */
+/* The command lines of one training in process (args, *n words) and on
+ * `ranks` MPI ranks (margs, *m words, up to "--backend mpi"): the words of
+ * `common`, then the extra options (NULL-terminated; NULL: none). */
 static void command_lines(const char *const *common, size_t k, const char *const *extra,
-                          const char **args, int *n, const char **margs, int *m)
+                          const char *ranks, const char **args, int *n, const char **margs,
+                          int *m)
 {
     *n = *m = 0;
     margs[(*m)++] = tr_mpirun();
     margs[(*m)++] = "-np";
-    margs[(*m)++] = "4";
+    margs[(*m)++] = ranks;
     margs[(*m)++] = tu_optinc_path();
     for (size_t i = 0; i < k; i++)
         args[(*n)++] = margs[(*m)++] = common[i];
@@ -33,19 +34,19 @@ static void command_lines(const char *const *common, size_t k, const char *const
 }
 
 /* Runs the small training in process (on `threads` threads, NULL: the
- * default) and on 4 MPI ranks with the extra options (NULL-terminated);
- * compares.  Exact: one build on one machine, each server's BLAS on one
+ * default) and on `ranks` MPI ranks with the extra options (NULL-terminated;
+ * --servers among them when ranks is not 4); compares.  Exact: one build on one machine, each server's BLAS on one
  * thread, and the backends sum in one defined order, so the weights (their
  * sha256) and the printed figures are the same bits. */
 static void compare(const char *dir, const char *kind, const char *const *extra,
-                    const char *threads)
+                    const char *threads, const char *ranks)
 {
     const char *common[] = {"train", "--data", dir, "--hidden", "16", "--batch", "8",
                             "--epochs", "2", "--seed", "3", "--json", "--quiet",
                             "--allreduce", kind};
     const char *args[32], *margs[40];
     int n, m;
-    command_lines(common, sizeof common / sizeof common[0], extra, args, &n, margs, &m);
+    command_lines(common, sizeof common / sizeof common[0], extra, ranks, args, &n, margs, &m);
     if (threads) {
         args[n++] = "--threads";
         args[n++] = threads;
@@ -82,19 +83,22 @@ Test(mpi, bit_identical_to_inproc)
     cr_assert_eq(tu_write_file(hist, "p_error 0.01\n1 3\n-1 1\n2 1\n"), 0);
     char onn[4200];
     cr_assert_eq(tr_tiny_onn(dir, onn, sizeof onn), 0);
-    compare(dir, "ring", NULL, NULL);
-    compare(dir, "optinc", (const char *[]){"--onn", onn, "--bits", "4", NULL}, NULL);
+    compare(dir, "ring", NULL, NULL, "4");
+    compare(dir, "optinc", (const char *[]){"--onn", onn, "--bits", "4", NULL}, NULL, "4");
     compare(dir, "optinc", (const char *[]){"--onn", onn, "--bits", "4", "--phase-sigma",
-                                            "0.05", "--inject-errors", hist, NULL}, NULL);
-    compare(dir, "exact", NULL, NULL);
-    compare(dir, "quantized", (const char *[]){"--inject-errors", hist, NULL}, NULL);
+                                            "0.05", "--inject-errors", hist, NULL}, NULL, "4");
+    compare(dir, "exact", NULL, NULL, "4");
+    compare(dir, "quantized", (const char *[]){"--inject-errors", hist, NULL}, NULL, "4");
+    /* 16 servers through a cascade of the 4-server unit, on 16 ranks */
+    compare(dir, "optinc", (const char *[]){"--onn", onn, "--bits", "4", "--servers", "16",
+                                            NULL}, NULL, "16");
     /* the in-process run on threads: still the MPI run's bits */
-    compare(dir, "quantized", (const char *[]){"--inject-errors", hist, NULL}, "3");
+    compare(dir, "quantized", (const char *[]){"--inject-errors", hist, NULL}, "3", "4");
     /* a learning rate that overflows the gradients into inf and NaN: the
      * MPI run's non-finite values (their kinds reduced apart) are the
      * in-process run's, NaN loss and weights alike */
     compare(dir, "optinc", (const char *[]){"--onn", onn, "--bits", "4", "--lr", "1e30",
-                                            NULL}, "2");
+                                            NULL}, "2", "4");
     tu_rmtree(dir);
     free(dir);
 }
@@ -113,16 +117,16 @@ Test(mpi, feedback_and_rounding_bit_identical_to_inproc)
     cr_assert_eq(tr_tiny_onn(dir, onn, sizeof onn), 0);
     const char *both[] = {"--onn", onn, "--bits", "4", "--error-feedback",
                           "--stochastic-rounding", "--inject-errors", hist, NULL};
-    compare(dir, "optinc", both, NULL);
-    compare(dir, "quantized", (const char *[]){"--error-feedback", NULL}, "3");
-    compare(dir, "quantized", (const char *[]){"--stochastic-rounding", NULL}, NULL);
+    compare(dir, "optinc", both, NULL, "4");
+    compare(dir, "quantized", (const char *[]){"--error-feedback", NULL}, "3", "4");
+    compare(dir, "quantized", (const char *[]){"--stochastic-rounding", NULL}, NULL, "4");
     const char *common[] = {"train", "--data", dir, "--hidden", "16", "--batch", "8",
                             "--epochs", "2", "--seed", "3", "--json", "--quiet",
                             "--allreduce", "quantized", "--error-feedback",
                             "--stochastic-rounding", "--out", cut, "--checkpoint-every", "5"};
     const char *margs[40], *args[40];
     int m, n;
-    command_lines(common, sizeof common / sizeof common[0], NULL, args, &n, margs, &m);
+    command_lines(common, sizeof common / sizeof common[0], NULL, "4", args, &n, margs, &m);
     margs[m++] = "--stop-after";
     margs[m++] = "23";
     margs[m] = NULL;

@@ -937,6 +937,104 @@ Test(onn, shipped_onn_verifies_exhaustively, .timeout = 120, .init = tu_scratch_
     }
 }
 
+/* Cascades of any depth: the shapes (levels, slots, units per level, idle
+ * inputs past N) against the formulas, then the shipped unit through the
+ * command for 64 servers: every unit exhaustive and exact, every random
+ * input equal to the exact units' cascade, and its distance to the flat
+ * average within the bound of optinc-onn(7): the hierarchical value before
+ * the last rounding is within (L-1)/2 of the mean, so the result is within
+ * L/2 + 1/2 of the flat rounding, 2 LSB for L = 3 (measured: 1). */
+Test(onn, cascade_of_any_depth, .timeout = 120)
+{
+    optinc_onn_cascade k;
+    optinc_error err;
+    const struct { int servers, levels, slots; long units[4]; } shapes[] = {
+        {16, 2, 16, {4, 1}}, {64, 3, 64, {16, 4, 1}}, {256, 4, 256, {64, 16, 4, 1}},
+        {12, 2, 16, {3, 1}}, {48, 3, 64, {12, 3, 1}}, {100, 4, 256, {25, 7, 2, 1}}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        cr_assert_eq(optinc_onn_cascade_shape(&k, shapes[i].servers, 4, 0, 8, &err), OPTINC_OK,
+                     "%s", err.message);
+        cr_assert_eq(k.levels, shapes[i].levels);
+        cr_assert_eq(k.slots, shapes[i].slots);
+        for (int l = 0; l < k.levels; l++)
+            cr_assert_eq(optinc_onn_cascade_units(&k, l), shapes[i].units[l], "N %d level %d",
+                         shapes[i].servers, l);
+    }
+    cr_assert_eq(optinc_onn_cascade_shape(&k, 64, 4, 4, 8, &err), OPTINC_EINPUT);
+    cr_assert(strstr(err.message, "give 3 levels"), "%s", err.message);
+    cr_assert_eq(optinc_onn_cascade_shape(&k, 257, 4, 0, 8, &err), OPTINC_EINPUT);
+
+    tu_run r = tu_optinc_start((const char *[]){"onn", "cascade", "netlists/onn4x8.pnl.sp",
+                                                "--servers", "64", "--sample", "20000",
+                                                "--json", NULL});
+    tu_wait(&r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_float_eq(json_number(r.out, "levels"), 3, 0);
+    cr_assert_float_eq(json_number(r.out, "units"), 21, 0);
+    cr_assert_float_eq(json_number(r.out, "hierarchical_accuracy"), 1.0, 0, "%s", r.out);
+    cr_assert(strstr(r.out, "\"unit_accuracy\": 1, \"unit_inputs\": 28561, \"outputs\": 320000, "
+                            "\"wrong\": 0, \"deviating\": 0"), "%s", r.out);
+    const char *e = strstr(r.out, "\"error_vs_flat\": {");
+    cr_assert(e, "%s", r.out);
+    for (int d = 2; d <= OPTINC_ONN_HIST; d++) {
+        char bin[16];
+        snprintf(bin, sizeof bin, "\"%d\":", d);
+        cr_assert(!strstr(e, bin), "an error of %d LSB: %s", d, e);
+        snprintf(bin, sizeof bin, "\"-%d\":", d);
+        cr_assert(!strstr(e, bin), "an error of -%d LSB: %s", d, e);
+    }
+    tu_run_free(&r);
+}
+
+/* The optical depth of the shipped unit against the stages it is made of:
+ * its full Clements meshes have a path through one MZI of every column, so
+ * the longest path through a layer is its meshes' columns plus one
+ * attenuator per attenuator column (and per split trim column), and the
+ * layers add up; `onn cost` multiplies by the levels and the units. */
+Test(onn, cost_of_the_cascades, .timeout = 60)
+{
+    optinc_circuit *c;
+    optinc_onn_meta m;
+    optinc_onn_area a;
+    optinc_error err;
+    cr_assert_eq(optinc_onn_load("netlists/onn4x8.pnl.sp", NULL, &c, &m, &err), OPTINC_OK, "%s",
+                 err.message);
+    optinc_onn_area_of(c, &m, &a);
+    int total = 0, widest = 0;
+    for (int l = 0; l < c->n_layers; l++) {
+        int depth = 0;
+        for (int s = 0; s < c->layers[l].n_stages; s++) {
+            const optinc_stage *st = &c->layers[l].stage[s];
+            depth += st->kind == OPTINC_STAGE_MESH ? st->mesh->n_columns
+                     : st->kind == OPTINC_STAGE_ATT ? 1
+                     : st->kind == OPTINC_STAGE_SPLIT ? st->n_att > 0 : 0;
+        }
+        total += depth;
+        widest = depth > widest ? depth : widest;
+    }
+    cr_assert_eq(a.depth_mzis, total);
+    cr_assert_eq(a.layer_depth_mzis, widest);
+    optinc_circuit_free(c);
+    tu_run r = tu_optinc_start((const char *[]){"onn", "cost", "netlists/onn4x8.pnl.sp",
+                                                "--chip", "specs/chips/realistic8.yaml", "--json",
+                                                NULL});
+    tu_wait(&r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const long units[] = {1, 5, 21, 85};
+    const char *row = r.out;
+    for (int k = 0; k < 4; k++) {
+        row = strstr(row, "{\"unit\"");
+        cr_assert(row, "%s", r.out);
+        cr_assert_float_eq(json_number(row, "units"), units[k], 0);
+        cr_assert_float_eq(json_number(row, "mzis"), units[k] * a.netlist_mzis, 0);
+        cr_assert_float_eq(json_number(row, "depth_mzis"), (k + 1) * total, 0);
+        /* 0.1 dB per MZI in the chip file; the product's rounding is an ulp */
+        cr_assert_float_eq(json_number(row, "layer_loss_dB"), 0.1 * widest, 1e-12);
+        row++;
+    }
+    tu_run_free(&r);
+}
+
 Test(onn, command_line_errors)
 {
     static const char *const cases[][9] = {
@@ -949,6 +1047,10 @@ Test(onn, command_line_errors)
         {"onn", "train", "-o", "x.yaml", "--resume", "specs/onn4x8.yaml", "--output-code", "gray",
          NULL},
         {"onn", "export", "specs/onn4x8.yaml", NULL},
+        {"onn", "cascade", "netlists/onn4x8.pnl.sp", "--servers", "64", "--levels", "4", NULL},
+        {"onn", "cascade", "specs/cascade/onn16x8_level1.yaml", "--servers", "64", NULL},
+        {"onn", "cascade", "a.sp", "b.sp", "--levels", "2", NULL},
+        {"onn", "cost", "specs/cascade/onn16x8_level1.yaml", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         tu_run r = tu_optinc(cases[i]);
@@ -980,8 +1082,8 @@ Test(onn, command_line_errors)
     /* every option a subcommand's --help names is in optinc-onn(1) */
     char *man = tu_read_file("man/optinc-onn.1", NULL);
     cr_assert(man);
-    static const char *const helps[] = {"train", "verify", "export", "cascade"};
-    for (int i = 0; i < 4; i++) {
+    static const char *const helps[] = {"train", "verify", "export", "cascade", "cost"};
+    for (int i = 0; i < 5; i++) {
         tu_run h = tu_optinc((const char *[]){"onn", helps[i], "--help", NULL});
         cr_assert_eq(h.status, 0);
         cr_assert(strstr(h.out, "usage: optinc onn"));

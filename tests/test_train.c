@@ -401,6 +401,8 @@ Test(train, cost_model_tables)
     cr_assert(strstr(r.out, " 16        5405400        2882880  1.875000   1.875000"));
     cr_assert(strstr(r.out, "ResNet50"));
     cr_assert(strstr(r.out, "LLaMA"));
+    /* the saving by N reaches 256 servers */
+    cr_assert(strstr(r.out, "N = 256"), "%s", r.out);
     tu_run_free(&r);
 }
 

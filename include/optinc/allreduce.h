@@ -116,6 +116,14 @@ optinc_status optinc_allreduce_new(const optinc_ar_config *cfg, optinc_allreduce
                                    optinc_error *err);
 void optinc_allreduce_free(optinc_allreduce *ar);
 const optinc_ar_config *optinc_allreduce_config(const optinc_allreduce *ar);
+/* optinc through a cascade (cfg.lut of F < N servers, N = F^L; or no table
+ * and N's exact table too large, then the exact 4-server unit): L, else 0.
+ * Each element is looked up once per level on its way to the result. */
+int optinc_allreduce_levels(const optinc_allreduce *ar);
+/* The bytes the units of level `level` (0-based) receive in one run of n
+ * elements, all its units together: N/F^level streams of n b-bit codes
+ * (level 0 takes the servers' codes); 0 past the last level. */
+uint64_t optinc_allreduce_level_bytes(const optinc_allreduce *ar, size_t n, int level);
 
 /* In-process emulation: grads[i] is server i's gradient of n floats.  On
  * return every grads[i] holds the same averaged gradient.  The work is cut

@@ -55,7 +55,9 @@ typedef struct optinc_iteration {
  * `bits` bits on N servers, from its table entry: on a ring, 2(N-1) messages
  * of params/N words; on a star, one message of the words, after one of the
  * block scales (4 bytes per OPTINC_AR_DEFAULT_BLOCK elements) when it
- * quantizes; plus t_onn when it aggregates in the optical unit. */
+ * quantizes; plus t_onn when it aggregates in the optical unit, once per
+ * level of the cascade of 4-server units that N servers take
+ * (optinc-onn(7)). */
 double optinc_cost_allreduce(const optinc_costmodel *cm, const optinc_ar_algorithm *alg,
                              double params, int servers, int bits);
 /* The iteration time of workload w with `samples` per server per iteration,

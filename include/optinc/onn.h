@@ -456,6 +456,12 @@ typedef struct optinc_onn_area {
     optinc_onn_cost model;     /* the segmented design (counting model) */
     optinc_onn_cost svd;       /* the same network realized by SVD */
     double ratio;              /* model.total / svd.total */
+    int depth_mzis;            /* MZIs (attenuators included) on the longest path from an
+                                  input to an output; 0 when out of memory */
+    int depth_couplers;        /* fixed splitters and combiners on that path */
+    int layer_depth_mzis;      /* MZIs on the longest path through one layer: the light
+                                  is detected and re-emitted at every layer's activation,
+                                  so this is the loss a detector sees */
 } optinc_onn_area;
 
 void optinc_onn_area_of(const optinc_circuit *c, const optinc_onn_meta *m, optinc_onn_area *a);
@@ -478,5 +484,71 @@ optinc_status optinc_onn_lut_build(const optinc_circuit *c, const optinc_onn_met
 /* The result for P output p (digit sums). */
 uint32_t optinc_onn_lut_lookup(const optinc_onn_lut *lut, const int *p);
 void optinc_onn_lut_free(optinc_onn_lut *lut);
+
+/* ---- cascades of any depth ------------------------------------------------
+ *
+ * L levels of one F-server unit serve up to F^L servers (optinc-onn(7),
+ * "Cascades of any depth"): level 1 averages groups of F servers' codes,
+ * level l + 1 groups of F of level l's output codes, which are codes of the
+ * servers' width and offset, so every level is the same unit and P forms
+ * its digit sums as at level 1.  Rounding enters once per level: exact
+ * units compute the hierarchical average, within L/2 LSB of the flat
+ * average, so within (L + 1)/2 of that average rounded once.  When N is not a power of F, the
+ * servers fill the first N of the F^L slots and the idle inputs carry the
+ * code of zero (optinc_code_zero); a unit whose inputs are all idle is left
+ * out, and the result is the sum over F^L slots, which the receivers scale
+ * by F^L / N. */
+#define OPTINC_ONN_MAX_LEVELS 8
+#define OPTINC_ONN_CASCADE_MAX_SERVERS 256
+#define OPTINC_ONN_CASCADE_MAX_FAN_IN 64
+
+typedef struct optinc_onn_cascade {
+    int fan_in;                /* F, servers per unit */
+    int levels;                /* L */
+    int servers;               /* N live servers, F^(L-1) < N <= F^L */
+    int slots;                 /* F^L */
+    int bits;                  /* b of every code */
+    const optinc_onn_lut *lut[OPTINC_ONN_MAX_LEVELS];  /* the table of level l's units, one
+                                                          chip each (borrowed) */
+} optinc_onn_cascade;
+
+/* The shape for `servers` servers of fan_in-server units: levels 0 picks
+ * the fewest levels whose slots hold them, otherwise that many (which must
+ * be the fewest).  The caller sets lut[]. */
+optinc_status optinc_onn_cascade_shape(optinc_onn_cascade *c, int servers, int fan_in,
+                                       int levels, int bits, optinc_error *err);
+/* L when fan_in^L = servers (2 <= servers <= 256), else -1. */
+int optinc_onn_cascade_depth(int fan_in, int servers);
+/* Units of level `level` (0-based) that carry at least one live input. */
+long optinc_onn_cascade_units(const optinc_onn_cascade *c, int level);
+
+/* The end-to-end check on random server codes.  Per level: the units'
+ * outputs, those differing from an exact unit on the same inputs (wrong:
+ * the chip's own errors), and those differing from the exact cascade's
+ * output of that level on the same server codes (deviating: the errors of
+ * every level below, compounded), with the histogram of that deviation. */
+typedef struct optinc_onn_cascade_level {
+    uint64_t outputs, wrong, deviating;
+    uint64_t hist[2 * OPTINC_ONN_HIST + 1];
+} optinc_onn_cascade_level;
+
+typedef struct optinc_onn_cascade_report {
+    uint64_t samples;
+    uint64_t exact_hierarchical;   /* result = the exact units' cascade */
+    uint64_t exact_flat;           /* result = the flat average of the slots rounded once */
+    uint64_t ideal_exact_flat;     /* the same for the exact units' cascade */
+    uint64_t hist_flat[2 * OPTINC_ONN_HIST + 1];        /* result - flat, in LSBs */
+    uint64_t ideal_hist_flat[2 * OPTINC_ONN_HIST + 1];  /* exact units' result - flat */
+    optinc_onn_cascade_level level[OPTINC_ONN_MAX_LEVELS];
+} optinc_onn_cascade_report;
+
+/* Draws `samples` sets of N b-bit codes from seed, uniform (spread 0) or
+ * gradient-like (the code of zero plus a normal value of standard deviation
+ * spread LSBs, rounded and clamped), and runs them through c's tables and
+ * through exact units.  Every lut[l] must be one unit of c's fan_in and
+ * bits. */
+optinc_status optinc_onn_cascade_check(const optinc_onn_cascade *c, uint64_t samples,
+                                       uint64_t seed, double spread,
+                                       optinc_onn_cascade_report *r, optinc_error *err);
 
 #endif

@@ -36,6 +36,9 @@ typedef struct optinc_agg_lut {
 /* An empty table (entries 0) for N servers and b bits: b even, 2 <= b <= 12,
  * radix^D entries at most 2^26.  The caller fills lut->code. */
 optinc_status optinc_agg_lut_new(int servers, int bits, optinc_agg_lut **out, optinc_error *err);
+/* Whether the table of N servers and b bits has at most 2^26 entries (N <= 16
+ * at 8 bits; a cascade of smaller units serves more, allreduce.h). */
+int optinc_agg_lut_fits(int servers, int bits);
 /* The table of the exact target, optinc_agg_exact_code() of every entry. */
 optinc_status optinc_agg_lut_exact(int servers, int bits, optinc_agg_lut **out, optinc_error *err);
 
@@ -45,7 +48,8 @@ struct optinc_onn_report;
  * loaded; onn.h), simulated on the chip of dev on every point of P's output
  * space, its outputs clamped to the code range; source is path.  The ONN
  * must be one unit with digit-sum preprocessing that averages `servers`
- * servers' `bits`-bit codes.  rep receives the chip's accuracy against the
+ * servers' `bits`-bit codes, or F of them with F^L = servers: the table is
+ * then the F-server unit's, which the all-reduce cascades over L levels.  rep receives the chip's accuracy against the
  * exact target.  opts as for every reader (text.h). */
 optinc_status optinc_agg_lut_onn(const char *path, const optinc_read_opts *opts, int servers,
                                  int bits,

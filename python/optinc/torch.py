@@ -170,19 +170,33 @@ def _check_bucket(buf):
 _group_states = {}
 
 
+def _shipped_unit(servers):
+    """The shipped unit for a group of `servers`: its own, or a unit of F
+    servers with F^L = servers, which the plan runs as a cascade of L levels
+    (optinc-onn(7), "Cascades of any depth"); None when there is neither."""
+    for fan_in, path in sorted(SHIPPED_UNITS.items()):
+        slots = fan_in
+        while slots < servers:
+            slots *= fan_in
+        if slots == servers:
+            return path
+    return None
+
+
 def _group_state(group):
     """The state of a hook registered with group (None or a ProcessGroup), as
     DDP's own hooks take theirs: made on the first bucket, the same on every
-    rank, with the shipped unit for the group's world size."""
+    rank, with the shipped unit for the group's world size (or its cascade)."""
     key = group if group is not None else dist.group.WORLD
     state = _group_states.get(key)
     if state is None:
         servers = dist.get_world_size(group)
-        if servers not in SHIPPED_UNITS:
+        unit = _shipped_unit(servers)
+        if unit is None:
             raise TypeError("pass an optinc.torch.OptincHookState(...) as the hook's state: "
                             "no shipped OptINC unit for %d servers (the package ships units "
                             "for %s)" % (servers, ", ".join(map(str, sorted(SHIPPED_UNITS)))))
-        state = _group_states[key] = OptincHookState(onn=SHIPPED_UNITS[servers],
+        state = _group_states[key] = OptincHookState(onn=unit,
                                                      process_group=group)
     return state
 

@@ -30,14 +30,15 @@ def free_port():
         return s.getsockname()[1]
 
 
-def run_workers(out):
-    ctx = mp.spawn(ddp_worker.main, args=(WORLD, free_port(), out), nprocs=WORLD, join=False)
-    deadline = time.monotonic() + TIMEOUT_S
+def run_workers(out, main=ddp_worker.main, world=WORLD, timeout_s=TIMEOUT_S):
+    """main(rank, world, port, out) on `world` spawned processes, within timeout_s."""
+    ctx = mp.spawn(main, args=(world, free_port(), out), nprocs=world, join=False)
+    deadline = time.monotonic() + timeout_s
     while not ctx.join(timeout=1):
         if time.monotonic() > deadline:
             for p in ctx.processes:
                 p.kill()
-            raise AssertionError("the DDP workers did not finish in %d s" % TIMEOUT_S)
+            raise AssertionError("the DDP workers did not finish in %d s" % timeout_s)
 
 
 class TestHook(unittest.TestCase):

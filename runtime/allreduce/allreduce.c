@@ -42,10 +42,13 @@ optinc_status optinc_allreduce_new(const optinc_ar_config *cfg, optinc_allreduce
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                            "block size %d: give at least 1 element per scale block",
                            cfg->block_size);
-    if (cfg->lut && (cfg->lut->servers != cfg->servers || cfg->lut->bits != cfg->bits))
+    if (cfg->lut && ((cfg->lut->servers != cfg->servers
+                      && optinc_onn_cascade_depth(cfg->lut->servers, cfg->servers) < 1)
+                     || cfg->lut->bits != cfg->bits))
         return optinc_fail(err, OPTINC_EINPUT, cfg->lut->source, 0, 0,
                            "the aggregation table is for %d servers and %d bits, the run has %d "
-                           "servers and %d bits: use an ONN compiled for this run",
+                           "servers and %d bits: use an ONN compiled for this run (a unit of F "
+                           "servers serves F^L servers in a cascade of L levels)",
                            cfg->lut->servers, cfg->lut->bits, cfg->servers, cfg->bits);
     if (cfg->threads < 0 || cfg->threads > OPTINC_AR_MAX_THREADS)
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0, "%d threads: use 1..%d",

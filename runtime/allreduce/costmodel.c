@@ -51,8 +51,12 @@ double optinc_cost_allreduce(const optinc_costmodel *cm, const optinc_ar_algorit
         messages += 1.0;
         scales = ceil(params / OPTINC_AR_DEFAULT_BLOCK) * 32.0;
     }
-    if (alg->flags & OPTINC_AR_ONN)
-        optical = cm->t_onn_s;
+    if (alg->flags & OPTINC_AR_ONN) {    /* once per level of 4-server units */
+        int levels = 1;
+        for (double slots = 4.0; slots < N; slots *= 4.0)
+            levels++;
+        optical = levels * cm->t_onn_s;
+    }
     return messages * cm->latency_s + (share * S + scales) / cm->link_bps + optical;
 }
 

@@ -10,21 +10,34 @@
  * fits 4 bits and there are at most 4 digits (then the table is repacked,
  * indexed by S_0 | S_1 << 4 | ...), bytes when each fits 8 bits, else a
  * gather of per-code weights.  All three give the same index, so the same
- * output codes.
+ * output codes.  A table of F < N servers is a unit of a cascade of L levels
+ * (N = F^L), whose lookups cascade.c does.
  */
 #include <stdlib.h>
 #include "optinc/allreduce.h"
+#include "optinc/onn.h"
 #include "runtime/allreduce/plan.h"
 
 static optinc_status optinc_prepare(optinc_allreduce *ar, optinc_error *err)
 {
     const optinc_ar_config *cfg = &ar->cfg;
     const optinc_agg_lut *lut = cfg->lut;
-    if (!lut) {
-        optinc_status st = optinc_agg_lut_exact(cfg->servers, cfg->bits, &ar->own_lut, err);
+    if (!lut) {      /* the exact table, of a 4-server unit when N's is too large */
+        int unit = optinc_agg_lut_fits(cfg->servers, cfg->bits) ? cfg->servers : 4;
+        if (unit != cfg->servers && optinc_onn_cascade_depth(unit, cfg->servers) < 1)
+            return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                               "the exact table of %d servers' %d-bit codes has more than 2^26 "
+                               "entries, and a cascade of 4-server units serves 4^L servers: "
+                               "use 4, 16, 64 or 256 servers, or --allreduce quantized",
+                               cfg->servers, cfg->bits);
+        optinc_status st = optinc_agg_lut_exact(unit, cfg->bits, &ar->own_lut, err);
         if (st)
             return st;
         lut = ar->own_lut;
+    }
+    if (lut->servers != cfg->servers) {
+        ar->levels = optinc_onn_cascade_depth(lut->servers, cfg->servers);
+        return OPTINC_OK;
     }
     ar->weight = lut->weight;
     ar->table = lut->code;

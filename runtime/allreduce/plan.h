@@ -46,6 +46,9 @@ struct optinc_allreduce {
     uint32_t radix_pow[4];        /* AR_INDEX_SPREAD: (3N+1)^k */
     const uint32_t *weight;       /* AR_INDEX_GATHER: code -> index contribution */
     const uint16_t *table;        /* index -> output code */
+    int levels;                   /* optinc: 0, one table for the N servers; else a cascade
+                                     of that many levels of the table's F-server unit,
+                                     N = F^levels (cascade.c) */
     /* the quantizing algorithms' codes, set when the plan is made */
     uint32_t zero;                /* the code of zero (optinc_code_zero, onn.h: mid PAM4
                                      digits, so small values stay clear of the carries) */
@@ -84,6 +87,11 @@ void optinc_ar_traffic(const optinc_allreduce *ar, size_t n, int s, optinc_ar_st
  * (the name lists of algorithms.c and comm.c). */
 const char *optinc_ar_join(const char *const *names, size_t n, const char *sep,
                            const char *last, char *buf, size_t size);
+
+/* Output codes of len <= TILE elements from the N servers' codes through
+ * the plan's cascade (ar->levels > 0). */
+void optinc_ar_cascade(const optinc_allreduce *ar, const uint16_t *const *codes, size_t len,
+                       uint16_t *out);
 
 /* The quantizing algorithms' run (quantize.c): block scales, codes,
  * aggregation through the plan's table, injected errors, decoding. */

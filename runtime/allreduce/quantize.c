@@ -527,10 +527,30 @@ static inline void mix_lookup(const optinc_allreduce *ar, uint32_t *restrict a, 
 #define BITS_CLAMPED_AT(p, t) code_bits_clamped(p[t], inv, top, magic)
 #define BITS_AT(p, t) code_bits(p[t], inv, magic)
 
+/* The same through a cascade (cascade.c): the servers' codes of the tile
+ * first.  Not inlined, so that only this path has the codes' 128 KiB frame
+ * (which stack-clash protection probes page by page). */
+__attribute__((noinline)) static void cascade_floats(const optinc_allreduce *ar,
+                                                     const float *const *g, size_t len,
+                                                     float inv, uint16_t *restrict out)
+{
+    uint16_t q[OPTINC_AR_MAX_SERVERS][TILE];
+    const uint16_t *src[OPTINC_AR_MAX_SERVERS];
+    for (int i = 0; i < ar->cfg.servers; i++) {
+        quantize_span(g[i], q[i], len, inv, ar->top, ar->zero);
+        src[i] = q[i];
+    }
+    optinc_ar_cascade(ar, src, len, out);
+}
+
 /* Output codes of len <= TILE elements from the servers' codes. */
 HOT static void lookup_codes(const optinc_allreduce *ar, const uint16_t *const *codes,
                              size_t len, uint16_t *restrict out)
 {
+    if (ar->levels) {
+        optinc_ar_cascade(ar, codes, len, out);
+        return;
+    }
     uint32_t a[TILE] = {0}, bias = 0;
     INDEX_SUMS(uint16_t, codes, CODE_AT);
     mix_lookup(ar, a, len, bias, out);
@@ -544,6 +564,10 @@ HOT static void lookup_floats(const optinc_allreduce *ar, const float *const *g,
 {
     uint32_t a[TILE] = {0}, off = ar->zero, bias = CODE_BIAS;
     float top = ar->top, magic = 0x1.8p23f + (float)off;
+    if (ar->levels) {
+        cascade_floats(ar, g, len, inv, out);
+        return;
+    }
     if (clamp)
         INDEX_SUMS(float, g, BITS_CLAMPED_AT);
     else

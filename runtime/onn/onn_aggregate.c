@@ -33,6 +33,11 @@ uint16_t optinc_agg_exact_code(int servers, int bits, int64_t sum_codes)
     return (uint16_t)(u < 0 ? 0 : u > top ? top : u);
 }
 
+int optinc_agg_lut_fits(int servers, int bits)
+{
+    return pow(3 * servers + 1, bits / 2) <= (double)(1u << 26);
+}
+
 optinc_status optinc_agg_lut_new(int servers, int bits, optinc_agg_lut **out, optinc_error *err)
 {
     *out = NULL;
@@ -47,7 +52,7 @@ optinc_status optinc_agg_lut_new(int servers, int bits, optinc_agg_lut **out, op
                            bits);
     int digits = bits / 2, radix = 3 * servers + 1;
     double size = pow(radix, digits);
-    if (size > (double)(1u << 26))
+    if (!optinc_agg_lut_fits(servers, bits))
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                            "aggregation table for %d servers and %d bits has %.0f entries, more "
                            "than 2^26: use fewer servers or bits", servers, bits, size);
@@ -127,13 +132,15 @@ optinc_status optinc_agg_lut_onn(const char *path, const optinc_read_opts *opts,
     if (st)
         return st;
     const optinc_onn_task *t = &meta.task;
-    if (meta.level != 0 || t->pre != OPTINC_P_DIGIT_SUMS || t->servers != servers ||
-        meta.bits != bits || t->divisor != t->servers) {
+    if (meta.level != 0 || t->pre != OPTINC_P_DIGIT_SUMS
+        || (t->servers != servers && optinc_onn_cascade_depth(t->servers, servers) < 1)
+        || meta.bits != bits || t->divisor != t->servers) {
         optinc_circuit_free(c);
         return optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
                            "this ONN averages %d servers' %d-bit codes (%s, level %d); the run "
-                           "needs one unit with digit sums for %d servers and %d bits: give "
-                           "--servers and --bits to match, or another --onn",
+                           "needs one unit with digit sums for %d servers (or F servers, F^L = "
+                           "N, in a cascade) and %d bits: give --servers and --bits to match, "
+                           "or another --onn",
                            t->servers, meta.bits,
                            t->pre == OPTINC_P_DIGIT_SUMS ? "digit sums" : "weighted sum",
                            meta.level, servers, bits);
@@ -142,7 +149,7 @@ optinc_status optinc_agg_lut_onn(const char *path, const optinc_read_opts *opts,
     st = optinc_onn_lut_build(c, &meta, dev, &olut, err);
     optinc_circuit_free(c);
     if (!st)
-        st = optinc_agg_lut_new(servers, bits, out, err);
+        st = optinc_agg_lut_new(t->servers, bits, out, err);
     if (!st && olut->size != (*out)->size)
         st = optinc_fail(err, OPTINC_EINPUT, path, 0, 0,
                          "the ONN's table has %llu entries, expected %zu",

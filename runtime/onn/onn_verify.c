@@ -381,9 +381,96 @@ static long layer_padding(const optinc_layer *L)
     return n;
 }
 
+/* The longest path through the circuit, mode by mode: the elements light
+ * passes on the way to each mode, MZIs first (mesh MZIs and attenuators,
+ * which are MZIs with a port dumped) then fixed couplers (the splitter and
+ * combiner chains), the larger of two paths by that order. */
+typedef struct path_len {
+    int mzis, couplers;
+} path_len;
+
+static path_len path_max(path_len a, path_len b)
+{
+    return a.mzis > b.mzis || (a.mzis == b.mzis && a.couplers >= b.couplers) ? a : b;
+}
+
+/* out[] from in[] through stage st (modes past the stage's are not used). */
+static void stage_path(const optinc_stage *st, const path_len *in, path_len *out)
+{
+    for (int k = 0; k < st->modes_out; k++)
+        out[k] = (path_len){0, 0};
+    if (st->kind == OPTINC_STAGE_MESH) {
+        memcpy(out, in, sizeof *out * (size_t)st->modes_in);
+        for (int i = 0; i < st->mesh->n_mzi; i++) {
+            int k = st->mesh->mzi[i].mode;
+            path_len p = path_max(out[k], out[k + 1]);
+            p.mzis++;
+            out[k] = out[k + 1] = p;
+        }
+    } else if (st->kind == OPTINC_STAGE_ATT) {
+        for (int k = 0; k < st->n_att; k++) {
+            int i, o;
+            optinc_att_channel(st, k, &i, &o);
+            out[o] = (path_len){in[i].mzis + 1, in[i].couplers};
+        }
+    } else {   /* a chain: branch i passes min(i + 1, fan - 1) links; trims after a split */
+        int split = st->kind == OPTINC_STAGE_SPLIT, n = split ? st->modes_in : st->modes_out;
+        for (int x = 0; x < n; x++)
+            for (int i = 0; i < st->fan; i++) {
+                int from = split ? x : optinc_combine_source(st, x, i);
+                int to = split ? optinc_split_target(st, x, i) : x;
+                int links = split ? (i + 1 < st->fan - 1 ? i + 1 : st->fan - 1)
+                                  : st->fan - 1 - (i > 1 ? i - 1 : 0);
+                path_len p = {in[from].mzis + (split && st->n_att), in[from].couplers + links};
+                out[to] = path_max(out[to], p);
+            }
+    }
+}
+
+/* The longest path through the circuit (per_layer 0), or through any one
+ * layer (per_layer 1: the light starts afresh at every layer). */
+static path_len longest_path(const optinc_circuit *c, int per_layer)
+{
+    int width = c->layers[0].cols + c->n_layers;
+    for (int l = 0; l < c->n_layers; l++)
+        for (int s = 0; s < c->layers[l].n_stages; s++) {
+            const optinc_stage *st = &c->layers[l].stage[s];
+            width = st->modes_in > width ? st->modes_in : width;
+            width = st->modes_out > width ? st->modes_out : width;
+        }
+    path_len *cur = calloc((size_t)width, sizeof *cur), *next = calloc((size_t)width, sizeof *next);
+    path_len best = {0, 0};
+    for (int l = 0; cur && next && l < c->n_layers; l++) {
+        const optinc_layer *L = &c->layers[l];
+        int K = L->pass_through < OPTINC_ONN_MAX_LAYERS ? L->pass_through : OPTINC_ONN_MAX_LAYERS;
+        path_len thru[OPTINC_ONN_MAX_LAYERS];
+        if (per_layer)
+            memset(cur, 0, sizeof *cur * (size_t)width);
+        for (int k = 0; k < K; k++)
+            thru[k] = cur[L->cols - K + k];
+        for (int s = 0; s < L->n_stages; s++) {
+            stage_path(&L->stage[s], cur, next);
+            path_len *t = cur;
+            cur = next;
+            next = t;
+        }
+        for (int k = 0; k < K; k++)
+            cur[L->rows - K + k] = thru[k];
+        for (int k = 0; (per_layer || l == c->n_layers - 1) && k < L->rows; k++)
+            best = path_max(best, cur[k]);
+    }
+    free(cur);
+    free(next);
+    return best;
+}
+
 void optinc_onn_area_of(const optinc_circuit *c, const optinc_onn_meta *m, optinc_onn_area *a)
 {
     memset(a, 0, sizeof *a);
+    path_len whole = longest_path(c, 0), layer = longest_path(c, 1);
+    a->depth_mzis = whole.mzis;
+    a->depth_couplers = whole.couplers;
+    a->layer_depth_mzis = layer.mzis;
     int L = c->n_layers;
     for (int l = 0; l < L; l++) {
         a->netlist_mzis += optinc_layer_mzis(&c->layers[l]);
