@@ -6,7 +6,9 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "cli/cli.h"
 #include "cli/options.h"
@@ -51,8 +53,28 @@ static int flushed(const char *name, int status)
     return status ? status : (int)st;
 }
 
+/* Under an address-space limit (ulimit -v), runs the program again with
+ * OPENBLAS_NUM_THREADS=1, unless it is so already.  OpenBLAS starts its
+ * thread pool when it is loaded, before main, and each thread of it takes
+ * a working buffer of 128 MiB, retrying forever when the limit leaves no
+ * room; the main thread's own buffer (optinc_linalg_reserve) can lose that
+ * race too.  optinc computes on one BLAS thread anyway
+ * (optinc_linalg_deterministic), so without the pool nothing changes but
+ * that a limit is met with one buffer, or refused at start.  When the
+ * program cannot be run again (no /proc), it carries on as it is. */
+static void one_blas_thread_under_a_limit(char **argv)
+{
+    struct rlimit lim;
+    const char *n = getenv("OPENBLAS_NUM_THREADS");
+    if (getrlimit(RLIMIT_AS, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY ||
+        (n && !strcmp(n, "1")) || setenv("OPENBLAS_NUM_THREADS", "1", 1) != 0)
+        return;
+    execv("/proc/self/exe", argv);
+}
+
 int main(int argc, char **argv)
 {
+    one_blas_thread_under_a_limit(argv);
     optinc_linalg_deterministic();
     if (optinc_linalg_reserve()) {
         fprintf(stderr, "optinc: error: the address-space limit (ulimit -v) leaves no room for "

@@ -527,6 +527,33 @@ Test(hostile, address_space_too_small_for_blas, .timeout = 30)
     tu_run_free(&r);
 }
 
+/* Under an address-space limit with OpenBLAS's default thread count, the
+ * threads of its pool, started when the library is loaded, each take a
+ * 128 MiB buffer: one that lost the race to the limit retried forever, in
+ * the program's BLAS calls or in OpenBLAS's destructor at exit, and a
+ * compile that fits the limit hung about one time in three.  optinc runs
+ * itself again with one BLAS thread under a limit, so five compiles of the
+ * shipped unit all end, at 250 MiB, with status 0. */
+Test(hostile, address_space_limit_with_the_blas_thread_pool, .timeout = 120)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    cr_skip_test("an ASan program reserves terabytes of address space");
+#endif
+    char *dir = tu_tempdir(), out[4200];
+    snprintf(out, sizeof out, "%s/unit.sp", dir);
+    const char *sh = "ulimit -v 256000 && unset OPENBLAS_NUM_THREADS && exec \"$0\" \"$@\"";
+    for (int i = 0; i < 5; i++) {
+        tu_run r = tu_start((char *const[]){"/bin/sh", "-c", (char *)sh,
+                                            (char *)tu_optinc_path(), "compile",
+                                            "specs/onn4x8.yaml", "-o", out, "--quiet", NULL});
+        tu_wait(&r);
+        cr_assert_eq(r.status, 0, "run %d: exit %d: %s", i, r.status, r.err);
+        tu_run_free(&r);
+    }
+    tu_rmtree(dir);
+    free(dir);
+}
+
 /* Graphviz does not check every allocation (libcgraph's agnode used what a
  * failed one returned and crashed, GLib aborted a PNG): a drawing too big
  * for the address space left is refused first, with status 2, the layer,
