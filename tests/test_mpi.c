@@ -3,7 +3,8 @@
  * optinc train --backend mpi` and the in-process run on the same seed end
  * with bit-identical weights and the same counted traffic, for every
  * all-reduce (ring; optinc through a compiled ONN, on ideal devices and on a
- * chip with phase errors; exact; quantized) and with injected errors, the
+ * chip with phase errors; exact; quantized, its codes in bytes and in 16-bit
+ * units) and with injected errors, the
  * in-process run also on several threads, and a run whose gradients
  * overflow into inf and NaN.
  * Skipped when the build has no MPI or mpirun is missing.
@@ -88,6 +89,10 @@ Test(mpi, bit_identical_to_inproc)
                                             "0.05", "--inject-errors", hist, NULL}, NULL);
     compare(dir, "exact", NULL, NULL);
     compare(dir, "quantized", (const char *[]){"--inject-errors", hist, NULL}, NULL);
+    /* 12-bit codes travel in 16-bit units (those of 8 bits or fewer as
+     * bytes): the same bits either way */
+    compare(dir, "quantized", (const char *[]){"--bits", "12", "--inject-errors", hist,
+                                               "--stochastic-rounding", NULL}, NULL);
     /* the in-process run on threads: still the MPI run's bits */
     compare(dir, "quantized", (const char *[]){"--inject-errors", hist, NULL}, "3");
     /* a learning rate that overflows the gradients into inf and NaN: the
