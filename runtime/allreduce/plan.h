@@ -63,6 +63,10 @@ struct optinc_allreduce {
     uint16_t *own_codes;          /* N x n: every server's own codes (error feedback or
                                      stochastic rounding) */
     size_t cap_blocks, cap_n, cap_own;
+    /* scratch of the MPI path (quantize.c), sized on first use: the block
+     * scales and flags as one reduction, this rank's codes, those received */
+    void *mpi_scratch;
+    size_t cap_mpi;               /* bytes */
 };
 
 /* Chunk c of n elements split over N: [*lo, *hi), sizes differ by at most 1. */

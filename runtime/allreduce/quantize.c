@@ -866,36 +866,30 @@ optinc_status optinc_ar_codes_mpi(optinc_comm *comm, optinc_allreduce *ar, uint6
     size_t nb = optinc_ar_blocks(ar, n), lo, hi;
     optinc_mpi_type type = wide ? OPTINC_MPI_U16 : OPTINC_MPI_U8;
     optinc_ar_chunk(n, N, comm->rank, &lo, &hi);
-    size_t len = hi - lo;
-    float *absmax = malloc((nb + 1) * sizeof *absmax), *special = NULL;
-    uint32_t *nonfinite = malloc((nb + 1) * sizeof *nonfinite);
-    void *codes = malloc((n + 1) * (size_t)(1 + wide));
-    void *recv = malloc(((size_t)(N + 1) * len + 1) * (size_t)(1 + wide));
+    size_t len = hi - lo, words = 2 * nb * sizeof(uint32_t);
+    size_t need = words + (n + (size_t)(N + 1) * len) * (size_t)(1 + wide) + 1;
     optinc_status st = check_residuals(ar, 1, err);
-    float *e = ar->cfg.error_feedback ? ar->residual[0] : NULL;
+    float *e = ar->cfg.error_feedback ? ar->residual[0] : NULL, *special = NULL;
     int any = 0;
     *errors = 0;
-    if (!st && (!absmax || !nonfinite || !codes || !recv))
-        st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory for the all-reduce");
-    if (!st) {
-        if (e)
-            optinc_ar_add(g, e, n);
-        optinc_ar_block_scales(ar, g, n, absmax, nonfinite);
-        /* the scales' bits then the flags: one reduction of 2 nb words */
-        uint32_t *both = malloc((2 * nb + 1) * sizeof *both);
-        if (!both)
-            st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory for the all-reduce");
-        else {
-            memcpy(both, absmax, nb * sizeof *both);
-            memcpy(both + nb, nonfinite, nb * sizeof *both);
-            st = optinc_mpi_max_u32(comm, both, 2 * nb, ar->what, err);
-            memcpy(absmax, both, nb * sizeof *both);
-            memcpy(nonfinite, both + nb, nb * sizeof *both);
-            free(both);
-        }
-        for (size_t k = 0; k < nb; k++)
-            any |= nonfinite[k] != 0;
+    if (st)
+        return st;
+    if (need > ar->cap_mpi) {
+        free(ar->mpi_scratch);
+        ar->cap_mpi = (ar->mpi_scratch = malloc(need)) ? need : 0;
+        if (!ar->cap_mpi)
+            return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory for the all-reduce");
     }
+    /* the scales' bits then their flags, reduced in place as 2 nb words */
+    float *absmax = ar->mpi_scratch;
+    uint32_t *nonfinite = (uint32_t *)ar->mpi_scratch + nb;
+    void *codes = (char *)ar->mpi_scratch + words, *recv = code_at(codes, wide, n);
+    if (e)
+        optinc_ar_add(g, e, n);
+    optinc_ar_block_scales(ar, g, n, absmax, nonfinite);
+    st = optinc_mpi_max_u32(comm, absmax, 2 * nb, ar->what, err);
+    for (size_t k = 0; k < nb; k++)
+        any |= nonfinite[k] != 0;
     if (!st && any)
         st = nonfinite_mpi(comm, ar, g, n, nonfinite, &special, err);
     if (!st && (e || ar->cfg.stochastic_rounding)) {
@@ -925,7 +919,7 @@ optinc_status optinc_ar_codes_mpi(optinc_comm *comm, optinc_allreduce *ar, uint6
             put_nonfinite(special + at, l, g + k * bs);
             at += l;
         }
-    OPTINC_FREE_ALL(absmax, nonfinite, special, codes, recv);
+    free(special);
     return st;
 }
 #endif
