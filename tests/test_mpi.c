@@ -4,8 +4,9 @@
  * with bit-identical weights and the same counted traffic, for every
  * all-reduce (ring; optinc through a compiled ONN, on ideal devices and on a
  * chip with phase errors, and on 16 ranks through a cascade of it; exact;
- * quantized) and with injected errors, the in-process run also on several
- * threads, and a run whose gradients overflow into inf and NaN.
+ * quantized, its codes in bytes and in 16-bit units) and with injected
+ * errors, the in-process run also on several threads, and a run whose
+ * gradients overflow into inf and NaN.
  * Skipped when the build has no MPI or mpirun is missing.
  */
 #include <criterion/criterion.h>
@@ -92,6 +93,10 @@ Test(mpi, bit_identical_to_inproc)
     /* 16 servers through a cascade of the 4-server unit, on 16 ranks */
     compare(dir, "optinc", (const char *[]){"--onn", onn, "--bits", "4", "--servers", "16",
                                             NULL}, NULL, "16");
+    /* 12-bit codes travel in 16-bit units (those of 8 bits or fewer as
+     * bytes): the same bits either way */
+    compare(dir, "quantized", (const char *[]){"--bits", "12", "--inject-errors", hist,
+                                               "--stochastic-rounding", NULL}, NULL, "4");
     /* the in-process run on threads: still the MPI run's bits */
     compare(dir, "quantized", (const char *[]){"--inject-errors", hist, NULL}, "3", "4");
     /* a learning rate that overflows the gradients into inf and NaN: the

@@ -85,7 +85,8 @@ void optinc_allreduce_free(optinc_allreduce *ar)
         return;
     ar_workers_free(ar->workers);
     optinc_agg_lut_free(ar->own_lut);
-    OPTINC_FREE_ALL(ar->own_table, ar->absmax, ar->block_flags, ar->codes, ar->own_codes, ar);
+    OPTINC_FREE_ALL(ar->own_table, ar->absmax, ar->block_flags, ar->codes, ar->own_codes,
+                    ar->mpi_scratch, ar);
 }
 
 void optinc_allreduce_set_residuals(optinc_allreduce *ar, float *const *residuals, int count)

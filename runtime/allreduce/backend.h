@@ -45,7 +45,9 @@ extern const optinc_comm_ops optinc_comm_inproc_ops;
 #ifdef OPTINC_HAVE_MPI
 extern const optinc_comm_ops optinc_comm_mpi_ops;
 
-typedef enum optinc_mpi_type { OPTINC_MPI_F32, OPTINC_MPI_U16, OPTINC_MPI_U32 } optinc_mpi_type;
+typedef enum optinc_mpi_type {
+    OPTINC_MPI_F32, OPTINC_MPI_U8, OPTINC_MPI_U16, OPTINC_MPI_U32
+} optinc_mpi_type;
 
 /* Sends send[0..scount) to the next rank while receiving rcount elements
  * from the previous one into recv (one step of a ring; tag numbers it). */

@@ -372,9 +372,9 @@ static void mpi_abort(const optinc_comm *comm, int code)
 
 static MPI_Datatype mpi_type(optinc_mpi_type t)
 {
-    return t == OPTINC_MPI_F32 ? MPI_FLOAT : t == OPTINC_MPI_U16 ? MPI_UINT16_T : MPI_UINT32_T;
+    return t == OPTINC_MPI_F32 ? MPI_FLOAT : t == OPTINC_MPI_U8 ? MPI_UINT8_T
+           : t == OPTINC_MPI_U16 ? MPI_UINT16_T : MPI_UINT32_T;
 }
-
 optinc_status optinc_mpi_shift(optinc_comm *comm, const void *send, size_t scount, void *recv,
                                size_t rcount, optinc_mpi_type type, int tag, const char *what,
                                optinc_error *err)

@@ -10,34 +10,50 @@
 #include <string.h>
 #include "runtime/allreduce/plan.h"
 
-void optinc_ar_cascade(const optinc_allreduce *ar, const uint16_t *const *codes, size_t len,
-                       uint16_t *out)
+/* One unit's lookups: o[t] from the codes g[0..F-1][t], of type T. */
+#define UNIT_LOOKUP(T)                                                    \
+    do {                                                                  \
+        const T *const *g_ = (const T *const *)g;                         \
+        for (size_t t = 0; t < len; t++) {                                \
+            uint32_t idx = 0;                                             \
+            for (int i = 0; i < F; i++)                                   \
+                idx += weight[g_[i][t]];                                  \
+            o[t] = table[idx];                                            \
+        }                                                                 \
+    } while (0)
+
+void optinc_ar_cascade(const optinc_allreduce *ar, const void *const *codes, int wide,
+                       size_t len, void *out)
 {
     /* level l's outputs overwrite rows of the level below that are read
      * first: unit u writes row u, element by element after reading them,
-     * and its inputs are rows u F.. u F + F - 1 >= u */
+     * and its inputs are rows u F.. u F + F - 1 >= u.  The servers' codes
+     * are bytes or 16-bit units (wide); the levels' own are 16-bit. */
     uint16_t buf[OPTINC_AR_MAX_SERVERS / 2][TILE];
     const optinc_agg_lut *lut = ar->cfg.lut ? ar->cfg.lut : ar->own_lut;
     const uint32_t *weight = lut->weight;
     const uint16_t *table = lut->code;
-    const uint16_t *in[OPTINC_AR_MAX_SERVERS];
-    int F = lut->servers, n = ar->cfg.servers;
+    const void *in[OPTINC_AR_MAX_SERVERS];
+    int F = lut->servers, n = ar->cfg.servers, w = wide;
     memcpy(in, codes, (size_t)n * sizeof *in);
-    for (int l = 0; l < ar->levels; l++, n /= F) {
+    for (int l = 0; l < ar->levels; l++, n /= F, w = 1) {
         for (int u = 0; u < n / F; u++) {
-            const uint16_t *const *g = in + u * F;
+            const void *const *g = in + u * F;
             uint16_t *o = buf[u];
-            for (size_t t = 0; t < len; t++) {
-                uint32_t idx = 0;
-                for (int i = 0; i < F; i++)
-                    idx += weight[g[i][t]];
-                o[t] = table[idx];
-            }
+            if (w)
+                UNIT_LOOKUP(uint16_t);
+            else
+                UNIT_LOOKUP(uint8_t);
         }
         for (int u = 0; u < n / F; u++)
             in[u] = buf[u];
     }
-    memcpy(out, in[0], len * sizeof *out);
+    const uint16_t *res = in[0];
+    if (wide)
+        memcpy(out, res, len * sizeof *res);
+    else
+        for (size_t t = 0; t < len; t++)
+            ((uint8_t *)out)[t] = (uint8_t)res[t];
 }
 
 int optinc_allreduce_levels(const optinc_allreduce *ar)

@@ -66,6 +66,10 @@ struct optinc_allreduce {
     uint16_t *own_codes;          /* N x n: every server's own codes (error feedback or
                                      stochastic rounding) */
     size_t cap_blocks, cap_n, cap_own;
+    /* scratch of the MPI path (quantize.c), sized on first use: the block
+     * scales and flags as one reduction, this rank's codes, those received */
+    void *mpi_scratch;
+    size_t cap_mpi;               /* bytes */
 };
 
 /* Chunk c of n elements split over N: [*lo, *hi), sizes differ by at most 1. */
@@ -90,8 +94,8 @@ const char *optinc_ar_join(const char *const *names, size_t n, const char *sep,
 
 /* Output codes of len <= TILE elements from the N servers' codes through
  * the plan's cascade (ar->levels > 0). */
-void optinc_ar_cascade(const optinc_allreduce *ar, const uint16_t *const *codes, size_t len,
-                       uint16_t *out);
+void optinc_ar_cascade(const optinc_allreduce *ar, const void *const *codes, int wide,
+                       size_t len, void *out);
 
 /* The quantizing algorithms' run (quantize.c): block scales, codes,
  * aggregation through the plan's table, injected errors, decoding. */

@@ -280,33 +280,69 @@ static int clamp_free(float absmax, float inv)
     return absmax <= FLT_MAX && inv <= FLT_MAX;
 }
 
+/* Code arrays.  The in-process path keeps codes in 16-bit words; on MPI
+ * they travel in the narrowest unit that holds b bits (bytes for b <= 8, a
+ * quarter of a float's bytes), and the kernels that make, aggregate and
+ * decode them work in that unit directly, so no pass narrows or widens
+ * them.  A code array is a pointer and `wide` (nonzero: 16-bit words);
+ * OVER_UNIT runs BODY with C the array as T *, the one loop written once. */
+#define OVER_UNIT(wide, codes, BODY)                                                   \
+    do {                                                                               \
+        if (wide) {                                                                    \
+            typedef uint16_t T;                                                        \
+            T *restrict C = (T *)(codes);                                              \
+            BODY;                                                                      \
+        } else {                                                                       \
+            typedef uint8_t T;                                                         \
+            T *restrict C = (T *)(codes);                                              \
+            BODY;                                                                      \
+        }                                                                              \
+    } while (0)
+
+/* Whether the plan's codes need 16-bit units. */
+static int wide_codes(const optinc_allreduce *ar)
+{
+    return ar->cfg.bits > 8;
+}
+
+/* Element j of a code array in units of `wide`. */
+static void *code_at(const void *codes, int wide, size_t j)
+{
+    return (char *)codes + j * (wide ? 2 : 1);
+}
+
 /* codes[0..len) of g[0..len) under one block's inverse step; constant-trip
  * tiles, which the -O2 vectorizer takes, then the rest. */
-HOT static void quantize_span(const float *restrict g, uint16_t *restrict codes, size_t len,
-                          float inv, float top, uint32_t off)
+HOT static void quantize_span(const float *restrict g, void *codes, int wide, size_t len,
+                              float inv, float top, uint32_t off)
 {
-    size_t j = 0;
     float magic = 0x1.8p23f + (float)off;
-    for (; j + TILE <= len; j += TILE)
-        for (int t = 0; t < TILE; t++)
-            codes[j + t] = (uint16_t)(code_bits_clamped(g[j + t], inv, top, magic) - CODE_BIAS);
-    for (; j < len; j++)
-        codes[j] = (uint16_t)(code_bits_clamped(g[j], inv, top, magic) - CODE_BIAS);
+    OVER_UNIT(wide, codes, {
+        size_t j = 0;
+        for (; j + TILE <= len; j += TILE)
+            for (int t = 0; t < TILE; t++)
+                C[j + t] = (T)(code_bits_clamped(g[j + t], inv, top, magic) - CODE_BIAS);
+        for (; j < len; j++)
+            C[j] = (T)(code_bits_clamped(g[j], inv, top, magic) - CODE_BIAS);
+    });
 }
 
-HOT static void decode_span(const uint16_t *restrict codes, float *restrict g, size_t len,
-                        float step, int off)
+HOT static void decode_span(const void *codes, int wide, float *restrict g, size_t len,
+                            float step, int off)
 {
-    size_t j = 0;
-    for (; j + TILE <= len; j += TILE)
-        for (int t = 0; t < TILE; t++)
-            g[j + t] = (float)((int)codes[j + t] - off) * step;
-    for (; j < len; j++)
-        g[j] = (float)((int)codes[j] - off) * step;
+    OVER_UNIT(wide, codes, {
+        size_t j = 0;
+        for (; j + TILE <= len; j += TILE)
+            for (int t = 0; t < TILE; t++)
+                g[j + t] = (float)((int)C[j + t] - off) * step;
+        for (; j < len; j++)
+            g[j] = (float)((int)C[j] - off) * step;
+    });
 }
 
-void optinc_ar_quantize(const optinc_allreduce *ar, const float *g, size_t lo, size_t hi,
-                        const float *absmax, uint16_t *codes)
+/* codes (in units of `wide`) of g[lo..hi) under the blocks' scales. */
+static void quantize_unit(const optinc_allreduce *ar, const float *g, size_t lo, size_t hi,
+                          const float *absmax, void *codes, int wide)
 {
     size_t bs = (size_t)ar->cfg.block_size;
     uint32_t off = ar->zero;
@@ -315,12 +351,19 @@ void optinc_ar_quantize(const optinc_allreduce *ar, const float *g, size_t lo, s
         float inv, step;
         end = (k + 1) * bs < hi ? (k + 1) * bs : hi;
         block_steps(ar, absmax[k], &inv, &step);
-        quantize_span(g + j, codes + (j - lo), end - j, inv, ar->top, off);
+        quantize_span(g + j, code_at(codes, wide, j - lo), wide, end - j, inv, ar->top, off);
     }
 }
 
-void optinc_ar_decode(const optinc_allreduce *ar, const uint16_t *codes, size_t lo, size_t hi,
-                      const float *absmax, float *g)
+void optinc_ar_quantize(const optinc_allreduce *ar, const float *g, size_t lo, size_t hi,
+                        const float *absmax, uint16_t *codes)
+{
+    quantize_unit(ar, g, lo, hi, absmax, codes, 1);
+}
+
+/* g[lo..hi) decoded from codes (in units of `wide`) under the blocks' scales. */
+static void decode_unit(const optinc_allreduce *ar, const void *codes, int wide, size_t lo,
+                        size_t hi, const float *absmax, float *g)
 {
     size_t bs = (size_t)ar->cfg.block_size;
     int off = (int)ar->zero;
@@ -329,8 +372,14 @@ void optinc_ar_decode(const optinc_allreduce *ar, const uint16_t *codes, size_t 
         float inv, step;
         end = (k + 1) * bs < hi ? (k + 1) * bs : hi;
         block_steps(ar, absmax[k], &inv, &step);
-        decode_span(codes + (j - lo), g + j, end - j, step, off);
+        decode_span(code_at(codes, wide, j - lo), wide, g + j, end - j, step, off);
     }
+}
+
+void optinc_ar_decode(const optinc_allreduce *ar, const uint16_t *codes, size_t lo, size_t hi,
+                      const float *absmax, float *g)
+{
+    decode_unit(ar, codes, 1, lo, hi, absmax, g);
 }
 
 static int injecting(const optinc_allreduce *ar)
@@ -341,7 +390,7 @@ static int injecting(const optinc_allreduce *ar)
 
 /* Injects output errors into out[0..len) of chunk c: error positions are
  * geometric gaps of rate p_error, so the cost is per error, not per element. */
-static uint64_t inject(const optinc_allreduce *ar, uint64_t step, int c, uint16_t *out,
+static uint64_t inject(const optinc_allreduce *ar, uint64_t step, int c, void *out, int wide,
                        size_t len)
 {
     const optinc_err_hist *h = ar->cfg.inject;
@@ -362,8 +411,10 @@ static uint64_t inject(const optinc_allreduce *ar, uint64_t step, int c, uint16_
         int b = 0;
         while (b < h->n - 1 && u >= h->cdf[b])
             b++;
-        int v = (int)out[pos] + h->delta[b];
-        out[pos] = (uint16_t)(v < 0 ? 0 : v > top ? top : v);
+        OVER_UNIT(wide, out, {
+            int v = (int)C[pos] + h->delta[b];
+            C[pos] = (T)(v < 0 ? 0 : v > top ? top : v);
+        });
         count++;
     }
     return count;
@@ -404,22 +455,26 @@ static inline double draw(uint64_t key, uint64_t j)
  * 1).  With a residual e, leaves e = g - decode(codes) over the block (0
  * where that is not finite, so one bad gradient does not stay forever). */
 static void own_block(const optinc_allreduce *ar, uint64_t key, const float *g, size_t lo,
-                      size_t hi, float absmax, uint16_t *codes, float *e)
+                      size_t hi, float absmax, void *codes, int wide, float *e)
 {
     uint32_t off = ar->zero;
     float top = ar->top, inv, stp;
     block_steps(ar, absmax, &inv, &stp);
     if (!ar->cfg.stochastic_rounding)
-        quantize_span(g + lo, codes, hi - lo, inv, top, off);
+        quantize_span(g + lo, codes, wide, hi - lo, inv, top, off);
     else
-        for (size_t j = lo; j < hi; j++)
-            codes[j - lo] = (uint16_t)((int)floor((double)scaled_clamped(g[j], inv, top) +
-                                                 draw(key, j)) + (int)off);
+        OVER_UNIT(wide, codes, {
+            for (size_t j = lo; j < hi; j++)
+                C[j - lo] = (T)((int)floor((double)scaled_clamped(g[j], inv, top) +
+                                           draw(key, j)) + (int)off);
+        });
     if (e)
-        for (size_t j = lo; j < hi; j++) {
-            float miss = g[j] - (float)((int)codes[j - lo] - (int)off) * stp;
-            e[j] = isfinite(miss) ? miss : 0.0f;
-        }
+        OVER_UNIT(wide, codes, {
+            for (size_t j = lo; j < hi; j++) {
+                float miss = g[j] - (float)((int)C[j - lo] - (int)off) * stp;
+                e[j] = isfinite(miss) ? miss : 0.0f;
+            }
+        });
 }
 
 /* BODY for t < len: over a whole tile with a constant trip count (which
@@ -500,7 +555,7 @@ static inline uint32_t part_spread(uint32_t u)
  * faster on the machines we measured); what comes before and after it
  * vectorizes. */
 static inline void mix_lookup(const optinc_allreduce *ar, uint32_t *restrict a, size_t len,
-                              uint32_t bias, uint16_t *restrict out)
+                              uint32_t bias, void *out, int wide)
 {
     if (ar->index_mode == AR_INDEX_SUM && bias) {
         uint32_t total = bias * (uint32_t)ar->cfg.servers;   /* modulo 2^32, like the sums */
@@ -519,8 +574,10 @@ static inline void mix_lookup(const optinc_allreduce *ar, uint32_t *restrict a, 
         }
     }
     const uint16_t *table = ar->table;
-    for (size_t t = 0; t < len; t++)
-        out[t] = table[a[t]];
+    OVER_UNIT(wide, out, {
+        for (size_t t = 0; t < len; t++)
+            C[t] = (T)table[a[t]];
+    });
 }
 
 #define CODE_AT(p, t) (p[t])
@@ -537,23 +594,27 @@ __attribute__((noinline)) static void cascade_floats(const optinc_allreduce *ar,
     uint16_t q[OPTINC_AR_MAX_SERVERS][TILE];
     const uint16_t *src[OPTINC_AR_MAX_SERVERS];
     for (int i = 0; i < ar->cfg.servers; i++) {
-        quantize_span(g[i], q[i], len, inv, ar->top, ar->zero);
+        quantize_span(g[i], q[i], 1, len, inv, ar->top, ar->zero);
         src[i] = q[i];
     }
-    optinc_ar_cascade(ar, src, len, out);
+    optinc_ar_cascade(ar, (const void *const *)src, 1, len, out);
 }
 
-/* Output codes of len <= TILE elements from the servers' codes. */
-HOT static void lookup_codes(const optinc_allreduce *ar, const uint16_t *const *codes,
-                             size_t len, uint16_t *restrict out)
+/* Output codes of len <= TILE elements from the servers' codes (all in
+ * units of `wide`). */
+HOT static void lookup_codes(const optinc_allreduce *ar, const void *const *codes, int wide,
+                             size_t len, void *out)
 {
     if (ar->levels) {
-        optinc_ar_cascade(ar, codes, len, out);
+        optinc_ar_cascade(ar, codes, wide, len, out);
         return;
     }
     uint32_t a[TILE] = {0}, bias = 0;
-    INDEX_SUMS(uint16_t, codes, CODE_AT);
-    mix_lookup(ar, a, len, bias, out);
+    if (wide)
+        INDEX_SUMS(uint16_t, ((const uint16_t *const *)codes), CODE_AT);
+    else
+        INDEX_SUMS(uint8_t, ((const uint8_t *const *)codes), CODE_AT);
+    mix_lookup(ar, a, len, bias, out, wide);
 }
 
 /* The same from the servers' floats of one block, quantized on the fly (the
@@ -572,19 +633,28 @@ HOT static void lookup_floats(const optinc_allreduce *ar, const float *const *g,
         INDEX_SUMS(float, g, BITS_CLAMPED_AT);
     else
         INDEX_SUMS(float, g, BITS_AT);
-    mix_lookup(ar, a, len, bias, out);
+    mix_lookup(ar, a, len, bias, out, 1);
+}
+
+/* optinc_ar_aggregate with codes and out in units of `wide`. */
+static uint64_t aggregate_unit(const optinc_allreduce *ar, uint64_t step, int c,
+                               const void *const *codes, int wide, size_t lo, size_t hi,
+                               void *out)
+{
+    const void *tile[OPTINC_AR_MAX_SERVERS];
+    for (size_t j = 0; j < hi - lo; j += TILE) {
+        for (int i = 0; i < ar->cfg.servers; i++)
+            tile[i] = code_at(codes[i], wide, j);
+        lookup_codes(ar, tile, wide, hi - lo - j < TILE ? hi - lo - j : TILE,
+                     code_at(out, wide, j));
+    }
+    return inject(ar, step, c, out, wide, hi - lo);
 }
 
 uint64_t optinc_ar_aggregate(const optinc_allreduce *ar, uint64_t step, int c,
                              const uint16_t *const *codes, size_t lo, size_t hi, uint16_t *out)
 {
-    const uint16_t *tile[OPTINC_AR_MAX_SERVERS];
-    for (size_t j = 0; j < hi - lo; j += TILE) {
-        for (int i = 0; i < ar->cfg.servers; i++)
-            tile[i] = codes[i] + j;
-        lookup_codes(ar, tile, hi - lo - j < TILE ? hi - lo - j : TILE, out + j);
-    }
-    return inject(ar, step, c, out, hi - lo);
+    return aggregate_unit(ar, step, c, (const void *const *)codes, 1, lo, hi, out);
 }
 
 /* ---- the run ------------------------------------------------------------- */
@@ -640,7 +710,7 @@ static void decode_tile(const optinc_allreduce *ar, float *const *g, size_t j, s
     int N = ar->cfg.servers, any = flags & BLOCK_NONFINITE &&
                                    nonfinite_tile((const float *const *)g, N, j, len, nf);
     for (int i = 0; i < N; i++) {
-        decode_span(ar->codes + j, g[i] + j, len, stp, (int)ar->zero);
+        decode_span(ar->codes + j, 1, g[i] + j, len, stp, (int)ar->zero);
         if (any)
             put_nonfinite(nf, len, g[i] + j);
     }
@@ -692,7 +762,7 @@ static void own_part(void *ctx, int part, int parts)
     float *const *g = call->g;
     int N = ar->cfg.servers, ef = ar->cfg.error_feedback;
     size_t bs = (size_t)ar->cfg.block_size, n = call->n, nb = optinc_ar_blocks(ar, n);
-    const uint16_t *src[OPTINC_AR_MAX_SERVERS];
+    const void *src[OPTINC_AR_MAX_SERVERS];
     for (size_t k = nb * (size_t)part / (size_t)parts; k < nb * (size_t)(part + 1) / (size_t)parts;
          k++) {
         size_t lo = k * bs, hi = lo + bs < n ? lo + bs : n;
@@ -704,14 +774,14 @@ static void own_part(void *ctx, int part, int parts)
         ar->block_flags[k] = (unsigned char)flags;
         for (int i = 0; i < N; i++)
             own_block(ar, call->keys[i], g[i], lo, hi, ar->absmax[k],
-                      ar->own_codes + (size_t)i * n + lo, ef ? ar->residual[i] : NULL);
+                      ar->own_codes + (size_t)i * n + lo, 1, ef ? ar->residual[i] : NULL);
         float inv, stp, nf[TILE];
         block_steps(ar, ar->absmax[k], &inv, &stp);
         for (size_t j = lo; j < hi; j += TILE) {
             size_t len = hi - j < TILE ? hi - j : TILE;
             for (int i = 0; i < N; i++)
                 src[i] = ar->own_codes + (size_t)i * n + j;
-            lookup_codes(ar, src, len, ar->codes + j);
+            lookup_codes(ar, src, 1, len, ar->codes + j);
             if (call->fused)
                 decode_tile(ar, g, j, len, stp, flags, nf);
         }
@@ -740,7 +810,7 @@ static void inject_part(void *ctx, int part, int parts)
     for (int c = N * part / parts; c < N * (part + 1) / parts; c++) {
         size_t lo, hi;
         optinc_ar_chunk(call->n, N, c, &lo, &hi);
-        call->errors[c] = inject(ar, call->step, c, ar->codes + lo, hi - lo);
+        call->errors[c] = inject(ar, call->step, c, ar->codes + lo, 1, hi - lo);
         /* by tiles within a block, so each tile has one step and one flag */
         size_t bs = (size_t)ar->cfg.block_size;
         for (size_t j = lo, end; j < hi; j = end) {
@@ -807,7 +877,8 @@ static optinc_status nonfinite_mpi(optinc_comm *comm, const optinc_allreduce *ar
 }
 
 /* On MPI: the block scales and their non-finite flags reduced with an
- * unsigned maximum on their bits, each rank quantizes its gradient, an
+ * unsigned maximum on their bits, each rank quantizes its gradient (in
+ * bytes when b <= 8: half the bytes of 16-bit words on the wire), an
  * all-to-all of code slices, rank c aggregates chunk c (the table and the
  * injected errors of chunk c), an all-gather of the output codes, every
  * rank decodes, and the blocks with non-finite values take them (their
@@ -815,39 +886,34 @@ static optinc_status nonfinite_mpi(optinc_comm *comm, const optinc_allreduce *ar
 optinc_status optinc_ar_codes_mpi(optinc_comm *comm, optinc_allreduce *ar, uint64_t step,
                                   float *g, size_t n, uint64_t *errors, optinc_error *err)
 {
-    int N = comm->servers;
+    int N = comm->servers, wide = wide_codes(ar);
     size_t nb = optinc_ar_blocks(ar, n), lo, hi;
+    optinc_mpi_type type = wide ? OPTINC_MPI_U16 : OPTINC_MPI_U8;
     optinc_ar_chunk(n, N, comm->rank, &lo, &hi);
-    size_t len = hi - lo;
-    float *absmax = malloc((nb + 1) * sizeof *absmax), *special = NULL;
-    uint32_t *nonfinite = malloc((nb + 1) * sizeof *nonfinite);
-    uint16_t *codes = malloc((n + 1) * sizeof *codes);
-    uint16_t *recv = malloc(((size_t)(N + 1) * len + 1) * sizeof *recv);
+    size_t len = hi - lo, words = 2 * nb * sizeof(uint32_t);
+    size_t need = words + (n + (size_t)(N + 1) * len) * (size_t)(1 + wide) + 1;
     optinc_status st = check_residuals(ar, 1, err);
-    float *e = ar->cfg.error_feedback ? ar->residual[0] : NULL;
+    float *e = ar->cfg.error_feedback ? ar->residual[0] : NULL, *special = NULL;
     int any = 0;
     *errors = 0;
-    if (!st && (!absmax || !nonfinite || !codes || !recv))
-        st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory for the all-reduce");
-    if (!st) {
-        if (e)
-            optinc_ar_add(g, e, n);
-        optinc_ar_block_scales(ar, g, n, absmax, nonfinite);
-        /* the scales' bits then the flags: one reduction of 2 nb words */
-        uint32_t *both = malloc((2 * nb + 1) * sizeof *both);
-        if (!both)
-            st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory for the all-reduce");
-        else {
-            memcpy(both, absmax, nb * sizeof *both);
-            memcpy(both + nb, nonfinite, nb * sizeof *both);
-            st = optinc_mpi_max_u32(comm, both, 2 * nb, ar->what, err);
-            memcpy(absmax, both, nb * sizeof *both);
-            memcpy(nonfinite, both + nb, nb * sizeof *both);
-            free(both);
-        }
-        for (size_t k = 0; k < nb; k++)
-            any |= nonfinite[k] != 0;
+    if (st)
+        return st;
+    if (need > ar->cap_mpi) {
+        free(ar->mpi_scratch);
+        ar->cap_mpi = (ar->mpi_scratch = malloc(need)) ? need : 0;
+        if (!ar->cap_mpi)
+            return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory for the all-reduce");
     }
+    /* the scales' bits then their flags, reduced in place as 2 nb words */
+    float *absmax = ar->mpi_scratch;
+    uint32_t *nonfinite = (uint32_t *)ar->mpi_scratch + nb;
+    void *codes = (char *)ar->mpi_scratch + words, *recv = code_at(codes, wide, n);
+    if (e)
+        optinc_ar_add(g, e, n);
+    optinc_ar_block_scales(ar, g, n, absmax, nonfinite);
+    st = optinc_mpi_max_u32(comm, absmax, 2 * nb, ar->what, err);
+    for (size_t k = 0; k < nb; k++)
+        any |= nonfinite[k] != 0;
     if (!st && any)
         st = nonfinite_mpi(comm, ar, g, n, nonfinite, &special, err);
     if (!st && (e || ar->cfg.stochastic_rounding)) {
@@ -855,21 +921,21 @@ optinc_status optinc_ar_codes_mpi(optinc_comm *comm, optinc_allreduce *ar, uint6
         size_t bs = (size_t)ar->cfg.block_size;
         for (size_t k = 0; k < nb; k++)
             own_block(ar, key, g, k * bs, (k + 1) * bs < n ? (k + 1) * bs : n, absmax[k],
-                      codes + k * bs, e);
+                      code_at(codes, wide, k * bs), wide, e);
     } else if (!st)
-        optinc_ar_quantize(ar, g, 0, n, absmax, codes);
+        quantize_unit(ar, g, 0, n, absmax, codes, wide);
     if (!st)
-        st = optinc_mpi_scatter_chunks(comm, codes, n, recv, OPTINC_MPI_U16, ar->what, err);
+        st = optinc_mpi_scatter_chunks(comm, codes, n, recv, type, ar->what, err);
     if (!st) {
-        const uint16_t *src[OPTINC_AR_MAX_SERVERS];
+        const void *src[OPTINC_AR_MAX_SERVERS];
         for (int i = 0; i < N; i++)
-            src[i] = recv + (size_t)i * len;
-        uint16_t *out = recv + (size_t)N * len;
-        *errors = optinc_ar_aggregate(ar, step, comm->rank, src, lo, hi, out);
-        st = optinc_mpi_gather_chunks(comm, out, n, codes, OPTINC_MPI_U16, ar->what, err);
+            src[i] = code_at(recv, wide, (size_t)i * len);
+        void *out = code_at(recv, wide, (size_t)N * len);
+        *errors = aggregate_unit(ar, step, comm->rank, src, wide, lo, hi, out);
+        st = optinc_mpi_gather_chunks(comm, out, n, codes, type, ar->what, err);
     }
     if (!st)
-        optinc_ar_decode(ar, codes, 0, n, absmax, g);
+        decode_unit(ar, codes, wide, 0, n, absmax, g);
     size_t bs = (size_t)ar->cfg.block_size;
     for (size_t k = 0, at = 0; !st && any && k < nb; k++)
         if (nonfinite[k]) {
@@ -877,7 +943,7 @@ optinc_status optinc_ar_codes_mpi(optinc_comm *comm, optinc_allreduce *ar, uint6
             put_nonfinite(special + at, l, g + k * bs);
             at += l;
         }
-    OPTINC_FREE_ALL(absmax, nonfinite, special, codes, recv);
+    free(special);
     return st;
 }
 #endif
