@@ -63,6 +63,11 @@ static const gf_card gf_cards[OPTINC_CARD_COUNT] = {
 typedef enum gf_place { GF_BLOCK_KEY, GF_BLOCK_VALUE, GF_FLOW_KEY, GF_FLOW_VALUE } gf_place;
 
 typedef char gf_text[GF_SCALAR_MAX];
+#define GF_NUM_MAX (OPTINC_SHORTEST_MAX + 2)    /* a number, with its ".0" */
+typedef char gf_num[GF_NUM_MAX];
+/* An instance's, a placement's or a link's line: a name, words and numbers,
+ * each bounded (EX_NAME_MAX, GF_SCALAR_MAX, GF_NUM_MAX), and literals. */
+#define GF_LINE_MAX (2 * EX_NAME_MAX + (3 + OPTINC_CARD_PARAMS_MAX) * (GF_SCALAR_MAX + GF_NUM_MAX))
 
 /* The words of the file as libyaml writes them, each rendered once: the
  * user's names, and the words of optinc's tables (card and component
@@ -73,6 +78,10 @@ typedef struct gf_words {
     gf_text component[OPTINC_CARD_COUNT], card[OPTINC_CARD_COUNT];
     gf_text param[OPTINC_CARD_COUNT][OPTINC_CARD_PARAMS_MAX];     /* the keys */
     gf_text (*layer)[3];     /* per layer: its name, layer_<name>, its activation */
+    /* numbers every file repeats: the grid's coordinates by column and by
+     * mode (a mesh's elements share them) and the MZI's length */
+    gf_num *x, *y, length;
+    int columns, modes;
 } gf_words;
 
 typedef struct gf_ctx {
@@ -149,16 +158,27 @@ static int yaml_scalar_text(const char *s, gf_place p, gf_text out)
  * ".0" before an exponent that has no point, since YAML 1.1 readers take
  * "1e-05" for a string.  Digits, '-', '.', 'e', '+', "inf", "nan": no
  * character libyaml quotes, in a flow or a block. */
-static void num(FILE *f, double x)
+static char *num_put(char *p, double x)
 {
     char buf[OPTINC_SHORTEST_MAX];
     const char *s = optinc_shortest(buf, x), *e = strchr(s, 'e');
-    if (e && !memchr(s, '.', (size_t)(e - s))) {
-        fwrite(s, 1, (size_t)(e - s), f);
-        fputs(".0", f);
-        fputs(e, f);
-    } else
-        fputs(s, f);
+    if (!e || memchr(s, '.', (size_t)(e - s)))
+        return stpcpy(p, s);
+    memcpy(p, s, (size_t)(e - s));
+    return stpcpy(stpcpy(p + (e - s), ".0"), e);
+}
+
+/* x's text, as num_put writes it, in out. */
+static const char *num_text(char out[GF_NUM_MAX], double x)
+{
+    *num_put(out, x) = '\0';
+    return out;
+}
+
+static void num(FILE *f, double x)
+{
+    char buf[GF_NUM_MAX];
+    fputs(num_text(buf, x), f);
 }
 
 static void integer(FILE *f, int v)
@@ -174,11 +194,11 @@ static void integer(FILE *f, int v)
  * not a number, not a word YAML 1.1 resolves: those have no '_'), and are
  * at most 2 + 1 + 63 + 2 + 2 * 13 + 3 = 97 < 128 bytes, libyaml's longest
  * simple key.  test_export.c's yaml_names compares with libyaml's choice. */
-static void end_ref(FILE *f, const ex_element *e, int pin)
+static char *end_ref(char *p, const ex_element *e, int pin)
 {
-    fputs(e->name, f);
-    fputc(',', f);
-    fputs(gf_cards[e->kind].pin[pin], f);
+    p = stpcpy(p, e->name);
+    *p++ = ',';
+    return stpcpy(p, gf_cards[e->kind].pin[pin]);
 }
 
 /* "KEY:" of a block mapping that has entries, on lines of their own, or
@@ -194,50 +214,37 @@ static void block(FILE *f, const char *key, int entries)
  * "yes"); every other word comes from g->w, as libyaml writes it. */
 static void put_instances(const gf_ctx *g, const ex_layer *x)
 {
-    FILE *f = g->f;
+    const gf_words *w = g->w;
     for (int i = 0; i < x->n_el; i++) {
         const ex_element *e = &x->el[i];
-        const gf_card *gc = &gf_cards[e->kind];
         int key[OPTINC_CARD_PARAMS_MAX], n = ex_settings(e->kind, key);
-        fputs("  ", f);
-        fputs(e->name, f);
-        fputs(": {component: ", f);
-        fputs(g->w->component[e->kind], f);
-        if (gc->sized) {
-            fputs(", settings: {length: ", f);
-            num(f, g->layout->mzi_length_um);
-            fputc('}', f);
-        }
-        fputs(", info: {card: ", f);
-        fputs(g->w->card[e->kind], f);
-        for (int k = 0; k < n; k++) {
-            fputs(", ", f);
-            fputs(g->w->param[e->kind][key[k]], f);
-            fputs(": ", f);
-            num(f, e->v[key[k]]);
-        }
-        fputs("}}\n", f);
+        char line[GF_LINE_MAX], *p = stpcpy(stpcpy(line, "  "), e->name);
+        p = stpcpy(stpcpy(p, ": {component: "), w->component[e->kind]);
+        if (gf_cards[e->kind].sized)
+            p = stpcpy(stpcpy(stpcpy(p, ", settings: {length: "), w->length), "}");
+        p = stpcpy(stpcpy(p, ", info: {card: "), w->card[e->kind]);
+        for (int k = 0; k < n; k++)
+            p = num_put(stpcpy(stpcpy(stpcpy(p, ", "), w->param[e->kind][key[k]]), ": "),
+                        e->v[key[k]]);
+        p = stpcpy(p, "}}\n");
+        fwrite(line, 1, (size_t)(p - line), g->f);
     }
 }
 
 static void put_placements(const gf_ctx *g, const ex_layer *x)
 {
-    FILE *f = g->f;
     for (int i = 0; i < x->n_el; i++) {
         const ex_element *e = &x->el[i];
-        double px, py;
-        optinc_place_xy(g->layout, e->column, e->mode, &px, &py);
-        fputs("  ", f);
-        fputs(e->name, f);
-        fputs(": {x: ", f);
-        num(f, px);
-        fputs(", 'y': ", f);     /* YAML 1.1's "yes", quoted as libyaml did */
-        num(f, py);
+        char line[GF_LINE_MAX], *p = stpcpy(stpcpy(line, "  "), e->name);
+        p = stpcpy(stpcpy(p, ": {x: "), g->w->x[e->column]);
+        /* 'y': YAML 1.1's "yes", quoted as libyaml quoted it */
+        p = stpcpy(stpcpy(p, ", 'y': "), g->w->y[e->mode]);
         if (gf_cards[e->kind].rotation) {
-            fputs(", rotation: ", f);
-            integer(f, gf_cards[e->kind].rotation);
+            p = stpcpy(p, ", rotation: ");
+            p += optinc_int_format(p, gf_cards[e->kind].rotation);
         }
-        fputs("}\n", f);
+        p = stpcpy(p, "}\n");
+        fwrite(line, 1, (size_t)(p - line), g->f);
     }
 }
 
@@ -253,11 +260,9 @@ static ex_end port_end(const ex_layer *x, int side, int port)
 /* One link of a bundle: the waveguide from pin pa of a to pin pb of b. */
 static void put_link(FILE *f, const ex_element *a, int pa, const ex_element *b, int pb)
 {
-    fputs("      ", f);
-    end_ref(f, a, pa);
-    fputs(": ", f);
-    end_ref(f, b, pb);
-    fputc('\n', f);
+    char line[GF_LINE_MAX], *p = end_ref(stpcpy(line, "      "), a, pa);
+    p = stpcpy(end_ref(stpcpy(p, ": "), b, pb), "\n");
+    fwrite(line, 1, (size_t)(p - line), f);
 }
 
 /* Bundle layer_<L>: its inner waveguides, and those from the layer before
@@ -337,11 +342,10 @@ static void put_document(const gf_ctx *g, const ex_layer *x)
         const ex_layer *l = &x[side ? n - 1 : 0];
         for (int k = 0; k < (side ? l->L->rows : l->L->cols); k++) {
             ex_end e = port_end(l, side, k);
-            fputs(side ? "  out" : "  in", f);
-            integer(f, k);
-            fputs(": ", f);
-            end_ref(f, &l->el[e.elem], e.pin);
-            fputc('\n', f);
+            char line[GF_LINE_MAX], *p = stpcpy(line, side ? "  out" : "  in");
+            p += optinc_int_format(p, k);
+            p = stpcpy(end_ref(stpcpy(p, ": "), &l->el[e.elem], e.pin), "\n");
+            fwrite(line, 1, (size_t)(p - line), f);
         }
     }
 }
@@ -374,6 +378,32 @@ static optinc_status render_words(const gf_ctx *g, optinc_error *err)
                : OPTINC_OK;
 }
 
+/* The numbers of g->w, for the elements of layers x. */
+static optinc_status render_numbers(const gf_ctx *g, const ex_layer *x, optinc_error *err)
+{
+    gf_words *w = g->w;
+    for (int i = 0; i < g->c->n_layers; i++)
+        for (int k = 0; k < x[i].n_el; k++) {
+            const ex_element *e = &x[i].el[k];
+            w->columns = e->column >= w->columns ? e->column + 1 : w->columns;
+            w->modes = e->mode >= w->modes ? e->mode + 1 : w->modes;
+        }
+    w->x = calloc((size_t)w->columns + 1, sizeof *w->x);
+    w->y = calloc((size_t)w->modes + 1, sizeof *w->y);
+    if (!w->x || !w->y)
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory exporting");
+    for (int k = 0; k < w->columns || k < w->modes; k++) {
+        double px, py;
+        optinc_place_xy(g->layout, k, k, &px, &py);
+        if (k < w->columns)
+            num_text(w->x[k], px);
+        if (k < w->modes)
+            num_text(w->y[k], py);
+    }
+    num_text(w->length, g->layout->mzi_length_um);
+    return OPTINC_OK;
+}
+
 static optinc_status put_yaml(FILE *f, const void *ctx, optinc_error *err)
 {
     gf_ctx g = *(const gf_ctx *)ctx;
@@ -393,12 +423,17 @@ static optinc_status put_yaml(FILE *f, const void *ctx, optinc_error *err)
     if (!st)
         st = render_words(&g, err);
     if (!st)
+        st = render_numbers(&g, x, err);
+    if (!st)
         put_document(&g, x);
     for (int i = 0; x && i < n; i++)
         ex_layer_free(&x[i]);
     free(x);
-    if (w)
+    if (w) {
         free(w->layer);
+        free(w->x);
+        free(w->y);
+    }
     free(w);
     return st;
 }
