@@ -2,7 +2,7 @@
  * gdsfactory.c - the gdsfactory export (optinc-export(1), GDSFACTORY): the
  * circuit as one gdsfactory YAML netlist (name, info, instances,
  * placements, routes, ports) on gdsfactory's generic components, placed on
- * the layout grid (export.h), written by libyaml's emitter.
+ * the layout grid (export.h), its words as libyaml's emitter writes them.
  *
  * What gdsfactory's reader does with it (gdsfactory/read/from_yaml.py):
  * `placements` put each instance at its grid point; `connections` would
@@ -20,11 +20,17 @@
  * the electronic parts of each layer (input scale, gain, activation) into
  * the top-level info.  The file is flat: one YAML holds one component.
  *
- * Why libyaml's emitter: a name is a string however it reads (`null`,
- * `true`, `off`), and the emitter quotes it when asked to keep it one; a
- * number is a plain scalar in the shortest text that reads back exactly,
- * with a ".0" before an exponent that has no point, since YAML 1.1 readers
- * take "1e-05" for a string.
+ * Why libyaml decides each word, and why not for every token: a name is
+ * a string however it reads (`null`, `true`, `off`), and the emitter quotes
+ * it when asked to keep it one; but emitting the whole file event by event
+ * wrote 60 MB/s, where the other text exports write 150 (bench_export,
+ * N = 256).  So each word that is not a literal here (the circuit's and the
+ * layers' names, layer_<layer>, the cards' components, names and keys, the
+ * activations) is rendered by the emitter once per file (yaml_scalar_text),
+ * and the bulk is written directly: the structure as the emitter laid it
+ * out, instance names and links (plain by construction, end_ref), numbers
+ * (num_put).  The file is the emitter's, byte for byte:
+ * test_export.c's gdsfactory_writes_what_libyaml_writes re-emits it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -65,9 +71,12 @@ typedef enum gf_place { GF_BLOCK_KEY, GF_BLOCK_VALUE, GF_FLOW_KEY, GF_FLOW_VALUE
 typedef char gf_text[GF_SCALAR_MAX];
 #define GF_NUM_MAX (OPTINC_SHORTEST_MAX + 2)    /* a number, with its ".0" */
 typedef char gf_num[GF_NUM_MAX];
-/* An instance's, a placement's or a link's line: a name, words and numbers,
- * each bounded (EX_NAME_MAX, GF_SCALAR_MAX, GF_NUM_MAX), and literals. */
-#define GF_LINE_MAX (2 * EX_NAME_MAX + (3 + OPTINC_CARD_PARAMS_MAX) * (GF_SCALAR_MAX + GF_NUM_MAX))
+/* An instance's, a placement's or a link's line: at most two names, three
+ * words and a number, a key and a number per parameter, each bounded
+ * (EX_NAME_MAX, GF_SCALAR_MAX, GF_NUM_MAX), and fewer literal bytes than
+ * the bound's slack. */
+#define GF_LINE_MAX \
+    (2 * EX_NAME_MAX + (3 + OPTINC_CARD_PARAMS_MAX) * (GF_SCALAR_MAX + GF_NUM_MAX))
 
 /* The words of the file as libyaml writes them, each rendered once: the
  * user's names, and the words of optinc's tables (card and component
@@ -108,8 +117,8 @@ static int yaml_special(const char *s)
  * plain where that reads back as the same string, quoted where it would not
  * (`null`, `true`, `off`), escaped where it must be.  The emitter writes a
  * one-entry mapping holding s into memory and the rest is cut off; -1 when
- * that does not leave s on one line of its own (a key libyaml would write
- * as a complex key, a name it would break), which a PNL name never is. */
+ * that does not leave s alone on one line (a key libyaml would write as a
+ * complex key, "? s", a name it would break), which a PNL name never is. */
 static int yaml_scalar_text(const char *s, gf_place p, gf_text out)
 {
     static const char *const affix[][2] = {
@@ -147,17 +156,17 @@ static int yaml_scalar_text(const char *s, gf_place p, gf_text out)
     yaml_emitter_delete(&em);
     if (!ok || len < head + tail || len - head - tail >= GF_SCALAR_MAX
         || memcmp(doc, affix[p][0], head) || memcmp(doc + len - tail, affix[p][1], tail)
-        || memchr(doc + head, '\n', len - head - tail))
+        || memchr(doc + head, '\n', len - head - tail) || !memcmp(doc + head, "? ", 2))
         return -1;
     memcpy(out, doc + head, len - head - tail);
     out[len - head - tail] = '\0';
     return 0;
 }
 
-/* x as a plain scalar: the shortest text that reads back exactly, with a
- * ".0" before an exponent that has no point, since YAML 1.1 readers take
- * "1e-05" for a string.  Digits, '-', '.', 'e', '+', "inf", "nan": no
- * character libyaml quotes, in a flow or a block. */
+/* x at p as a plain scalar; returns its end.  The shortest text that reads
+ * back exactly, with a ".0" before an exponent that has no point, since
+ * YAML 1.1 readers take "1e-05" for a string.  Digits, '-', '.', 'e', '+',
+ * "inf", "nan": no character libyaml quotes, in a flow or a block. */
 static char *num_put(char *p, double x)
 {
     char buf[OPTINC_SHORTEST_MAX];
