@@ -197,12 +197,14 @@ static void integer(FILE *f, int v)
 }
 
 /* "inst,port" of pin `pin` of element e.  Plain in a block, as libyaml
- * writes it: an instance name is a card's prefix, '_', a PNL name (the
- * layer's, ex_check) and the walk's _<tag>_c<int>_r<int> or _r<int>, so it
- * and ",o<k>" have only [A-Za-z0-9_,], start with a letter (no indicator,
- * not a number, not a word YAML 1.1 resolves: those have no '_'), and are
- * at most 2 + 1 + 63 + 2 + 2 * 13 + 3 = 97 < 128 bytes, libyaml's longest
- * simple key.  test_export.c's yaml_names compares with libyaml's choice. */
+ * writes it: an instance name is a card's two-letter prefix, '_', a PNL
+ * name (the layer's, ex_check) and the walk's _<tag>_c<int>_r<int> or
+ * _r<int> (nl_element_name), so it and ",o<k>" have only [A-Za-z0-9_,],
+ * start with a letter (no indicator, not a number, not a word YAML 1.1
+ * resolves: those have no '_' or ','), and are at most
+ * 2 + 1 + 63 + 2 + 2 * 13 + 3 = 97 < 128 bytes, libyaml's longest simple
+ * key.  test_export.c's gdsfactory_writes_what_libyaml_writes checks it
+ * against libyaml with a 63-byte layer name. */
 static char *end_ref(char *p, const ex_element *e, int pin)
 {
     p = stpcpy(p, e->name);
