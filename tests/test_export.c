@@ -5,9 +5,11 @@
  * python/tests/test_export.py.
  */
 #include <criterion/criterion.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <yaml.h>
 #include "optinc/export.h"
 #include "optinc/netlist.h"
 #include "optinc/spec.h"
@@ -219,4 +221,102 @@ Test(export, names_cannot_collide_or_inject, .init = tu_scratch_init, .fini = tu
     cr_expect(r.err && strstr(r.err, "vt.map:2:12: error:"), "%s", r.err);
     tu_run_free(&r);
     cr_expect_eq(tu_dir_count(tu_scratch_dir()), 3, "the spec, the map, the YAML");
+}
+
+/* YAML 1.1's booleans and null (yaml.org/type/bool.html, /null.html): a
+ * plain scalar spelt so is read as no string by a YAML 1.1 reader. */
+static int yaml11_word(const char *s)
+{
+    static const char *const words[] = {"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
+                                        "true", "True", "TRUE", "false", "False", "FALSE", "on",
+                                        "On", "ON", "off", "Off", "OFF", "~", "null", "Null",
+                                        "NULL", ""};
+    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++)
+        if (!strcmp(s, words[k]))
+            return 1;
+    return 0;
+}
+
+/* The gdsfactory export of src, parsed and emitted again by libyaml with
+ * every scalar's style left to the emitter (plain where it allows plain,
+ * quoted as it quotes; a quoted scalar stays quoted), is the same bytes:
+ * the export writes most of its text directly (gdsfactory.c), and this is
+ * the proof that each directly written token is what libyaml would write.
+ * No plain scalar is a YAML 1.1 boolean or null word.  Returns the file. */
+static char *gdsfactory_as_libyaml(const char *src)
+{
+    char out[4400];
+    size_t len = 0, again_len = 0;
+    snprintf(out, sizeof out, "%s", tu_scratch("gf.yml"));
+    tu_run r = tu_optinc(ARGS("export", src, "--format", "gdsfactory", "-o", out));
+    cr_assert_eq(r.status, 0, "%s: %s", src, r.err);
+    tu_run_free(&r);
+    char *text = tu_read_file(out, &len), *again = NULL;
+    cr_assert_not_null(text);
+    FILE *mem = open_memstream(&again, &again_len);
+    yaml_parser_t parser;
+    yaml_emitter_t em;
+    yaml_event_t ev;
+    cr_assert(mem && yaml_parser_initialize(&parser) && yaml_emitter_initialize(&em));
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    yaml_emitter_set_output_file(&em, mem);
+    yaml_emitter_set_unicode(&em, 1);
+    yaml_emitter_set_width(&em, -1);
+    int ok = 1, done = 0, plain_words = 0;
+    while (ok && !done && (ok = yaml_parser_parse(&parser, &ev))) {
+        done = ev.type == YAML_STREAM_END_EVENT;
+        if (ev.type == YAML_SCALAR_EVENT) {
+            plain_words += ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE
+                           && yaml11_word((const char *)ev.data.scalar.value);
+            ev.data.scalar.style = YAML_ANY_SCALAR_STYLE;
+            ev.data.scalar.quoted_implicit = 1;
+        }
+        ok = yaml_emitter_emit(&em, &ev);
+    }
+    cr_expect(ok && done, "%s: %s", src, parser.problem ? parser.problem : "emitter failed");
+    yaml_parser_delete(&parser);
+    yaml_emitter_delete(&em);
+    fclose(mem);
+    cr_expect_eq(plain_words, 0, "%s: a plain YAML 1.1 boolean or null", src);
+    cr_expect(again_len == len && !memcmp(again, text, len), "%s: not as libyaml writes it",
+              src);
+    free(again);
+    return text;
+}
+
+/* Every shipped netlist, and names that YAML reads as null or booleans for
+ * the circuit and its layers, with a layer name as long as a name may be
+ * (63 bytes: the longest instance names and links). */
+Test(export, gdsfactory_writes_what_libyaml_writes, .init = tu_scratch_init,
+     .fini = tu_scratch_fini, .timeout = 120)
+{
+    glob_t nets;
+    cr_assert_eq(glob("netlists/*.pnl.sp", 0, NULL, &nets), 0);
+    for (size_t k = 0; k < nets.gl_pathc; k++)
+        free(gdsfactory_as_libyaml(nets.gl_pathv[k]));
+    cr_expect_geq(nets.gl_pathc, 7);
+    globfree(&nets);
+    char spec[4400], text[1024], longest[64];
+    memset(longest, 'L', 63);
+    longest[63] = '\0';
+    snprintf(spec, sizeof spec, "%s", tu_scratch("words.yaml"));
+    snprintf(text, sizeof text, "schema_version: 1\nname: 'off'\nsettings: {seed: 1}\n"
+             "matrices:\n  W: {shape: [2, 2], dtype: real, generate: {kind: gaussian, seed: 1}}\n"
+             "layers:\n  - {name: 'null', matrix: W}\n  - {name: 'y', matrix: W}\n"
+             "  - {name: %s, matrix: W}\n", longest);
+    cr_assert_eq(tu_write_file(spec, text), 0);
+    char *y = gdsfactory_as_libyaml(spec);
+    static const char *const quoted[] = {"name: 'off'\n", "\n    'null': {", "\n    'y': {",
+                                         "\n  layer_null:\n", "\n  MZ_y_V_c0_r0: {"};
+    for (size_t k = 0; k < sizeof quoted / sizeof quoted[0]; k++)
+        cr_expect(strstr(y, quoted[k]), "no %s", quoted[k]);
+    free(y);
+    /* one mode: a layer with no waveguide inside, its bundle's links {} */
+    cr_assert_eq(tu_write_file(spec, "schema_version: 1\nname: 'True'\nmatrices:\n  W: {shape: "
+                                     "[1, 1], dtype: real, generate: {kind: gaussian, seed: 1}}\n"
+                                     "layers:\n  - {name: 'N', matrix: W, attenuators: none}\n"),
+                 0);
+    y = gdsfactory_as_libyaml(spec);
+    cr_expect(strstr(y, "\n  layer_N:\n    links: {}\n"), "%s", y);
+    free(y);
 }

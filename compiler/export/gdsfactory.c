@@ -2,7 +2,7 @@
  * gdsfactory.c - the gdsfactory export (optinc-export(1), GDSFACTORY): the
  * circuit as one gdsfactory YAML netlist (name, info, instances,
  * placements, routes, ports) on gdsfactory's generic components, placed on
- * the layout grid (export.h), written by libyaml's emitter.
+ * the layout grid (export.h), its words as libyaml's emitter writes them.
  *
  * What gdsfactory's reader does with it (gdsfactory/read/from_yaml.py):
  * `placements` put each instance at its grid point; `connections` would
@@ -20,16 +20,23 @@
  * the electronic parts of each layer (input scale, gain, activation) into
  * the top-level info.  The file is flat: one YAML holds one component.
  *
- * Why libyaml's emitter: a name is a string however it reads (`null`,
- * `true`, `off`), and the emitter quotes it when asked to keep it one; a
- * number is a plain scalar in the shortest text that reads back exactly,
- * with a ".0" before an exponent that has no point, since YAML 1.1 readers
- * take "1e-05" for a string.
+ * Why libyaml decides each word, and why not for every token: a name is
+ * a string however it reads (`null`, `true`, `off`), and the emitter quotes
+ * it when asked to keep it one; but emitting the whole file event by event
+ * wrote 60 MB/s, where the other text exports write 150 (bench_export,
+ * N = 256).  So each word that is not a literal here (the circuit's and the
+ * layers' names, layer_<layer>, the cards' components, names and keys, the
+ * activations) is rendered by the emitter once per file (yaml_scalar_text),
+ * and the bulk is written directly: the structure as the emitter laid it
+ * out, instance names and links (plain by construction, end_ref), numbers
+ * (num_put).  The file is the emitter's, byte for byte:
+ * test_export.c's gdsfactory_writes_what_libyaml_writes re-emits it.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <yaml.h>
+#include "compiler/core/numtext.h"
 #include "compiler/export/walk.h"
 #include "compiler/netlist/dialect.h"
 #include "optinc/fileio.h"
@@ -56,28 +63,42 @@ static const gf_card gf_cards[OPTINC_CARD_COUNT] = {
     [OPTINC_CARD_THRU] = {"straight", 1, {"o1", "o2"}, 0},
 };
 
+#define GF_SCALAR_MAX 256    /* a rendered word: a PNL name (< 64 bytes) quoted */
+
+/* Where a scalar stands: a block mapping's key or value, a flow mapping's. */
+typedef enum gf_place { GF_BLOCK_KEY, GF_BLOCK_VALUE, GF_FLOW_KEY, GF_FLOW_VALUE } gf_place;
+
+typedef char gf_text[GF_SCALAR_MAX];
+#define GF_NUM_MAX (OPTINC_SHORTEST_MAX + 2)    /* a number, with its ".0" */
+typedef char gf_num[GF_NUM_MAX];
+/* An instance's, a placement's or a link's line: at most two names, three
+ * words and a number, a key and a number per parameter, each bounded
+ * (EX_NAME_MAX, GF_SCALAR_MAX, GF_NUM_MAX), and fewer literal bytes than
+ * the bound's slack. */
+#define GF_LINE_MAX \
+    (2 * EX_NAME_MAX + (3 + OPTINC_CARD_PARAMS_MAX) * (GF_SCALAR_MAX + GF_NUM_MAX))
+
+/* The words of the file as libyaml writes them, each rendered once: the
+ * user's names, and the words of optinc's tables (card and component
+ * names, parameter keys, activations), which are plain today, so that a
+ * table that gains a word YAML reads otherwise cannot break the file. */
+typedef struct gf_words {
+    gf_text name;                                  /* the circuit's, a value */
+    gf_text component[OPTINC_CARD_COUNT], card[OPTINC_CARD_COUNT];
+    gf_text param[OPTINC_CARD_COUNT][OPTINC_CARD_PARAMS_MAX];     /* the keys */
+    gf_text (*layer)[3];     /* per layer: its name, layer_<name>, its activation */
+    /* numbers every file repeats: the grid's coordinates by column and by
+     * mode (a mesh's elements share them) and the MZI's length */
+    gf_num *x, *y, length;
+    int columns, modes;
+} gf_words;
+
 typedef struct gf_ctx {
     const optinc_circuit *c;
     const optinc_layout *layout;
-    yaml_emitter_t em;
-    yaml_event_t ev;
-    int failed;
+    FILE *f;
+    gf_words *w;
 } gf_ctx;
-
-static int write_handler(void *data, unsigned char *buffer, size_t size)
-{
-    return fwrite(buffer, 1, size, data) == size;
-}
-
-/* The event made ready in g->ev; libyaml owns it once emitted (and frees
- * it when emitting fails), so after a failure the rest are freed here. */
-static void emit(gf_ctx *g)
-{
-    if (g->failed)
-        yaml_event_delete(&g->ev);
-    else if (!yaml_emitter_emit(&g->em, &g->ev))
-        g->failed = 1;
-}
 
 /* A word YAML 1.1 resolves to something other than a string when plain. */
 static int yaml_special(const char *s)
@@ -92,106 +113,149 @@ static int yaml_special(const char *s)
     return !*s;
 }
 
-/* A string scalar: plain where that reads back as the same string, quoted
- * by the emitter where it would not. */
-static void str(gf_ctx *g, const char *s)
+/* The text libyaml's emitter gives the string s at place p, into out:
+ * plain where that reads back as the same string, quoted where it would not
+ * (`null`, `true`, `off`), escaped where it must be.  The emitter writes a
+ * one-entry mapping holding s into memory and the rest is cut off; -1 when
+ * that does not leave s alone on one line (a key libyaml would write as a
+ * complex key, "? s", a name it would break), which a PNL name never is. */
+static int yaml_scalar_text(const char *s, gf_place p, gf_text out)
 {
-    int plain = !yaml_special(s);
-    yaml_scalar_event_initialize(&g->ev, NULL, NULL, (yaml_char_t *)s, (int)strlen(s), plain, 1,
-                                 YAML_ANY_SCALAR_STYLE);
-    emit(g);
+    static const char *const affix[][2] = {
+        [GF_BLOCK_KEY] = {"", ": v\n"}, [GF_BLOCK_VALUE] = {"k: ", "\n"},
+        [GF_FLOW_KEY] = {"{", ": v}\n"}, [GF_FLOW_VALUE] = {"{k: ", "}\n"}};
+    int key = p == GF_BLOCK_KEY || p == GF_FLOW_KEY;
+    unsigned char doc[GF_SCALAR_MAX + 8];
+    size_t len = 0, head = strlen(affix[p][0]), tail = strlen(affix[p][1]);
+    const char *text[2] = {key ? s : "k", key ? "v" : s};
+    yaml_emitter_t em;
+    yaml_event_t ev;
+    if (!yaml_emitter_initialize(&em))
+        return -1;
+    yaml_emitter_set_output_string(&em, doc, sizeof doc, &len);
+    yaml_emitter_set_unicode(&em, 1);
+    yaml_emitter_set_width(&em, -1);     /* no folded lines */
+    /* each event made ready, then emitted (libyaml owns it then) */
+    int ok = yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING)
+             && yaml_emitter_emit(&em, &ev)
+             && yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 1)
+             && yaml_emitter_emit(&em, &ev)
+             && yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1,
+                                                    p < GF_FLOW_KEY ? YAML_BLOCK_MAPPING_STYLE
+                                                                    : YAML_FLOW_MAPPING_STYLE)
+             && yaml_emitter_emit(&em, &ev);
+    for (int k = 0; k < 2; k++)
+        ok = ok
+             && yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)text[k],
+                                             (int)strlen(text[k]), !yaml_special(text[k]), 1,
+                                             YAML_ANY_SCALAR_STYLE)
+             && yaml_emitter_emit(&em, &ev);
+    ok = ok && yaml_mapping_end_event_initialize(&ev) && yaml_emitter_emit(&em, &ev)
+         && yaml_document_end_event_initialize(&ev, 1) && yaml_emitter_emit(&em, &ev)
+         && yaml_stream_end_event_initialize(&ev) && yaml_emitter_emit(&em, &ev);
+    yaml_emitter_delete(&em);
+    if (!ok || len < head + tail || len - head - tail >= GF_SCALAR_MAX
+        || memcmp(doc, affix[p][0], head) || memcmp(doc + len - tail, affix[p][1], tail)
+        || memchr(doc + head, '\n', len - head - tail) || !memcmp(doc + head, "? ", 2))
+        return -1;
+    memcpy(out, doc + head, len - head - tail);
+    out[len - head - tail] = '\0';
+    return 0;
 }
 
-static void num(gf_ctx *g, double x)
+/* x at p as a plain scalar; returns its end.  The shortest text that reads
+ * back exactly, with a ".0" before an exponent that has no point, since
+ * YAML 1.1 readers take "1e-05" for a string.  Digits, '-', '.', 'e', '+',
+ * "inf", "nan": no character libyaml quotes, in a flow or a block. */
+static char *num_put(char *p, double x)
 {
-    char buf[OPTINC_SHORTEST_MAX], out[OPTINC_SHORTEST_MAX + 2];
+    char buf[OPTINC_SHORTEST_MAX];
     const char *s = optinc_shortest(buf, x), *e = strchr(s, 'e');
-    if (e && !memchr(s, '.', (size_t)(e - s)))
-        snprintf(out, sizeof out, "%.*s.0%s", (int)(e - s), s, e);
-    else
-        snprintf(out, sizeof out, "%s", s);
-    yaml_scalar_event_initialize(&g->ev, NULL, NULL, (yaml_char_t *)out, (int)strlen(out), 1, 0,
-                                 YAML_PLAIN_SCALAR_STYLE);
-    emit(g);
+    if (!e || memchr(s, '.', (size_t)(e - s)))
+        return stpcpy(p, s);
+    memcpy(p, s, (size_t)(e - s));
+    return stpcpy(stpcpy(p + (e - s), ".0"), e);
 }
 
-static void integer(gf_ctx *g, int v)
+/* x's text, as num_put writes it, in out. */
+static const char *num_text(char out[GF_NUM_MAX], double x)
+{
+    *num_put(out, x) = '\0';
+    return out;
+}
+
+static void num(FILE *f, double x)
+{
+    char buf[GF_NUM_MAX];
+    fputs(num_text(buf, x), f);
+}
+
+static void integer(FILE *f, int v)
 {
     char buf[24];
-    snprintf(buf, sizeof buf, "%d", v);
-    yaml_scalar_event_initialize(&g->ev, NULL, NULL, (yaml_char_t *)buf, (int)strlen(buf), 1, 0,
-                                 YAML_PLAIN_SCALAR_STYLE);
-    emit(g);
+    fwrite(buf, 1, optinc_int_format(buf, v), f);
 }
 
-static void map_begin(gf_ctx *g, int flow)
+/* "inst,port" of pin `pin` of element e.  Plain in a block, as libyaml
+ * writes it: an instance name is a card's two-letter prefix, '_', a PNL
+ * name (the layer's, ex_check) and the walk's _<tag>_c<int>_r<int> or
+ * _r<int> (nl_element_name), so it and ",o<k>" have only [A-Za-z0-9_,],
+ * start with a letter (no indicator, not a number, not a word YAML 1.1
+ * resolves: those have no '_' or ','), and are at most
+ * 2 + 1 + 63 + 2 + 2 * 13 + 3 = 97 < 128 bytes, libyaml's longest simple
+ * key.  test_export.c's gdsfactory_writes_what_libyaml_writes checks it
+ * against libyaml with a 63-byte layer name. */
+static char *end_ref(char *p, const ex_element *e, int pin)
 {
-    yaml_mapping_start_event_initialize(&g->ev, NULL, NULL, 1, flow ? YAML_FLOW_MAPPING_STYLE
-                                                                    : YAML_BLOCK_MAPPING_STYLE);
-    emit(g);
+    p = stpcpy(p, e->name);
+    *p++ = ',';
+    return stpcpy(p, gf_cards[e->kind].pin[pin]);
 }
 
-static void map_end(gf_ctx *g)
+/* "KEY:" of a block mapping that has entries, on lines of their own, or
+ * KEY: {} (the flow mapping libyaml writes for an empty one). */
+static void block(FILE *f, const char *key, int entries)
 {
-    yaml_mapping_end_event_initialize(&g->ev);
-    emit(g);
+    fputs(key, f);
+    fputs(entries ? ":\n" : ": {}\n", f);
 }
 
-/* "inst,port" of pin `pin` of element e. */
-static void end_ref(gf_ctx *g, const ex_element *e, int pin)
+/* The lines below: the structure's words (this file's literals) are
+ * written as libyaml wrote them (plain, but 'y', which YAML 1.1 reads as
+ * "yes"); every other word comes from g->w, as libyaml writes it. */
+static void put_instances(const gf_ctx *g, const ex_layer *x)
 {
-    char ref[EX_NAME_MAX + 8];
-    snprintf(ref, sizeof ref, "%s,%s", e->name, gf_cards[e->kind].pin[pin]);
-    str(g, ref);
-}
-
-static void put_instances(gf_ctx *g, const ex_layer *x)
-{
+    const gf_words *w = g->w;
     for (int i = 0; i < x->n_el; i++) {
         const ex_element *e = &x->el[i];
-        const gf_card *gc = &gf_cards[e->kind];
         int key[OPTINC_CARD_PARAMS_MAX], n = ex_settings(e->kind, key);
-        str(g, e->name);
-        map_begin(g, 1);
-        str(g, "component");
-        str(g, gc->component);
-        if (gc->sized) {
-            str(g, "settings");
-            map_begin(g, 1);
-            str(g, "length");
-            num(g, g->layout->mzi_length_um);
-            map_end(g);
-        }
-        str(g, "info");
-        map_begin(g, 1);
-        str(g, "card");
-        str(g, optinc_cards[e->kind].name);
-        for (int k = 0; k < n; k++) {
-            str(g, optinc_cards[e->kind].param[key[k]].key);
-            num(g, e->v[key[k]]);
-        }
-        map_end(g);
-        map_end(g);
+        char line[GF_LINE_MAX], *p = stpcpy(stpcpy(line, "  "), e->name);
+        p = stpcpy(stpcpy(p, ": {component: "), w->component[e->kind]);
+        if (gf_cards[e->kind].sized)
+            p = stpcpy(stpcpy(stpcpy(p, ", settings: {length: "), w->length), "}");
+        p = stpcpy(stpcpy(p, ", info: {card: "), w->card[e->kind]);
+        for (int k = 0; k < n; k++)
+            p = num_put(stpcpy(stpcpy(stpcpy(p, ", "), w->param[e->kind][key[k]]), ": "),
+                        e->v[key[k]]);
+        p = stpcpy(p, "}}\n");
+        fwrite(line, 1, (size_t)(p - line), g->f);
     }
 }
 
-static void put_placements(gf_ctx *g, const ex_layer *x)
+static void put_placements(const gf_ctx *g, const ex_layer *x)
 {
     for (int i = 0; i < x->n_el; i++) {
         const ex_element *e = &x->el[i];
-        double px, py;
-        optinc_place_xy(g->layout, e->column, e->mode, &px, &py);
-        str(g, e->name);
-        map_begin(g, 1);
-        str(g, "x");
-        num(g, px);
-        str(g, "y");
-        num(g, py);
+        char line[GF_LINE_MAX], *p = stpcpy(stpcpy(line, "  "), e->name);
+        p = stpcpy(stpcpy(p, ": {x: "), g->w->x[e->column]);
+        /* 'y': YAML 1.1's "yes", quoted as libyaml quoted it */
+        p = stpcpy(stpcpy(p, ", 'y': "), g->w->y[e->mode]);
         if (gf_cards[e->kind].rotation) {
-            str(g, "rotation");
-            integer(g, gf_cards[e->kind].rotation);
+            p = stpcpy(p, ", rotation: ");
+            p += optinc_int_format(p, gf_cards[e->kind].rotation);
         }
-        map_end(g);
+        p = stpcpy(p, "}\n");
+        fwrite(line, 1, (size_t)(p - line), g->f);
     }
 }
 
@@ -204,112 +268,151 @@ static ex_end port_end(const ex_layer *x, int side, int port)
     return (ex_end){-1, -1};
 }
 
+/* One link of a bundle: the waveguide from pin pa of a to pin pb of b. */
+static void put_link(FILE *f, const ex_element *a, int pa, const ex_element *b, int pb)
+{
+    char line[GF_LINE_MAX], *p = end_ref(stpcpy(line, "      "), a, pa);
+    p = stpcpy(end_ref(stpcpy(p, ": "), b, pb), "\n");
+    fwrite(line, 1, (size_t)(p - line), f);
+}
+
 /* Bundle layer_<L>: its inner waveguides, and those from the layer before
  * into it. */
-static void put_routes(gf_ctx *g, const ex_layer *x, const ex_layer *before)
+static void put_routes(const gf_ctx *g, int layer, const ex_layer *x, const ex_layer *before)
 {
-    char name[EX_NAME_MAX];
-    snprintf(name, sizeof name, "layer_%s", x->L->name);
-    str(g, name);
-    map_begin(g, 0);
-    str(g, "links");
-    map_begin(g, 0);
+    FILE *f = g->f;
+    int links = before ? before->L->rows : 0;
+    for (int n = 0; n < x->n_nets; n++)
+        links += x->end[n][0].elem >= 0 && x->end[n][1].elem >= 0;
+    fputs("  ", f);
+    fputs(g->w->layer[layer][1], f);
+    fputs(":\n", f);
+    block(f, "    links", links);
     for (int k = 0; before && k < before->L->rows; k++) {
         ex_end a = port_end(before, 1, k), b = port_end(x, 0, k);
-        end_ref(g, &before->el[a.elem], a.pin);
-        end_ref(g, &x->el[b.elem], b.pin);
+        put_link(f, &before->el[a.elem], a.pin, &x->el[b.elem], b.pin);
     }
     for (int n = 0; n < x->n_nets; n++) {
         ex_end a = x->end[n][0], b = x->end[n][1];
-        if (a.elem < 0 || b.elem < 0)
-            continue;
-        end_ref(g, &x->el[a.elem], a.pin);
-        end_ref(g, &x->el[b.elem], b.pin);
+        if (a.elem >= 0 && b.elem >= 0)
+            put_link(f, &x->el[a.elem], a.pin, &x->el[b.elem], b.pin);
     }
-    map_end(g);
-    map_end(g);
 }
 
 /* The top-level info: per layer what is electronic and so no instance. */
-static void put_info(gf_ctx *g)
+static void put_info(const gf_ctx *g)
 {
     const optinc_circuit *c = g->c;
-    str(g, "info");
-    map_begin(g, 0);
-    str(g, "generator");
-    str(g, "optinc export (optinc-export(1))");
-    str(g, "layers");
-    map_begin(g, 0);
+    FILE *f = g->f;
+    fputs("info:\n  generator: optinc export (optinc-export(1))\n  layers:\n", f);
     for (int i = 0; i < c->n_layers; i++) {
         const optinc_layer *L = &c->layers[i];
-        str(g, L->name);
-        map_begin(g, 1);
-        str(g, "gain");
-        num(g, L->gain);
-        str(g, "gained_outputs");
-        integer(g, L->rows - L->pass_through);
-        str(g, "activation");
-        str(g, optinc_activation_names[L->activation]);
+        fputs("    ", f);
+        fputs(g->w->layer[i][0], f);
+        fputs(": {gain: ", f);
+        num(f, L->gain);
+        fputs(", gained_outputs: ", f);
+        integer(f, L->rows - L->pass_through);
+        fputs(", activation: ", f);
+        fputs(g->w->layer[i][2], f);
         if (L->input_scale) {
-            str(g, "input_scale");
-            yaml_sequence_start_event_initialize(&g->ev, NULL, NULL, 1, YAML_FLOW_SEQUENCE_STYLE);
-            emit(g);
-            for (int k = 0; k < L->cols - L->pass_through; k++)
-                num(g, L->input_scale[k]);
-            yaml_sequence_end_event_initialize(&g->ev);
-            emit(g);
+            fputs(", input_scale: [", f);
+            for (int k = 0; k < L->cols - L->pass_through; k++) {
+                if (k)
+                    fputs(", ", f);
+                num(f, L->input_scale[k]);
+            }
+            fputc(']', f);
         }
-        map_end(g);
+        fputs("}\n", f);
     }
-    map_end(g);
-    map_end(g);
 }
 
-static void put_document(gf_ctx *g, const ex_layer *x)
+static void put_document(const gf_ctx *g, const ex_layer *x)
 {
     const optinc_circuit *c = g->c;
-    int n = c->n_layers;
-    yaml_stream_start_event_initialize(&g->ev, YAML_UTF8_ENCODING);
-    emit(g);
-    yaml_document_start_event_initialize(&g->ev, NULL, NULL, NULL, 1);
-    emit(g);
-    map_begin(g, 0);
-    str(g, "name");
-    str(g, c->name);
+    FILE *f = g->f;
+    int n = c->n_layers, elements = 0;
+    for (int i = 0; i < n; i++)
+        elements += x[i].n_el;
+    fputs("name: ", f);
+    fputs(g->w->name, f);
+    fputc('\n', f);
     put_info(g);
-    str(g, "instances");
-    map_begin(g, 0);
+    block(f, "instances", elements);
     for (int i = 0; i < n; i++)
         put_instances(g, &x[i]);
-    map_end(g);
-    str(g, "placements");
-    map_begin(g, 0);
+    block(f, "placements", elements);
     for (int i = 0; i < n; i++)
         put_placements(g, &x[i]);
-    map_end(g);
-    str(g, "routes");
-    map_begin(g, 0);
+    fputs("routes:\n", f);
     for (int i = 0; i < n; i++)
-        put_routes(g, &x[i], i ? &x[i - 1] : NULL);
-    map_end(g);
-    str(g, "ports");
-    map_begin(g, 0);
+        put_routes(g, i, &x[i], i ? &x[i - 1] : NULL);
+    fputs("ports:\n", f);
     for (int side = 0; side < 2; side++) {
         const ex_layer *l = &x[side ? n - 1 : 0];
         for (int k = 0; k < (side ? l->L->rows : l->L->cols); k++) {
-            char port[32];
             ex_end e = port_end(l, side, k);
-            snprintf(port, sizeof port, "%s%d", side ? "out" : "in", k);
-            str(g, port);
-            end_ref(g, &l->el[e.elem], e.pin);
+            char line[GF_LINE_MAX], *p = stpcpy(line, side ? "  out" : "  in");
+            p += optinc_int_format(p, k);
+            p = stpcpy(end_ref(stpcpy(p, ": "), &l->el[e.elem], e.pin), "\n");
+            fwrite(line, 1, (size_t)(p - line), f);
         }
     }
-    map_end(g);
-    map_end(g);
-    yaml_document_end_event_initialize(&g->ev, 1);
-    emit(g);
-    yaml_stream_end_event_initialize(&g->ev);
-    emit(g);
+}
+
+/* The words of g->w, as libyaml writes them. */
+static optinc_status render_words(const gf_ctx *g, optinc_error *err)
+{
+    const optinc_circuit *c = g->c;
+    gf_words *w = g->w;
+    int bad = yaml_scalar_text(c->name, GF_BLOCK_VALUE, w->name);
+    for (int k = 0; k < OPTINC_CARD_COUNT && !bad; k++) {
+        const optinc_card *cd = &optinc_cards[k];
+        bad = yaml_scalar_text(gf_cards[k].component, GF_FLOW_VALUE, w->component[k])
+              || yaml_scalar_text(cd->name, GF_FLOW_VALUE, w->card[k]);
+        for (int j = 0; j < cd->n_params && !bad; j++)
+            bad = yaml_scalar_text(cd->param[j].key, GF_FLOW_KEY, w->param[k][j]);
+    }
+    for (int i = 0; i < c->n_layers && !bad; i++) {
+        const optinc_layer *L = &c->layers[i];
+        char route[EX_NAME_MAX];
+        snprintf(route, sizeof route, "layer_%s", L->name);
+        bad = yaml_scalar_text(L->name, GF_BLOCK_KEY, w->layer[i][0])
+              || yaml_scalar_text(route, GF_BLOCK_KEY, w->layer[i][1])
+              || yaml_scalar_text(optinc_activation_names[L->activation], GF_FLOW_VALUE,
+                                  w->layer[i][2]);
+    }
+    return bad ? optinc_fail(err, OPTINC_ERUN, NULL, 0, 0,
+                             "cannot write the names of circuit '%s' as one-line YAML scalars",
+                             c->name)
+               : OPTINC_OK;
+}
+
+/* The numbers of g->w, for the elements of layers x. */
+static optinc_status render_numbers(const gf_ctx *g, const ex_layer *x, optinc_error *err)
+{
+    gf_words *w = g->w;
+    for (int i = 0; i < g->c->n_layers; i++)
+        for (int k = 0; k < x[i].n_el; k++) {
+            const ex_element *e = &x[i].el[k];
+            w->columns = e->column >= w->columns ? e->column + 1 : w->columns;
+            w->modes = e->mode >= w->modes ? e->mode + 1 : w->modes;
+        }
+    w->x = calloc((size_t)w->columns + 1, sizeof *w->x);
+    w->y = calloc((size_t)w->modes + 1, sizeof *w->y);
+    if (!w->x || !w->y)
+        return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory exporting");
+    for (int k = 0; k < w->columns || k < w->modes; k++) {
+        double px, py;
+        optinc_place_xy(g->layout, k, k, &px, &py);
+        if (k < w->columns)
+            num_text(w->x[k], px);
+        if (k < w->modes)
+            num_text(w->y[k], py);
+    }
+    num_text(w->length, g->layout->mzi_length_um);
+    return OPTINC_OK;
 }
 
 static optinc_status put_yaml(FILE *f, const void *ctx, optinc_error *err)
@@ -318,25 +421,31 @@ static optinc_status put_yaml(FILE *f, const void *ctx, optinc_error *err)
     const optinc_circuit *c = g.c;
     int n = c->n_layers;
     ex_layer *x = calloc((size_t)n, sizeof *x);
-    optinc_status st = x ? OPTINC_OK
-                         : optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory exporting");
+    gf_words *w = calloc(1, sizeof *w);
+    g.f = f;
+    g.w = w;
+    if (w)
+        w->layer = calloc((size_t)n, sizeof *w->layer);
+    optinc_status st = x && w && w->layer ? OPTINC_OK
+                                          : optinc_fail(err, OPTINC_ERUN, NULL, 0, 0,
+                                                        "out of memory exporting");
     for (int i = 0; !st && i < n; i++)
         st = ex_layer_build(c, i, &x[i], err);
-    if (!st && !yaml_emitter_initialize(&g.em))
-        st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory exporting");
-    else if (!st) {
-        yaml_emitter_set_output(&g.em, write_handler, f);
-        yaml_emitter_set_unicode(&g.em, 1);
-        yaml_emitter_set_width(&g.em, -1);     /* no folded lines */
+    if (!st)
+        st = render_words(&g, err);
+    if (!st)
+        st = render_numbers(&g, x, err);
+    if (!st)
         put_document(&g, x);
-        if (g.failed)
-            st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "cannot write the YAML: %s",
-                             g.em.problem ? g.em.problem : "I/O error");
-        yaml_emitter_delete(&g.em);
-    }
     for (int i = 0; x && i < n; i++)
         ex_layer_free(&x[i]);
     free(x);
+    if (w) {
+        free(w->layer);
+        free(w->x);
+        free(w->y);
+    }
+    free(w);
     return st;
 }
 
