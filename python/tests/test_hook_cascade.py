@@ -45,6 +45,9 @@ def worker(rank, world, port, out):
     torch.nn.functional.cross_entropy(ddp(x), y).backward()
     reduced = torch.cat([p.grad.reshape(-1).clone() for p in net.parameters()])
     torch.save({"own": own, "reduced": reduced}, os.path.join(out, "rank%d.pt" % rank))
+    # every rank done before any leaves: a rank that tears gloo down while a
+    # peer's exchange is still in flight can end in std::terminate (SIGABRT)
+    dist.barrier()
     dist.destroy_process_group()
 
 
