@@ -56,6 +56,11 @@ struct cli_cmd;
 int cli_report(const struct cli_cmd *cmd, const optinc_error *err, optinc_status status);
 /* Prints "optinc CMD: error: MESSAGE\nTry 'optinc CMD --help'." and returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The default of a command's --threads (the library reads no environment):
+ * OPTINC_THREADS, or 1 when it is unset or empty, into *threads.  Returns
+ * -1, or the exit status of a usage error of cmd when it is not a whole
+ * number of 1..OPTINC_AR_MAX_THREADS. */
+int cli_threads_default(const char *cmd, int *threads);
 /* Prints a warning line "optinc: warning: MESSAGE" on stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Writes s as a JSON string literal (quoted, escaped). */

@@ -19,6 +19,7 @@
 #include "cli/cli.h"
 #include "cli/onn_cli.h"
 #include "cli/options.h"
+#include "optinc/allreduce.h"
 #include "optinc/fileio.h"
 #include "optinc/netlist.h"
 #include "optinc/onn.h"
@@ -441,7 +442,7 @@ typedef struct verify_cli {
     task_opts t;
     long chips;
     uint64_t sample;
-    int json;
+    int json, threads;
 } verify_cli;
 
 optinc_status load_onn(const char *path, const task_opts *t, optinc_circuit **c,
@@ -489,11 +490,16 @@ static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
         DEVICE_OPTIONS(&d),
         {"chips", 0, CLI_LONG, CLI_DST(long, &v.chips), "K",
          "Monte-Carlo over K chips from --chip-seed", .min = 1, .max = 100000},
+        {"threads", 0, CLI_INT, CLI_DST(int, &v.threads), "T",
+         "verify the K chips on T threads, the same results for any", .min = 1,
+         .max = OPTINC_AR_MAX_THREADS, .dflt = "$OPTINC_THREADS or 1"},
         CLI_OPT_SAMPLE(&v.sample, "check N random points when P has more outputs; 0 for all"),
         CLI_OPT_GROUP("The task of a netlist whose spec is gone:"),
         TASK_OPTIONS(&v.t, "the ONN's"),
         CLI_OPT_END};
-    int rc = parse_devices(cmd, opts, argc, argv, operand, &d);
+    int rc = cli_threads_default("onn verify", &v.threads);
+    if (rc < 0)
+        rc = parse_devices(cmd, opts, argc, argv, operand, &d);
     if (rc >= 0)
         return rc;
     const char *path = operand[0];
@@ -508,12 +514,11 @@ static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
     optinc_onn_report total;
     memset(&total, 0, sizeof total);
     double acc_min = 1, acc_max = 0, acc_sum = 0, wacc_sum = 0, mae_max = 0, ge2_max = 0;
+    optinc_onn_report *rk = malloc(sizeof *rk * (size_t)v.chips);
+    st = rk ? optinc_onn_verify_chips(c, &m, &v.dev, v.sample, v.chips, v.threads, rk, &err)
+            : optinc_fail(&err, OPTINC_ERUN, NULL, 0, 0, "out of memory for %ld chips", v.chips);
     for (long k = 0; k < v.chips && !st; k++) {
-        optinc_onn_devices dk = v.dev;
-        dk.chip_seed = optinc_chip_seed(v.dev.chip_seed, (int)k);
-        optinc_onn_report r;
-        if ((st = optinc_onn_verify(c, &m, &dk, v.sample, &r, NULL, &err)))
-            break;
+        const optinc_onn_report r = rk[k];
         acc_min = r.accuracy < acc_min ? r.accuracy : acc_min;
         acc_max = r.accuracy > acc_max ? r.accuracy : acc_max;
         acc_sum += r.accuracy;
@@ -531,6 +536,7 @@ static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
             total.whist[b] += r.whist[b];
         }
     }
+    free(rk);
     if (st) {
         optinc_circuit_free(c);
         return cli_report(cmd, &err, st);

@@ -783,15 +783,10 @@ int cmd_train(int argc, char **argv)
     optinc_train_defaults(&o.cfg);
     o.backend = "inproc";
     o.step_timeout_s = OPTINC_COMM_DEFAULT_TIMEOUT_S;
-    /* --threads starts from OPTINC_THREADS (the library reads no environment) */
-    const char *threads = getenv("OPTINC_THREADS");
-    char *end;
-    long t = threads && *threads ? strtol(threads, &end, 10) : 1;
-    if (threads && *threads && (*end || t < 1 || t > OPTINC_AR_MAX_THREADS))
-        return cli_usage_error("train", "OPTINC_THREADS is '%s': use a whole number of 1..%d",
-                               threads, OPTINC_AR_MAX_THREADS);
-    o.cfg.threads = (int)t;
-    int rc = parse(argc, argv, &o);
+    int rc = cli_threads_default("train", &o.cfg.threads);
+    if (rc >= 0)
+        return rc;
+    rc = parse(argc, argv, &o);
     if (rc >= 0)
         return rc;
     if (o.cost_model)

@@ -1,12 +1,26 @@
 /*
  * train_env.c - what `optinc train` takes from its environment, which the
- * library never reads: the data set's folder, and whether mpirun started
- * this process, and how many copies of it.
+ * library never reads: the data set's folder, whether mpirun started this
+ * process, and how many copies of it, and (for `optinc onn verify` too) the
+ * default thread count.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include "cli.h"
+#include "optinc/allreduce.h"
 #include "optinc/dataset.h"
+
+int cli_threads_default(const char *cmd, int *threads)
+{
+    const char *s = getenv("OPTINC_THREADS");
+    char *end;
+    long t = s && *s ? strtol(s, &end, 10) : 1;
+    if (s && *s && (*end || t < 1 || t > OPTINC_AR_MAX_THREADS))
+        return cli_usage_error(cmd, "OPTINC_THREADS is '%s': use a whole number of 1..%d", s,
+                               OPTINC_AR_MAX_THREADS);
+    *threads = (int)t;
+    return -1;
+}
 
 void cli_data_dir(char *dir, size_t size)
 {

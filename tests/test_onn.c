@@ -545,6 +545,24 @@ Test(onn, train_export_compile_verify, .init = tu_scratch_init, .fini = tu_scrat
     cr_assert_eq(optinc_onn_verify(c, &m, &cal, 0, &r2, NULL, &err), OPTINC_OK);
     cr_assert_eq(memcmp(r.hist, r2.hist, sizeof r.hist), 0, "deterministic");
     cr_assert_eq(r.abs_error_sum, r2.abs_error_sum);
+    /* three chips, each measured and recompiled, on 1, 2 and 3 threads:
+     * the same bits, and chip k the one optinc_onn_verify draws from seed
+     * optinc_chip_seed(5, k) */
+    optinc_onn_report k1[3], k2[3], k3[3];
+    cr_assert_eq(optinc_onn_verify_chips(c, &m, &cal, 0, 3, 1, k1, &err), OPTINC_OK, "%s",
+                 err.message);
+    cr_assert_eq(optinc_onn_verify_chips(c, &m, &cal, 0, 3, 2, k2, &err), OPTINC_OK, "%s",
+                 err.message);
+    cr_assert_eq(optinc_onn_verify_chips(c, &m, &cal, 0, 3, 3, k3, &err), OPTINC_OK, "%s",
+                 err.message);
+    cr_assert_eq(memcmp(k1, k2, sizeof k1), 0, "2 threads give other reports than 1");
+    cr_assert_eq(memcmp(k1, k3, sizeof k1), 0, "3 threads give other reports than 1");
+    for (int k = 0; k < 3; k++) {
+        optinc_onn_devices dk = cal;
+        dk.chip_seed = optinc_chip_seed(5, k);
+        cr_assert_eq(optinc_onn_verify(c, &m, &dk, 0, &r, NULL, &err), OPTINC_OK);
+        cr_assert_eq(memcmp(&r, &k1[k], sizeof r), 0, "chip %d", k);
+    }
     optinc_circuit_free(c);
     optinc_spec_free(spec);
     optinc_onn_free(&net);
@@ -1033,6 +1051,22 @@ Test(onn, cost_of_the_cascades, .timeout = 60)
         row++;
     }
     tu_run_free(&r);
+}
+
+/* verify --chips K takes its threads from --threads or OPTINC_THREADS and
+ * prints the same bytes for any count; a count that is not one is a usage
+ * error. */
+Test(onn, verify_chips_same_for_any_thread_count, .timeout = 120)
+{
+    const char *args[] = {"onn", "verify", "netlists/onn4x8.pnl.sp", "--sigma", "0.02",
+                          "--chips", "3", "--json", "--threads", "1", NULL};
+    tu_run run[4];
+    tu_thread_runs(args, 10, run);
+    cr_assert(strstr(run[0].out, "\"chips\": 3"), "%s", run[0].out);
+    cr_assert_str_eq(run[0].out, run[1].out);
+    cr_assert_str_eq(run[0].out, run[2].out);
+    for (int i = 0; i < 4; i++)
+        tu_run_free(&run[i]);
 }
 
 Test(onn, command_line_errors)

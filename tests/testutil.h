@@ -234,4 +234,28 @@ static inline void tu_run_free(tu_run *r)
     r->out = r->err = NULL;
 }
 
+/* A command with a --threads option run four ways: args ends with
+ * "--threads", "1" at [n - 2] and [n - 1] (then NULL); run[0] on 1 thread,
+ * run[1] on 3, run[2] without the option and OPTINC_THREADS=2, run[3] with
+ * OPTINC_THREADS=two, which must be a usage error (checked here).  args
+ * comes back as it went in. */
+static inline void tu_thread_runs(const char **args, int n, tu_run run[4])
+{
+    run[0] = tu_optinc(args);
+    args[n - 1] = "3";
+    run[1] = tu_optinc(args);
+    args[n - 2] = NULL;
+    setenv("OPTINC_THREADS", "2", 1);
+    run[2] = tu_optinc(args);
+    setenv("OPTINC_THREADS", "two", 1);
+    run[3] = tu_optinc(args);
+    unsetenv("OPTINC_THREADS");
+    args[n - 2] = "--threads";
+    args[n - 1] = "1";
+    cr_assert_eq(run[0].status + run[1].status + run[2].status, 0, "%s%s%s", run[0].err,
+                 run[1].err, run[2].err);
+    cr_assert_eq(run[3].status, 2);
+    cr_assert(strstr(run[3].err, "OPTINC_THREADS is 'two'"), "%s", run[3].err);
+}
+
 #endif

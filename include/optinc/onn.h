@@ -447,6 +447,18 @@ optinc_status optinc_onn_verify(const optinc_circuit *c, const optinc_onn_meta *
                                 const optinc_onn_devices *dev, uint64_t sample,
                                 optinc_onn_report *r, uint32_t *codes, optinc_error *err);
 
+/* optinc_onn_verify on `chips` chips of dev: chip k drawn (and, with
+ * calibrate, measured and recompiled) from seed optinc_chip_seed(dev->chip_seed, k),
+ * its report into r[k].  The chips are independent, so they are spread over
+ * `threads` threads (the caller's included; 0 or 1: the caller's alone):
+ * each chip is verified by the same code whichever thread takes it, so r is
+ * the same bits for any count.  On failure the error of the lowest chip k
+ * that failed. */
+optinc_status optinc_onn_verify_chips(const optinc_circuit *c, const optinc_onn_meta *m,
+                                      const optinc_onn_devices *dev, uint64_t sample,
+                                      long chips, int threads, optinc_onn_report *r,
+                                      optinc_error *err);
+
 /* Hardware of the compiled circuit and the counting model of its meta. */
 typedef struct optinc_onn_area {
     long netlist_mzis;         /* MZIs of the compiled circuit */

@@ -70,7 +70,7 @@ optinc_status optinc_allreduce_new(const optinc_ar_config *cfg, optinc_allreduce
     snprintf(ar->what, sizeof ar->what, "%s all-reduce", cfg->algorithm->name);
     optinc_status st = cfg->algorithm->prepare ? cfg->algorithm->prepare(ar, err) : OPTINC_OK;
     if (!st)
-        st = ar_workers_new(cfg->threads, &ar->workers, err);
+        st = optinc_workers_new(cfg->threads, &ar->workers, err);
     if (st) {
         optinc_allreduce_free(ar);
         return st;
@@ -83,7 +83,7 @@ void optinc_allreduce_free(optinc_allreduce *ar)
 {
     if (!ar)
         return;
-    ar_workers_free(ar->workers);
+    optinc_workers_free(ar->workers);
     optinc_agg_lut_free(ar->own_lut);
     OPTINC_FREE_ALL(ar->own_table, ar->absmax, ar->block_flags, ar->codes, ar->own_codes,
                     ar->mpi_scratch, ar);

@@ -58,7 +58,7 @@ struct optinc_allreduce {
     optinc_agg_lut *own_lut;      /* the exact aggregation table, when prepare() made it */
     float *residual[OPTINC_AR_MAX_SERVERS]; /* error feedback: beside each gradient of a call */
     int residuals;                /* how many were set */
-    struct ar_workers *workers;   /* cfg.threads - 1 threads besides the caller's; NULL: none */
+    struct optinc_workers *workers;   /* cfg.threads - 1 threads besides the caller's; NULL: none */
     /* scratch of the in-process quantizing path, sized on first use */
     float *absmax;                /* nblocks: each block's scale (quantize.c) */
     unsigned char *block_flags;   /* nblocks: what its scale found (quantize.c) */

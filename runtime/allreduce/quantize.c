@@ -839,10 +839,10 @@ optinc_status optinc_ar_codes_inproc(optinc_allreduce *ar, uint64_t step, float 
     int own = ar->cfg.error_feedback || ar->cfg.stochastic_rounding;
     for (int i = 0; own && ar->cfg.stochastic_rounding && i < ar->cfg.servers; i++)
         call.keys[i] = rounding_key(ar, step, i);
-    ar_workers_run(ar->workers, own ? own_part : codes_part, &call);
+    optinc_workers_run(ar->workers, own ? own_part : codes_part, &call);
     if (call.fused)
         return OPTINC_OK;
-    ar_workers_run(ar->workers, inject_part, &call);
+    optinc_workers_run(ar->workers, inject_part, &call);
     for (int c = 0; c < ar->cfg.servers; c++)
         *errors += call.errors[c];
     return OPTINC_OK;

@@ -25,6 +25,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "compiler/core/freeall.h"
+#include "compiler/core/workers.h"
 #include "optinc/calibration.h"
 #include "optinc/onn.h"
 #include "optinc/sim.h"
@@ -361,6 +363,67 @@ out:
     free(amp); free(cnt); free(idx); free(want);
     evaluator_free(&e);
     optinc_onn_domain_free(&d);
+    return st;
+}
+
+/* optinc_onn_verify_chips: part p of the pool verifies chips p, p + parts,
+ * ... in order and stops at its first failure, keeping that chip's number
+ * and error; the lowest over the parts is the lowest chip that failed. */
+typedef struct chips_job {
+    const optinc_circuit *c;
+    const optinc_onn_meta *m;
+    const optinc_onn_devices *dev;
+    uint64_t sample;
+    long chips;
+    optinc_onn_report *r;
+    long *failed;               /* per part: its first chip that failed, or chips */
+    optinc_status *st;          /* per part: that chip's status */
+    optinc_error *err;          /* and its error */
+} chips_job;
+
+static void chips_part(void *ctx, int part, int parts)
+{
+    chips_job *j = ctx;
+    j->failed[part] = j->chips;
+    for (long k = part; k < j->chips; k += parts) {
+        optinc_onn_devices dk = *j->dev;
+        dk.chip_seed = optinc_chip_seed(j->dev->chip_seed, (int)k);
+        j->st[part] = optinc_onn_verify(j->c, j->m, &dk, j->sample, &j->r[k], NULL,
+                                        &j->err[part]);
+        if (j->st[part]) {
+            j->failed[part] = k;
+            return;
+        }
+    }
+}
+
+optinc_status optinc_onn_verify_chips(const optinc_circuit *c, const optinc_onn_meta *m,
+                                      const optinc_onn_devices *dev, uint64_t sample,
+                                      long chips, int threads, optinc_onn_report *r,
+                                      optinc_error *err)
+{
+    optinc_workers *w = NULL;
+    optinc_status st = optinc_workers_new(threads, &w, err);
+    if (st)
+        return st;
+    int parts = optinc_workers_parts(w);
+    chips_job j = {c, m, dev, sample, chips, r, malloc(sizeof *j.failed * (size_t)parts),
+                   malloc(sizeof *j.st * (size_t)parts), malloc(sizeof *j.err * (size_t)parts)};
+    if (!j.failed || !j.st || !j.err) {
+        st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory for %d threads", threads);
+    } else {
+        optinc_workers_run(w, chips_part, &j);
+        int first = 0;
+        for (int p = 1; p < parts; p++)
+            first = j.failed[p] < j.failed[first] ? p : first;
+        if (j.failed[first] < chips) {
+            if (err)
+                *err = j.err[first];
+            st = j.st[first];
+        }
+    }
+    optinc_workers_free(w);
+    OPTINC_FREE_ALL(j.failed, j.st, j.err);
     return st;
 }
 

@@ -1,8 +1,8 @@
 /*
- * workers.c - a fixed pool of threads for the in-process all-reduce
- * (workers.h): started once with the plan and woken for every call, since a
- * training step all-reduces a gradient of a few hundred kilobytes, for
- * which starting threads each time would cost a good part of the work.
+ * workers.c - a fixed pool of threads (workers.h): started once by its
+ * user and woken for every job, since a training step all-reduces a
+ * gradient of a few hundred kilobytes, for which starting threads each
+ * time would cost a good part of the work.
  *
  * A job is PARTS_PER_THREAD parts per thread, handed out by an atomic
  * counter: every thread that is running takes the next part until none is
@@ -19,34 +19,34 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
-#include "runtime/allreduce/workers.h"
+#include "compiler/core/workers.h"
 
 #define PARTS_PER_THREAD 8
 
-typedef struct ar_worker {
-    ar_workers *pool;
+typedef struct optinc_worker {
+    optinc_workers *pool;
     pthread_t thread;
-} ar_worker;
+} optinc_worker;
 
-struct ar_workers {
+struct optinc_workers {
     int threads, started;
-    ar_worker *worker;           /* threads - 1 */
+    optinc_worker *worker;           /* threads - 1 */
     pthread_mutex_t lock;
     pthread_cond_t start, done;
     unsigned long generation;    /* jobs handed out so far */
     int inside;                  /* workers taking parts of the current job */
     int finished;                /* parts of the current job done */
     int quit;
-    ar_job fn;
+    optinc_job fn;
     void *ctx;
     atomic_int next;             /* the next part to take */
 };
 
 /* Takes parts of the current job until none is left; returns how many it
  * ran. */
-static int take_parts(ar_workers *w, ar_job fn, void *ctx)
+static int take_parts(optinc_workers *w, optinc_job fn, void *ctx)
 {
-    int parts = ar_workers_parts(w), ran = 0;
+    int parts = optinc_workers_parts(w), ran = 0;
     for (int p; (p = atomic_fetch_add(&w->next, 1)) < parts; ran++)
         fn(ctx, p, parts);
     return ran;
@@ -54,7 +54,7 @@ static int take_parts(ar_workers *w, ar_job fn, void *ctx)
 
 static void *worker_main(void *arg)
 {
-    ar_workers *w = ((ar_worker *)arg)->pool;
+    optinc_workers *w = ((optinc_worker *)arg)->pool;
     unsigned long seen = 0;
     pthread_mutex_lock(&w->lock);
     for (;;) {
@@ -67,28 +67,28 @@ static void *worker_main(void *arg)
          * waited for the lock; joining now would count it inside the next
          * job, whose counter the caller resets, and run that job's parts
          * with this one's function. */
-        if (w->finished == ar_workers_parts(w))
+        if (w->finished == optinc_workers_parts(w))
             continue;
-        ar_job fn = w->fn;
+        optinc_job fn = w->fn;
         void *ctx = w->ctx;
         w->inside++;
         pthread_mutex_unlock(&w->lock);
         int ran = take_parts(w, fn, ctx);
         pthread_mutex_lock(&w->lock);
         w->finished += ran;
-        if (--w->inside == 0 && w->finished == ar_workers_parts(w))
+        if (--w->inside == 0 && w->finished == optinc_workers_parts(w))
             pthread_cond_signal(&w->done);
     }
     pthread_mutex_unlock(&w->lock);
     return NULL;
 }
 
-optinc_status ar_workers_new(int threads, ar_workers **out, optinc_error *err)
+optinc_status optinc_workers_new(int threads, optinc_workers **out, optinc_error *err)
 {
     *out = NULL;
     if (threads <= 1)
         return OPTINC_OK;
-    ar_workers *w = calloc(1, sizeof *w);
+    optinc_workers *w = calloc(1, sizeof *w);
     if (!w || !(w->worker = calloc((size_t)threads - 1, sizeof *w->worker))) {
         free(w);
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory for %d threads",
@@ -113,7 +113,7 @@ optinc_status ar_workers_new(int threads, ar_workers **out, optinc_error *err)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (w->started < threads - 1) {
         int started = w->started;
-        ar_workers_free(w);
+        optinc_workers_free(w);
         return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0,
                            "could not start thread %d of %d: use fewer threads", started + 2,
                            threads);
@@ -122,7 +122,7 @@ optinc_status ar_workers_new(int threads, ar_workers **out, optinc_error *err)
     return OPTINC_OK;
 }
 
-void ar_workers_run(ar_workers *w, ar_job fn, void *ctx)
+void optinc_workers_run(optinc_workers *w, optinc_job fn, void *ctx)
 {
     if (!w) {
         fn(ctx, 0, 1);
@@ -139,17 +139,17 @@ void ar_workers_run(ar_workers *w, ar_job fn, void *ctx)
     int ran = take_parts(w, fn, ctx);
     pthread_mutex_lock(&w->lock);
     w->finished += ran;
-    while (w->inside || w->finished < ar_workers_parts(w))
+    while (w->inside || w->finished < optinc_workers_parts(w))
         pthread_cond_wait(&w->done, &w->lock);
     pthread_mutex_unlock(&w->lock);
 }
 
-int ar_workers_parts(const ar_workers *w)
+int optinc_workers_parts(const optinc_workers *w)
 {
     return w ? w->threads * PARTS_PER_THREAD : 1;
 }
 
-void ar_workers_free(ar_workers *w)
+void optinc_workers_free(optinc_workers *w)
 {
     if (!w)
         return;
