@@ -149,6 +149,12 @@ def random_specs():
                     (unitary(3, 1.5), {"attenuators": "none", "mesh": "reck"}),
                     (gauss(2, 3), {"gain": 9}),
                     (gauss(1, 2), {})], ""),
+        # segmented layers (optinc-netlist(5), Segmented layers): split and comb
+        # chains with their trims, block-diagonal meshes, blocked attenuators
+        "segmented": ([(gauss(6, 4), {"segments": "[3, 2]", "attenuators": "output"}),
+                       (gauss(3, 6, True), {"segments": "[1, 2]"}),
+                       (gauss(4, 3), {"segments": "[2, 1]", "mesh": "reck",
+                                      "attenuators": "middle"})], ""),
     }
 
 
