@@ -482,7 +482,8 @@ static optinc_status find_crossings(writer *w, optinc_error *err)
                     return optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
         }
     }
-    qsort(w->xc, w->n_xc, sizeof *w->xc, by_route);
+    if (w->n_xc)   /* none: w->xc may be NULL, which qsort may not take */
+        qsort(w->xc, w->n_xc, sizeof *w->xc, by_route);
     return OPTINC_OK;
 }
 
