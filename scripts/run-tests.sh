@@ -2,10 +2,11 @@
 # Runs every Criterion test binary given, keeps each one's Synthesis line in the
 # log, prints every skipped test with its reason (an MPI test in a build
 # without MPI, say), and ends with one "N passed, N failed, N skipped" line.
+# OPTINC_TEST_JOBS: the tests each binary runs at once (default 2).
 passed=0; failed=0; skipped=0; status=0
 for t in "$@"; do
     name=$(basename "$t")
-    out=$("$t" -j2 --verbose --xml="$t.xml" 2>&1); rc=$?
+    out=$("$t" -j"${OPTINC_TEST_JOBS:-2}" --verbose --xml="$t.xml" 2>&1); rc=$?
     syn=$(printf '%s\n' "$out" | grep 'Synthesis:' | tail -n 1)
     p=$(printf '%s' "$syn" | sed -n 's/.*Passing: \([0-9]*\).*/\1/p')
     f=$(printf '%s' "$syn" | sed -n 's/.*Failing: \([0-9]*\).*/\1/p')
