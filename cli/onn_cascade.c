@@ -38,7 +38,7 @@ static int cascade_any(const cli_cmd *cmd, const char *path, const device_opts *
     optinc_error err = {0};
     optinc_circuit *c = NULL;
     optinc_onn_meta m;
-    optinc_onn_cascade k;
+    optinc_onn_cascade k = {0};   /* levels 0 until its shape is known: nothing to free */
     optinc_onn_lut *lut[OPTINC_ONN_MAX_LEVELS] = {NULL};
     optinc_onn_cascade_report r;
     optinc_status st = load_onn(path, NULL, &c, &m, &err);
