@@ -35,7 +35,7 @@
 #include <string.h>
 #include "compiler/core/bigmem.h"
 #include "compiler/core/freeall.h"
-#include "optinc/mesh.h"
+#include "compiler/mesh/mesh_path.h"
 
 typedef struct telem { int mode; double theta, phi; } telem;
 
@@ -612,7 +612,7 @@ static int clements_null(planar *W, telem *out, double *screen)
 }
 
 /* Reck on V = U^H: S_K..S_1 . V = D, so U = conj(D) . S_K ... S_1. */
-static void reck_null(planar *V, telem *out, double *screen)
+static int reck_null(planar *V, telem *out, double *screen)
 {
     int n = V->n, ne = 0;
     for (int c = 0; c <= n - 2; c++)
@@ -620,6 +620,125 @@ static void reck_null(planar *V, telem *out, double *screen)
             out[ne++] = planar_rows_T(V, r - 1, c);
     for (int i = 0; i < n; i++)
         screen[i] = -carg(planar_at(V, i, i));
+    return 0;
+}
+
+/* The blocked Reck: a panel of PANEL columns is nulled on the panel alone
+ * (column c's sequence of row elements, bottom pair first, found on column c
+ * and applied to the panel's columns right of it), and the panel's PANEL
+ * sequences then go through the rest of the matrix together, as a wavefront
+ * (Van Zee, van de Geijn and Quintana-Orti, ACM TOMS 40(3), 2014): a strip of
+ * RL columns climbs the rows once, with PANEL + 1 rows of it in registers;
+ * at the step that brings in row r-1, sequence p takes its element on rows
+ * (r-1+p, r+p), one row behind sequence p-1, whose elements on those rows
+ * are then done, and the row r+PANEL that leaves the window is final.  Each
+ * element is loaded and stored once per PANEL sequences instead of once per
+ * element, and gets the same elements with the same coefficients in the same
+ * order as in reck_null, so the bits are the same. */
+enum { PANEL = 4, AHEAD = 8 };
+
+/* The panel's sequences on the strip of columns k..k+RL-1 (inside the padded
+ * rows); co[p * n + x] is sequence p's element on rows (x, x+1). */
+HOT static void reck_strip(planar *V, int k, int c0, const tcoef *co)
+{
+    int n = V->n;
+    size_t ld = (size_t)V->ld;
+    lanes wr[PANEL + 1] = {0}, wi[PANEL + 1] = {0};   /* slot t: row r + t */
+    wr[0] = *(const lanes_at *)(V->re + (size_t)(n - 1) * ld + k);
+    wi[0] = *(const lanes_at *)(V->im + (size_t)(n - 1) * ld + k);
+    for (int r = n - 1; r > c0; r--) {
+        if (r + PANEL < n) {
+            *(lanes_at *)(V->re + (size_t)(r + PANEL) * ld + k) = wr[PANEL];
+            *(lanes_at *)(V->im + (size_t)(r + PANEL) * ld + k) = wi[PANEL];
+        }
+        for (int t = PANEL; t > 0; t--) {
+            wr[t] = wr[t - 1];
+            wi[t] = wi[t - 1];
+        }
+        wr[0] = *(const lanes_at *)(V->re + (size_t)(r - 1) * ld + k);
+        wi[0] = *(const lanes_at *)(V->im + (size_t)(r - 1) * ld + k);
+        if (r > AHEAD) {
+            __builtin_prefetch(V->re + (size_t)(r - 1 - AHEAD) * ld + k);
+            __builtin_prefetch(V->im + (size_t)(r - 1 - AHEAD) * ld + k);
+        }
+        for (int p = 0; p < PANEL; p++) {
+            if (r + p >= n)
+                break;
+            tcoef t = co[(size_t)p * n + r - 1 + p];
+            lanes ur = wr[p], ui = wi[p], vr = wr[p + 1], vi = wi[p + 1];
+            wr[p] = t.a * ur - t.b * ui - t.s * vr;
+            wi[p] = t.a * ui + t.b * ur - t.s * vi;
+            wr[p + 1] = t.p * ur - t.q * ui + t.c * vr;
+            wi[p + 1] = t.p * ui + t.q * ur + t.c * vi;
+        }
+    }
+    for (int t = 0; t <= PANEL; t++) {
+        *(lanes_at *)(V->re + (size_t)(c0 + t) * ld + k) = wr[t];
+        *(lanes_at *)(V->im + (size_t)(c0 + t) * ld + k) = wi[t];
+    }
+}
+
+/* reck_null by panels.  A last panel without a column right of it is
+ * nulled on the panel alone.  -1 when out of memory. */
+static int reck_null_blocked(planar *V, telem *out, double *screen)
+{
+    int n = V->n, ne = 0;
+    tcoef *co = malloc(sizeof *co * PANEL * (size_t)n);
+    if (!co)
+        return -1;
+    for (int c0 = 0; c0 <= n - 2; c0 += PANEL) {
+        int full = c0 + PANEL < n, end = full ? c0 + PANEL : n;
+        for (int c = c0; c < end && c <= n - 2; c++)
+            for (int r = n - 1; r >= c + 1; r--) {
+                element e = element_of(planar_at(V, r, c), planar_at(V, r - 1, c), -1);
+                size_t x = (size_t)(r - 1) * V->ld + c, y = x + V->ld;
+                tcoef t = tcoef_of(e);
+                rows_apply_T(V->re + x, V->im + x, V->re + y, V->im + y, end - c, t);
+                co[(size_t)(c - c0) * n + r - 1] = t;
+                out[ne++] = (telem){r - 1, e.theta, e.phi};
+            }
+        for (int k = end; full && k < n; k += RL)
+            reck_strip(V, k, c0, co);
+    }
+    for (int i = 0; i < n; i++)
+        screen[i] = -carg(planar_at(V, i, i));
+    free(co);
+    return 0;
+}
+
+/* The nulling of each kind on each path, and the path optinc_mesh_decompose
+ * takes from each N up (the last row of a kind whose from_n <= N), as
+ * measured by `make bench` (CPU time, one core, best of repetitions). */
+typedef int (*nulling)(planar *W, telem *out, double *screen);
+static const struct {
+    optinc_mesh_kind kind;
+    optinc_mesh_path path;
+    nulling null;
+} nullings[] = {
+    {OPTINC_MESH_CLEMENTS, OPTINC_MESH_PATH_SEQUENTIAL, clements_null},
+    {OPTINC_MESH_RECK, OPTINC_MESH_PATH_SEQUENTIAL, reck_null},
+    {OPTINC_MESH_RECK, OPTINC_MESH_PATH_BLOCKED, reck_null_blocked},
+};
+static const struct {
+    optinc_mesh_kind kind;
+    int from_n;
+    optinc_mesh_path path;
+} fastest[] = {
+    {OPTINC_MESH_CLEMENTS, 1, OPTINC_MESH_PATH_SEQUENTIAL},
+    {OPTINC_MESH_RECK, 1, OPTINC_MESH_PATH_SEQUENTIAL},
+    {OPTINC_MESH_RECK, 64, OPTINC_MESH_PATH_BLOCKED},
+};
+
+/* The nulling for kind on path at N (NULL when the kind has no such path). */
+static nulling nulling_for(optinc_mesh_kind kind, optinc_mesh_path path, int n)
+{
+    for (size_t i = 0; path == OPTINC_MESH_PATH_AUTO && i < sizeof fastest / sizeof fastest[0]; i++)
+        if (fastest[i].kind == kind && fastest[i].from_n <= n)
+            path = fastest[i].path;
+    for (size_t i = 0; i < sizeof nullings / sizeof nullings[0]; i++)
+        if (nullings[i].kind == kind && nullings[i].path == path)
+            return nullings[i].null;
+    return NULL;
 }
 
 /* ------------------------------------------------------------------ layout */
@@ -725,10 +844,21 @@ optinc_status optinc_mesh_decompose(const optinc_cmat *U, optinc_mesh_kind kind,
                                     const optinc_quantizer *q, optinc_mesh **out,
                                     optinc_error *err)
 {
+    return optinc_mesh_decompose_path(U, kind, q, OPTINC_MESH_PATH_AUTO, out, err);
+}
+
+optinc_status optinc_mesh_decompose_path(const optinc_cmat *U, optinc_mesh_kind kind,
+                                         const optinc_quantizer *q, optinc_mesh_path path,
+                                         optinc_mesh **out, optinc_error *err)
+{
     int n = U->rows;
     if (U->rows != U->cols || n < 1)
         return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
                            "a mesh needs a square unitary, got %dx%d", U->rows, U->cols);
+    nulling null = nulling_for(kind, path, n);
+    if (!null)
+        return optinc_fail(err, OPTINC_EINPUT, NULL, 0, 0,
+                           "no such decomposition path for this mesh kind");
     optinc_mesh *mesh = optinc_mesh_new(kind, n);
     int ld = planar_stride(n);
     planar W = {optinc_zalloc_large(sizeof(double) * (size_t)n * ld),
@@ -749,11 +879,7 @@ optinc_status optinc_mesh_decompose(const optinc_cmat *U, optinc_mesh_kind kind,
             W.re[(size_t)r * ld + c] = creal(z);
             W.im[(size_t)r * ld + c] = cimag(z);
         }
-    int rc = 0;
-    if (kind == OPTINC_MESH_RECK)
-        reck_null(&W, el, screen);
-    else
-        rc = clements_null(&W, el, screen);
+    int rc = null(&W, el, screen);
     /* A plane holds n * ld >= n^2 doubles, more than the n(n-1)/2 + 1
      * slots of 12 bytes mesh_from_elements sorts. */
     _Static_assert(sizeof(slot) <= 2 * sizeof(double), "a plane holds the slots");
