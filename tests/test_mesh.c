@@ -303,3 +303,4 @@ static void check_paths(optinc_mesh_kind kind)
 }
 
 Test(mesh, reck_blocked_same_bits) { check_paths(OPTINC_MESH_RECK); }
+Test(mesh, clements_blocked_same_bits) { check_paths(OPTINC_MESH_CLEMENTS); }

@@ -192,6 +192,11 @@ static int planar_stride(int n)
 #else
 #define HOT
 #endif
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define WIDE __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"), optimize("O3")))
+#else
+#define WIDE
+#endif
 
 /* T(theta, phi) = [[a + ib, -s], [p + iq, c]]: a + ib = e^{i phi} cos theta,
  * p + iq = e^{i phi} sin theta, c = cos theta, s = sin theta. */
@@ -223,12 +228,14 @@ static double complex planar_at(const planar *W, int r, int c)
 }
 
 /* The row operation on rows (m, m+1) from column c0 that zeroes W[m+1][c0]:
- * applied, and returned as the element it is. */
-static telem planar_rows_T(planar *W, int m, int c0)
+ * applied to the columns before `end`, its coefficients left in *co, and
+ * returned as the element it is. */
+static telem planar_rows_T(planar *W, int m, int c0, int end, tcoef *co)
 {
     element e = element_of(planar_at(W, m + 1, c0), planar_at(W, m, c0), -1);
     size_t x = (size_t)m * W->ld + c0, y = x + W->ld;
-    rows_apply_T(W->re + x, W->im + x, W->re + y, W->im + y, W->n - c0, tcoef_of(e));
+    *co = tcoef_of(e);
+    rows_apply_T(W->re + x, W->im + x, W->re + y, W->im + y, end - c0, *co);
     return (telem){m, e.theta, e.phi};
 }
 
@@ -352,8 +359,9 @@ HOT static void rows_colops(planar *W, int r0, int rows, int jhi, int jlo, const
  * RL+1 rows as a chain (the row two ops share stays in registers), which
  * loads and stores each element once instead of once per op.  Every
  * element gets the same ops with the same coefficients in the same order as
- * op by op, so the bits are the same.  out gets the RL elements. */
-HOT static void rows_T_chain(planar *W, int r, int j0, telem *out)
+ * op by op, so the bits are the same.  The ops stop before column `end`;
+ * out gets the RL elements, co their coefficients. */
+HOT static void rows_T_chain(planar *W, int r, int j0, int end, telem *out, tcoef *co)
 {
     double a[RL], b[RL], p[RL], q[RL], c[RL], s[RL];
     for (int t = 0; t < RL; t++) {
@@ -363,6 +371,7 @@ HOT static void rows_T_chain(planar *W, int r, int j0, telem *out)
         tcoef tc = tcoef_of(e);
         rows_apply_T(W->re + ox, W->im + ox, W->re + oy, W->im + oy, RL - t, tc);
         out[t] = (telem){x, e.theta, e.phi};
+        co[t] = tc;
         a[t] = tc.a, b[t] = tc.b, p[t] = tc.p, q[t] = tc.q, c[t] = tc.c, s[t] = tc.s;
     }
     double *re[RL + 1], *im[RL + 1];
@@ -371,7 +380,7 @@ HOT static void rows_T_chain(planar *W, int r, int j0, telem *out)
         im[t] = W->im + (size_t)(r - 1 + t) * W->ld;
     }
     int k = j0 + RL;
-    for (; k + RL <= W->n; k += RL) {
+    for (; k + RL <= end; k += RL) {
         lanes ur = *(const lanes_at *)(re[0] + k), ui = *(const lanes_at *)(im[0] + k);
         for (int t = 0; t < RL; t++) {
             lanes vr = *(const lanes_at *)(re[t + 1] + k), vi = *(const lanes_at *)(im[t + 1] + k);
@@ -384,7 +393,7 @@ HOT static void rows_T_chain(planar *W, int r, int j0, telem *out)
         *(lanes_at *)(re[RL] + k) = ur;
         *(lanes_at *)(im[RL] + k) = ui;
     }
-    for (; k < W->n; k++) {
+    for (; k < end; k++) {
         double ur = re[0][k], ui = im[0][k];
         for (int t = 0; t < RL; t++) {
             double vr = re[t + 1][k], vi = im[t + 1][k];
@@ -398,6 +407,136 @@ HOT static void rows_T_chain(planar *W, int r, int j0, telem *out)
         im[RL][k] = ui;
     }
 }
+
+/* ------------------------------------------------------------------ wavefront */
+
+/* The blocked paths apply several sequences of row elements (each on
+ * consecutive pairs of rows, one after another) to a block of columns that
+ * only row elements touch, as a wavefront (Van Zee, van de Geijn and
+ * Quintana-Orti, ACM TOMS 40(3), 2014): a strip of RL columns walks the rows
+ * once, WAVE + 1 of its rows in a window of registers; each step brings in
+ * row y at slot 0 (slot t holds row y - dir.t), sequence q takes its element
+ * on slots (q, q+1), one row behind sequence q-1, whose elements on those
+ * rows are then done, and the row leaving slot WAVE is final.  Each entry
+ * is loaded and stored once per WAVE sequences instead of once per element,
+ * and gets the same elements with the same coefficients in the same order
+ * as one sequence after another, so the bits are the same.
+ *
+ * Reck's sequences climb (dir = -1: slot q is the upper row of the pair),
+ * Clements' descend (dir = +1: slot q+1 is).  Sequence q's element at step
+ * s (row y_first + dir.s entering) is co[q][at[q] + sgn.s], live while that
+ * index is in [lo[q], hi[q]]; steps where every sequence is live run on the
+ * window in registers, the few at the ends (and a wave of fewer than WAVE
+ * sequences) on a copy in memory, one sequence at a time. */
+enum { WAVE = 4, AHEAD = 8 };
+typedef struct wave {
+    int count;                  /* sequences, <= WAVE */
+    int dir, sgn;               /* rows: +1 down, -1 up; index step per row */
+    int y_first, steps;         /* the first row entering, and the steps */
+    int row_lo, row_hi;         /* the rows of the matrix the wave may touch */
+    const tcoef *co[WAVE];
+    long at[WAVE], lo[WAVE], hi[WAVE];
+} wave;
+
+/* Sequence q's element on the window's slots (q, q+1). */
+static inline __attribute__((always_inline)) void
+wave_op(lanes *wr, lanes *wi, int q, int down, tcoef t)
+{
+    int x = down ? q + 1 : q, y = down ? q : q + 1;
+    lanes ur = wr[x], ui = wi[x], vr = wr[y], vi = wi[y];
+    wr[x] = t.a * ur - t.b * ui - t.s * vr;
+    wi[x] = t.a * ui + t.b * ur - t.s * vi;
+    wr[y] = t.p * ur - t.q * ui + t.c * vr;
+    wi[y] = t.p * ui + t.q * ur + t.c * vi;
+}
+
+/* Step s of the wave on the window: the row leaving stored, the row
+ * entering loaded (rows outside [row_lo, row_hi] are neither), then the
+ * sequences live at s (all of them when `all`, inlined with constant
+ * indices so the window stays in registers). */
+static inline __attribute__((always_inline)) void
+wave_step(const wave *w, double *re, double *im, size_t ld, lanes *wr, lanes *wi, int s, int all)
+{
+    int y = w->y_first + w->dir * s, out = y - w->dir * (WAVE + 1);
+    if (out >= w->row_lo && out <= w->row_hi) {
+        *(lanes_at *)(re + (size_t)out * ld) = wr[WAVE];
+        *(lanes_at *)(im + (size_t)out * ld) = wi[WAVE];
+    }
+    for (int t = WAVE; t > 0; t--) {
+        wr[t] = wr[t - 1];
+        wi[t] = wi[t - 1];
+    }
+    if (y >= w->row_lo && y <= w->row_hi) {
+        wr[0] = *(const lanes_at *)(re + (size_t)y * ld);
+        wi[0] = *(const lanes_at *)(im + (size_t)y * ld);
+    }
+    int ahead = y + w->dir * AHEAD;
+    if (ahead >= w->row_lo && ahead <= w->row_hi) {
+        __builtin_prefetch(re + (size_t)ahead * ld);
+        __builtin_prefetch(im + (size_t)ahead * ld);
+    }
+    for (int q = 0; q < (all ? WAVE : w->count); q++) {
+        long i = w->at[q] + (long)w->sgn * s;
+        if (all || (i >= w->lo[q] && i <= w->hi[q]))
+            wave_op(wr, wi, q, w->dir > 0, w->co[q][i]);
+    }
+}
+
+/* The wave on the strip of columns k..k+RL-1 (inside the padded rows);
+ * down is w->dir > 0, a constant in each of the two versions below, so the
+ * window's slots are constant indices and stay in registers. */
+static inline __attribute__((always_inline)) void
+wave_strip(const wave *wave_in, planar *W, int k, int down)
+{
+    /* A copy the stores into the strip cannot alias (lanes_at may alias
+     * anything), so the loop keeps its fields in registers. */
+    wave copy = *wave_in, *w = &copy;
+    copy.dir = down ? 1 : -1;
+    size_t ld = (size_t)W->ld;
+    double *restrict re = W->re + k, *restrict im = W->im + k;
+    /* The steps where every sequence is live: [s0, s1). */
+    long s0 = w->count == WAVE ? 0 : w->steps, s1 = w->count == WAVE ? w->steps : 0;
+    for (int q = 0; q < w->count; q++) {
+        long from = w->sgn > 0 ? w->lo[q] - w->at[q] : w->at[q] - w->hi[q];
+        long to = w->sgn > 0 ? w->hi[q] - w->at[q] : w->at[q] - w->lo[q];
+        s0 = from > s0 ? from : s0;
+        s1 = to + 1 < s1 ? to + 1 : s1;
+    }
+    s1 = s1 > s0 ? s1 : s0;
+    lanes mr[WAVE + 1] = {0}, mi[WAVE + 1] = {0}, wr[WAVE + 1], wi[WAVE + 1];
+    for (int t = 0; t <= WAVE; t++) {       /* before step 0: slot t holds row y_first - dir.(t+1) */
+        int y = w->y_first - w->dir * (t + 1);
+        if (y >= w->row_lo && y <= w->row_hi) {
+            mr[t] = *(const lanes_at *)(re + (size_t)y * ld);
+            mi[t] = *(const lanes_at *)(im + (size_t)y * ld);
+        }
+    }
+    int s = 0;
+    for (; s < s0; s++)
+        wave_step(w, re, im, ld, mr, mi, s, 0);
+    for (int t = 0; t <= WAVE; t++) {
+        wr[t] = mr[t];
+        wi[t] = mi[t];
+    }
+    for (; s < s1; s++)
+        wave_step(w, re, im, ld, wr, wi, s, 1);
+    for (int t = 0; t <= WAVE; t++) {
+        mr[t] = wr[t];
+        mi[t] = wi[t];
+    }
+    for (; s < w->steps; s++)
+        wave_step(w, re, im, ld, mr, mi, s, 0);
+    for (int t = 0; t <= WAVE; t++) {       /* after the last step */
+        int y = w->y_first + w->dir * (w->steps - 1 - t);
+        if (y >= w->row_lo && y <= w->row_hi) {
+            *(lanes_at *)(re + (size_t)y * ld) = mr[t];
+            *(lanes_at *)(im + (size_t)y * ld) = mi[t];
+        }
+    }
+}
+
+WIDE static void wave_strip_up(const wave *w, planar *W, int k) { wave_strip(w, W, k, 0); }
+WIDE static void wave_strip_down(const wave *w, planar *W, int k) { wave_strip(w, W, k, 1); }
 
 /* The column operations of Clements' even anti-diagonals touch every row
  * above the diagonal, which makes them the memory-bound half of the work if
@@ -552,10 +691,54 @@ static void clements_column_diagonal(lazy *z, int k, telem *out)
     z->n_done = k / 2 + 1;
 }
 
-/* Nulls W in Clements order.  Fills `out` with the n(n-1)/2 forward elements
+/* The blocked Clements defers the row operations of its odd anti-diagonals
+ * on the columns right of the nulling front: diagonal k reads and changes
+ * only columns 0..k+1 but for its row ops, so the columns from `ready` on
+ * have received no operation yet, and when the front needs them a block of
+ * RIGHT of them receives every odd diagonal so far, WAVE diagonals at a time
+ * as waves down the rows (diagonal k's op j on rows (n-2-k+j, n-1-k+j) at
+ * the step that brings in row n-1-k+j+q, q its place in the wave; each op
+ * comes after the ops of the diagonal before on its rows, in order).  co
+ * holds the coefficients of every odd diagonal k from right_at(k). */
+enum { RIGHT = 64 };
+typedef struct right_block {
+    planar *W;
+    tcoef *co;
+    int ready;           /* columns before it are up to date */
+    int n_odd;           /* odd diagonals done: 1, 3, .., 2 n_odd - 1 */
+} right_block;
+
+static size_t right_at(int k) { return (size_t)(k / 2) * (size_t)(k / 2 + 1); }
+
+/* Columns up to `col` up to date. */
+static void right_up_to(right_block *b, int col)
+{
+    int n = b->W->n;
+    while (b->ready <= col) {
+        int end = b->ready + RIGHT < n ? b->ready + RIGHT : n;
+        for (int g = 0; g < b->n_odd; g += WAVE) {
+            int k0 = 2 * g + 1, count = b->n_odd - g < WAVE ? b->n_odd - g : WAVE;
+            wave w = {count, 1, 1, n - k0 - count, k0 + 2 * count - 1,
+                      n - k0 - 2 * count, n - 1, {0}, {0}, {0}, {0}};
+            for (int q = 0; q < count; q++) {
+                int k = k0 + 2 * q;
+                w.co[q] = b->co + right_at(k);
+                w.at[q] = w.y_first - q - n + 1 + k;
+                w.lo[q] = 0;
+                w.hi[q] = k;
+            }
+            for (int c = b->ready; c < end; c += RL)
+                wave_strip_down(&w, b->W, c);
+        }
+        b->ready = end;
+    }
+}
+
+/* Nulls W in Clements order, the right columns' row ops deferred when
+ * `blocked` (right_up_to).  Fills `out` with the n(n-1)/2 forward elements
  * in propagation order and `screen` with the output phase screen (Eq. 5 form:
  * U = diag(e^{i screen}) . T_K ... T_1).  -1 when out of memory. */
-static int clements_null(planar *W, telem *out, double *screen)
+static int clements_nulling(planar *W, telem *out, double *screen, int blocked)
 {
     int n = W->n, nl = 0, nr = 0, total = n * (n - 1) / 2, ndiag = n / 2 + 1;
     /* The row elements fill `out` from the end (right[i] = out[total-1-i]):
@@ -571,8 +754,10 @@ static int clements_null(planar *W, telem *out, double *screen)
     for (int k = 0; k <= n - 2; k += 2)
         need += 4 * (size_t)(k + 1);
     double *store = optinc_zalloc_large(sizeof(double) * (need + 1)), *p = store;
-    if (!z.diag || !store || !z.re || !z.im) {
-        OPTINC_FREE_ALL(store, z.diag, z.re, z.im);
+    right_block rb = {W, blocked ? malloc(sizeof(tcoef) * (right_at(n) + 1)) : NULL,
+                      blocked && n > RIGHT ? RIGHT : n, 0};
+    if (!z.diag || !store || !z.re || !z.im || (blocked && !rb.co)) {
+        OPTINC_FREE_ALL(store, z.diag, z.re, z.im, rb.co);
         return -1;
     }
     for (int k = 0; k <= n - 2; k += 2) {
@@ -582,19 +767,22 @@ static int clements_null(planar *W, telem *out, double *screen)
     }
     for (int k = 0; k <= n - 2; k++) {
         bring_up_to(&z, n - 3 - k > 0 ? n - 3 - k : 0);
+        right_up_to(&rb, k + 1);
         if (k % 2 == 0) {
             clements_column_diagonal(&z, k, out + nl);
             nl += k + 1;
         } else {
-            int j = 0;
-            for (; j + RL <= k + 1; j += RL) {
+            tcoef sink[RL], *co = rb.co ? rb.co + right_at(k) : sink;
+            int j = 0, step = rb.co ? RL : 0;
+            for (; j + RL <= k + 1; j += RL, co += step) {
                 telem t[RL];
-                rows_T_chain(W, n - 1 - k + j, j, t);
+                rows_T_chain(W, n - 1 - k + j, j, rb.ready, t, co);
                 for (int q = 0; q < RL; q++)
                     right[-nr++] = t[q];
             }
-            for (; j <= k; j++)
-                right[-nr++] = planar_rows_T(W, n - 2 - k + j, j);
+            for (; j <= k; j++, co += step / RL)
+                right[-nr++] = planar_rows_T(W, n - 2 - k + j, j, rb.ready, co);
+            rb.n_odd++;
         }
     }
     bring_up_to(&z, 0);
@@ -607,8 +795,18 @@ static int clements_null(planar *W, telem *out, double *screen)
         out[nl++] = (telem){e.mode, e.theta, turn_remainder(alpha - beta + M_PI)};
         screen[e.mode] = turn_remainder(beta - e.phi + M_PI);
     }
-    OPTINC_FREE_ALL(store, z.diag, z.re, z.im);
+    OPTINC_FREE_ALL(store, z.diag, z.re, z.im, rb.co);
     return 0;
+}
+
+static int clements_null(planar *W, telem *out, double *screen)
+{
+    return clements_nulling(W, out, screen, 0);
+}
+
+static int clements_null_blocked(planar *W, telem *out, double *screen)
+{
+    return clements_nulling(W, out, screen, 1);
 }
 
 /* Reck on V = U^H: S_K..S_1 . V = D, so U = conj(D) . S_K ... S_1. */
@@ -617,66 +815,19 @@ static int reck_null(planar *V, telem *out, double *screen)
     int n = V->n, ne = 0;
     for (int c = 0; c <= n - 2; c++)
         for (int r = n - 1; r >= c + 1; r--)
-            out[ne++] = planar_rows_T(V, r - 1, c);
+            out[ne++] = planar_rows_T(V, r - 1, c, n, &(tcoef){0});
     for (int i = 0; i < n; i++)
         screen[i] = -carg(planar_at(V, i, i));
     return 0;
 }
 
-/* The blocked Reck: a panel of PANEL columns is nulled on the panel alone
+/* The blocked Reck: a panel of WAVE columns is nulled on the panel alone
  * (column c's sequence of row elements, bottom pair first, found on column c
- * and applied to the panel's columns right of it), and the panel's PANEL
- * sequences then go through the rest of the matrix together, as a wavefront
- * (Van Zee, van de Geijn and Quintana-Orti, ACM TOMS 40(3), 2014): a strip of
- * RL columns climbs the rows once, with PANEL + 1 rows of it in registers;
- * at the step that brings in row r-1, sequence p takes its element on rows
- * (r-1+p, r+p), one row behind sequence p-1, whose elements on those rows
- * are then done, and the row r+PANEL that leaves the window is final.  Each
- * element is loaded and stored once per PANEL sequences instead of once per
- * element, and gets the same elements with the same coefficients in the same
- * order as in reck_null, so the bits are the same. */
-enum { PANEL = 4, AHEAD = 8 };
-
-/* The panel's sequences on the strip of columns k..k+RL-1 (inside the padded
- * rows); co[p * n + x] is sequence p's element on rows (x, x+1). */
-HOT static void reck_strip(planar *V, int k, int c0, const tcoef *co)
-{
-    int n = V->n;
-    size_t ld = (size_t)V->ld;
-    lanes wr[PANEL + 1] = {0}, wi[PANEL + 1] = {0};   /* slot t: row r + t */
-    wr[0] = *(const lanes_at *)(V->re + (size_t)(n - 1) * ld + k);
-    wi[0] = *(const lanes_at *)(V->im + (size_t)(n - 1) * ld + k);
-    for (int r = n - 1; r > c0; r--) {
-        if (r + PANEL < n) {
-            *(lanes_at *)(V->re + (size_t)(r + PANEL) * ld + k) = wr[PANEL];
-            *(lanes_at *)(V->im + (size_t)(r + PANEL) * ld + k) = wi[PANEL];
-        }
-        for (int t = PANEL; t > 0; t--) {
-            wr[t] = wr[t - 1];
-            wi[t] = wi[t - 1];
-        }
-        wr[0] = *(const lanes_at *)(V->re + (size_t)(r - 1) * ld + k);
-        wi[0] = *(const lanes_at *)(V->im + (size_t)(r - 1) * ld + k);
-        if (r > AHEAD) {
-            __builtin_prefetch(V->re + (size_t)(r - 1 - AHEAD) * ld + k);
-            __builtin_prefetch(V->im + (size_t)(r - 1 - AHEAD) * ld + k);
-        }
-        for (int p = 0; p < PANEL; p++) {
-            if (r + p >= n)
-                break;
-            tcoef t = co[(size_t)p * n + r - 1 + p];
-            lanes ur = wr[p], ui = wi[p], vr = wr[p + 1], vi = wi[p + 1];
-            wr[p] = t.a * ur - t.b * ui - t.s * vr;
-            wi[p] = t.a * ui + t.b * ur - t.s * vi;
-            wr[p + 1] = t.p * ur - t.q * ui + t.c * vr;
-            wi[p + 1] = t.p * ui + t.q * ur + t.c * vi;
-        }
-    }
-    for (int t = 0; t <= PANEL; t++) {
-        *(lanes_at *)(V->re + (size_t)(c0 + t) * ld + k) = wr[t];
-        *(lanes_at *)(V->im + (size_t)(c0 + t) * ld + k) = wi[t];
-    }
-}
+ * and applied to the panel's columns right of it), and the panel's
+ * sequences then go through the rest of the matrix as one wave climbing the
+ * rows: sequence p has its element on rows (x, x+1) at the step that brings
+ * in row x - p, the bottom pairs first, and all end together at the top. */
+enum { PANEL = WAVE };
 
 /* reck_null by panels.  A last panel without a column right of it is
  * nulled on the panel alone.  -1 when out of memory. */
@@ -697,8 +848,15 @@ static int reck_null_blocked(planar *V, telem *out, double *screen)
                 co[(size_t)(c - c0) * n + r - 1] = t;
                 out[ne++] = (telem){r - 1, e.theta, e.phi};
             }
+        wave w = {PANEL, -1, -1, n - 2, n - 1 - c0, c0, n - 1, {0}, {0}, {0}, {0}};
+        for (int p = 0; p < PANEL; p++) {
+            w.co[p] = co + (size_t)p * n;
+            w.at[p] = n - 2 + p;
+            w.lo[p] = c0 + p;
+            w.hi[p] = n - 2;
+        }
         for (int k = end; full && k < n; k += RL)
-            reck_strip(V, k, c0, co);
+            wave_strip_up(&w, V, k);
     }
     for (int i = 0; i < n; i++)
         screen[i] = -carg(planar_at(V, i, i));
@@ -716,6 +874,7 @@ static const struct {
     nulling null;
 } nullings[] = {
     {OPTINC_MESH_CLEMENTS, OPTINC_MESH_PATH_SEQUENTIAL, clements_null},
+    {OPTINC_MESH_CLEMENTS, OPTINC_MESH_PATH_BLOCKED, clements_null_blocked},
     {OPTINC_MESH_RECK, OPTINC_MESH_PATH_SEQUENTIAL, reck_null},
     {OPTINC_MESH_RECK, OPTINC_MESH_PATH_BLOCKED, reck_null_blocked},
 };
