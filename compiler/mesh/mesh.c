@@ -428,7 +428,11 @@ HOT static void rows_T_chain(planar *W, int r, int j0, int end, telem *out, tcoe
  * index is in [lo[q], hi[q]]; steps where every sequence is live run on the
  * window in registers, the few at the ends (and a wave of fewer than WAVE
  * sequences) on a copy in memory, one sequence at a time. */
-enum { WAVE = 4, AHEAD = 8 };
+enum { WAVE = 4, AHEAD = 8, WL = 8 };
+/* A row of a strip: WL columns, a whole cache line of each plane, one
+ * vector of the AVX-512 clone (two of the AVX2 one). */
+typedef double wlanes __attribute__((vector_size(WL * sizeof(double))));
+typedef double wlanes_at __attribute__((vector_size(WL * sizeof(double)), aligned(8), may_alias));
 typedef struct wave {
     int count;                  /* sequences, <= WAVE */
     int dir, sgn;               /* rows: +1 down, -1 up; index step per row */
@@ -440,10 +444,10 @@ typedef struct wave {
 
 /* Sequence q's element on the window's slots (q, q+1). */
 static inline __attribute__((always_inline)) void
-wave_op(lanes *wr, lanes *wi, int q, int down, tcoef t)
+wave_op(wlanes *wr, wlanes *wi, int q, int down, tcoef t)
 {
     int x = down ? q + 1 : q, y = down ? q : q + 1;
-    lanes ur = wr[x], ui = wi[x], vr = wr[y], vi = wi[y];
+    wlanes ur = wr[x], ui = wi[x], vr = wr[y], vi = wi[y];
     wr[x] = t.a * ur - t.b * ui - t.s * vr;
     wi[x] = t.a * ui + t.b * ur - t.s * vi;
     wr[y] = t.p * ur - t.q * ui + t.c * vr;
@@ -455,20 +459,20 @@ wave_op(lanes *wr, lanes *wi, int q, int down, tcoef t)
  * sequences live at s (all of them when `all`, inlined with constant
  * indices so the window stays in registers). */
 static inline __attribute__((always_inline)) void
-wave_step(const wave *w, double *re, double *im, size_t ld, lanes *wr, lanes *wi, int s, int all)
+wave_step(const wave *w, double *re, double *im, size_t ld, wlanes *wr, wlanes *wi, int s, int all)
 {
     int y = w->y_first + w->dir * s, out = y - w->dir * (WAVE + 1);
     if (out >= w->row_lo && out <= w->row_hi) {
-        *(lanes_at *)(re + (size_t)out * ld) = wr[WAVE];
-        *(lanes_at *)(im + (size_t)out * ld) = wi[WAVE];
+        *(wlanes_at *)(re + (size_t)out * ld) = wr[WAVE];
+        *(wlanes_at *)(im + (size_t)out * ld) = wi[WAVE];
     }
     for (int t = WAVE; t > 0; t--) {
         wr[t] = wr[t - 1];
         wi[t] = wi[t - 1];
     }
     if (y >= w->row_lo && y <= w->row_hi) {
-        wr[0] = *(const lanes_at *)(re + (size_t)y * ld);
-        wi[0] = *(const lanes_at *)(im + (size_t)y * ld);
+        wr[0] = *(const wlanes_at *)(re + (size_t)y * ld);
+        wi[0] = *(const wlanes_at *)(im + (size_t)y * ld);
     }
     int ahead = y + w->dir * AHEAD;
     if (ahead >= w->row_lo && ahead <= w->row_hi) {
@@ -482,13 +486,13 @@ wave_step(const wave *w, double *re, double *im, size_t ld, lanes *wr, lanes *wi
     }
 }
 
-/* The wave on the strip of columns k..k+RL-1 (inside the padded rows);
+/* The wave on the strip of columns k..k+WL-1 (inside the padded rows);
  * down is w->dir > 0, a constant in each of the two versions below, so the
  * window's slots are constant indices and stay in registers. */
 static inline __attribute__((always_inline)) void
 wave_strip(const wave *wave_in, planar *W, int k, int down)
 {
-    /* A copy the stores into the strip cannot alias (lanes_at may alias
+    /* A copy the stores into the strip cannot alias (wlanes_at may alias
      * anything), so the loop keeps its fields in registers. */
     wave copy = *wave_in, *w = &copy;
     copy.dir = down ? 1 : -1;
@@ -503,12 +507,12 @@ wave_strip(const wave *wave_in, planar *W, int k, int down)
         s1 = to + 1 < s1 ? to + 1 : s1;
     }
     s1 = s1 > s0 ? s1 : s0;
-    lanes mr[WAVE + 1] = {0}, mi[WAVE + 1] = {0}, wr[WAVE + 1], wi[WAVE + 1];
+    wlanes mr[WAVE + 1] = {0}, mi[WAVE + 1] = {0}, wr[WAVE + 1], wi[WAVE + 1];
     for (int t = 0; t <= WAVE; t++) {       /* before step 0: slot t holds row y_first - dir.(t+1) */
         int y = w->y_first - w->dir * (t + 1);
         if (y >= w->row_lo && y <= w->row_hi) {
-            mr[t] = *(const lanes_at *)(re + (size_t)y * ld);
-            mi[t] = *(const lanes_at *)(im + (size_t)y * ld);
+            mr[t] = *(const wlanes_at *)(re + (size_t)y * ld);
+            mi[t] = *(const wlanes_at *)(im + (size_t)y * ld);
         }
     }
     int s = 0;
@@ -529,8 +533,8 @@ wave_strip(const wave *wave_in, planar *W, int k, int down)
     for (int t = 0; t <= WAVE; t++) {       /* after the last step */
         int y = w->y_first + w->dir * (w->steps - 1 - t);
         if (y >= w->row_lo && y <= w->row_hi) {
-            *(lanes_at *)(re + (size_t)y * ld) = mr[t];
-            *(lanes_at *)(im + (size_t)y * ld) = mi[t];
+            *(wlanes_at *)(re + (size_t)y * ld) = mr[t];
+            *(wlanes_at *)(im + (size_t)y * ld) = mi[t];
         }
     }
 }
@@ -716,20 +720,20 @@ static void right_up_to(right_block *b, int col)
     int n = b->W->n;
     while (b->ready <= col) {
         int end = b->ready + RIGHT < n ? b->ready + RIGHT : n;
-        for (int g = 0; g < b->n_odd; g += WAVE) {
-            int k0 = 2 * g + 1, count = b->n_odd - g < WAVE ? b->n_odd - g : WAVE;
-            wave w = {count, 1, 1, n - k0 - count, k0 + 2 * count - 1,
-                      n - k0 - 2 * count, n - 1, {0}, {0}, {0}, {0}};
-            for (int q = 0; q < count; q++) {
-                int k = k0 + 2 * q;
-                w.co[q] = b->co + right_at(k);
-                w.at[q] = w.y_first - q - n + 1 + k;
-                w.lo[q] = 0;
-                w.hi[q] = k;
-            }
-            for (int c = b->ready; c < end; c += RL)
+        for (int c = b->ready; c < end; c += WL)
+            for (int g = 0; g < b->n_odd; g += WAVE) {
+                int k0 = 2 * g + 1, count = b->n_odd - g < WAVE ? b->n_odd - g : WAVE;
+                wave w = {count, 1, 1, n - k0 - count, k0 + 2 * count - 1,
+                          n - k0 - 2 * count, n - 1, {0}, {0}, {0}, {0}};
+                for (int q = 0; q < count; q++) {
+                    int k = k0 + 2 * q;
+                    w.co[q] = b->co + right_at(k);
+                    w.at[q] = w.y_first - q - n + 1 + k;
+                    w.lo[q] = 0;
+                    w.hi[q] = k;
+                }
                 wave_strip_down(&w, b->W, c);
-        }
+            }
         b->ready = end;
     }
 }
@@ -827,7 +831,7 @@ static int reck_null(planar *V, telem *out, double *screen)
  * sequences then go through the rest of the matrix as one wave climbing the
  * rows: sequence p has its element on rows (x, x+1) at the step that brings
  * in row x - p, the bottom pairs first, and all end together at the top. */
-enum { PANEL = WAVE };
+enum { PANEL = 2 * WAVE };
 
 /* reck_null by panels.  A last panel without a column right of it is
  * nulled on the panel alone.  -1 when out of memory. */
@@ -840,23 +844,20 @@ static int reck_null_blocked(planar *V, telem *out, double *screen)
     for (int c0 = 0; c0 <= n - 2; c0 += PANEL) {
         int full = c0 + PANEL < n, end = full ? c0 + PANEL : n;
         for (int c = c0; c < end && c <= n - 2; c++)
-            for (int r = n - 1; r >= c + 1; r--) {
-                element e = element_of(planar_at(V, r, c), planar_at(V, r - 1, c), -1);
-                size_t x = (size_t)(r - 1) * V->ld + c, y = x + V->ld;
-                tcoef t = tcoef_of(e);
-                rows_apply_T(V->re + x, V->im + x, V->re + y, V->im + y, end - c, t);
-                co[(size_t)(c - c0) * n + r - 1] = t;
-                out[ne++] = (telem){r - 1, e.theta, e.phi};
+            for (int r = n - 1; r >= c + 1; r--)
+                out[ne++] = planar_rows_T(V, r - 1, c, end, &co[(size_t)(c - c0) * n + r - 1]);
+        for (int g = 0; full && g < PANEL; g += WAVE) {
+            int cg = c0 + g;
+            wave w = {WAVE, -1, -1, n - 2, n - 1 - cg, cg, n - 1, {0}, {0}, {0}, {0}};
+            for (int p = 0; p < WAVE; p++) {
+                w.co[p] = co + (size_t)(g + p) * n;
+                w.at[p] = n - 2 + p;
+                w.lo[p] = cg + p;
+                w.hi[p] = n - 2;
             }
-        wave w = {PANEL, -1, -1, n - 2, n - 1 - c0, c0, n - 1, {0}, {0}, {0}, {0}};
-        for (int p = 0; p < PANEL; p++) {
-            w.co[p] = co + (size_t)p * n;
-            w.at[p] = n - 2 + p;
-            w.lo[p] = c0 + p;
-            w.hi[p] = n - 2;
+            for (int k = end; k < n; k += WL)
+                wave_strip_up(&w, V, k);
         }
-        for (int k = end; full && k < n; k += RL)
-            wave_strip_up(&w, V, k);
     }
     for (int i = 0; i < n; i++)
         screen[i] = -carg(planar_at(V, i, i));
@@ -866,7 +867,13 @@ static int reck_null_blocked(planar *V, telem *out, double *screen)
 
 /* The nulling of each kind on each path, and the path optinc_mesh_decompose
  * takes from each N up (the last row of a kind whose from_n <= N), as
- * measured by `make bench` (CPU time, one core, best of repetitions). */
+ * measured by `make bench` and by the two paths timed in alternation (CPU
+ * time, one core of an AVX-512 machine, best of repetitions): blocked Reck
+ * 1.14x the sequential one at N = 256 to 768 and 1.34x at 1024, within 4%
+ * below 256; blocked Clements 3-6% slower from N = 128 to 2048 (its row
+ * rotations left of the front cannot be deferred, and the sequential path
+ * already applies them four per load of an entry), so it is there for the
+ * bench and the tests only. */
 typedef int (*nulling)(planar *W, telem *out, double *screen);
 static const struct {
     optinc_mesh_kind kind;
@@ -885,15 +892,23 @@ static const struct {
 } fastest[] = {
     {OPTINC_MESH_CLEMENTS, 1, OPTINC_MESH_PATH_SEQUENTIAL},
     {OPTINC_MESH_RECK, 1, OPTINC_MESH_PATH_SEQUENTIAL},
-    {OPTINC_MESH_RECK, 64, OPTINC_MESH_PATH_BLOCKED},
+    {OPTINC_MESH_RECK, 256, OPTINC_MESH_PATH_BLOCKED},
 };
+
+optinc_mesh_path optinc_mesh_path_for(optinc_mesh_kind kind, int n)
+{
+    optinc_mesh_path path = OPTINC_MESH_PATH_SEQUENTIAL;
+    for (size_t i = 0; i < sizeof fastest / sizeof fastest[0]; i++)
+        if (fastest[i].kind == kind && fastest[i].from_n <= n)
+            path = fastest[i].path;
+    return path;
+}
 
 /* The nulling for kind on path at N (NULL when the kind has no such path). */
 static nulling nulling_for(optinc_mesh_kind kind, optinc_mesh_path path, int n)
 {
-    for (size_t i = 0; path == OPTINC_MESH_PATH_AUTO && i < sizeof fastest / sizeof fastest[0]; i++)
-        if (fastest[i].kind == kind && fastest[i].from_n <= n)
-            path = fastest[i].path;
+    if (path == OPTINC_MESH_PATH_AUTO)
+        path = optinc_mesh_path_for(kind, n);
     for (size_t i = 0; i < sizeof nullings / sizeof nullings[0]; i++)
         if (nullings[i].kind == kind && nullings[i].path == path)
             return nullings[i].null;

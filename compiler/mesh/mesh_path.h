@@ -19,6 +19,9 @@ typedef enum optinc_mesh_path {
     OPTINC_MESH_PATH_BLOCKED,
 } optinc_mesh_path;
 
+/* The path optinc_mesh_decompose takes for kind at N (never AUTO). */
+optinc_mesh_path optinc_mesh_path_for(optinc_mesh_kind kind, int n);
+
 /* optinc_mesh_decompose on the given path. */
 optinc_status optinc_mesh_decompose_path(const optinc_cmat *U, optinc_mesh_kind kind,
                                          const optinc_quantizer *q, optinc_mesh_path path,
