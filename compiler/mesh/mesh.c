@@ -37,11 +37,7 @@
 #include "compiler/core/freeall.h"
 #include "compiler/mesh/mesh_path.h"
 
-/* An element T(theta, phi) on modes (mode, mode+1).  While the matrix is
- * nulled, theta and phi hold the first arguments of the atan2 that gives
- * them and theta_x, phi_x the second ones; angles_of turns them into the
- * angles, all of them in one pass (see element_of). */
-typedef struct telem { int mode; double theta, phi, theta_x, phi_x; } telem;
+typedef struct telem { int mode; double theta, phi; } telem;
 
 /* ------------------------------------------------------------------ phases */
 
@@ -130,15 +126,11 @@ void optinc_quantize_phase(const optinc_quantizer *q, double target, optinc_phas
  * two angles from atan2 of the same numbers: the cosines and sines of the
  * angles, the complex division and hypot they replace were a tenth of a
  * decomposition at N = 1024, and the reconstruction error is the same
- * (within the spread over seeds).  The atan2 calls themselves, a fifth of a
- * decomposition at N = 128 (22 ns each), wait for angles_of, which makes
- * them four at a time after the nulling: the element keeps their arguments
- * (ty, tx for theta, py, px for phi).  Exact zeros take the angles, as
- * before: they decide the degenerate elements exactly (as Strawberry Fields
- * does), so identity and permutation matrices give exact phases and no NaN
- * (atan2 of (0, 1) and (1, 0) is exactly 0 and pi/2 in every version); so
- * do squares too small or too large for the direct formulas. */
-typedef struct element { double ty, tx, py, px, c, s, er, ei; } element;
+ * (within the spread over seeds).  Exact zeros take the angles, as before:
+ * they decide the degenerate elements exactly (as Strawberry Fields does),
+ * so identity and permutation matrices give exact phases and no NaN; so do
+ * squares too small or too large for the direct formulas. */
+typedef struct element { double theta, phi, c, s, er, ei; } element;
 
 static element element_of(double complex a, double complex b, double sign)
 {
@@ -150,75 +142,30 @@ static element element_of(double complex a, double complex b, double sign)
         double na = sqrt(sa), nb = sqrt(sb), h = sqrt(sa + sb);
         double pr = sign * (ar * br + ai * bi), pi = sign * (ai * br - ar * bi);
         double np = sqrt(pr * pr + pi * pi);
-        e.ty = na, e.tx = nb, e.py = pi, e.px = pr;
+        e.theta = atan2(na, nb);
+        e.phi = atan2(pi, pr);
         e.c = nb / h;
         e.s = na / h;
         e.er = pr / np;
         e.ei = pi / np;
         return e;
     }
-    double theta = 0, phi = 0;
-    e.ty = 0, e.tx = 1, e.py = 0, e.px = 1;
-    if (a != 0 && b == 0) {
-        theta = M_PI_2;
-        e.ty = 1, e.tx = 0;
-    } else if (a != 0) {
+    if (a == 0) {
+        e.theta = 0;
+        e.phi = 0;
+    } else if (b == 0) {
+        e.theta = M_PI_2;
+        e.phi = 0;
+    } else {
         double complex rho = sign * a / b;
-        theta = atan(cabs(rho));
-        phi = carg(rho);
-        e.ty = cabs(rho), e.tx = 1, e.py = cimag(rho), e.px = creal(rho);
+        e.theta = atan(cabs(rho));
+        e.phi = carg(rho);
     }
-    e.c = cos(theta);
-    e.s = sin(theta);
-    e.er = cos(phi);
-    e.ei = sin(phi);
+    e.c = cos(e.theta);
+    e.s = sin(e.theta);
+    e.er = cos(e.phi);
+    e.ei = sin(e.phi);
     return e;
-}
-
-static telem telem_of(int mode, element e)
-{
-    return (telem){mode, e.ty, e.py, e.tx, e.px};
-}
-
-/* theta := atan2(theta, theta_x) and phi := atan2(phi, phi_x) for e[0..count),
- * four at a time through glibc's vector atan2 (libmvec, within 2 ulp of
- * atan2 and ten times faster on one core) where the processor has AVX2, the
- * last lanes padded with (0, 1); one by one elsewhere. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-typedef double v4d __attribute__((vector_size(4 * sizeof(double))));
-v4d _ZGVdN4vv_atan2(v4d y, v4d x);
-
-__attribute__((target("avx2"))) static void angles_avx2(telem *e, size_t count)
-{
-    for (size_t i = 0; i < count; i += 4) {
-        v4d ty = {0}, tx = {1, 1, 1, 1}, py = {0}, px = {1, 1, 1, 1};
-        size_t live = count - i < 4 ? count - i : 4;
-        for (size_t l = 0; l < live; l++) {
-            ty[l] = e[i + l].theta, tx[l] = e[i + l].theta_x;
-            py[l] = e[i + l].phi, px[l] = e[i + l].phi_x;
-        }
-        v4d theta = _ZGVdN4vv_atan2(ty, tx), phi = _ZGVdN4vv_atan2(py, px);
-        for (size_t l = 0; l < live; l++)
-            e[i + l].theta = theta[l], e[i + l].phi = phi[l];
-    }
-}
-#define HAVE_ANGLES_AVX2 1
-#else
-#define HAVE_ANGLES_AVX2 0
-#endif
-
-static void angles_of(telem *e, size_t count)
-{
-#if HAVE_ANGLES_AVX2
-    if (__builtin_cpu_supports("avx2")) {
-        angles_avx2(e, count);
-        return;
-    }
-#endif
-    for (size_t i = 0; i < count; i++) {
-        e[i].theta = atan2(e[i].theta, e[i].theta_x);
-        e[i].phi = atan2(e[i].phi, e[i].phi_x);
-    }
 }
 
 /* The matrix being nulled is kept planar (real parts and imaginary parts in
@@ -289,7 +236,7 @@ static telem planar_rows_T(planar *W, int m, int c0, int end, tcoef *co)
     size_t x = (size_t)m * W->ld + c0, y = x + W->ld;
     *co = tcoef_of(e);
     rows_apply_T(W->re + x, W->im + x, W->re + y, W->im + y, end - c0, *co);
-    return telem_of(m, e);
+    return (telem){m, e.theta, e.phi};
 }
 
 /* Column operations of one anti-diagonal: op j is W.T^-1 on columns
@@ -423,7 +370,7 @@ HOT static void rows_T_chain(planar *W, int r, int j0, int end, telem *out, tcoe
         size_t ox = (size_t)x * W->ld + j, oy = ox + W->ld;
         tcoef tc = tcoef_of(e);
         rows_apply_T(W->re + ox, W->im + ox, W->re + oy, W->im + oy, RL - t, tc);
-        out[t] = telem_of(x, e);
+        out[t] = (telem){x, e.theta, e.phi};
         co[t] = tc;
         a[t] = tc.a, b[t] = tc.b, p[t] = tc.p, q[t] = tc.q, c[t] = tc.c, s[t] = tc.s;
     }
@@ -738,7 +685,7 @@ static void clements_column_diagonal(lazy *z, int k, telem *out)
             ops->er[j] = e.er;
             ops->ei[j] = -e.ei;
             rows_colops(W, base + j, 1, j, j, ops);
-            out[k - j] = telem_of(j, e);
+            out[k - j] = (telem){j, e.theta, e.phi};
         }
     }
     /* Rows already up to date above the diagonal get the sequence now; the
@@ -843,14 +790,13 @@ static int clements_nulling(planar *W, telem *out, double *screen, int blocked)
         }
     }
     bring_up_to(&z, 0);
-    angles_of(out, (size_t)total);
     for (int i = 0; i < n; i++)
         screen[i] = carg(planar_at(W, i, i));
     /* Push the screen through the inverse row elements (rule B), last first. */
     for (int i = nr - 1; i >= 0; i--) {
         telem e = right[-i];
         double alpha = screen[e.mode], beta = screen[e.mode + 1];
-        out[nl++] = (telem){e.mode, e.theta, turn_remainder(alpha - beta + M_PI), 0, 0};
+        out[nl++] = (telem){e.mode, e.theta, turn_remainder(alpha - beta + M_PI)};
         screen[e.mode] = turn_remainder(beta - e.phi + M_PI);
     }
     OPTINC_FREE_ALL(store, z.diag, z.re, z.im, rb.co);
@@ -874,7 +820,6 @@ static int reck_null(planar *V, telem *out, double *screen)
     for (int c = 0; c <= n - 2; c++)
         for (int r = n - 1; r >= c + 1; r--)
             out[ne++] = planar_rows_T(V, r - 1, c, n, &(tcoef){0});
-    angles_of(out, (size_t)ne);
     for (int i = 0; i < n; i++)
         screen[i] = -carg(planar_at(V, i, i));
     return 0;
@@ -914,7 +859,6 @@ static int reck_null_blocked(planar *V, telem *out, double *screen)
                 wave_strip_up(&w, V, k);
         }
     }
-    angles_of(out, (size_t)ne);
     for (int i = 0; i < n; i++)
         screen[i] = -carg(planar_at(V, i, i));
     free(co);
