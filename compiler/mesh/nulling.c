@@ -321,7 +321,7 @@ HOT static void rows_T_chain(planar *W, int r, int j0, int end, telem *out, tcoe
 /* The blocked paths apply several sequences of row elements (each on
  * consecutive pairs of rows, one after another) to a block of columns that
  * only row elements touch, as a wavefront (Van Zee, van de Geijn and
- * Quintana-Orti, ACM TOMS 40(3), 2014): a strip of RL columns walks the rows
+ * Quintana-Orti, ACM TOMS 40(3), 2014): a strip of WL columns walks the rows
  * once, WAVE + 1 of its rows in a window of registers; each step brings in
  * row y at slot 0 (slot t holds row y - dir.t), sequence q takes its element
  * on slots (q, q+1), one row behind sequence q-1, whose elements on those
@@ -684,16 +684,17 @@ static int clements_nulling(planar *W, telem *out, double *screen, int blocked)
             clements_column_diagonal(&z, k, out + nl);
             nl += k + 1;
         } else {
-            tcoef sink[RL], *co = rb.co ? rb.co + right_at(k) : sink;
-            int j = 0, step = rb.co ? RL : 0;
-            for (; j + RL <= k + 1; j += RL, co += step) {
+            /* Op j's coefficients, kept for right_up_to when it defers. */
+            tcoef sink[RL], *kept = rb.co ? rb.co + right_at(k) : NULL;
+            int j = 0;
+            for (; j + RL <= k + 1; j += RL) {
                 telem t[RL];
-                rows_T_chain(W, n - 1 - k + j, j, rb.ready, t, co);
+                rows_T_chain(W, n - 1 - k + j, j, rb.ready, t, kept ? kept + j : sink);
                 for (int q = 0; q < RL; q++)
                     right[-nr++] = t[q];
             }
-            for (; j <= k; j++, co += step / RL)
-                right[-nr++] = planar_rows_T(W, n - 2 - k + j, j, rb.ready, co);
+            for (; j <= k; j++)
+                right[-nr++] = planar_rows_T(W, n - 2 - k + j, j, rb.ready, kept ? kept + j : sink);
             rb.n_odd++;
         }
     }
