@@ -99,11 +99,16 @@ int mesh_planar_stride(int n)
 
 /* The wave kernels have an AVX-512 clone too, for its 32 vector registers:
  * a strip's row of WL doubles is one register there and the window of rows
- * stays in registers; in the AVX2 clone it is two, and the window spills. */
+ * stays in registers; in the AVX2 clone it is two, and the window spills
+ * (blocked Reck measured 10x slower than sequential built for AVX2 alone),
+ * so the table at the end takes the blocked path only where the AVX-512
+ * clone runs (waves_fast). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 #define WIDE __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"), optimize("O3")))
+static int waves_fast(void) { return __builtin_cpu_supports("x86-64-v4"); }
 #else
 #define WIDE
+static int waves_fast(void) { return 0; }
 #endif
 
 /* T(theta, phi) = [[a + ib, -s], [p + iq, c]]: a + ib = e^{i phi} cos theta,
@@ -797,17 +802,18 @@ static const struct {
     optinc_mesh_kind kind;
     int from_n;
     optinc_mesh_path path;
+    int wide;            /* only where the waves run their AVX-512 clone */
 } fastest[] = {
-    {OPTINC_MESH_CLEMENTS, 1, OPTINC_MESH_PATH_SEQUENTIAL},
-    {OPTINC_MESH_RECK, 1, OPTINC_MESH_PATH_SEQUENTIAL},
-    {OPTINC_MESH_RECK, 256, OPTINC_MESH_PATH_BLOCKED},
+    {OPTINC_MESH_CLEMENTS, 1, OPTINC_MESH_PATH_SEQUENTIAL, 0},
+    {OPTINC_MESH_RECK, 1, OPTINC_MESH_PATH_SEQUENTIAL, 0},
+    {OPTINC_MESH_RECK, 256, OPTINC_MESH_PATH_BLOCKED, 1},
 };
 
 optinc_mesh_path optinc_mesh_path_for(optinc_mesh_kind kind, int n)
 {
     optinc_mesh_path path = OPTINC_MESH_PATH_SEQUENTIAL;
     for (size_t i = 0; i < sizeof fastest / sizeof fastest[0]; i++)
-        if (fastest[i].kind == kind && fastest[i].from_n <= n)
+        if (fastest[i].kind == kind && fastest[i].from_n <= n && (!fastest[i].wide || waves_fast()))
             path = fastest[i].path;
     return path;
 }
