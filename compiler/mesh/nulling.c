@@ -784,10 +784,10 @@ static int reck_null_blocked(planar *V, telem *out, double *screen)
  * measured by `make bench` and by the two paths timed in alternation (CPU
  * time, one core of an AVX-512 machine, best of repetitions): blocked Reck
  * 1.14x the sequential one at N = 256 to 768 and 1.34x at 1024, within 4%
- * below 256; blocked Clements 3-6% slower from N = 128 to 2048 (its row
+ * below 256; blocked Clements 2-6% slower from N = 128 to 1536 (its row
  * rotations left of the front cannot be deferred, and the sequential path
- * already applies them four per load of an entry), so it is there for the
- * bench and the tests only. */
+ * already applies them four per load of an entry) and 3-5% faster at 2048,
+ * where the deferred ones' savings in memory traffic come out ahead. */
 static const struct {
     optinc_mesh_kind kind;
     optinc_mesh_path path;
@@ -805,6 +805,7 @@ static const struct {
     int wide;            /* only where the waves run their AVX-512 clone */
 } fastest[] = {
     {OPTINC_MESH_CLEMENTS, 1, OPTINC_MESH_PATH_SEQUENTIAL, 0},
+    {OPTINC_MESH_CLEMENTS, 2048, OPTINC_MESH_PATH_BLOCKED, 1},
     {OPTINC_MESH_RECK, 1, OPTINC_MESH_PATH_SEQUENTIAL, 0},
     {OPTINC_MESH_RECK, 256, OPTINC_MESH_PATH_BLOCKED, 1},
 };
