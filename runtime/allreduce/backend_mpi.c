@@ -11,12 +11,19 @@
  * every exchange here is built from nonblocking operations (MPI_Isend/Irecv,
  * MPI_Ialltoallv, MPI_Iallgatherv, MPI_Iallreduce, MPI_Ibcast) that watch()
  * polls with MPI_Testall until they complete or comm->timeout_s passes.  It
- * spins for the first second of a wait, as OpenMPI's blocking calls do (with
- * sched_yield, so that ranks sharing a core get it, and every poll drives
- * MPI's progress, which large messages need), then sleeps 1 ms between polls,
- * so that a long wait (for a slow checkpoint, or for a rank that hangs)
- * costs no CPU and at most 0.1 % in latency.  The operations and their order
- * are those of the blocking calls, so the bits are too.
+ * spins for the first SPIN_S of a wait, as OpenMPI's blocking calls do (with
+ * sched_yield, and every poll drives MPI's progress, which large messages
+ * need), then sleeps NAP_NS between polls up to a second, then 1 ms, so that
+ * a long wait (for a slow checkpoint, or for a rank that hangs) costs no CPU
+ * and at most 0.1 % in latency.  Why not spin longer: when ranks outnumber
+ * the cores (4 or 16 ranks on 2 cores in make bench, or beside other jobs),
+ * the peer a rank waits for is often the one that shares its core, and a
+ * spinning rank takes that core back at every sched_yield: the switches
+ * were most of the time of an all-reduce (the optinc all-reduce of 1M
+ * floats on 4 ranks on 2 loaded cores, median wall 13-19 ms spinning up to
+ * 1 s, 2.6-3.0 ms with these naps).  A peer already on its way still
+ * arrives within the spin, at a spinning rank's latency.  The operations and
+ * their order are those of the blocking calls, so the bits are too.
  *
  * To say who is missing, every exchange starts with a heartbeat: the rank
  * sends every peer the number of exchanges it has entered, with the name of
@@ -47,6 +54,11 @@
 #include "optinc/comm.h"
 #include "runtime/allreduce/backend.h"
 #include "runtime/allreduce/plan.h"
+
+/* The spin at the start of a wait, and the naps after it until a second
+ * has passed (see the top of the file). */
+#define SPIN_S 50e-6
+#define NAP_NS 20000
 
 /* A heartbeat: where a rank is.  Sent as bytes: the ranks of a job run one
  * build on one kind of machine (the status agreement sends its error so). */
@@ -226,8 +238,10 @@ static optinc_status wait_for(optinc_comm *comm, int n, MPI_Request *req, int be
         double waited = MPI_Wtime() - t0;
         if (comm->timeout_s > 0.0 && waited >= comm->timeout_s)
             return stalled(comm, what, err);
-        if (waited < 1.0)
+        if (waited < SPIN_S)
             sched_yield();
+        else if (waited < 1.0)
+            nanosleep(&(struct timespec){0, NAP_NS}, NULL);
         else
             nanosleep(&(struct timespec){0, 1000000}, NULL);
     }
