@@ -25,7 +25,8 @@
  *                sum, what a single N-server unit would compute);
  *   training     optinc_train on Fashion-MNIST (4 servers x batch 64,
  *                784-256-128-10), exact vs optinc, CPU time per step on one
- *                thread (what the emulation costs, whatever else runs).
+ *                thread (what the emulation costs, whatever else runs): the
+ *                median step of a run, the least over 5 runs of each.
  * Targets (TARGET lines, bench.h): optinc on the MPI backend >= 1.5x as
  * fast as MPI_Allreduce (4 ranks, 1M floats, wall time); the emulation on
  * every core within 1.2x of the bytes touched once at triad speed; the
@@ -52,6 +53,7 @@
 #define SERVERS 4
 #define N_ELEM (1u << 20)
 #define REPS 15
+#define TRAIN_STEPS 150
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -293,29 +295,51 @@ static int mpi_table(const char *prog, double *vs_native)
     return 0;
 }
 
-/* CPU seconds of a 1-epoch training of `steps` steps with the algorithm
- * called name. */
-static double train_cpu(const char *name, int steps, optinc_error *err)
+/* The CPU time of each training step, from the trainer's progress callback
+ * (called after every step): the intervals between calls. */
+typedef struct step_clock {
+    double last;              /* CPU seconds at the last call; < 0: none yet */
+    double t[TRAIN_STEPS];
+    int n;
+} step_clock;
+
+static int on_step(void *ctx, const optinc_train_progress *p)
+{
+    step_clock *c = ctx;
+    double now = bench_cpu();
+    if (c->last >= 0.0 && c->n < TRAIN_STEPS)
+        c->t[c->n++] = now - c->last;
+    c->last = now;
+    return 0;
+}
+
+/* The median CPU seconds of a step of a 1-epoch training of TRAIN_STEPS + 1
+ * steps with the algorithm called name: the steps alone (loading the data,
+ * the first step and the test fall outside every interval but the last,
+ * which the median leaves out), and the median of the steps, not their sum,
+ * so that a step interrupted by another process does not count. */
+static double step_cpu(const char *name, optinc_error *err)
 {
     optinc_train_config cfg;
     optinc_train_defaults(&cfg);
     cfg.epochs = 1;
-    cfg.limit_train = steps * SERVERS * cfg.batch;
+    cfg.limit_train = (TRAIN_STEPS + 1) * SERVERS * cfg.batch;
     cfg.limit_test = 100;
     cfg.allreduce = optinc_ar_find(name);
+    step_clock clock = {.last = -1.0};
+    cfg.progress = on_step;
+    cfg.progress_ctx = &clock;
     optinc_comm comm;
     optinc_comm_inproc(&comm, SERVERS);
     optinc_train_result res;
-    double t0 = bench_cpu();
     if (optinc_train(&cfg, &comm, &res, err))
         return -1.0;
     optinc_train_result_free(&res);
-    return bench_cpu() - t0;
+    return median(clock.t, clock.n);
 }
 
-/* CPU seconds per training step: the difference between 150 and 50 steps
- * (which cancels loading the data and the test), best of 5, interleaved (on
- * a shared machine the best rep is the one least disturbed). */
+/* CPU seconds per training step: the least over 5 interleaved runs of each
+ * run's median step (on a shared machine the least disturbed run). */
 static int time_training(double *exact_s, double *optinc_s)
 {
     double best[2] = {1e30, 1e30};
@@ -323,13 +347,12 @@ static int time_training(double *exact_s, double *optinc_s)
     optinc_error err;
     for (int rep = 0; rep < 5; rep++)
         for (int k = 0; k < 2; k++) {
-            double a = train_cpu(kinds[k], 50, &err), b = train_cpu(kinds[k], 150, &err);
-            if (a < 0.0 || b < 0.0) {
+            double t = step_cpu(kinds[k], &err);
+            if (t < 0.0) {
                 printf("training: skipped (%s)\n", err.message);
                 return -1;
             }
-            if ((b - a) / 100.0 < best[k])
-                best[k] = (b - a) / 100.0;
+            best[k] = t < best[k] ? t : best[k];
         }
     *exact_s = best[0];
     *optinc_s = best[1];
