@@ -204,8 +204,8 @@ static const int mpi_ranks[] = {2, 4, 8, 16};
 
 /* Under mpirun: for each size, rank 0 prints "floats native ring optinc",
  * the median wall seconds of MPI_Allreduce and of the MPI backend's ring
- * and optinc (REPS calls, fewer above 4 MiB so 16 ranks on a small machine
- * finish in minutes; at least 3). */
+ * and optinc (REPS calls of each, interleaved, fewer above 4 MiB so 16 ranks
+ * on a small machine finish in minutes; at least 3). */
 static int mpi_part(int argc, char **argv)
 {
     optinc_comm comm;
@@ -231,10 +231,9 @@ static int mpi_part(int argc, char **argv)
     for (size_t z = 0; z < MPI_SIZES; z++) {
         size_t n = mpi_sizes[z];
         int reps = n <= N_ELEM ? REPS : n <= 4 * N_ELEM ? 5 : 3;
-        double med[3];
-        for (int k = 0; k < 3; k++) {
-            double t[REPS];
-            for (int r = 0; r < reps; r++) {
+        double med[3], t[3][REPS];
+        for (int r = 0; r < reps; r++)      /* interleaved: a change of load hits all three */
+            for (int k = 0; k < 3; k++) {
                 memcpy(g, src, n * sizeof *g);
                 optinc_comm_agree(&comm, OPTINC_OK, NULL);     /* a barrier */
                 double t0 = optinc_comm_time(&comm);
@@ -242,10 +241,10 @@ static int mpi_part(int argc, char **argv)
                     optinc_comm_allreduce(&comm, ar[k], (uint64_t)r, &g, n, NULL, &err);
                 else
                     optinc_comm_native_sum(&comm, g, n, &err);
-                t[r] = optinc_comm_time(&comm) - t0;
+                t[k][r] = optinc_comm_time(&comm) - t0;
             }
-            med[k] = median(t, reps);
-        }
+        for (int k = 0; k < 3; k++)
+            med[k] = median(t[k], reps);
         if (comm.rank == 0) {
             printf("%zu %.9f %.9f %.9f\n", n, med[0], med[1], med[2]);
             fflush(stdout);
@@ -267,7 +266,9 @@ static int mpi_part(int argc, char **argv)
 static int mpi_table(const char *prog, double *vs_native)
 {
     *vs_native = 0;
-    printf("\non MPI (wall ms, median; OpenMPI, ranks oversubscribed beyond the cores)\n");
+    char load[64];
+    printf("\non MPI (wall ms, median of calls interleaved over the three; OpenMPI, ranks "
+           "oversubscribed beyond the cores; load average %s)\n", bench_loadavg(load, sizeof load));
     printf("%5s %10s %14s %10s %10s %12s %12s\n", "ranks", "floats", "MPI_Allreduce",
            "ring", "optinc", "opt/native", "opt/ring");
     for (size_t i = 0; i < sizeof mpi_ranks / sizeof mpi_ranks[0]; i++) {
