@@ -318,7 +318,8 @@ static int on_step(void *ctx, const optinc_train_progress *p)
  * steps with the algorithm called name: the steps alone (loading the data,
  * the first step and the test fall outside every interval but the last,
  * which the median leaves out), and the median of the steps, not their sum,
- * so that a step interrupted by another process does not count. */
+ * so that a step slowed by what shares its core (evicted caches, a
+ * migration) does not count. */
 static double step_cpu(const char *name, optinc_error *err)
 {
     optinc_train_config cfg;
