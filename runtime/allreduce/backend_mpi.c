@@ -19,13 +19,14 @@
  * the cores (4 or 16 ranks on 2 cores in make bench, or beside other jobs),
  * the peer a rank waits for is often the one that shares its core, and a
  * spinning rank takes that core back at every sched_yield: the switches
- * were most of the time of an all-reduce (the optinc all-reduce of 1M
- * floats on 4 ranks on 2 loaded cores, median wall 13-19 ms spinning up to
- * 1 s, 2.6-3.0 ms with these naps).  A peer already on its way still
- * arrives within the spin, at a spinning rank's latency; one later costs at
- * most a nap, about 70 us with the kernel's default timer slack of 50 us.
- * The operations and their order are those of the blocking calls, so the
- * bits are too.
+ * were most of the time of a large all-reduce.  Why spin at all: a nap
+ * lasts about 70 us (20 us and the kernel's default timer slack of 50 us),
+ * longer than the exchanges of a small gradient.  The optinc all-reduce on 4
+ * ranks on 2 loaded cores, median of 40 calls, spinning up to 1 s / 50 us /
+ * 1 ms: 16K floats 0.17-0.21 / 0.79-0.81 / 0.14-0.21 ms, 256K floats
+ * 0.71-0.89 / 1.34-1.36 / 0.64-0.66 ms, 1M floats 7.7-8.1 / 3.0-3.3 /
+ * 2.8-3.5 ms.  The operations and their order are those of the blocking
+ * calls, so the bits are too.
  *
  * To say who is missing, every exchange starts with a heartbeat: the rank
  * sends every peer the number of exchanges it has entered, with the name of
@@ -58,8 +59,8 @@
 #include "runtime/allreduce/plan.h"
 
 /* The spin at the start of a wait, and the naps after it until a second
- * has passed (see the top of the file). */
-#define SPIN_S 50e-6
+ * has passed (see the top of the file for both figures). */
+#define SPIN_S 1e-3
 #define NAP_NS 20000
 
 /* A heartbeat: where a rank is.  Sent as bytes: the ranks of a job run one
