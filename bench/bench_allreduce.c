@@ -25,7 +25,8 @@
  *                sum, what a single N-server unit would compute);
  *   training     optinc_train on Fashion-MNIST (4 servers x batch 64,
  *                784-256-128-10), exact vs optinc, CPU time per step on one
- *                thread (what the emulation costs, whatever else runs).
+ *                thread (what the emulation costs, whatever else runs): the
+ *                median step of a run, the least over 5 runs of each.
  * Targets (TARGET lines, bench.h): optinc on the MPI backend >= 1.5x as
  * fast as MPI_Allreduce (4 ranks, 1M floats, wall time); the emulation on
  * every core within 1.2x of the bytes touched once at triad speed; the
@@ -52,6 +53,7 @@
 #define SERVERS 4
 #define N_ELEM (1u << 20)
 #define REPS 15
+#define TRAIN_STEPS 150
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -202,8 +204,8 @@ static const int mpi_ranks[] = {2, 4, 8, 16};
 
 /* Under mpirun: for each size, rank 0 prints "floats native ring optinc",
  * the median wall seconds of MPI_Allreduce and of the MPI backend's ring
- * and optinc (REPS calls, fewer above 4 MiB so 16 ranks on a small machine
- * finish in minutes; at least 3). */
+ * and optinc (REPS calls of each, interleaved, fewer above 4 MiB so 16 ranks
+ * on a small machine finish in minutes; at least 3). */
 static int mpi_part(int argc, char **argv)
 {
     optinc_comm comm;
@@ -229,10 +231,9 @@ static int mpi_part(int argc, char **argv)
     for (size_t z = 0; z < MPI_SIZES; z++) {
         size_t n = mpi_sizes[z];
         int reps = n <= N_ELEM ? REPS : n <= 4 * N_ELEM ? 5 : 3;
-        double med[3];
-        for (int k = 0; k < 3; k++) {
-            double t[REPS];
-            for (int r = 0; r < reps; r++) {
+        double med[3], t[3][REPS];
+        for (int r = 0; r < reps; r++)      /* interleaved: a change of load hits all three */
+            for (int k = 0; k < 3; k++) {
                 memcpy(g, src, n * sizeof *g);
                 optinc_comm_agree(&comm, OPTINC_OK, NULL);     /* a barrier */
                 double t0 = optinc_comm_time(&comm);
@@ -240,10 +241,10 @@ static int mpi_part(int argc, char **argv)
                     optinc_comm_allreduce(&comm, ar[k], (uint64_t)r, &g, n, NULL, &err);
                 else
                     optinc_comm_native_sum(&comm, g, n, &err);
-                t[r] = optinc_comm_time(&comm) - t0;
+                t[k][r] = optinc_comm_time(&comm) - t0;
             }
-            med[k] = median(t, reps);
-        }
+        for (int k = 0; k < 3; k++)
+            med[k] = median(t[k], reps);
         if (comm.rank == 0) {
             printf("%zu %.9f %.9f %.9f\n", n, med[0], med[1], med[2]);
             fflush(stdout);
@@ -265,7 +266,9 @@ static int mpi_part(int argc, char **argv)
 static int mpi_table(const char *prog, double *vs_native)
 {
     *vs_native = 0;
-    printf("\non MPI (wall ms, median; OpenMPI, ranks oversubscribed beyond the cores)\n");
+    char load[64];
+    printf("\non MPI (wall ms, median of calls interleaved over the three; OpenMPI, ranks "
+           "oversubscribed beyond the cores; load average %s)\n", bench_loadavg(load, sizeof load));
     printf("%5s %10s %14s %10s %10s %12s %12s\n", "ranks", "floats", "MPI_Allreduce",
            "ring", "optinc", "opt/native", "opt/ring");
     for (size_t i = 0; i < sizeof mpi_ranks / sizeof mpi_ranks[0]; i++) {
@@ -293,29 +296,52 @@ static int mpi_table(const char *prog, double *vs_native)
     return 0;
 }
 
-/* CPU seconds of a 1-epoch training of `steps` steps with the algorithm
- * called name. */
-static double train_cpu(const char *name, int steps, optinc_error *err)
+/* The CPU time of each training step, from the trainer's progress callback
+ * (called after every step): the intervals between calls. */
+typedef struct step_clock {
+    double last;              /* CPU seconds at the last call; < 0: none yet */
+    double t[TRAIN_STEPS];
+    int n;
+} step_clock;
+
+static int on_step(void *ctx, const optinc_train_progress *p)
+{
+    step_clock *c = ctx;
+    double now = bench_cpu();
+    if (c->last >= 0.0 && c->n < TRAIN_STEPS)
+        c->t[c->n++] = now - c->last;
+    c->last = now;
+    return 0;
+}
+
+/* The median CPU seconds of a step of a 1-epoch training of TRAIN_STEPS + 1
+ * steps with the algorithm called name: the steps alone (loading the data,
+ * the first step and the test fall outside every interval but the last,
+ * which the median leaves out), and the median of the steps, not their sum,
+ * so that a step slowed by what shares its core (evicted caches, a
+ * migration) does not count. */
+static double step_cpu(const char *name, optinc_error *err)
 {
     optinc_train_config cfg;
     optinc_train_defaults(&cfg);
     cfg.epochs = 1;
-    cfg.limit_train = steps * SERVERS * cfg.batch;
+    cfg.limit_train = (TRAIN_STEPS + 1) * SERVERS * cfg.batch;
     cfg.limit_test = 100;
     cfg.allreduce = optinc_ar_find(name);
+    step_clock clock = {.last = -1.0};
+    cfg.progress = on_step;
+    cfg.progress_ctx = &clock;
     optinc_comm comm;
     optinc_comm_inproc(&comm, SERVERS);
     optinc_train_result res;
-    double t0 = bench_cpu();
     if (optinc_train(&cfg, &comm, &res, err))
         return -1.0;
     optinc_train_result_free(&res);
-    return bench_cpu() - t0;
+    return median(clock.t, clock.n);
 }
 
-/* CPU seconds per training step: the difference between 150 and 50 steps
- * (which cancels loading the data and the test), best of 5, interleaved (on
- * a shared machine the best rep is the one least disturbed). */
+/* CPU seconds per training step: the least over 5 interleaved runs of each
+ * run's median step (on a shared machine the least disturbed run). */
 static int time_training(double *exact_s, double *optinc_s)
 {
     double best[2] = {1e30, 1e30};
@@ -323,13 +349,12 @@ static int time_training(double *exact_s, double *optinc_s)
     optinc_error err;
     for (int rep = 0; rep < 5; rep++)
         for (int k = 0; k < 2; k++) {
-            double a = train_cpu(kinds[k], 50, &err), b = train_cpu(kinds[k], 150, &err);
-            if (a < 0.0 || b < 0.0) {
+            double t = step_cpu(kinds[k], &err);
+            if (t < 0.0) {
                 printf("training: skipped (%s)\n", err.message);
                 return -1;
             }
-            if ((b - a) / 100.0 < best[k])
-                best[k] = (b - a) / 100.0;
+            best[k] = t < best[k] ? t : best[k];
         }
     *exact_s = best[0];
     *optinc_s = best[1];

@@ -22,13 +22,16 @@
  * vectorizer (its "very cheap" cost model) accepts; the rest runs scalar. */
 #define TILE 256
 
-/* The hot loops are also compiled for AVX2 and picked at load time (an
- * ifunc): twice the vector width of the x86-64 baseline.  Every operation in
- * them is an exact IEEE or integer operation element by element (no FMA is
- * enabled), so both versions give the same bits.  GCC only, like mesh.c and
- * sim.c: clang before 16 names the clones in a way other files cannot link. */
+/* The hot loops are also compiled for AVX-512F and AVX2 and picked at load
+ * time (an ifunc): four and two times the vector width of the x86-64
+ * baseline (AVX-512F: 15 % less CPU for the in-process optinc all-reduce of
+ * 4 x 1M floats on an AVX-512 EPYC, 2.05-2.09 ms against 2.42-2.64 ms).
+ * Every operation in them is an exact IEEE or integer operation element by
+ * element (neither target enables FMA), so all versions give the same bits.
+ * GCC only, like mesh.c and sim.c: clang before 16 names the clones in a way
+ * other files cannot link. */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__linux__)
-#define HOT __attribute__((target_clones("avx2", "default")))
+#define HOT __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define HOT
 #endif
