@@ -50,11 +50,13 @@
  * iterations: a mesh of K MZIs fitted on k columns gets WORK / (K k)
  * iterations, within [REFIT_ITERS, MAX_FIT_ITERS]; the fit is far from
  * converged at 300 on the big meshes, and small ones cost next to nothing.
- * 4.0e8 recompiles the shipped unit's 12-bit chip in about 27 s of one core
- * (bench_onn), the worst of its 10 realistic chips exact on 99.94% of P
- * outputs; with the fits this far from converged that figure moves with
- * any change of rounding (2.0e8: 99.85%, 3.0e8: 99.87%; 4.0e8 with the
- * dot products of lbfgs.c summed in four lanes: 99.90%; optinc-onn(7)). */
+ * 4.0e8 recompiles the shipped unit's 12-bit chip in about 7 s of one core
+ * a pass (bench_onn: chip seed 1, one pass), the worst of its 10 realistic
+ * chips exact on 99.94% of P outputs (OpenBLAS's Haswell kernel; 99.979%
+ * on its Cooperlake one); with the fits this far from converged that
+ * figure moves with any change of rounding (2.0e8: 99.85%, 3.0e8: 99.87%;
+ * 4.0e8 with the dot products of lbfgs.c summed in four lanes: 99.90%;
+ * optinc-onn(7)). */
 #define DATA_FIT_WORK 4.0e8
 #define MAX_FIT_ITERS 3000
 
