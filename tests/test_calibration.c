@@ -585,6 +585,47 @@ Test(calibration, rescoring_keeps_the_pass_of_least_cost)
                      wp.first[b]);
 }
 
+/* Asks for pass after pass and raises no weight. */
+static double ask_again(void *ctx, const optinc_cmat *Y, int *again)
+{
+    int *calls = ctx;
+    *again = 1;
+    return ++*calls;
+}
+
+/* A pass after which the hook raised no weight is the last: another would
+ * repeat it bit for bit.  The chip ends as recompiled without a hook. */
+Test(calibration, rescoring_stops_when_no_weight_was_raised)
+{
+    optinc_circuit *c = error_circuit(0.01, 0.05, 0.005);
+    optinc_rng rng;
+    optinc_rng_seed(&rng, 21);
+    optinc_cmat *X = optinc_cmat_gaussian(16, 64, 1, &rng);
+    double w[64], e[2][64];
+    for (int b = 0; b < 64; b++)
+        w[b] = 1;
+    int calls = 0;
+    for (int hooked = 0; hooked < 2; hooked++) {
+        optinc_chip *chip = targets_chip(c, 3);
+        optinc_calibration *meas;
+        cr_assert_eq(optinc_calibration_measure(chip, 0, 0, 3, &meas, NULL), OPTINC_OK);
+        optinc_recompile_data data = {X, w, NULL, 0, hooked ? ask_again : NULL, &calls};
+        optinc_error err;
+        cr_assert_eq(optinc_chip_recompile(chip, meas, &data, &err), OPTINC_OK, "%s",
+                     err.message);
+        column_errors(chip, c, X, e[hooked]);
+        optinc_calibration_free(meas);
+        optinc_chip_free(chip);
+    }
+    cr_assert_eq(calls, 1);
+    /* exact: the same drives through the same computation */
+    for (int b = 0; b < 64; b++)
+        cr_assert_eq(e[1][b], e[0][b], "input %d: %g with the hook, %g without", b, e[1][b],
+                     e[0][b]);
+    optinc_cmat_free(X);
+    optinc_circuit_free(c);
+}
+
 /* Codes are coarse for the recompilation past a step of 2 pi / 2048: 10-bit
  * drivers on 2 pi and coarser, or 11-bit ones on a range twice as wide;
  * continuous drivers never. */

@@ -144,8 +144,9 @@ typedef struct optinc_recompile_data {
      * (rows x P).  The hook returns the pass's cost (lower is better), may
      * raise inputs' weights (the caller's array behind `weight`) and sets
      * *again for another pass, which recompiles the whole chip against the
-     * new weights.  The chip keeps the drives of the pass of least cost
-     * (the first of equal ones). */
+     * new weights; when it raised none, that pass would repeat the last bit
+     * for bit, and it is not run.  The chip keeps the drives of the pass of
+     * least cost (the first of equal ones). */
     double (*rescore)(void *ctx, const optinc_cmat *outputs, int *again);
     void *ctx;
 } optinc_recompile_data;

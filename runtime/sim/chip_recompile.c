@@ -50,11 +50,13 @@
  * iterations: a mesh of K MZIs fitted on k columns gets WORK / (K k)
  * iterations, within [REFIT_ITERS, MAX_FIT_ITERS]; the fit is far from
  * converged at 300 on the big meshes, and small ones cost next to nothing.
- * 4.0e8 recompiles the shipped unit's 12-bit chip in about 27 s of one core
- * (bench_onn), the worst of its 10 realistic chips exact on 99.94% of P
- * outputs; with the fits this far from converged that figure moves with
- * any change of rounding (2.0e8: 99.85%, 3.0e8: 99.87%; 4.0e8 with the
- * dot products of lbfgs.c summed in four lanes: 99.90%; optinc-onn(7)). */
+ * 4.0e8 recompiles the shipped unit's 12-bit chip in about 7 s of one core
+ * a pass (bench_onn: chip seed 1, one pass), the worst of its 10 realistic
+ * chips exact on 99.94% of P outputs (OpenBLAS's Haswell kernel; 99.979%
+ * on its Cooperlake one); with the fits this far from converged that
+ * figure moves with any change of rounding (2.0e8: 99.85%, 3.0e8: 99.87%;
+ * 4.0e8 with the dot products of lbfgs.c summed in four lanes: 99.90%;
+ * optinc-onn(7)). */
 #define DATA_FIT_WORK 4.0e8
 #define MAX_FIT_ITERS 3000
 
@@ -73,7 +75,10 @@ static int data_fit_iters(int n_mzi, int k)
  * unit (chip seed 1) that took raw inputs from 66.5% to 99.8% exact (8
  * rounds of 1/4: 99.0%; 32 of 1/16: 99.7%) at about 5 times the
  * recompilation's time; with 12-bit codes (0.44 mrad of rounding, below
- * what the fit leaves) 8 rounds gained nothing over rounding at once. */
+ * what the fit leaves) 8 rounds gained nothing over rounding at once.
+ * On the offset unit's 10 realistic 8-bit chips re-fits of 1/8 instead of
+ * 1/4 took 0.65 of the time and doubled the mean error (0.00039 LSB
+ * against 0.00018; optinc-onn(7)). */
 #define COARSE_STEP_RAD (2 * M_PI / 2048)
 #define ROUNDS 16
 #define ROUND_ITER_DIV 4

@@ -118,6 +118,15 @@ static FIT_INLINE void back_step(double *restrict qxr, double *restrict qxi, dou
     }
 }
 
+/* e^{i a}, the bits of cexp(I a) (glibc's takes cos and sin of the
+ * imaginary part and multiplies them by exp(0) = 1 exactly; the wrapper
+ * was 3% of a recompilation's time; GCC fuses the two calls into one
+ * sincos). */
+static inline double complex unit_phasor(double a)
+{
+    return CMPLX(cos(a), sin(a));
+}
+
 /* Q := the mesh M'(x) on the inputs, keeping each element in F->E. */
 FIT_CLONES static void fit_forward(fit *F, const double *x)
 {
@@ -132,8 +141,8 @@ FIT_CLONES static void fit_forward(fit *F, const double *x)
     }
     for (int i = 0; i < K; i++) {
         double complex *E = F->E + 4 * (size_t)i, *X = F->X + 2 * (size_t)i;
-        X[0] = cexp(I * x[2 * i]);
-        X[1] = cexp(I * x[2 * i + 1]);
+        X[0] = unit_phasor(x[2 * i]);
+        X[1] = unit_phasor(x[2 * i + 1]);
         optinc_mzi_element(X[0], X[1], F->cs + 4 * (size_t)i, 1, E);
         rows_apply(F->Q, n, ld, F->mesh->mzi[i].mode, (const double *)E);
     }

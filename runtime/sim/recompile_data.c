@@ -466,9 +466,9 @@ optinc_status optinc_chip_recompile_data(optinc_chip *chip, const optinc_calibra
                            c->layers[0].cols);
     optinc_chip *mc = NULL, *ic = NULL;
     optinc_status st = model_chips(chip, meas, &mc, &ic, err);
-    size_t nd = mesh_drives(chip, NULL, 0);
-    double *best = data->rescore && !st ? malloc(sizeof *best * (nd + 1)) : NULL;
-    double best_cost = INFINITY;
+    size_t nd = mesh_drives(chip, NULL, 0), np = (size_t)data->inputs->cols;
+    double *best = data->rescore && !st ? malloc(sizeof *best * (nd + np + 1)) : NULL;
+    double *was = best ? best + nd : NULL, best_cost = INFINITY;
     if (data->rescore && !st && !best)
         st = oom(err);
     for (int pass = 0, again = 1; !st && again; pass++) {
@@ -476,8 +476,15 @@ optinc_status optinc_chip_recompile_data(optinc_chip *chip, const optinc_calibra
         st = recompile_pass(chip, mc, ic, meas, data, data->rescore ? &Y : NULL, err);
         again = 0;
         if (!st && data->rescore) {
+            if (data->weight)
+                memcpy(was, data->weight, sizeof *was * np);
             double cost = data->rescore(data->ctx, Y, &again);
-            again = again && pass + 1 < MAX_PASSES;
+            /* The pass reads nothing else the hook may change: with the
+             * weights as they were, another would repeat this one bit for
+             * bit (on a chip the measured model decodes right everywhere,
+             * two of the 12-bit unit's three passes). */
+            again = again && pass + 1 < MAX_PASSES && data->weight
+                    && memcmp(was, data->weight, sizeof *was * np) != 0;
             if (cost < best_cost) {
                 best_cost = cost;
                 mesh_drives(chip, best, 0);
