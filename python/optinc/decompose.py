@@ -22,7 +22,7 @@ from ._core import _call
 from .circuit import MESHES, mesh_table
 
 
-def square(U, what="U"):
+def _square(U, what="U"):
     """U as a square, non-empty 2-D array of numbers; otherwise SF's
     ValueError("The input matrix is not unitary")."""
     a = np.asarray(U)
@@ -41,7 +41,7 @@ def decompose(U, kind, tol=1e-11):
     comment."""
     if kind not in MESHES:
         raise ValueError("kind %r: use %s" % (kind, " or ".join(map(repr, MESHES))))
-    m = _cmesh.cmat_from(square(U), "U")
+    m = _cmesh.cmat_from(_square(U), "U")
     out = ctypes.POINTER(_cmesh.CMesh)()
     try:
         with _clib.one_blas_thread():

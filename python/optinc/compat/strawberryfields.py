@@ -36,7 +36,7 @@ _RECTANGULAR, _RECTANGULAR_PHASE_END, _TRIANGULAR = range(3)
 
 def _arrays(V, form, tol):
     """optinc_mesh_sf of V: (modes, thetas, phis, diagonal, first list's length)."""
-    a = _dec.square(V, "V")
+    a = _dec._square(V, "V")
     n = len(a)
     k = n * (n - 1) // 2
     mode, theta, phi = np.empty(k, np.intc), np.empty(k), np.empty(k)
