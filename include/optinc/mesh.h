@@ -93,8 +93,9 @@ typedef struct optinc_sf_lists {
 /* SF's function `form` of V with SF's check, max |V V^H - I| <= tol
  * (numpy.allclose(V @ V^H, I, atol=tol, rtol=0); NaN fails): OPTINC_EINPUT
  * when V is not square or fails it, OPTINC_ERUN when out of memory.  With
- * threads = 2 the check runs on a second thread beside the decomposition;
- * the results are the same bits for 1 and 2. */
+ * threads >= 2 the check runs on a second thread beside the decomposition
+ * (not faster on a shared machine, optinc-python(7)); the results are the
+ * same bits for any threads. */
 optinc_status optinc_mesh_sf(const optinc_cmat *V, optinc_sf_form form, double tol,
                              int threads, optinc_sf_lists *out, optinc_error *err);
 
