@@ -189,7 +189,7 @@ endef
 # lines they printed (scripts/bench-table.sh), with the load average before
 # and after: the machine is often shared.  The DDP hook's bench
 # (bench/bench_hook.py) and the decompositions from Python
-# (bench/bench_decompose.py) run last, when python3 has torch, numpy and scipy.
+# (bench/bench_decompose.py) run last, when python3 has torch and numpy.
 BENCH_RUN := $(BUILD)/bench/bench_limits $(filter-out $(BUILD)/bench/bench_limits,$(BENCHES))
 bench: deps
 	@$(MAKE) --no-print-directory $(PROG) $(BENCHES)
@@ -199,7 +199,7 @@ bench: deps
 	    test "$$(cat $(BUILD)/bench/status)" = 0 || exit 1; done
 	@$(MAKE) --no-print-directory $(LIBSO)
 	$(call python_bench,bench/bench_hook.py,torch,python3-torch)
-	$(call python_bench,bench/bench_decompose.py,numpy scipy,python3-numpy python3-scipy)
+	$(call python_bench,bench/bench_decompose.py,numpy,python3-numpy)
 	@echo "load average after: $$(cut -d' ' -f1-3 /proc/loadavg)" | tee -a $(BUILD)/bench/output.txt
 	@sh scripts/bench-table.sh $(BUILD)/bench/output.txt
 

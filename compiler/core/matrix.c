@@ -192,6 +192,37 @@ double optinc_cmat_unitarity_error(const optinc_cmat *m)
     return e;
 }
 
+/* |z| <= tol as cabs (hypot) decides it, which is NaN-safe; the square
+ * |z|^2 decides the clear cases, beyond a factor 2 either side of tol
+ * (hypot was a sixth of the check at N = 256).  lo2 = tol^2 / 4 and
+ * hi2 = 4 tol^2, which may underflow or overflow: then nothing is clear. */
+static int abs_within(double complex z, double tol, double lo2, double hi2)
+{
+    double s = creal(z) * creal(z) + cimag(z) * cimag(z);
+    if (s < lo2)
+        return 1;
+    if (s > hi2)
+        return 0;
+    return cabs(z) <= tol;      /* false on NaN */
+}
+
+int optinc_cmat_unitary_within(const optinc_cmat *m, double tol)
+{
+    int n = m->rows;
+    optinc_cmat *g = optinc_cmat_new(n, n);
+    if (!g)
+        return -1;
+    cblas_zherk(CblasRowMajor, CblasUpper, CblasNoTrans, n, m->cols, 1.0, m->a, m->cols, 0.0,
+                g->a, n);
+    int clear = tol > 0x1p-500 && tol < 0x1p500, ok = 1;
+    double lo2 = clear ? tol * tol / 4 : -1, hi2 = clear ? 4 * tol * tol : INFINITY;
+    for (int i = 0; i < n && ok; i++)
+        for (int j = i; j < n && ok; j++)
+            ok = abs_within(OPTINC_AT(g, i, j) - (i == j), tol, lo2, hi2);
+    optinc_cmat_free(g);
+    return ok;
+}
+
 /* ---- padded arrays for LAPACK ------------------------------------------- */
 
 /* Slack on each side of an array for an m x n problem: four columns of the

@@ -21,37 +21,9 @@
 #include "compiler/core/bigmem.h"
 #include "compiler/core/freeall.h"
 #include "compiler/mesh/nulling.h"
+#include "compiler/mesh/turns.h"
 
 /* ------------------------------------------------------------------ phases */
-
-/* remainder(x, 2 pi) and fmod(x, 2 pi), the same bits, without the library
- * call for the arguments a decomposition gives them (within a turn or two of
- * zero): both results are exact, x itself or x minus one turn, and that
- * difference is exact too when x is between half a turn and two turns
- * (Sterbenz's lemma).  remainder rounds a half-turn tie to the even
- * multiple, so +-pi itself stays, and a tie at 3 pi goes to the library.
- * The two calls were a tenth of a decomposition at N = 128. */
-double mesh_turn_remainder(double x)
-{
-    const double turn = 2 * M_PI, half = M_PI;
-    if (fabs(x) <= half)
-        return x;
-    if (x > half && x < 3 * half)
-        return x - turn;
-    if (x < -half && x > -3 * half)
-        return x + turn;
-    return remainder(x, turn);
-}
-
-static double turn_fmod(double x)
-{
-    const double turn = 2 * M_PI;
-    if (x > -turn && x < turn)
-        return x;
-    if (x >= turn && x < 2 * turn)
-        return x - turn;
-    return fmod(x, turn);
-}
 
 static double wrap_from(double x, double lo)
 {
@@ -188,7 +160,7 @@ static int mesh_from_elements(optinc_mesh *mesh, const telem *el, const double *
         optinc_quantize_phase(q, e->phi + carry[m] - carry[m + 1] + M_PI, &mesh->mzi[i].phi);
         optinc_quantize_phase(q, M_PI - 2 * e->theta, &mesh->mzi[i].theta);
         /* Keep the carried phases small: their rounding error grows with size. */
-        carry[m] = carry[m + 1] = mesh_turn_remainder(carry[m + 1] + e->theta);
+        carry[m] = carry[m + 1] = turn_remainder(carry[m + 1] + e->theta);
     }
     for (int k = 0; k < n; k++)
         optinc_quantize_phase(q, screen[k] + carry[k], &mesh->screen[k]);

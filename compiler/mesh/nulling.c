@@ -35,6 +35,7 @@
 #include "compiler/core/bigmem.h"
 #include "compiler/core/freeall.h"
 #include "compiler/mesh/nulling.h"
+#include "compiler/mesh/turns.h"
 
 /* The element that zeroes a against its partner b: with rho = sign.a/b
  * (+1 for the column operation W.T^-1, -1 for the row operation T.W, b
@@ -710,8 +711,8 @@ static int clements_nulling(planar *W, telem *out, double *screen, int blocked)
     for (int i = nr - 1; i >= 0; i--) {
         telem e = right[-i];
         double alpha = screen[e.mode], beta = screen[e.mode + 1];
-        out[nl++] = (telem){e.mode, e.theta, mesh_turn_remainder(alpha - beta + M_PI)};
-        screen[e.mode] = mesh_turn_remainder(beta - e.phi + M_PI);
+        out[nl++] = (telem){e.mode, e.theta, turn_remainder(alpha - beta + M_PI)};
+        screen[e.mode] = turn_remainder(beta - e.phi + M_PI);
     }
     OPTINC_FREE_ALL(store, z.diag, z.re, z.im, rb.co);
     return 0;

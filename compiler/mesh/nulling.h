@@ -30,9 +30,6 @@ typedef int (*mesh_nulling)(planar *W, telem *out, double *screen);
  * when the kind has no such path). */
 mesh_nulling mesh_nulling_for(optinc_mesh_kind kind, optinc_mesh_path path, int n);
 
-/* remainder(x, 2 pi), the same bits, fast for x within a turn or two. */
-double mesh_turn_remainder(double x);
-
 /* The hot kernels are also built for AVX2 and picked at load time when the
  * processor has it, and at -O3 (GCC 12's -O2 vectorizer leaves them 3-4x
  * slower); element-wise loops vectorized give the same bits (no clone

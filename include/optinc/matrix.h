@@ -54,6 +54,10 @@ double optinc_cmat_max_abs_diff(const optinc_cmat *a, const optinc_cmat *b);
 double optinc_cmat_frobenius(const optinc_cmat *m);
 /* max |M^H M - I|: how far from unitary (columns orthonormal). */
 double optinc_cmat_unitarity_error(const optinc_cmat *m);
+/* max |M M^H - I| <= tol for a square M (rows orthonormal, NaN fails): 1
+ * or 0, from one triangle of the Hermitian product (zherk, half of the
+ * product's work); -1 when out of memory. */
+int optinc_cmat_unitary_within(const optinc_cmat *m, double tol);
 
 /* Thin wrapper over LAPACKE_zgesdd (jobz 'A'), falling back to zgesvd when
  * zgesdd does not converge.  W (m x n) = U (m x m) * diag(sigma) * Vh (n x n);

@@ -68,6 +68,37 @@ optinc_status optinc_mesh_decompose(const optinc_cmat *U, optinc_mesh_kind kind,
 optinc_mesh *optinc_mesh_new(optinc_mesh_kind kind, int modes);  /* empty, n_mzi slots */
 void optinc_mesh_free(optinc_mesh *mesh);
 
+/* Strawberry Fields' decompositions (strawberryfields.decompositions), the
+ * whole computation of its functions of these names: its unitarity check,
+ * the mesh, and its elements as T(theta, phi) of Clements et al., Eq. 1
+ * (the T and Ti convention of SF's lists), in SF's order.  Built for the
+ * Python drop-in optinc.compat.strawberryfields (optinc-python(7)). */
+typedef enum optinc_sf_form {
+    OPTINC_SF_RECTANGULAR,            /* tilist, diagonal, tlist */
+    OPTINC_SF_RECTANGULAR_PHASE_END,  /* tlist, diagonal */
+    OPTINC_SF_TRIANGULAR              /* tlist, diagonal */
+} optinc_sf_form;
+
+/* The caller's arrays for SF's lists of [n, n + 1, theta, phi, size]: the
+ * n(n-1)/2 elements of the form's lists one after the other in SF's order
+ * (rectangular: tilist's n_first, then tlist), and the n entries of the
+ * diagonal. */
+typedef struct optinc_sf_lists {
+    int *mode;                 /* each element's n (its m is n + 1) */
+    double *theta, *phi;
+    double complex *diagonal;
+    int n_first;               /* set by the call: the first list's length */
+} optinc_sf_lists;
+
+/* SF's function `form` of V with SF's check, max |V V^H - I| <= tol
+ * (numpy.allclose(V @ V^H, I, atol=tol, rtol=0); NaN fails): OPTINC_EINPUT
+ * when V is not square or fails it, OPTINC_ERUN when out of memory.  With
+ * threads >= 2 the check runs on a second thread beside the decomposition
+ * (not faster on a shared machine, optinc-python(7)); the results are the
+ * same bits for any threads. */
+optinc_status optinc_mesh_sf(const optinc_cmat *V, optinc_sf_form form, double tol,
+                             int threads, optinc_sf_lists *out, optinc_error *err);
+
 /* The 2x2 matrix of one physical MZI (row-major m[0..3]). */
 void optinc_mzi_matrix(double theta, double phi, double complex m[4]);
 

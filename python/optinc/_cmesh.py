@@ -40,6 +40,11 @@ class CMesh(ctypes.Structure):          # optinc_mesh
                 ("mzi", P(CMzi)), ("screen", P(CPhase))]
 
 
+class CSfLists(ctypes.Structure):       # optinc_sf_lists
+    _fields_ = [("mode", P(c_int)), ("theta", P(c_double)), ("phi", P(c_double)),
+                ("diagonal", P(c_double)), ("n_first", c_int)]
+
+
 class CQuantizer(ctypes.Structure):     # optinc_quantizer
     _fields_ = [("bits", c_int), ("lo", c_double), ("hi", c_double)]
 
@@ -177,7 +182,8 @@ class CMcResult(ctypes.Structure):      # optinc_mc_result
 
 
 STRUCTS = {"optinc_cmat": CCmat, "optinc_phase": CPhase, "optinc_mzi": CMzi,
-           "optinc_mesh": CMesh, "optinc_quantizer": CQuantizer, "optinc_att": CAtt,
+           "optinc_mesh": CMesh, "optinc_sf_lists": CSfLists, "optinc_quantizer": CQuantizer,
+           "optinc_att": CAtt,
            "optinc_stage": CStage, "optinc_components": CComponents, "optinc_layer": CLayer,
            "optinc_circuit_onn": CCircuitOnn, "optinc_circuit": CCircuit,
            "optinc_limits": CLimits, "optinc_input": CInput, "optinc_blob": CBlob, "optinc_read_opts": CReadOpts,
@@ -206,6 +212,8 @@ _PROTOTYPES = {
     "optinc_layer_apply_gain": (None, [P(CLayer), c_double, P(CCmat)]),
     "optinc_mesh_decompose": (c_int, [P(CCmat), c_int, P(CQuantizer), P(P(CMesh)), E]),
     "optinc_mesh_free": (None, [P(CMesh)]),
+    "optinc_cmat_unitary_within": (c_int, [P(CCmat), c_double]),
+    "optinc_mesh_sf": (c_int, [P(CCmat), c_int, c_double, c_int, P(CSfLists), E]),
     "optinc_mesh_new": (P(CMesh), [c_int, c_int]),
     "optinc_mesh_matrix": (P(CCmat), [P(CMesh)]),
     "optinc_export_format_find": (P(CExportFormat), [c_char_p]),

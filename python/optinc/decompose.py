@@ -22,44 +22,34 @@ from ._core import _call
 from .circuit import MESHES, mesh_table
 
 
-def _unitary(U, tol, what="U"):
-    """U as a square 2-D array; ValueError unless max|U U^H - I| <= tol
-    (numpy.allclose's test with rtol = 0, as Strawberry Fields checks)."""
+def _square(U, what="U"):
+    """U as a square, non-empty 2-D array of numbers; otherwise SF's
+    ValueError("The input matrix is not unitary")."""
     a = np.asarray(U)
     if a.dtype.kind not in "biufc":
         raise TypeError("%s holds %s: give a complex or real unitary" % (what, a.dtype))
     n = a.shape[0] if a.ndim == 2 else -1
-    if a.ndim != 2 or a.shape != (n, n) or n == 0 or not _gram_within(a, tol):
+    if a.ndim != 2 or a.shape != (n, n) or n == 0:
         raise ValueError("The input matrix is not unitary")
     return a
 
 
-def _gram_within(a, tol):
-    """max|a a^H - I| <= tol (False on NaN), from one triangle of the
-    Hermitian product: zherk, half of the matmul's flops.  With a's
-    transpose (F-order for a C-order a, so no copy) it gives
-    conj(a a^H), whose moduli are the same.  SciPy is imported here, so
-    that `import optinc` works without it."""
-    from scipy.linalg.blas import zherk
-    c = zherk(1.0, np.asarray(a, complex).T, trans=2)
-    c[np.diag_indices_from(c)] -= 1
-    return bool(np.abs(np.triu(c)).max() <= tol)
-
-
 def decompose(U, kind, tol=1e-11):
-    """U (unitary within tol) decomposed into a mesh of kind ("clements" or
-    "reck"): (table, diagonal), see the module's comment."""
+    """U (unitary within tol: max|U U^H - I| <= tol, numpy.allclose's test
+    with rtol = 0, as Strawberry Fields checks) decomposed into a mesh of
+    kind ("clements" or "reck"): (table, diagonal), see the module's
+    comment."""
     if kind not in MESHES:
         raise ValueError("kind %r: use %s" % (kind, " or ".join(map(repr, MESHES))))
-    return mesh_of(_unitary(U, tol), kind)
-
-
-def mesh_of(a, kind):
-    """decompose() of a checked unitary a, without the check."""
-    m = _cmesh.cmat_from(a, "U")
+    m = _cmesh.cmat_from(_square(U), "U")
     out = ctypes.POINTER(_cmesh.CMesh)()
     try:
         with _clib.one_blas_thread():
+            unitary = lib.optinc_cmat_unitary_within(m, tol)
+            if unitary < 0:
+                raise MemoryError("no memory to check U's unitarity")
+            if not unitary:
+                raise ValueError("The input matrix is not unitary")
             _call(lib.optinc_mesh_decompose, m, MESHES.index(kind), None, ctypes.byref(out))
     finally:
         lib.optinc_cmat_free(m)

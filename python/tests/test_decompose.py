@@ -2,6 +2,8 @@
 the unitary, T elements exact, and SF's return conventions checked the way
 SF's own tests check them (identity, anti-identity, Haar N = 20, rebuilt
 through T and Ti of Clements et al., Eq. 1), written here from the paper."""
+import os
+import sys
 import unittest
 
 import numpy as np
@@ -9,6 +11,9 @@ import numpy as np
 import optinc
 from optinc import decompose as dec
 from optinc.compat import strawberryfields as sf
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sf_numpy_path  # noqa: E402
 
 # Rebuilding N = 20 multiplies 190 elements, each rounding at ~1e-16 of a
 # unit vector: 190 * 4 ulps is 2e-13 at most; 1e-12 is the acceptance's
@@ -159,9 +164,59 @@ class TestStrawberryFields(unittest.TestCase):
         tlist, diags, _ = sf.rectangular_phase_end(np.identity(20))
         self.assertEqual({i[2] for i in tlist}, {0.0})
 
+    def test_arrays_are_the_numpy_paths(self):
+        """The library's arrays (optinc_mesh_sf) against the drop-in's former
+        NumPy path: modes, order and thetas are the same bits, and so are the
+        phases that are sums and numpy.mod of the mesh's.  The diagonal (a
+        product of two unit complex numbers) and rectangular's undone phases
+        (through numpy.angle of it) go through NumPy's SIMD kernels, which
+        round the last bit unlike libm (measured: 31% of arctan2 results
+        differ by an ulp on an AVX-512 machine); an undone phase sums at most
+        N/2 pushes, each a few ulps of 2 pi (8.9e-16), so N = 64 allows
+        64 * 8.9e-16 = 5.7e-14: 1e-13 (measured 3.6e-15 at N = 64)."""
+        forms = [(sf._RECTANGULAR, sf_numpy_path.rectangular),
+                 (sf._RECTANGULAR_PHASE_END, sf_numpy_path.rectangular_phase_end),
+                 (sf._TRIANGULAR, sf_numpy_path.triangular)]
+        cases = CASES + [("haar%d" % n, haar(n, n)) for n in (2, 3, 4, 5, 8, 33, 64)] + \
+            [("anti-identity 7", np.identity(7)[::-1])]
+        for form, numpy_path in forms:
+            for name, U in cases:
+                with self.subTest(form=form, U=name):
+                    mode, theta, phi, diagonal, first = sf._arrays(U, form, 1e-11)
+                    mode0, theta0, phi0, diagonal0, first0 = numpy_path(U)
+                    self.assertEqual(first, first0)
+                    np.testing.assert_array_equal(mode, mode0)
+                    np.testing.assert_array_equal(theta, theta0)
+                    exact = first if form == sf._RECTANGULAR else len(phi)
+                    np.testing.assert_array_equal(phi[:exact], phi0[:exact])
+                    turns = lambda d: np.abs(np.angle(np.exp(1j * d)))
+                    self.assertLess(turns(phi[exact:] - phi0[exact:]).max(initial=0), 1e-13)
+                    self.assertLess(np.abs(diagonal - diagonal0).max(), 1e-13)
+
+    def test_lists_are_sfs_types(self):
+        """Python ints and floats, as SF's lists hold, and SF's split."""
+        n = 9
+        ti, diagonal, t = sf.rectangular(haar(n, 8))
+        self.assertEqual((len(ti), len(t)), (16, 20))      # 1+3+5+7 and 2+4+6+8
+        self.assertEqual(diagonal.dtype, complex)
+        for e in ti + t:
+            self.assertEqual([type(x) for x in e], [int, int, float, float, int])
+
+    def test_not_square(self):
+        for f in (sf.rectangular, sf.rectangular_phase_end, sf.triangular):
+            for bad in (np.ones((2, 3)), np.identity(3)[:2], np.zeros(4), np.zeros((0, 0)),
+                        np.identity(8).reshape(2, 4, 8)):
+                with self.assertRaisesRegex(ValueError, "^The input matrix is not unitary$"):
+                    f(bad)
+            with self.assertRaisesRegex(TypeError, "^V holds"):
+                f(np.array([["a"]]))
+
     def test_not_unitary(self):
         A = np.random.default_rng(6).random((5, 5)) + 1j
         for f in (sf.rectangular, sf.rectangular_phase_end, sf.triangular):
+            for bad in (np.full((3, 3), np.nan), np.diag([1, 1, np.inf]), 2 * haar(6, 1)):
+                with self.assertRaisesRegex(ValueError, "^The input matrix is not unitary$"):
+                    f(bad)
             with self.assertRaisesRegex(ValueError, "^The input matrix is not unitary$"):
                 f(A)
             with self.assertRaisesRegex(ValueError, "^The input matrix is not unitary$"):
