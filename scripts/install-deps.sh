@@ -6,7 +6,7 @@ set -e
 PKGS="build-essential pkg-config valgrind liblapacke-dev libopenblas-dev liblapack-dev
 libblas-dev libyaml-dev libgraphviz-dev graphviz libcriterion-dev libopenmpi-dev
 openmpi-bin zlib1g-dev dataset-fashion-mnist mandoc gnuplot-nox clang libclang-rt-14-dev
-python3-torch python3-numpy python3-scipy python3-matplotlib fortunes klayout"
+python3-torch python3-numpy python3-matplotlib fortunes klayout"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" \
