@@ -955,6 +955,25 @@ Test(onn, shipped_onn_verifies_exhaustively, .timeout = 120, .init = tu_scratch_
     }
 }
 
+/* The 16-bit ONN of optinc-onn(7) (specs/unit16/onn4x16.yaml), compiled
+ * from its spec: the page's figures, the first 20,000 of the 10^7 random P
+ * outputs it checks (seed 1; its 4 errors lie past the first 10^6) decoded
+ * exactly, and its area within the paper's 49.3% of the SVD realization.
+ * Exact, not a tolerance: decoding gives whole digits. */
+Test(onn, sixteen_bit_onn_as_the_page_says, .timeout = 120)
+{
+    tu_run r = tu_optinc_start((const char *[]){"onn", "verify", "specs/unit16/onn4x16.yaml",
+                                                "--sample", "20000", "--json", NULL});
+    tu_wait(&r);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_float_eq(json_number(r.out, "accuracy"), 1.0, 0, "%s", r.out);
+    cr_assert_float_eq(json_number(r.out, "inputs_checked"), 20000, 0);
+    cr_assert_float_eq(json_number(r.out, "mzis"), 38296, 0, "%s", r.out);
+    double ratio = json_number(r.out, "area_ratio");
+    cr_assert(ratio > 0.36 && ratio < 0.365, "area ratio %g (39580 / 108848)", ratio);
+    tu_run_free(&r);
+}
+
 /* Cascades of any depth: the shapes (levels, slots, units per level, idle
  * inputs past N) against the formulas, then the shipped unit through the
  * command for 64 servers: every unit exhaustive and exact, every random
