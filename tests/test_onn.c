@@ -957,7 +957,7 @@ Test(onn, shipped_onn_verifies_exhaustively, .timeout = 120, .init = tu_scratch_
 
 /* The 16-bit ONN of optinc-onn(7) (specs/unit16/onn4x16.yaml), compiled
  * from its spec: the page's figures, the first 20,000 of the 10^7 random P
- * outputs it checks (seed 1; its 4 errors lie past the first 10^6) decoded
+ * outputs it checks (seed 1; its one error lies past the first 10^6) decoded
  * exactly, and its area within the paper's 49.3% of the SVD realization.
  * Exact, not a tolerance: decoding gives whole digits. */
 Test(onn, sixteen_bit_onn_as_the_page_says, .timeout = 120)
