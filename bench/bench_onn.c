@@ -25,6 +25,11 @@
  *              recompiled meshes before it give, each pass rescored after
  *              the last), whose fits no thread can share without changing
  *              the order of their sums.
+ *   screen     the verifier's screen (runtime/onn/onn_screen.c) against the
+ *              full complex evaluation of every point, on 200,000 random P
+ *              outputs of the 16-bit ONN (specs/unit16/onn4x16.yaml): CPU
+ *              per point of each on one thread, their ratio, the screen's
+ *              wall time on every core, and what all 13^8 points take so.
  * Run from the repository root (it reads netlists/onn4x8.pnl.sp).  CPU time
  * of this process, so a shared machine does not distort the figures, and
  * wall time where threads are the point.
@@ -194,6 +199,58 @@ static int bench_chips(void)
     return 0;
 }
 
+/* The 16-bit ONN's 200,000 random points with opts o: CPU and wall
+ * seconds into t, the points the screen decided into *screened. */
+static int bench_screen_run(const optinc_circuit *c, const optinc_onn_meta *m,
+                            const optinc_onn_verify_opts *o, double t[2], uint64_t *screened)
+{
+    optinc_onn_devices ideal = {.ideal = 1, .chip_seed = 1};
+    optinc_onn_report r;
+    optinc_error err;
+    double t0 = bench_cpu(), w0 = bench_wall();
+    optinc_status st = optinc_onn_verify_with(c, m, &ideal, 200000, o, &r, NULL, &err);
+    t[0] = bench_cpu() - t0;
+    t[1] = bench_wall() - w0;
+    *screened = r.screened;
+    if (st)
+        fprintf(stderr, "bench_onn: %s\n", err.message);
+    return st != OPTINC_OK;
+}
+
+static int bench_screen(void)
+{
+    optinc_circuit *c;
+    optinc_onn_meta m;
+    optinc_error err;
+    if (optinc_onn_load("specs/unit16/onn4x16.yaml", NULL, &c, &m, &err)) {
+        fprintf(stderr, "bench_onn: %s\n", err.message);
+        return 1;
+    }
+    optinc_onn_verify_opts full, fast, all;
+    optinc_onn_verify_opts_default(&full);
+    full.full = 1;
+    optinc_onn_verify_opts_default(&fast);
+    all = fast;
+    all.threads = bench_cores();
+    double tf[2], ts[2], ta[2];
+    uint64_t nf, ns, na;
+    int bad = bench_screen_run(c, &m, &full, tf, &nf) || bench_screen_run(c, &m, &fast, ts, &ns)
+              || bench_screen_run(c, &m, &all, ta, &na);
+    optinc_circuit_free(c);
+    if (bad)
+        return 1;
+    const double n = 200000, box = 815730721;   /* 13^8 */
+    printf("%-34s %10.3f us/point CPU\n", "verify 16-bit ONN, full", 1e6 * tf[0] / n);
+    printf("%-34s %10.3f us/point CPU  screened %llu of %.0f\n", "verify 16-bit ONN, screened",
+           1e6 * ts[0] / n, (unsigned long long)ns, n);
+    printf("%-34s %10.2f x        (full / screened, CPU, 1 thread)\n", "screen, speed-up",
+           tf[0] / ts[0]);
+    printf("%-34s %10.3f us/point wall on %d threads; all 13^8 points: %.1f CPU h, %.1f h wall\n",
+           "verify 16-bit ONN, screened", 1e6 * ta[1] / n, all.threads, box * ts[0] / n / 3600,
+           box * ta[1] / n / 3600);
+    return 0;
+}
+
 int main(void)
 {
     static const int seg[8] = {5, 5, 126, 126, 127, 127, 7, 8};
@@ -203,5 +260,5 @@ int main(void)
     return bench_train("train, dense", NULL) || bench_train("train, unitary-diagonal", seg) ||
            bench_verify("verify netlist, ideal", &ideal, NULL) ||
            bench_verify("verify netlist, 8-bit, 0.01 rad", &chip, NULL) ||
-           bench_recompilations() || bench_chips();
+           bench_screen() || bench_recompilations() || bench_chips();
 }

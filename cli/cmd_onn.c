@@ -225,6 +225,55 @@ static optinc_status check_train_outputs(const optinc_onn *net, const char *spec
     return st ? st : cli_check_outputs(outputs, n, err);
 }
 
+/* The points of --focus: the first (task inputs) columns of a .csv as
+ * `onn verify --misses` writes it, every row a P output of task t. */
+static optinc_status read_focus(const char *path, const optinc_onn_task *t, int **out, size_t *n,
+                                optinc_error *err)
+{
+    optinc_cmat *m = NULL;
+    int cplx = 0, np = optinc_onn_task_inputs(t);
+    optinc_status st = optinc_csv_read(path, cli_read_opts(), &m, &cplx, err);
+    if (st)
+        return st;
+    optinc_onn_domain d;
+    if ((st = optinc_onn_domain_init(&d, t, err))) {
+        optinc_cmat_free(m);
+        return st;
+    }
+    if (cplx || m->cols < np)
+        st = optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "a focus file has a row of at least "
+                         "%d real columns per point, the P output first (as onn verify "
+                         "--misses writes it); this one has %d%s", np, m->cols,
+                         cplx ? " and complex entries" : "");
+    *n = (size_t)m->rows;
+    *out = st ? NULL : malloc(sizeof **out * *n * (size_t)np);
+    if (!st && !*out)
+        st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    for (int r = 0; !st && r < m->rows; r++) {
+        uint64_t index = 0, stride = 1;
+        for (int k = 0; k < np && !st; k++) {
+            double v = creal(OPTINC_AT(m, r, k));
+            if (!(v >= 0 && v < d.radix[k] && v == floor(v)))
+                st = optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "row %d, column %d: %g is not "
+                                 "a P output of this task (an integer 0..%d); write the points "
+                                 "of this ONN's task", r + 1, k + 1, v, d.radix[k] - 1);
+            (*out)[(size_t)r * np + k] = (int)v;
+            index += (uint64_t)v * stride;
+            stride *= (uint64_t)d.radix[k];
+        }
+        if (!st && !(optinc_onn_domain_count(&d, index) > 0))
+            st = optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "row %d: no server inputs give "
+                             "this P output; write reachable points", r + 1);
+    }
+    if (st) {
+        free(*out);
+        *out = NULL;
+    }
+    optinc_onn_domain_free(&d);
+    optinc_cmat_free(m);
+    return st;
+}
+
 static int onn_train(const cli_cmd *cmd, int argc, char **argv)
 {
     task_opts t;
@@ -232,7 +281,7 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
     optinc_onn_train_opts o;
     optinc_onn_train_defaults(&o);
     int hidden[OPTINC_MAX_HIDDEN] = {125, 126, 127}, n_hidden = 3, quiet = 0, phase_bits = 8;
-    const char *output = NULL, *segments = NULL, *resume = NULL, *name = NULL;
+    const char *output = NULL, *segments = NULL, *resume = NULL, *name = NULL, *focus = NULL;
     const char *operand[CLI_MAX_OPERANDS];
     const cli_opt opts[] = {
         CLI_OPT_OUTPUT(&output, "SPEC.yaml", CLI_REQUIRED, NULL,
@@ -260,6 +309,10 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
         {"noise", 0, CLI_DOUBLE, CLI_DST(double, &o.noise), "X",
          "noise-aware: relative weight noise per step", .lo = 0, .hi = 1},
         CLI_OPT_SAMPLE(&o.sample, "train on N random points when P has more outputs; 0 for all"),
+        CLI_OPT_STRING("focus", 0, &focus, "FILE.csv",
+                       "also train on these points every epoch (onn verify --misses)"),
+        {"focus-repeat", 0, CLI_INT, CLI_DST(int, &o.focus_repeat), "R",
+         "visits of each focus point per epoch", .min = 1, .max = 128},
         {"phase-bits", 0, CLI_INT, CLI_DST(int, &phase_bits), "B",
          "phase drivers of the compiled meshes", .min = 0, .max = 16},
         {"name", 0, CLI_STRING, CLI_DST(const char *, &name), "NAME", "the spec's name",
@@ -276,6 +329,7 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
     optinc_status st;
     int seg[2 * OPTINC_ONN_MAX_LAYERS];
     cli_input(resume, "spec");
+    cli_input(focus, "focus file");
     if (resume && task_given(&t))
         return cli_usage_error("onn train", "--resume continues the task of %s; drop --servers, "
                                "--bits, --level, --preprocessing, --rounding and --output-code",
@@ -323,10 +377,14 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
     }
     optinc_onn_export_opts eo = {name, phase_bits, o.seed, meta.level, meta.fan_in,
                                  meta.bits, prov};
-    if ((st = check_train_outputs(&net, output, &eo, &err))) {
+    int *points = NULL;
+    if ((focus && (st = read_focus(focus, &net.task, &points, &o.n_focus, &err)))
+        || (st = check_train_outputs(&net, output, &eo, &err))) {
+        free(points);
         optinc_onn_free(&net);
         return cli_report(cmd, &err, st);
     }
+    o.focus = points;
     /* the most epochs the run can take, over every start */
     progress pr = {!quiet && isatty(2),
                    o.max_epochs * (resume || o.noise > 0 ? 1 : 1 + o.restarts)};
@@ -337,6 +395,7 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     st = optinc_onn_train(&net, &o, resume != NULL, &res, &err);
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    free(points);
     if (pr.on)
         fputc('\n', stderr);
     optinc_onn_report rep;
@@ -347,10 +406,11 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
         return cli_report(cmd, &err, st);
     }
     snprintf(prov, sizeof prov, "optinc %s onn train: seed %llu, %d epochs in %d start%s, lr "
-             "%g, batch %d, margin %g, boost %d, noise %g%s%s; model accuracy %.6f (%llu/%llu P "
-             "outputs)", OPTINC_VERSION, (unsigned long long)o.seed, res.epochs, res.starts,
+             "%g, batch %d, margin %g, boost %d, noise %g%s%s%s%s; model accuracy %.6f (%llu/%llu "
+             "P outputs)", OPTINC_VERSION, (unsigned long long)o.seed, res.epochs, res.starts,
              res.starts == 1 ? "" : "s", o.lr, o.batch, o.margin,
              o.boost, o.noise, resume ? ", resumed from " : "", resume ? resume : "",
+             focus ? ", focus " : "", focus ? focus : "",
              rep.accuracy, (unsigned long long)rep.correct, (unsigned long long)rep.checked);
     /* the spec and its matrices go in place only once the summary is written too */
     optinc_outs set = {0};
@@ -443,7 +503,56 @@ typedef struct verify_cli {
     long chips;
     uint64_t sample;
     int json, threads;
+    const char *misses;
+    double near;
 } verify_cli;
+
+/* The --misses file: a .csv of the points optinc_onn_verify_with reports. */
+typedef struct misses_csv {
+    FILE *f;
+    int inputs;
+} misses_csv;
+
+static void write_miss(void *ctx, const int *p, uint64_t got, uint64_t want, double margin)
+{
+    const misses_csv *o = ctx;
+    char b[OPTINC_SHORTEST_MAX];
+    for (int k = 0; k < o->inputs; k++)
+        fprintf(o->f, "%d,", p[k]);
+    fprintf(o->f, "%llu,%llu,%s\n", (unsigned long long)got, (unsigned long long)want,
+            margin == margin ? optinc_shortest(b, margin) : "-1");
+}
+
+/* Chip 1 of v (with --misses, its points written to the file). */
+static optinc_status verify_one(const verify_cli *v, const optinc_circuit *c,
+                                const optinc_onn_meta *m, optinc_onn_report *r, optinc_error *err)
+{
+    optinc_onn_verify_opts o;
+    optinc_onn_verify_opts_default(&o);
+    o.threads = v->threads;
+    optinc_out out;
+    misses_csv csv = {NULL, optinc_onn_task_inputs(&m->task)};
+    optinc_status st = OPTINC_OK;
+    if (v->misses) {
+        if ((st = optinc_out_open(&out, v->misses, err)))
+            return st;
+        csv.f = out.f;
+        fprintf(csv.f, "# optinc onn verify --misses: the P outputs of %s decoded wrong or within "
+                "%g of a threshold\n#", c->name, v->near);
+        for (int k = 0; k < csv.inputs; k++)
+            fprintf(csv.f, " p%d,", k);
+        fprintf(csv.f, " decoded, true, margin\n");
+        o.point = write_miss;
+        o.ctx = &csv;
+        o.near = v->near;
+    }
+    st = optinc_onn_verify_with(c, m, &v->dev, v->sample, &o, r, NULL, err);
+    if (v->misses && st)
+        optinc_out_abort(&out);
+    else if (v->misses)
+        st = optinc_out_commit(&out, err);
+    return st;
+}
 
 optinc_status load_onn(const char *path, const task_opts *t, optinc_circuit **c,
                        optinc_onn_meta *m, optinc_error *err)
@@ -491,9 +600,14 @@ static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
         {"chips", 0, CLI_LONG, CLI_DST(long, &v.chips), "K",
          "Monte-Carlo over K chips from --chip-seed", .min = 1, .max = 100000},
         {"threads", 0, CLI_INT, CLI_DST(int, &v.threads), "T",
-         "verify the K chips on T threads, the same results for any", .min = 1,
+         "verify on T threads (the K chips, or one chip's points), the same results for any",
+         .min = 1,
          .max = OPTINC_AR_MAX_THREADS, .dflt = "$OPTINC_THREADS or 1"},
         CLI_OPT_SAMPLE(&v.sample, "check N random points when P has more outputs; 0 for all"),
+        CLI_OPT_STRING("misses", 0, &v.misses, "FILE.csv",
+                       "write the points decoded wrong (and with --near, near) to FILE.csv"),
+        {"near", 0, CLI_DOUBLE, CLI_DST(double, &v.near), "M",
+         "with --misses: also the points within M levels of a threshold", .lo = 0, .hi = 0.5},
         CLI_OPT_GROUP("The task of a netlist whose spec is gone:"),
         TASK_OPTIONS(&v.t, "the ONN's"),
         CLI_OPT_END};
@@ -503,20 +617,29 @@ static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
     if (rc >= 0)
         return rc;
     const char *path = operand[0];
+    if (v.misses && v.chips > 1)
+        return cli_usage_error(cmd->name, "--misses lists the points of one chip; drop --chips");
     optinc_error err = {0};
     optinc_circuit *c = NULL;
     optinc_onn_meta m;
     optinc_status st = device_finish(&d, &v.dev, &err);
     if (!st)
         st = load_onn(path, &v.t, &c, &m, &err);
-    if (st)
+    const char *outs[] = {v.misses};
+    if (!st)
+        st = cli_check_outputs(outs, 1, &err);
+    if (st) {
+        optinc_circuit_free(c);
         return cli_report(cmd, &err, st);
+    }
     optinc_onn_report total;
     memset(&total, 0, sizeof total);
     double acc_min = 1, acc_max = 0, acc_sum = 0, wacc_sum = 0, mae_max = 0, ge2_max = 0;
     optinc_onn_report *rk = malloc(sizeof *rk * (size_t)v.chips);
-    st = rk ? optinc_onn_verify_chips(c, &m, &v.dev, v.sample, v.chips, v.threads, rk, &err)
-            : optinc_fail(&err, OPTINC_ERUN, NULL, 0, 0, "out of memory for %ld chips", v.chips);
+    st = !rk ? optinc_fail(&err, OPTINC_ERUN, NULL, 0, 0, "out of memory for %ld chips", v.chips)
+         : v.chips == 1 ? verify_one(&v, c, &m, rk, &err)
+                        : optinc_onn_verify_chips(c, &m, &v.dev, v.sample, v.chips, v.threads, rk,
+                                                  &err);
     for (long k = 0; k < v.chips && !st; k++) {
         const optinc_onn_report r = rk[k];
         acc_min = r.accuracy < acc_min ? r.accuracy : acc_min;
@@ -531,6 +654,7 @@ static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
         total.checked += r.checked;
         total.correct += r.correct;
         total.sampled = r.sampled;
+        total.screened += r.screened;
         for (int b = 0; b < 2 * OPTINC_ONN_HIST + 1; b++) {
             total.hist[b] += r.hist[b];
             total.whist[b] += r.whist[b];
@@ -561,7 +685,8 @@ static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
         printf(", \"inputs_checked\": %llu, \"correct\": %llu, \"exhaustive\": %s",
                (unsigned long long)per_chip, (unsigned long long)(total.correct / (uint64_t)v.chips),
                total.sampled ? "false" : "true");
-        printf(", \"chips\": %ld", v.chips);
+        printf(", \"chips\": %ld, \"screened\": %llu", v.chips,
+               (unsigned long long)(total.screened / (uint64_t)v.chips));
         cli_json_field(stdout, "accuracy_min", acc_min);
         cli_json_field(stdout, "accuracy_mean", acc);
         cli_json_field(stdout, "accuracy_max", acc_max);

@@ -912,14 +912,6 @@ Test(onn, counting_model)
 
 /* ---- the shipped ONN through the command line ------------------------------------ */
 
-static double json_number(const char *json, const char *key)
-{
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\": ", key);
-    const char *p = strstr(json, pat);
-    return p ? strtod(p + strlen(pat), NULL) : NAN;
-}
-
 Test(onn, shipped_onn_verifies_exhaustively, .timeout = 120, .init = tu_scratch_init,
      .fini = tu_scratch_fini)
 {
@@ -945,10 +937,10 @@ Test(onn, shipped_onn_verifies_exhaustively, .timeout = 120, .init = tu_scratch_
     tu_run *r[3] = {&a, &b, &c};
     for (int i = 0; i < 3; i++) {
         cr_assert_eq(r[i]->status, 0, "%s", r[i]->err);
-        cr_assert_float_eq(json_number(r[i]->out, "accuracy"), 1.0, 0, "%s", r[i]->out);
-        cr_assert_float_eq(json_number(r[i]->out, "inputs_checked"), 28561, 0);
-        cr_assert(json_number(r[i]->out, "mzis") > 0);
-        double ratio = json_number(r[i]->out, "area_ratio");
+        cr_assert_float_eq(tu_json_number(r[i]->out, "accuracy"), 1.0, 0, "%s", r[i]->out);
+        cr_assert_float_eq(tu_json_number(r[i]->out, "inputs_checked"), 28561, 0);
+        cr_assert(tu_json_number(r[i]->out, "mzis") > 0);
+        double ratio = tu_json_number(r[i]->out, "area_ratio");
         cr_assert(ratio > 0.3 && ratio < 0.5, "area ratio %g", ratio);
         cr_assert(strstr(r[i]->out, "\"histogram\": {\"0\": 28561}"), "%s", r[i]->out);
         tu_run_free(r[i]);
@@ -966,10 +958,10 @@ Test(onn, sixteen_bit_onn_as_the_page_says, .timeout = 120)
                                                 "--sample", "20000", "--json", NULL});
     tu_wait(&r);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_assert_float_eq(json_number(r.out, "accuracy"), 1.0, 0, "%s", r.out);
-    cr_assert_float_eq(json_number(r.out, "inputs_checked"), 20000, 0);
-    cr_assert_float_eq(json_number(r.out, "mzis"), 38296, 0, "%s", r.out);
-    double ratio = json_number(r.out, "area_ratio");
+    cr_assert_float_eq(tu_json_number(r.out, "accuracy"), 1.0, 0, "%s", r.out);
+    cr_assert_float_eq(tu_json_number(r.out, "inputs_checked"), 20000, 0);
+    cr_assert_float_eq(tu_json_number(r.out, "mzis"), 38296, 0, "%s", r.out);
+    double ratio = tu_json_number(r.out, "area_ratio");
     cr_assert(ratio > 0.36 && ratio < 0.365, "area ratio %g (39580 / 108848)", ratio);
     tu_run_free(&r);
 }
@@ -1006,9 +998,9 @@ Test(onn, cascade_of_any_depth, .timeout = 120)
                                                 "--json", NULL});
     tu_wait(&r);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_assert_float_eq(json_number(r.out, "levels"), 3, 0);
-    cr_assert_float_eq(json_number(r.out, "units"), 21, 0);
-    cr_assert_float_eq(json_number(r.out, "hierarchical_accuracy"), 1.0, 0, "%s", r.out);
+    cr_assert_float_eq(tu_json_number(r.out, "levels"), 3, 0);
+    cr_assert_float_eq(tu_json_number(r.out, "units"), 21, 0);
+    cr_assert_float_eq(tu_json_number(r.out, "hierarchical_accuracy"), 1.0, 0, "%s", r.out);
     cr_assert(strstr(r.out, "\"unit_accuracy\": 1, \"unit_inputs\": 28561, \"outputs\": 320000, "
                             "\"wrong\": 0, \"deviating\": 0"), "%s", r.out);
     const char *e = strstr(r.out, "\"error_vs_flat\": {");
@@ -1062,11 +1054,11 @@ Test(onn, cost_of_the_cascades, .timeout = 60)
     for (int k = 0; k < 4; k++) {
         row = strstr(row, "{\"unit\"");
         cr_assert(row, "%s", r.out);
-        cr_assert_float_eq(json_number(row, "units"), units[k], 0);
-        cr_assert_float_eq(json_number(row, "mzis"), units[k] * a.netlist_mzis, 0);
-        cr_assert_float_eq(json_number(row, "depth_mzis"), (k + 1) * total, 0);
+        cr_assert_float_eq(tu_json_number(row, "units"), units[k], 0);
+        cr_assert_float_eq(tu_json_number(row, "mzis"), units[k] * a.netlist_mzis, 0);
+        cr_assert_float_eq(tu_json_number(row, "depth_mzis"), (k + 1) * total, 0);
         /* 0.1 dB per MZI in the chip file; the product's rounding is an ulp */
-        cr_assert_float_eq(json_number(row, "layer_loss_dB"), 0.1 * widest, 1e-12);
+        cr_assert_float_eq(tu_json_number(row, "layer_loss_dB"), 0.1 * widest, 1e-12);
         row++;
     }
     tu_run_free(&r);

@@ -17,6 +17,7 @@
 #define OPTINC_TESTUTIL_H
 
 #include <dirent.h>
+#include <math.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -225,6 +226,15 @@ static inline tu_run tu_optinc(const char *const args[])
     tu_run r = tu_optinc_start(args);
     tu_wait(&r);
     return r;
+}
+
+/* The number after the first "key": in a JSON text, NaN when there is none. */
+static inline double tu_json_number(const char *json, const char *key)
+{
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\": ", key);
+    const char *p = strstr(json, pat);
+    return p ? strtod(p + strlen(pat), NULL) : NAN;
 }
 
 static inline void tu_run_free(tu_run *r)

@@ -233,6 +233,13 @@ typedef struct optinc_onn_train_opts {
     int eval_every;           /* epochs between exhaustive checks */
     uint64_t sample;          /* train on this many sampled points when the box is larger (0 = all) */
     int restarts;             /* fresh starts after a plateau (not when resumed or noise-aware) */
+    /* Focus points (may be NULL): n_focus P outputs (task inputs each, in a
+     * row) trained on focus_repeat times every epoch besides the sample and
+     * checked with it, e.g. the points a verifier found wrong or near a
+     * threshold (`onn verify --misses`). */
+    const int *focus;
+    size_t n_focus;
+    int focus_repeat;
     /* Called after every check (may be NULL): epoch, loss, accuracy. Return
      * nonzero to stop. */
     int (*progress)(void *ctx, int epoch, double loss, double accuracy);
@@ -275,6 +282,12 @@ void optinc_onn_levels(const optinc_onn_task *t, uint64_t v, int *level);
  * task's outputs, whose PAM4 level is out_scale: the inverse of
  * optinc_onn_levels on the rounded, clamped levels. */
 uint64_t optinc_onn_decode(const optinc_onn_task *t, double out_scale, const double *amplitude);
+/* optinc_onn_decode, and in *margin the smallest distance (in levels) of an
+ * amplitude it read from the threshold that would have changed its level
+ * (0.5, 1.5 or 2.5): amplitudes each closer than that to these decode
+ * to the same value.  NaN when an amplitude read is NaN. */
+uint64_t optinc_onn_decode_margin(const optinc_onn_task *t, double out_scale,
+                                  const double *amplitude, double *margin);
 /* Decoded result value of the model for P output vector p (double forward). */
 uint64_t optinc_onn_eval(const optinc_onn *net, const int *p);
 
@@ -296,6 +309,8 @@ typedef struct optinc_onn_report {
     double ge2_weight;         /* weight of the points whose |error| >= 2 LSB */
     double mean_abs_error_lsb; /* abs_error_sum / raw_inputs */
     double p_error_ge2;        /* ge2_weight / raw_inputs */
+    uint64_t screened;         /* points the verifier's screen decided alone (the others
+                                  were evaluated the full way) */
 } optinc_onn_report;
 
 /* Adds one result to a report (weight: the raw inputs behind the point). */
@@ -446,6 +461,32 @@ optinc_status optinc_onn_recompile(optinc_chip *chip, const optinc_circuit *c,
 optinc_status optinc_onn_verify(const optinc_circuit *c, const optinc_onn_meta *m,
                                 const optinc_onn_devices *dev, uint64_t sample,
                                 optinc_onn_report *r, uint32_t *codes, optinc_error *err);
+
+/* How optinc_onn_verify_with runs, and what it reports besides the counts.
+ * The verifier evaluates the circuit the full way (complex fields through
+ * each layer's transfer matrix) only for the points its screen cannot
+ * decide: a real-arithmetic pass with a bound on its difference from the
+ * full evaluation, which decodes every point the full way would decode
+ * alike and is used where that bound is small (a chip without errors;
+ * runtime/onn/onn_screen.c has the bound).  The results are the same with
+ * and without it, and for any thread count. */
+typedef struct optinc_onn_verify_opts {
+    int threads;               /* the screen's threads, the caller's included */
+    int full;                  /* 1: no screen, every point the full way */
+    /* point (may be NULL) is called, in the walk's order, with every point
+     * decoded wrong and every point whose margin (optinc_onn_decode_margin)
+     * is at most near: its P output p, the decoded and the true value, and
+     * the margin (the full evaluation's; a point the screen decided, its). */
+    double near;
+    void (*point)(void *ctx, const int *p, uint64_t got, uint64_t want, double margin);
+    void *ctx;
+} optinc_onn_verify_opts;
+
+void optinc_onn_verify_opts_default(optinc_onn_verify_opts *o);
+optinc_status optinc_onn_verify_with(const optinc_circuit *c, const optinc_onn_meta *m,
+                                     const optinc_onn_devices *dev, uint64_t sample,
+                                     const optinc_onn_verify_opts *o, optinc_onn_report *r,
+                                     uint32_t *codes, optinc_error *err);
 
 /* optinc_onn_verify on `chips` chips of dev: chip k drawn (and, with
  * calibrate, measured and recompiled) from seed optinc_chip_seed(dev->chip_seed, k),

@@ -80,7 +80,7 @@ class COnnReport(ctypes.Structure):    # optinc_onn_report (onn.h)
                 ("whist", c_double * (2 * ONN_HIST + 1)), ("sampled", c_int),
                 ("raw_inputs", c_double), ("abs_error_sum", c_double),
                 ("ge2_weight", c_double), ("mean_abs_error_lsb", c_double),
-                ("p_error_ge2", c_double)]
+                ("p_error_ge2", c_double), ("screened", c_uint64)]
 
 
 # Every mirrored structure under its C name, for the layout test.

@@ -112,23 +112,30 @@ void optinc_onn_levels(const optinc_onn_task *t, uint64_t v, int *level)
     }
 }
 
-/* The level of a detected amplitude, clamped to 0..3. */
-static int level_of(double amplitude, double out_scale)
+/* The level of a detected amplitude, clamped to 0..3; *margin becomes the
+ * smaller of itself and the amplitude's distance (in levels) from the
+ * nearest threshold that would change the level read. */
+static int level_of(double amplitude, double out_scale, double *margin)
 {
-    double a = floor(fabs(amplitude) / out_scale + 0.5);
+    double x = fabs(amplitude) / out_scale, a = floor(x + 0.5);
+    double m = x <= 0.5 ? 0.5 - x : x >= 2.5 ? x - 2.5 : 0.5 - fabs(x - a);
+    if (*margin == *margin && !(m >= *margin))   /* a NaN comes in and stays: no margin */
+        *margin = m;
     return a < 0 ? 0 : a > 3 ? 3 : (int)a;
 }
 
-uint64_t optinc_onn_decode(const optinc_onn_task *t, double out_scale, const double *amplitude)
+uint64_t optinc_onn_decode_margin(const optinc_onn_task *t, double out_scale,
+                                  const double *amplitude, double *margin)
 {
     uint64_t v = 0;
     int D = t->out_digits;
+    *margin = HUGE_VAL;
     if (t->code == OPTINC_CODE_OFFSET) {
-        v = (uint64_t)level_of(amplitude[0], out_scale);
+        v = (uint64_t)level_of(amplitude[0], out_scale, margin);
         for (int j = 1; j < D; j++) {
             uint64_t q = 1ull << (2 * j);
             int plain = 4 * v >= q && 4 * v < 3 * q;
-            int d = level_of(amplitude[plain ? j : D + j - 1], out_scale);
+            int d = level_of(amplitude[plain ? j : D + j - 1], out_scale, margin);
             if (!plain && 2 * v >= q)
                 d = (d + 3) & 3;
             v += (uint64_t)d << (2 * j);
@@ -136,12 +143,18 @@ uint64_t optinc_onn_decode(const optinc_onn_task *t, double out_scale, const dou
         return v;
     }
     for (int j = D - 1; j >= 0; j--) {
-        int d = level_of(amplitude[j], out_scale);
+        int d = level_of(amplitude[j], out_scale, margin);
         if (t->code == OPTINC_CODE_GRAY && (v & 1))
             d = 3 - d;
         v = v * 4 + (uint64_t)d;
     }
     return v;
+}
+
+uint64_t optinc_onn_decode(const optinc_onn_task *t, double out_scale, const double *amplitude)
+{
+    double margin;
+    return optinc_onn_decode_margin(t, out_scale, amplitude, &margin);
 }
 
 /* Widest layer input (carrier included). */

@@ -49,6 +49,7 @@ void optinc_onn_train_defaults(optinc_onn_train_opts *o)
     o->boost = 32;
     o->eval_every = 5;
     o->restarts = 5;
+    o->focus_repeat = 8;
 }
 
 typedef struct adam {
@@ -513,6 +514,7 @@ static int train_step(trainer *t, int B, const float *x, const float *tgt, doubl
 
 typedef struct dataset {
     size_t n;
+    size_t focus;            /* the last rows: the focus points, never redrawn */
     float *x, *y;            /* n x n_in, n x D */
 } dataset;
 
@@ -528,14 +530,14 @@ static void point_row(const optinc_onn *net, const int *p, float *x, float *y)
         y[j] = (float)level[j];
 }
 
-/* Fills ds->n rows: every reachable point in order, or (sampled) random
- * reachable points of the box. */
+/* Fills the rows before the focus points: every reachable point in order,
+ * or (sampled) random reachable points of the box. */
 static void dataset_fill(dataset *ds, const optinc_onn *net, const optinc_onn_domain *d,
                          int sampled, optinc_rng *rng)
 {
     int n_in = optinc_onn_task_inputs(&net->task) + 1, D = optinc_onn_task_outputs(&net->task);
     size_t k = 0;
-    for (uint64_t i = 0; k < ds->n; i++) {
+    for (uint64_t i = 0; k < ds->n - ds->focus; i++) {
         uint64_t j = sampled ? optinc_rng_below(rng, d->size) : i;
         if (optinc_onn_domain_count(d, j) <= 0)
             continue;
@@ -547,18 +549,22 @@ static void dataset_fill(dataset *ds, const optinc_onn *net, const optinc_onn_do
 }
 
 /* All reachable points, or `sample` random reachable points of a bigger box
- * (drawn again every epoch by the caller). */
+ * (drawn again every epoch by the caller), then the focus points of o. */
 static int dataset_make(dataset *ds, const optinc_onn *net, const optinc_onn_domain *d,
-                        uint64_t sample, optinc_rng *rng)
+                        uint64_t sample, const optinc_onn_train_opts *o, optinc_rng *rng)
 {
-    int n_in = optinc_onn_task_inputs(&net->task) + 1, D = optinc_onn_task_outputs(&net->task);
+    int np = optinc_onn_task_inputs(&net->task);
+    int n_in = np + 1, D = optinc_onn_task_outputs(&net->task);
     int sampled = sample && d->reachable > sample;
-    ds->n = sampled ? sample : d->reachable;
+    ds->focus = o->focus ? o->n_focus : 0;
+    ds->n = (sampled ? sample : d->reachable) + ds->focus;
     ds->x = fcalloc(ds->n * (size_t)n_in);
     ds->y = fcalloc(ds->n * (size_t)D);
     if (!ds->x || !ds->y)
         return -1;
     dataset_fill(ds, net, d, sampled, rng);
+    for (size_t i = 0, k = ds->n - ds->focus; i < ds->focus; i++, k++)
+        point_row(net, o->focus + i * (size_t)np, ds->x + k * n_in, ds->y + k * D);
     return 0;
 }
 
@@ -599,6 +605,14 @@ static double evaluate(trainer *t, const dataset *ds, double *max_err, uint8_t *
     }
     *max_err = me;
     return (double)ok / (double)ds->n;
+}
+
+/* Every point visited once an epoch, a focus point `repeat` times (the
+ * hard-example boost then follows the points that stay wrong). */
+static void focus_visits(uint8_t *mult, const dataset *ds, int repeat)
+{
+    memset(mult, 1, ds->n);
+    memset(mult + ds->n - ds->focus, repeat, ds->focus);
 }
 
 /* ---- export to the double model ----------------------------------------------- */
@@ -665,8 +679,8 @@ optinc_status optinc_onn_train(optinc_onn *net, const optinc_onn_train_opts *o, 
                            (unsigned long long)OPTINC_ONN_MAX_POINTS);
     }
     if (trainer_init(&t, net, &start, resume) || build_weights(&t)
-        || dataset_make(&ds, net, &d, o->sample, &t.rng)
-        || (sampled && dataset_make(&evs, net, &d, o->sample < 100000 ? o->sample : 100000,
+        || dataset_make(&ds, net, &d, o->sample, o, &t.rng)
+        || (sampled && dataset_make(&evs, net, &d, o->sample < 100000 ? o->sample : 100000, o,
                                     &t.rng))) {
         st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0,
                          "cannot set up the ONN trainer (out of memory or a singular segment)");
@@ -675,7 +689,8 @@ optinc_status optinc_onn_train(optinc_onn *net, const optinc_onn_train_opts *o, 
     if (sampled)
         ev = &evs;
     int boost = sampled ? 1 : o->boost < 1 ? 1 : o->boost > 128 ? 128 : o->boost;
-    perm = malloc(sizeof *perm * ds.n * (size_t)boost);
+    int repeat = o->focus_repeat < 1 ? 1 : o->focus_repeat > 128 ? 128 : o->focus_repeat;
+    perm = malloc(sizeof *perm * ds.n * (size_t)(boost > repeat ? boost : repeat));
     mult = malloc(ds.n);
     bx = fcalloc((size_t)t.B * t.n_in);
     by = fcalloc((size_t)t.B * t.D);
@@ -683,7 +698,7 @@ optinc_status optinc_onn_train(optinc_onn *net, const optinc_onn_train_opts *o, 
         st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory in the ONN trainer");
         goto out;
     }
-    memset(mult, 1, ds.n);
+    focus_visits(mult, &ds, repeat);
     double target_err = 0.5 - o->margin, max_err = 1, acc = 0, loss = 0;
     /* A start that has neither raised its accuracy nor lowered its largest
      * error for a quarter of its schedule, or whose schedule ran out, sits
@@ -710,7 +725,7 @@ optinc_status optinc_onn_train(optinc_onn *net, const optinc_onn_train_opts *o, 
                                  "segment)");
                 goto out;
             }
-            memset(mult, 1, ds.n);
+            focus_visits(mult, &ds, repeat);
             res->starts++;
             e0 = last_gain = epoch;
             best_acc = -1;

@@ -30,6 +30,7 @@
 #include "optinc/calibration.h"
 #include "optinc/onn.h"
 #include "optinc/sim.h"
+#include "runtime/onn/onn_screen.h"
 
 /* A shallow copy of c whose layers carry the devices' components: the
  * chip's whole table, or the phase error alone (the chip reads its error
@@ -312,9 +313,60 @@ static void load_input(evaluator *e, int b, const int *p)
         OPTINC_AT(e->x[0], k, b) = k < np ? (double)p[k] : 1.0;
 }
 
-optinc_status optinc_onn_verify(const optinc_circuit *c, const optinc_onn_meta *m,
-                                const optinc_onn_devices *dev, uint64_t sample,
-                                optinc_onn_report *r, uint32_t *codes, optinc_error *err)
+/* The first layer's input of P output p, as a row of x (cols entries). */
+static void screen_input(const optinc_onn_task *t, const int *p, int cols, double *x)
+{
+    int np = optinc_onn_task_inputs(t);
+    for (int k = 0; k < cols; k++)
+        x[k] = k < np ? (double)p[k] : 1.0;
+}
+
+/* Screened batches of SCREEN_BATCH points; the points the screen is not sure
+ * of are evaluated the full way EXACT_BATCH at a time. */
+enum { SCREEN_BATCH = 4096, EXACT_BATCH = 512 };
+
+typedef struct verify_bufs {
+    int *p;                    /* SCREEN_BATCH P outputs */
+    double *cnt, *x, *screen, *amp, *margin;
+    uint64_t *idx, *want, *got;
+    int *redo;
+    unsigned char *sure;
+} verify_bufs;
+
+static void bufs_free(verify_bufs *b)
+{
+    OPTINC_FREE_ALL(b->p, b->cnt, b->x, b->screen, b->amp, b->margin, b->idx, b->want, b->got,
+                    b->redo, b->sure);
+}
+
+static int bufs_alloc(verify_bufs *b, int np, int cols, int D, size_t screen)
+{
+    size_t S = SCREEN_BATCH;
+    b->p = malloc(sizeof *b->p * S * (size_t)(np > 0 ? np : 1));
+    b->cnt = malloc(sizeof *b->cnt * S);
+    b->x = malloc(sizeof *b->x * S * (size_t)cols);
+    b->screen = malloc(sizeof *b->screen * (screen ? screen : 1));
+    b->amp = malloc(sizeof *b->amp * EXACT_BATCH * (size_t)D);
+    b->margin = malloc(sizeof *b->margin * S);
+    b->idx = malloc(sizeof *b->idx * S);
+    b->want = malloc(sizeof *b->want * S);
+    b->got = malloc(sizeof *b->got * S);
+    b->redo = malloc(sizeof *b->redo * S);
+    b->sure = malloc(S);
+    return b->p && b->cnt && b->x && b->screen && b->amp && b->margin && b->idx && b->want
+           && b->got && b->redo && b->sure;
+}
+
+void optinc_onn_verify_opts_default(optinc_onn_verify_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->threads = 1;
+}
+
+optinc_status optinc_onn_verify_with(const optinc_circuit *c, const optinc_onn_meta *m,
+                                     const optinc_onn_devices *dev, uint64_t sample,
+                                     const optinc_onn_verify_opts *o, optinc_onn_report *r,
+                                     uint32_t *codes, optinc_error *err)
 {
     memset(r, 0, sizeof *r);
     optinc_status st = optinc_onn_meta_check(c, m, err);
@@ -323,17 +375,21 @@ optinc_status optinc_onn_verify(const optinc_circuit *c, const optinc_onn_meta *
     optinc_onn_domain d;
     if ((st = optinc_onn_domain_init(&d, &m->task, err)))
         return st;
-    enum { B = 512 };
     evaluator e;
-    if ((st = evaluator_init(&e, c, m, dev, B, err))) {
+    if ((st = evaluator_init(&e, c, m, dev, EXACT_BATCH, err))) {
         optinc_onn_domain_free(&d);
         return st;
     }
-    int D = optinc_onn_task_outputs(&m->task);
-    double *amp = malloc(sizeof *amp * B * (size_t)D), *cnt = malloc(sizeof *cnt * B);
-    uint64_t *idx = malloc(sizeof *idx * B), *want = malloc(sizeof *want * B);
-    if (!amp || !cnt || !idx || !want) {
-        st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory verifying the ONN");
+    onn_screen scr;
+    int screened = o->full ? 1 : onn_screen_init(&scr, c, &m->task, e.T, e.gain);
+    optinc_workers *w = NULL;
+    verify_bufs b = {0};
+    int D = optinc_onn_task_outputs(&m->task), np = optinc_onn_task_inputs(&m->task);
+    int cols = c->layers[0].cols;
+    if (screened < 0 || (!screened && (st = optinc_workers_new(o->threads, &w, err)))
+        || !bufs_alloc(&b, np, cols, D, screened ? 0 : onn_screen_buffer(&scr, SCREEN_BATCH))) {
+        if (!st)
+            st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory verifying the ONN");
         goto out;
     }
     if (codes)
@@ -341,29 +397,60 @@ optinc_status optinc_onn_verify(const optinc_circuit *c, const optinc_onn_meta *
     optinc_onn_walk walk;
     optinc_onn_walk_init(&walk, &d, sample, dev->chip_seed);
     r->sampled = walk.sampled;
-    double ok = 0, weight = 0;
-    for (int n = B; n == B;) {
-        int p[OPTINC_ONN_MAX_DIGITS];
-        for (n = 0; n < B && optinc_onn_walk_next(&walk, &idx[n], p, &cnt[n]); n++) {
-            load_input(&e, n, p);
-            want[n] = optinc_onn_target(&m->task, p);
+    double ok = 0, weight = 0, near = o->point ? o->near : 0;
+    for (int n = SCREEN_BATCH; n == SCREEN_BATCH;) {
+        for (n = 0; n < SCREEN_BATCH
+                    && optinc_onn_walk_next(&walk, &b.idx[n], b.p + (size_t)n * np, &b.cnt[n]);
+             n++) {
+            b.want[n] = optinc_onn_target(&m->task, b.p + (size_t)n * np);
+            screen_input(&m->task, b.p + (size_t)n * np, cols, b.x + (size_t)n * cols);
         }
-        if (n)
-            evaluator_run(&e, n, amp);
+        if (!screened)
+            onn_screen_run(&scr, w, n, b.x, near, b.screen, b.got, b.margin, b.sure);
+        else
+            memset(b.sure, 0, (size_t)n);
+        int redo = 0;
+        for (int k = 0; k < n; k++)
+            if (!b.sure[k])
+                b.redo[redo++] = k;
+        for (int i = 0; i < redo; i += EXACT_BATCH) {
+            int len = redo - i < EXACT_BATCH ? redo - i : EXACT_BATCH;
+            for (int k = 0; k < len; k++)
+                load_input(&e, k, b.p + (size_t)b.redo[i + k] * np);
+            evaluator_run(&e, len, b.amp);
+            for (int k = 0; k < len; k++)
+                b.got[b.redo[i + k]] = optinc_onn_decode_margin(&m->task, 1.0,
+                                                                b.amp + (size_t)k * D,
+                                                                &b.margin[b.redo[i + k]]);
+        }
+        r->screened += (uint64_t)(n - redo);
         for (int k = 0; k < n; k++) {
-            uint64_t got = optinc_onn_decode(&m->task, 1.0, amp + (size_t)k * D);
-            optinc_onn_report_add(r, got, want[k], cnt[k], &ok);
-            weight += cnt[k];
+            optinc_onn_report_add(r, b.got[k], b.want[k], b.cnt[k], &ok);
+            weight += b.cnt[k];
             if (codes)
-                codes[idx[k]] = (uint32_t)got;
+                codes[b.idx[k]] = (uint32_t)b.got[k];
+            if (o->point && (b.got[k] != b.want[k] || !(b.margin[k] > near)))
+                o->point(o->ctx, b.p + (size_t)k * np, b.got[k], b.want[k], b.margin[k]);
         }
     }
     optinc_onn_report_finish(r, ok, weight);
 out:
-    free(amp); free(cnt); free(idx); free(want);
+    bufs_free(&b);
+    optinc_workers_free(w);
+    if (!screened)
+        onn_screen_free(&scr);
     evaluator_free(&e);
     optinc_onn_domain_free(&d);
     return st;
+}
+
+optinc_status optinc_onn_verify(const optinc_circuit *c, const optinc_onn_meta *m,
+                                const optinc_onn_devices *dev, uint64_t sample,
+                                optinc_onn_report *r, uint32_t *codes, optinc_error *err)
+{
+    optinc_onn_verify_opts o;
+    optinc_onn_verify_opts_default(&o);
+    return optinc_onn_verify_with(c, m, dev, sample, &o, r, codes, err);
 }
 
 /* optinc_onn_verify_chips: part p of the pool verifies chips p, p + parts,
