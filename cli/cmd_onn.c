@@ -225,10 +225,10 @@ static optinc_status check_train_outputs(const optinc_onn *net, const char *spec
     return st ? st : cli_check_outputs(outputs, n, err);
 }
 
-/* The points of --focus: the first (task inputs) columns of a .csv as
- * `onn verify --misses` writes it, every row a P output of task t. */
-static optinc_status read_focus(const char *path, const optinc_onn_task *t, int **out, size_t *n,
-                                optinc_error *err)
+/* The points of --focus and --points: the first (task inputs) columns of a
+ * .csv as `onn verify --misses` writes it, every row a P output of task t. */
+static optinc_status read_points(const char *path, const optinc_onn_task *t, int **out,
+                                 size_t *n, optinc_error *err)
 {
     optinc_cmat *m = NULL;
     int cplx = 0, np = optinc_onn_task_inputs(t);
@@ -241,8 +241,8 @@ static optinc_status read_focus(const char *path, const optinc_onn_task *t, int 
         return st;
     }
     if (cplx || m->cols < np)
-        st = optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "a focus file has a row of at least "
-                         "%d real columns per point, the P output first (as onn verify "
+        st = optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "a file of points has a row of at "
+                         "least %d real columns per point, the P output first (as onn verify "
                          "--misses writes it); this one has %d%s", np, m->cols,
                          cplx ? " and complex entries" : "");
     *n = (size_t)m->rows;
@@ -250,18 +250,16 @@ static optinc_status read_focus(const char *path, const optinc_onn_task *t, int 
     if (!st && !*out)
         st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
     for (int r = 0; !st && r < m->rows; r++) {
-        uint64_t index = 0, stride = 1;
+        int *p = *out + (size_t)r * np;
         for (int k = 0; k < np && !st; k++) {
             double v = creal(OPTINC_AT(m, r, k));
             if (!(v >= 0 && v < d.radix[k] && v == floor(v)))
                 st = optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "row %d, column %d: %g is not "
                                  "a P output of this task (an integer 0..%d); write the points "
                                  "of this ONN's task", r + 1, k + 1, v, d.radix[k] - 1);
-            (*out)[(size_t)r * np + k] = (int)v;
-            index += (uint64_t)v * stride;
-            stride *= (uint64_t)d.radix[k];
+            p[k] = (int)v;
         }
-        if (!st && !(optinc_onn_domain_count(&d, index) > 0))
+        if (!st && !(optinc_onn_domain_count(&d, optinc_onn_domain_index(&d, p)) > 0))
             st = optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "row %d: no server inputs give "
                              "this P output; write reachable points", r + 1);
     }
@@ -378,7 +376,7 @@ static int onn_train(const cli_cmd *cmd, int argc, char **argv)
     optinc_onn_export_opts eo = {name, phase_bits, o.seed, meta.level, meta.fan_in,
                                  meta.bits, prov};
     int *points = NULL;
-    if ((focus && (st = read_focus(focus, &net.task, &points, &o.n_focus, &err)))
+    if ((focus && (st = read_points(focus, &net.task, &points, &o.n_focus, &err)))
         || (st = check_train_outputs(&net, output, &eo, &err))) {
         free(points);
         optinc_onn_free(&net);
@@ -503,8 +501,10 @@ typedef struct verify_cli {
     long chips;
     uint64_t sample;
     int json, threads;
-    const char *misses;
+    const char *misses, *points_file;
     double near;
+    int *points;                /* the points of --points */
+    size_t n_points;
 } verify_cli;
 
 /* The --misses file: a .csv of the points optinc_onn_verify_with reports. */
@@ -530,6 +530,8 @@ static optinc_status verify_one(const verify_cli *v, const optinc_circuit *c,
     optinc_onn_verify_opts o;
     optinc_onn_verify_opts_default(&o);
     o.threads = v->threads;
+    o.points = v->points;
+    o.n_points = v->n_points;
     optinc_out out;
     misses_csv csv = {NULL, optinc_onn_task_inputs(&m->task)};
     optinc_status st = OPTINC_OK;
@@ -608,6 +610,8 @@ static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
                        "write the points decoded wrong (and with --near, near) to FILE.csv"),
         {"near", 0, CLI_DOUBLE, CLI_DST(double, &v.near), "M",
          "with --misses: also the points within M levels of a threshold", .lo = 0, .hi = 0.5},
+        CLI_OPT_STRING("points", 0, &v.points_file, "FILE.csv",
+                       "check these points (as --misses writes them) instead of the box"),
         CLI_OPT_GROUP("The task of a netlist whose spec is gone:"),
         TASK_OPTIONS(&v.t, "the ONN's"),
         CLI_OPT_END};
@@ -617,8 +621,10 @@ static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
     if (rc >= 0)
         return rc;
     const char *path = operand[0];
-    if (v.misses && v.chips > 1)
-        return cli_usage_error(cmd->name, "--misses lists the points of one chip; drop --chips");
+    if ((v.misses || v.points_file) && v.chips > 1)
+        return cli_usage_error(cmd->name, "--%s is for one chip; drop --chips",
+                               v.misses ? "misses" : "points");
+    cli_input(v.points_file, "file of points");
     optinc_error err = {0};
     optinc_circuit *c = NULL;
     optinc_onn_meta m;
@@ -628,6 +634,8 @@ static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
     const char *outs[] = {v.misses};
     if (!st)
         st = cli_check_outputs(outs, 1, &err);
+    if (!st && v.points_file)
+        st = read_points(v.points_file, &m.task, &v.points, &v.n_points, &err);
     if (st) {
         optinc_circuit_free(c);
         return cli_report(cmd, &err, st);
@@ -640,6 +648,7 @@ static int onn_verify(const cli_cmd *cmd, int argc, char **argv)
          : v.chips == 1 ? verify_one(&v, c, &m, rk, &err)
                         : optinc_onn_verify_chips(c, &m, &v.dev, v.sample, v.chips, v.threads, rk,
                                                   &err);
+    free(v.points);
     for (long k = 0; k < v.chips && !st; k++) {
         const optinc_onn_report r = rk[k];
         acc_min = r.accuracy < acc_min ? r.accuracy : acc_min;

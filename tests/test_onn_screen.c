@@ -2,8 +2,9 @@
  * test_onn_screen.c - the verifier's screen (runtime/onn/onn_screen.c)
  * changes no result: the same reports, tables and listed points as the full
  * complex evaluation of every point, on any thread count; what the decoder's
- * margin is; and the trainer's focus points (onn verify --misses, onn train
- * --focus) through the library and the command line.
+ * margin is; and the points the verifier lists and the trainer focuses on
+ * (onn verify --misses and --points, onn train --focus) through the library
+ * and the command line.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -229,8 +230,9 @@ Test(screen, focus_points_are_trained_on, .timeout = 120)
     cr_assert_eq(exact[1], 49);
 }
 
-/* The command line: --misses writes the listed points as a .csv that --focus
- * reads back; what --focus refuses, with the row and column. */
+/* The command line: --misses writes the listed points as a .csv that
+ * --points and --focus read back; what --focus refuses, with the row and
+ * column. */
 Test(screen, misses_and_focus_on_the_command_line, .init = tu_scratch_init,
      .fini = tu_scratch_fini, .timeout = 120)
 {
@@ -260,6 +262,20 @@ Test(screen, misses_and_focus_on_the_command_line, .init = tu_scratch_init,
     }
     cr_assert(rows > 0 && screened > 0 && screened <= 28561 - rows, "%d rows, %g screened",
               rows, screened);
+    /* --points checks exactly those points again, and lists them alike */
+    char again[4400];
+    snprintf(again, sizeof again, "%s", tu_scratch("again.csv"));
+    r = tu_optinc((const char *[]){"onn", "verify", "netlists/onn4x8.pnl.sp", "--points", csv,
+                                   "--misses", again, "--near", "0.3", "--json", NULL});
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_float_eq(tu_json_number(r.out, "inputs_checked"), rows, 0, "%s", r.out);
+    cr_assert(strstr(r.out, "\"exhaustive\": false"), "%s", r.out);
+    tu_run_free(&r);
+    char *text2 = tu_read_file(again, NULL);
+    cr_assert(text2 && !strcmp(strchr(strchr(text, '\n') + 1, '\n'),
+                                strchr(strchr(text2, '\n') + 1, '\n')),
+              "the same rows after the header:\n%s\n%s", text, text2);
+    free(text2);
     free(text);
     /* read back by the trainer (2 epochs of a resumed run) */
     r = tu_optinc((const char *[]){"onn", "train", "--resume", "specs/onn4x8.yaml", "--focus",
@@ -286,6 +302,6 @@ Test(screen, misses_and_focus_on_the_command_line, .init = tu_scratch_init,
     r = tu_optinc((const char *[]){"onn", "verify", "netlists/onn4x8.pnl.sp", "--misses", csv,
                                    "--sigma", "0.01", "--chips", "2", NULL});
     cr_assert_eq(r.status, 2, "%s", r.err);
-    cr_assert(strstr(r.err, "--misses lists the points of one chip"), "%s", r.err);
+    cr_assert(strstr(r.err, "--misses is for one chip"), "%s", r.err);
     tu_run_free(&r);
 }

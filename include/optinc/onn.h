@@ -146,6 +146,8 @@ optinc_status optinc_onn_domain_init(optinc_onn_domain *d, const optinc_onn_task
 void optinc_onn_domain_free(optinc_onn_domain *d);
 /* The P output vector of box index i. */
 void optinc_onn_domain_point(const optinc_onn_domain *d, uint64_t i, int *p);
+/* The box index of P output vector p (each p[k] in 0..radix[k]-1). */
+uint64_t optinc_onn_domain_index(const optinc_onn_domain *d, const int *p);
 /* Raw inputs mapped onto box index i (as a double: (2^32)^N overflows). */
 double optinc_onn_domain_count(const optinc_onn_domain *d, uint64_t i);
 /* A walk over the reachable points of a domain: all of them in index order,
@@ -480,6 +482,10 @@ typedef struct optinc_onn_verify_opts {
     double near;
     void (*point)(void *ctx, const int *p, uint64_t got, uint64_t want, double margin);
     void *ctx;
+    /* When not NULL: check these n_points P outputs (task inputs each, in a
+     * row, reachable) in their order instead of the box; sample is unused. */
+    const int *points;
+    size_t n_points;
 } optinc_onn_verify_opts;
 
 void optinc_onn_verify_opts_default(optinc_onn_verify_opts *o);

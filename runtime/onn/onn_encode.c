@@ -292,6 +292,16 @@ void optinc_onn_domain_point(const optinc_onn_domain *d, uint64_t i, int *p)
     }
 }
 
+uint64_t optinc_onn_domain_index(const optinc_onn_domain *d, const int *p)
+{
+    uint64_t i = 0, stride = 1;
+    for (int k = 0; k < d->dims; k++) {
+        i += (uint64_t)p[k] * stride;
+        stride *= (uint64_t)d->radix[k];
+    }
+    return i;
+}
+
 double optinc_onn_domain_count(const optinc_onn_domain *d, uint64_t i)
 {
     if (d->count)

@@ -357,6 +357,20 @@ static int bufs_alloc(verify_bufs *b, int np, int cols, int D, size_t screen)
            && b->got && b->redo && b->sure;
 }
 
+/* The next of the points o gives, as optinc_onn_walk_next gives a point. */
+static int next_point(const optinc_onn_verify_opts *o, const optinc_onn_domain *d, size_t *next,
+                      uint64_t *index, int *p, double *count)
+{
+    if (*next == o->n_points)
+        return 0;
+    int np = optinc_onn_task_inputs(&d->task);
+    memcpy(p, o->points + *next * (size_t)np, sizeof *p * (size_t)np);
+    ++*next;
+    *index = optinc_onn_domain_index(d, p);
+    *count = optinc_onn_domain_count(d, *index);
+    return 1;
+}
+
 void optinc_onn_verify_opts_default(optinc_onn_verify_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -396,11 +410,15 @@ optinc_status optinc_onn_verify_with(const optinc_circuit *c, const optinc_onn_m
         memset(codes, 0, sizeof *codes * d.size);
     optinc_onn_walk walk;
     optinc_onn_walk_init(&walk, &d, sample, dev->chip_seed);
-    r->sampled = walk.sampled;
+    r->sampled = o->points ? 1 : walk.sampled;
+    size_t given = 0;
     double ok = 0, weight = 0, near = o->point ? o->near : 0;
     for (int n = SCREEN_BATCH; n == SCREEN_BATCH;) {
         for (n = 0; n < SCREEN_BATCH
-                    && optinc_onn_walk_next(&walk, &b.idx[n], b.p + (size_t)n * np, &b.cnt[n]);
+                    && (o->points ? next_point(o, &d, &given, &b.idx[n], b.p + (size_t)n * np,
+                                               &b.cnt[n])
+                                  : optinc_onn_walk_next(&walk, &b.idx[n], b.p + (size_t)n * np,
+                                                         &b.cnt[n]));
              n++) {
             b.want[n] = optinc_onn_target(&m->task, b.p + (size_t)n * np);
             screen_input(&m->task, b.p + (size_t)n * np, cols, b.x + (size_t)n * cols);
