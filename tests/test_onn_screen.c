@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "optinc/circuit.h"
 #include "optinc/onn.h"
 #include "testutil.h"
@@ -176,12 +177,13 @@ Test(screen, changes_no_result_of_the_sixteen_bit_onn, .timeout = 120)
 }
 
 /* A chip with phase errors is complex: the screen's bound would cover every
- * point, so the verifier evaluates them all the full way, as before. */
+ * point, so the verifier evaluates them all the full way, as before (2,000
+ * random P outputs). */
 Test(screen, stands_aside_on_a_chip_with_errors, .timeout = 120)
 {
     optinc_onn_devices bad = {.ideal = 0, .phase_sigma_rad = 0.02, .chip_seed = 5};
     int n;
-    double share = three_ways("netlists/onn4x8.pnl.sp", &bad, 0, 0, &n);
+    double share = three_ways("netlists/onn4x8.pnl.sp", &bad, 2000, 0, &n);
     cr_assert_eq(share, 0.0);
     cr_assert(n > 0, "this chip decodes some points wrong");
 }
@@ -230,17 +232,13 @@ Test(screen, focus_points_are_trained_on, .timeout = 120)
     cr_assert_eq(exact[1], 49);
 }
 
-/* The command line: --misses writes the listed points as a .csv that
- * --points and --focus read back; what --focus refuses, with the row and
- * column. */
-Test(screen, misses_and_focus_on_the_command_line, .init = tu_scratch_init,
-     .fini = tu_scratch_fini, .timeout = 120)
+/* --misses writes the listed points of 3,000 random P outputs as a .csv,
+ * which --points checks again and lists alike. */
+static int misses_csv(const char *csv)
 {
-    char csv[4400], out[4400];
-    snprintf(csv, sizeof csv, "%s", tu_scratch("near.csv"));
-    snprintf(out, sizeof out, "%s", tu_scratch("focus.yaml"));
     tu_run r = tu_optinc((const char *[]){"onn", "verify", "netlists/onn4x8.pnl.sp", "--misses",
-                                          csv, "--near", "0.3", "--json", NULL});
+                                          csv, "--near", "0.3", "--sample", "3000", "--json",
+                                          NULL});
     cr_assert_eq(r.status, 0, "%s", r.err);
     double screened = tu_json_number(r.out, "screened");
     tu_run_free(&r);
@@ -260,32 +258,65 @@ Test(screen, misses_and_focus_on_the_command_line, .init = tu_scratch_init,
         cr_assert(margin >= 0 && margin <= 0.3, "%g", margin);
         rows++;
     }
-    cr_assert(rows > 0 && screened > 0 && screened <= 28561 - rows, "%d rows, %g screened",
+    cr_assert(rows > 0 && screened > 0 && screened <= 3000 - rows, "%d rows, %g screened",
               rows, screened);
-    /* --points checks exactly those points again, and lists them alike */
-    char again[4400];
+    free(text);
+    return rows;
+}
+
+Test(screen, misses_and_points_on_the_command_line, .init = tu_scratch_init,
+     .fini = tu_scratch_fini, .timeout = 120)
+{
+    char csv[4400], again[4400];
+    snprintf(csv, sizeof csv, "%s", tu_scratch("near.csv"));
     snprintf(again, sizeof again, "%s", tu_scratch("again.csv"));
-    r = tu_optinc((const char *[]){"onn", "verify", "netlists/onn4x8.pnl.sp", "--points", csv,
-                                   "--misses", again, "--near", "0.3", "--json", NULL});
+    int rows = misses_csv(csv);
+    tu_run r = tu_optinc((const char *[]){"onn", "verify", "netlists/onn4x8.pnl.sp", "--points",
+                                          csv, "--misses", again, "--near", "0.3", "--json",
+                                          NULL});
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_assert_float_eq(tu_json_number(r.out, "inputs_checked"), rows, 0, "%s", r.out);
     cr_assert(strstr(r.out, "\"exhaustive\": false"), "%s", r.out);
     tu_run_free(&r);
-    char *text2 = tu_read_file(again, NULL);
-    cr_assert(text2 && !strcmp(strchr(strchr(text, '\n') + 1, '\n'),
-                                strchr(strchr(text2, '\n') + 1, '\n')),
+    char *text = tu_read_file(csv, NULL), *text2 = tu_read_file(again, NULL);
+    cr_assert(text && text2 && !strcmp(strchr(strchr(text, '\n') + 1, '\n'),
+                                        strchr(strchr(text2, '\n') + 1, '\n')),
               "the same rows after the header:\n%s\n%s", text, text2);
     free(text2);
     free(text);
-    /* read back by the trainer (2 epochs of a resumed run) */
-    r = tu_optinc((const char *[]){"onn", "train", "--resume", "specs/onn4x8.yaml", "--focus",
-                                   csv, "--epochs", "2", "--restarts", "0", "--quiet", "-o",
-                                   out, NULL});
+    r = tu_optinc((const char *[]){"onn", "verify", "netlists/onn4x8.pnl.sp", "--points", csv,
+                                   "--sigma", "0.01", "--chips", "2", NULL});
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    cr_assert(strstr(r.err, "--points is for one chip"), "%s", r.err);
+    tu_run_free(&r);
+}
+
+/* The trainer reads a --misses file back (an epoch of 1,000 random points
+ * and the focus points, resumed) and names it in the spec. */
+Test(screen, focus_file_on_the_command_line, .init = tu_scratch_init, .fini = tu_scratch_fini,
+     .timeout = 120)
+{
+    char csv[4400], out[4400];
+    snprintf(csv, sizeof csv, "%s", tu_scratch("near.csv"));
+    snprintf(out, sizeof out, "%s", tu_scratch("focus.yaml"));
+    misses_csv(csv);
+    tu_run r = tu_optinc((const char *[]){"onn", "train", "--resume", "specs/onn4x8.yaml",
+                                          "--focus", csv, "--epochs", "1", "--sample", "1000",
+                                          "--restarts", "0", "--quiet", "-o", out, NULL});
     cr_assert_eq(r.status, 0, "%s", r.err);
     tu_run_free(&r);
-    text = tu_read_file(out, NULL);
-    cr_assert(text && strstr(text, "focus "), "the spec names its focus file");
+    char *text = tu_read_file(out, NULL);
+    cr_assert(text && strstr(text, ", focus ") && strstr(text, "near.csv"),
+              "the spec names its focus file: %s", text);
     free(text);
+}
+
+/* What --focus refuses, with the row and column, before any training. */
+Test(screen, focus_file_refused, .init = tu_scratch_init, .fini = tu_scratch_fini)
+{
+    char csv[4400], out[4400];
+    snprintf(csv, sizeof csv, "%s", tu_scratch("near.csv"));
+    snprintf(out, sizeof out, "%s", tu_scratch("focus.yaml"));
     static const struct { const char *body, *says; } bad[] = {
         {"1,2,3,4\n13,0,0,0\n", "row 2, column 1: 13 is not a P output"},
         {"1,2,3.5,4\n", "row 1, column 3: 3.5 is not a P output"},
@@ -293,14 +324,15 @@ Test(screen, misses_and_focus_on_the_command_line, .init = tu_scratch_init,
         {"1,2,x,4\n", "near.csv:1:5"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         tu_write_file(csv, bad[i].body);
-        r = tu_optinc((const char *[]){"onn", "train", "--resume", "specs/onn4x8.yaml",
-                                       "--focus", csv, "--epochs", "1", "-o", out, NULL});
+        tu_run r = tu_optinc((const char *[]){"onn", "train", "--resume", "specs/onn4x8.yaml",
+                                              "--focus", csv, "--epochs", "1", "-o", out, NULL});
         cr_assert_eq(r.status, 2, "%s", bad[i].body);
         cr_assert(strstr(r.err, bad[i].says), "%s -> %s", bad[i].body, r.err);
+        cr_assert_eq(access(out, F_OK), -1, "nothing written");
         tu_run_free(&r);
     }
-    r = tu_optinc((const char *[]){"onn", "verify", "netlists/onn4x8.pnl.sp", "--misses", csv,
-                                   "--sigma", "0.01", "--chips", "2", NULL});
+    tu_run r = tu_optinc((const char *[]){"onn", "verify", "netlists/onn4x8.pnl.sp", "--misses",
+                                          csv, "--sigma", "0.01", "--chips", "2", NULL});
     cr_assert_eq(r.status, 2, "%s", r.err);
     cr_assert(strstr(r.err, "--misses is for one chip"), "%s", r.err);
     tu_run_free(&r);
