@@ -27,7 +27,7 @@
  *              the order of their sums.
  *   screen     the verifier's screen (runtime/onn/onn_screen.c) against the
  *              full complex evaluation of every point, on 200,000 random P
- *              outputs of the 16-bit ONN (specs/unit16/onn4x16.yaml): CPU
+ *              outputs of the 16-bit ONN (netlists/onn4x16.pnl.sp): CPU
  *              per point of each on one thread, their ratio, the screen's
  *              wall time on every core, and what all 13^8 points take so.
  * Run from the repository root (it reads netlists/onn4x8.pnl.sp).  CPU time
@@ -222,7 +222,7 @@ static int bench_screen(void)
     optinc_circuit *c;
     optinc_onn_meta m;
     optinc_error err;
-    if (optinc_onn_load("specs/unit16/onn4x16.yaml", NULL, &c, &m, &err)) {
+    if (optinc_onn_load("netlists/onn4x16.pnl.sp", NULL, &c, &m, &err)) {
         fprintf(stderr, "bench_onn: %s\n", err.message);
         return 1;
     }

@@ -947,22 +947,26 @@ Test(onn, shipped_onn_verifies_exhaustively, .timeout = 120, .init = tu_scratch_
     }
 }
 
-/* The 16-bit ONN of optinc-onn(7) (specs/unit16/onn4x16.yaml), compiled
- * from its spec: the page's figures, the first 20,000 of the 10^7 random P
- * outputs it checks (seed 1; its one error lies past the first 10^6) decoded
- * exactly, and its area within the paper's 49.3% of the SVD realization.
- * Exact, not a tolerance: decoding gives whole digits. */
-Test(onn, sixteen_bit_onn_as_the_page_says, .timeout = 120)
+/* The shipped 16-bit unit (netlists/onn4x16.pnl.sp, beside the 8-bit one):
+ * P has 13^8 outputs, all of which optinc-onn(7) records decoded exactly
+ * (`onn verify --sample 0`, 40 minutes on 2 cores), too many for a test, so
+ * 200,000 random ones here, every one decoded exactly, and the area counted
+ * from the netlist within the paper's 49.3% of the SVD realization, with
+ * the page's figures.  Exact, not a tolerance: decoding gives whole digits. */
+Test(onn, shipped_16bit_unit_exact_on_random_outputs, .timeout = 120)
 {
-    tu_run r = tu_optinc_start((const char *[]){"onn", "verify", "specs/unit16/onn4x16.yaml",
-                                                "--sample", "20000", "--json", NULL});
+    tu_run r = tu_optinc_start((const char *[]){"onn", "verify", "netlists/onn4x16.pnl.sp",
+                                                "--sample", "200000", "--chip-seed", "7",
+                                                "--json", NULL});
     tu_wait(&r);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_assert_float_eq(tu_json_number(r.out, "accuracy"), 1.0, 0, "%s", r.out);
-    cr_assert_float_eq(tu_json_number(r.out, "inputs_checked"), 20000, 0);
+    cr_assert_float_eq(tu_json_number(r.out, "inputs_checked"), 200000, 0);
+    cr_assert(strstr(r.out, "\"histogram\": {\"0\": 200000}"), "%s", r.out);
     cr_assert_float_eq(tu_json_number(r.out, "mzis"), 38296, 0, "%s", r.out);
     double ratio = tu_json_number(r.out, "area_ratio");
-    cr_assert(ratio > 0.36 && ratio < 0.365, "area ratio %g (39580 / 108848)", ratio);
+    cr_assert(ratio > 0.36 && ratio < 0.365 && ratio <= 0.493, "area ratio %g (39580 / 108848)",
+              ratio);
     tu_run_free(&r);
 }
 

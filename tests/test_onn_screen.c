@@ -152,7 +152,7 @@ static double three_ways(const char *path, const optinc_onn_devices *dev, uint64
 }
 
 /* The shipped 8-bit unit on an ideal chip, exhaustively: the screen decides
- * all but the points within its bound (a few 10^-12 levels) of a threshold,
+ * all but the points within its bound (3.2e-6 levels at most) of a threshold,
  * which are none; the points within 0.3 levels of one are listed alike. */
 Test(screen, changes_no_result_of_the_shipped_unit, .timeout = 120)
 {
@@ -172,7 +172,7 @@ Test(screen, changes_no_result_of_the_sixteen_bit_onn, .timeout = 120)
 {
     optinc_onn_devices ideal = {.ideal = 1, .chip_seed = 3};
     int n;
-    double share = three_ways("specs/unit16/onn4x16.yaml", &ideal, 20000, 0.25, &n);
+    double share = three_ways("netlists/onn4x16.pnl.sp", &ideal, 20000, 0.25, &n);
     cr_assert(share > 0.99 && share <= 1 - n / 20000.0, "screened %g of the points", share);
 }
 

@@ -23,12 +23,13 @@
  * rounding of the bound itself) from every threshold.
  *
  * On a chip without errors the transfer matrices are real to rounding (I_l
- * about 10^-15 of N_l), e_L is a few 10^-12 levels, and the points the
- * verifier evaluates again are those within that of a threshold: none of
- * the 16-bit ONN's first 10^7.  On a chip with errors Im T is of the order
- * of the errors, every point would be evaluated twice, so the screen is not
- * used (onn_screen_init returns 1) when the bound at the box's largest
- * inputs exceeds SCREEN_MAX_BOUND levels.
+ * 10^-15 to 10^-14 of N_l), and e_L is at most 1.7e-5 levels for the
+ * 16-bit unit (3.2e-6 for the 8-bit one) at the box's largest inputs; the
+ * points the verifier evaluates again are those that close to a threshold:
+ * none of the 16-bit unit's 13^8.  On a chip with errors Im T is of the
+ * order of the errors, every point would be evaluated twice, so the screen
+ * is not used (onn_screen_init returns 1) when the bound at the box's
+ * largest inputs exceeds SCREEN_MAX_BOUND levels.
  */
 #include <cblas.h>
 #include <complex.h>
