@@ -225,6 +225,31 @@ static optinc_status check_train_outputs(const optinc_onn *net, const char *spec
     return st ? st : cli_check_outputs(outputs, n, err);
 }
 
+/* Where field `field` (0-based) of data row `row` (1-based) of a .csv that
+ * parsed is: its line and column (1-based), as the .csv reader counts them
+ * (lines whose first non-blank is '#' and blank lines hold no row). */
+static void csv_position(const char *path, int row, int field, int *line, int *col)
+{
+    FILE *f = fopen(path, "r");
+    char *text = NULL;
+    size_t cap = 0;
+    *line = *col = 0;
+    for (int n = 1, rows = 0; f && getline(&text, &cap, f) >= 0; n++) {
+        const char *q = text + strspn(text, " \t");
+        if (*q == '#' || *q == '\n' || *q == '\r' || !*q || ++rows < row)
+            continue;
+        q = text;
+        for (int k = 0; k < field && (q = strchr(q, ',')); k++)
+            q++;
+        *line = n;
+        *col = q ? (int)(q + strspn(q, " \t") - text) + 1 : 1;
+        break;
+    }
+    free(text);
+    if (f)
+        fclose(f);
+}
+
 /* The points of --focus and --points: the first (task inputs) columns of a
  * .csv as `onn verify --misses` writes it, every row a P output of task t. */
 static optinc_status read_points(const char *path, const optinc_onn_task *t, int **out,
@@ -240,28 +265,37 @@ static optinc_status read_points(const char *path, const optinc_onn_task *t, int
         optinc_cmat_free(m);
         return st;
     }
-    if (cplx || m->cols < np)
-        st = optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "a file of points has a row of at "
-                         "least %d real columns per point, the P output first (as onn verify "
+    if (cplx || m->cols < np) {
+        int line = 0, col = 0;
+        if (!cplx)
+            csv_position(path, 1, 0, &line, &col);
+        st = optinc_fail(err, OPTINC_EINPUT, path, line, col, "a file of points has a row of "
+                         "at least %d real columns per point, the P output first (as onn verify "
                          "--misses writes it); this one has %d%s", np, m->cols,
                          cplx ? " and complex entries" : "");
+    }
     *n = (size_t)m->rows;
     *out = st ? NULL : malloc(sizeof **out * *n * (size_t)np);
     if (!st && !*out)
         st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory");
+    int line, col;
     for (int r = 0; !st && r < m->rows; r++) {
         int *p = *out + (size_t)r * np;
         for (int k = 0; k < np && !st; k++) {
             double v = creal(OPTINC_AT(m, r, k));
-            if (!(v >= 0 && v < d.radix[k] && v == floor(v)))
-                st = optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "row %d, column %d: %g is not "
-                                 "a P output of this task (an integer 0..%d); write the points "
-                                 "of this ONN's task", r + 1, k + 1, v, d.radix[k] - 1);
+            if (!(v >= 0 && v < d.radix[k] && v == floor(v))) {
+                csv_position(path, r + 1, k, &line, &col);
+                st = optinc_fail(err, OPTINC_EINPUT, path, line, col, "p%d = %g is not a P "
+                                 "output of this task (an integer 0..%d); write the points of "
+                                 "this ONN's task", k, v, d.radix[k] - 1);
+            }
             p[k] = (int)v;
         }
-        if (!st && !(optinc_onn_domain_count(&d, optinc_onn_domain_index(&d, p)) > 0))
-            st = optinc_fail(err, OPTINC_EINPUT, path, 0, 0, "row %d: no server inputs give "
-                             "this P output; write reachable points", r + 1);
+        if (!st && !(optinc_onn_domain_count(&d, optinc_onn_domain_index(&d, p)) > 0)) {
+            csv_position(path, r + 1, 0, &line, &col);
+            st = optinc_fail(err, OPTINC_EINPUT, path, line, col, "no server inputs give this "
+                             "P output; write reachable points");
+        }
     }
     if (st) {
         free(*out);

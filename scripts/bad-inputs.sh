@@ -243,6 +243,17 @@ row "optinc train --allreduce ring --inject-errors H" train --allreduce ring --i
 row "optinc train --allreduce exact --onn NET.sp" train --allreduce exact --onn NET.sp
 row "optinc train --allreduce ring --bits 4" train --allreduce ring --bits 4
 row "optinc onn train --name 'bad name'" onn train -o "$tmp/x.yaml" --name 'bad name'
+row "optinc onn verify --misses F.csv --chips 2" onn verify netlists/onn4x8.pnl.sp --misses "$tmp/m.csv" --sigma 0.01 --chips 2
+
+head_table "Files of points" "\`onn train --focus F.csv\` and \`onn verify --points F.csv\` read the points \`onn verify --misses\` writes (tests/test_onn_screen.c, focus_file_refused): each row a reachable P output of the ONN's task."
+printf '1,2,3,4\n13,0,0,0\n' > "$tmp/past_box.csv"
+row "--focus: a digit sum past the box (13 of 0..12)" onn train --resume specs/onn4x8.yaml --focus "$tmp/past_box.csv" -o "$tmp/x.yaml"
+printf '1,2,3.5,4\n' > "$tmp/fraction.csv"
+row "--focus: a digit sum that is not an integer" onn train --resume specs/onn4x8.yaml --focus "$tmp/fraction.csv" -o "$tmp/x.yaml"
+printf '1,2,3\n' > "$tmp/short_row.csv"
+row "--focus: fewer columns than the task's P outputs" onn train --resume specs/onn4x8.yaml --focus "$tmp/short_row.csv" -o "$tmp/x.yaml"
+printf '1,2,x,4\n' > "$tmp/not_a_number.csv"
+row "--points: a field that is not a number" onn verify netlists/onn4x8.pnl.sp --points "$tmp/not_a_number.csv"
 
 head_table "Exports" "Names a format cannot hold or that collide with the names an export makes itself, and outputs or model maps that would inject a line (tests/test_export.c, names_cannot_collide_or_inject)."
 export_spec() {

@@ -311,16 +311,17 @@ Test(screen, focus_file_on_the_command_line, .init = tu_scratch_init, .fini = tu
     free(text);
 }
 
-/* What --focus refuses, with the row and column, before any training. */
+/* What --focus refuses, at the line and column of the entry, before any
+ * training. */
 Test(screen, focus_file_refused, .init = tu_scratch_init, .fini = tu_scratch_fini)
 {
     char csv[4400], out[4400];
     snprintf(csv, sizeof csv, "%s", tu_scratch("near.csv"));
     snprintf(out, sizeof out, "%s", tu_scratch("focus.yaml"));
     static const struct { const char *body, *says; } bad[] = {
-        {"1,2,3,4\n13,0,0,0\n", "row 2, column 1: 13 is not a P output"},
-        {"1,2,3.5,4\n", "row 1, column 3: 3.5 is not a P output"},
-        {"1,2,3\n", "at least 4 real columns"},
+        {"# p0, p1, p2, p3\n1,2,3,4\n# again\n13,0,0,0\n", "near.csv:4:1: error: p0 = 13 is not"},
+        {"1,2, 3.5,4\n", "near.csv:1:6: error: p2 = 3.5 is not a P output"},
+        {"\n1,2,3\n", "near.csv:2:1: error: a file of points has a row of at least 4 real"},
         {"1,2,x,4\n", "near.csv:1:5"}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         tu_write_file(csv, bad[i].body);
