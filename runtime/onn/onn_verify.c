@@ -81,6 +81,15 @@ static void evaluator_free(evaluator *e)
         optinc_cmat_free(e->x[l]);
 }
 
+/* The circuit's input for P output p (cols entries): the P outputs, then a
+ * carrier of amplitude 1 per layer. */
+static void circuit_input(const optinc_onn_task *t, const int *p, int cols, double *x)
+{
+    int np = optinc_onn_task_inputs(t);
+    for (int k = 0; k < cols; k++)
+        x[k] = k < np ? (double)p[k] : 1.0;
+}
+
 /* Data points a recompilation fits against: every P output (a sample of
  * them past this many), as the verifier loads them, weighted by their
  * multiplicity. */
@@ -110,7 +119,7 @@ static optinc_status recompile_data(const optinc_circuit *c, const optinc_onn_me
         return st;
     optinc_onn_walk walk;
     optinc_onn_walk_init(&walk, &d, RECOMPILE_POINTS, seed);
-    int np = optinc_onn_task_inputs(&m->task), cols = c->layers[0].cols;
+    int cols = c->layers[0].cols;
     *X = optinc_cmat_new(cols, (int)walk.left);
     *w = malloc(sizeof **w * (walk.left + 1));
     if (!*X || !*w) {
@@ -119,9 +128,12 @@ static optinc_status recompile_data(const optinc_circuit *c, const optinc_onn_me
     }
     uint64_t idx;
     int p[OPTINC_ONN_MAX_DIGITS];
-    for (int b = 0; optinc_onn_walk_next(&walk, &idx, p, &(*w)[b]); b++)
+    double x[OPTINC_ONN_MAX_DIGITS + OPTINC_ONN_MAX_LAYERS];
+    for (int b = 0; optinc_onn_walk_next(&walk, &idx, p, &(*w)[b]); b++) {
+        circuit_input(&m->task, p, cols, x);
         for (int k = 0; k < cols; k++)
-            OPTINC_AT(*X, k, b) = k < np ? (double)p[k] : 1.0;
+            OPTINC_AT(*X, k, b) = x[k];
+    }
     double sum = 0;
     int D = m->task.out_digits, outs = optinc_onn_task_outputs(&m->task);
     for (int j = 0; j < outs; j++)
@@ -308,17 +320,10 @@ static void evaluator_run(evaluator *e, int n, double *out)
 /* Loads P output p as column b of the input batch. */
 static void load_input(evaluator *e, int b, const int *p)
 {
-    int np = optinc_onn_task_inputs(&e->m->task), cols = e->x[0]->rows;
-    for (int k = 0; k < cols; k++)
-        OPTINC_AT(e->x[0], k, b) = k < np ? (double)p[k] : 1.0;
-}
-
-/* The first layer's input of P output p, as a row of x (cols entries). */
-static void screen_input(const optinc_onn_task *t, const int *p, int cols, double *x)
-{
-    int np = optinc_onn_task_inputs(t);
-    for (int k = 0; k < cols; k++)
-        x[k] = k < np ? (double)p[k] : 1.0;
+    double x[OPTINC_ONN_MAX_DIGITS + OPTINC_ONN_MAX_LAYERS];
+    circuit_input(&e->m->task, p, e->x[0]->rows, x);
+    for (int k = 0; k < e->x[0]->rows; k++)
+        OPTINC_AT(e->x[0], k, b) = x[k];
 }
 
 /* Screened batches of SCREEN_BATCH points; the points the screen is not sure
@@ -395,13 +400,14 @@ optinc_status optinc_onn_verify_with(const optinc_circuit *c, const optinc_onn_m
         return st;
     }
     onn_screen scr;
-    int screened = o->full ? 1 : onn_screen_init(&scr, c, &m->task, e.T, e.gain);
+    /* 0: the screen is set up; else every point the full way (-1: no memory) */
+    int no_screen = o->full ? 1 : onn_screen_init(&scr, c, &m->task, e.T, e.gain);
     optinc_workers *w = NULL;
     verify_bufs b = {0};
     int D = optinc_onn_task_outputs(&m->task), np = optinc_onn_task_inputs(&m->task);
     int cols = c->layers[0].cols;
-    if (screened < 0 || (!screened && (st = optinc_workers_new(o->threads, &w, err)))
-        || !bufs_alloc(&b, np, cols, D, screened ? 0 : onn_screen_buffer(&scr, SCREEN_BATCH))) {
+    if (no_screen < 0 || (!no_screen && (st = optinc_workers_new(o->threads, &w, err)))
+        || !bufs_alloc(&b, np, cols, D, no_screen ? 0 : onn_screen_buffer(&scr, SCREEN_BATCH))) {
         if (!st)
             st = optinc_fail(err, OPTINC_ERUN, NULL, 0, 0, "out of memory verifying the ONN");
         goto out;
@@ -421,9 +427,9 @@ optinc_status optinc_onn_verify_with(const optinc_circuit *c, const optinc_onn_m
                                                          &b.cnt[n]));
              n++) {
             b.want[n] = optinc_onn_target(&m->task, b.p + (size_t)n * np);
-            screen_input(&m->task, b.p + (size_t)n * np, cols, b.x + (size_t)n * cols);
+            circuit_input(&m->task, b.p + (size_t)n * np, cols, b.x + (size_t)n * cols);
         }
-        if (!screened)
+        if (!no_screen)
             onn_screen_run(&scr, w, n, b.x, near, b.screen, b.got, b.margin, b.sure);
         else
             memset(b.sure, 0, (size_t)n);
@@ -455,7 +461,7 @@ optinc_status optinc_onn_verify_with(const optinc_circuit *c, const optinc_onn_m
 out:
     bufs_free(&b);
     optinc_workers_free(w);
-    if (!screened)
+    if (!no_screen)
         onn_screen_free(&scr);
     evaluator_free(&e);
     optinc_onn_domain_free(&d);
